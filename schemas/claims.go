@@ -1,0 +1,55 @@
+package schemas
+
+// Claims is claims.json: the tables a person publishes, recomputable from
+// the records by internal/claims.
+type Claims struct {
+	Schema  string         `json:"schema"` // ClaimsSchema
+	Scoring *Scoring       `json:"scoring,omitempty"`
+	Targets []TargetClaims `json:"targets"`
+}
+
+// TargetClaims are the claims of one target, one entry per level in run order.
+type TargetClaims struct {
+	Target string        `json:"target"`
+	Levels []LevelClaims `json:"levels"`
+}
+
+// LevelClaims summarise one concurrency level: every repeat, and the
+// median, min and max over repeats of each metric.
+type LevelClaims struct {
+	Concurrency int       `json:"concurrency"`
+	Repeats     []Metrics `json:"repeats"`
+	Median      Metrics   `json:"median"`
+	Min         Metrics   `json:"min"`
+	Max         Metrics   `json:"max"`
+}
+
+// Metrics of one level/repeat (or the median/min/max of them). Times are in
+// seconds. WER is null when the corpus has no references; it holds CER when
+// scoring counts characters (Claims.Scoring.Unit == "char").
+type Metrics struct {
+	Requests     int            `json:"requests"`
+	Succeeded    int            `json:"succeeded"`
+	Failed       int            `json:"failed"`
+	WindowS      float64        `json:"window_s"`
+	ReqPerS      float64        `json:"req_per_s"`
+	RTFx         float64        `json:"rtfx"`
+	LatencyMeanS float64        `json:"latency_mean_s"`
+	LatencyP50S  float64        `json:"latency_p50_s"`
+	LatencyP90S  float64        `json:"latency_p90_s"`
+	LatencyP95S  float64        `json:"latency_p95_s"`
+	LatencyP99S  float64        `json:"latency_p99_s"`
+	LatencyMaxS  float64        `json:"latency_max_s"`
+	TTFBP50S     float64        `json:"ttfb_p50_s"`
+	PeakInFlight int            `json:"peak_in_flight"`
+	WER          *float64       `json:"wer"`
+	Errors       map[string]int `json:"errors"`
+
+	// Telemetry and server counters, present when they were available.
+	GPUUtilMean     *float64 `json:"gpu_util_mean,omitempty"`
+	GPUUtilMax      *float64 `json:"gpu_util_max,omitempty"`
+	GPUMemPeakBytes *float64 `json:"gpu_mem_peak_bytes,omitempty"`
+	GPUPowerPeakW   *float64 `json:"gpu_power_peak_w,omitempty"`
+	HostCPUMean     *float64 `json:"host_cpu_mean,omitempty"`
+	CacheHits       *float64 `json:"cache_hits,omitempty"`
+}

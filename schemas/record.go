@@ -1,0 +1,46 @@
+package schemas
+
+// Phases of a record.
+const (
+	PhaseWarmup  = "warmup"
+	PhaseMeasure = "measure"
+)
+
+// Error classes of a failed request.
+const (
+	ErrHTTP      = "http"       // a status other than 200
+	ErrTimeout   = "timeout"    // the request timed out
+	ErrConnect   = "connect"    // no connection could be made or it broke
+	ErrEmptyText = "empty_text" // 200 with an empty transcript
+	ErrDecode    = "decode"     // the response body was not understood
+	ErrCanceled  = "canceled"   // the run was interrupted while in flight
+)
+
+// Record is one line of records/<target>/c<C>-r<R>.jsonl: one request,
+// warm-ups included. The *_ns fields are monotonic nanosecond offsets from
+// Run.StartedAt.
+type Record struct {
+	Target      string `json:"target"`
+	Concurrency int    `json:"concurrency"`
+	Repeat      int    `json:"repeat"` // 1-based
+	Phase       string `json:"phase"`  // PhaseWarmup or PhaseMeasure
+	Seq         int    `json:"seq"`    // request index within the level/repeat, warm-ups first
+	Worker      int    `json:"worker"`
+	Clip        string `json:"clip"` // Clip.ID
+	// Variant counts the variants of this clip across the run (0-based); the
+	// plan maps (seed, clip, variant) to SampleIndex. -1 with --no-perturb.
+	Variant      int64   `json:"variant"`
+	SampleIndex  int64   `json:"sample_index"` // -1 with --no-perturb
+	ByteOffset   int64   `json:"byte_offset"`  // -1 with --no-perturb
+	InputSHA256  string  `json:"input_sha256"` // of the bytes sent
+	AudioSeconds float64 `json:"audio_seconds"`
+	StartNs      int64   `json:"start_ns"`
+	FirstByteNs  int64   `json:"first_byte_ns"` // 0 if no byte arrived
+	EndNs        int64   `json:"end_ns"`
+	Status       int     `json:"status"` // HTTP status, 0 if none
+	OK           bool    `json:"ok"`
+	ErrorClass   string  `json:"error_class"`
+	Error        string  `json:"error"`
+	Text         string  `json:"text"`        // as returned
+	TextScored   string  `json:"text_scored"` // what scoring saw, before normalisation
+}

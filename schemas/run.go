@@ -1,0 +1,110 @@
+package schemas
+
+import "time"
+
+// Schema names, the value of each document's "schema" field.
+const (
+	RunSchema    = "benchseal.run/v1"
+	ClaimsSchema = "benchseal.claims/v1"
+)
+
+// Run is run.json: everything needed to repeat and re-derive a run.
+type Run struct {
+	Schema    string    `json:"schema"` // RunSchema
+	Tool      Tool      `json:"tool"`
+	StartedAt time.Time `json:"started_at"` // RFC 3339, UTC; the anchor of every record's *_ns offsets
+	EndedAt   time.Time `json:"ended_at,omitzero"`
+	// Complete is false while the run is in progress and when it was
+	// interrupted or crashed; Incomplete then says why.
+	Complete   bool       `json:"complete"`
+	Incomplete string     `json:"incomplete,omitempty"`
+	Seed       uint64     `json:"seed"`
+	Protocol   Protocol   `json:"protocol"`
+	Scoring    Scoring    `json:"scoring"`
+	Targets    []Target   `json:"targets"`
+	Corpus     []Clip     `json:"corpus"`
+	Command    []string   `json:"command,omitempty"` // the client's command line, redacted
+	Notes      []string   `json:"notes,omitempty"`   // things the run noticed (a target that failed a whole level, ...)
+	Events     []RunEvent `json:"events,omitempty"`
+}
+
+// Tool identifies the client that produced the run.
+type Tool struct {
+	Name         string   `json:"name"` // "benchseal"
+	Version      string   `json:"version"`
+	BinarySHA256 string   `json:"binary_sha256"`
+	GoVersion    string   `json:"go_version"`
+	Modules      []Module `json:"modules"`
+}
+
+// Module is one module compiled into the client binary.
+type Module struct {
+	Path    string `json:"path"`
+	Version string `json:"version"`
+	Sum     string `json:"sum,omitempty"`
+}
+
+// Protocol is the measurement protocol (DESIGN.md, Measurement protocol).
+// Requests and Warmup are per level, aligned with Levels.
+type Protocol struct {
+	Levels      []int   `json:"levels"`   // concurrency of each level, in run order
+	Requests    []int   `json:"requests"` // measured requests per level and repeat
+	Passes      int     `json:"passes,omitempty"`
+	Warmup      []int   `json:"warmup"` // warm-up requests per level and repeat
+	Repeats     int     `json:"repeats"`
+	Perturb     bool    `json:"perturb"` // false only with --no-perturb
+	TimeoutS    float64 `json:"timeout_s"`
+	SuccessRule string  `json:"success_rule"` // "http_200_nonempty_text"
+	Stream      bool    `json:"stream"`
+	TargetOrder string  `json:"target_order"` // "alternate": reversed on every other repeat
+}
+
+// SuccessRule is the only success rule: HTTP 200 and non-empty text.
+const SuccessRule = "http_200_nonempty_text"
+
+// Scoring names how transcripts were scored, so a verifier scores the same way.
+type Scoring struct {
+	Normalizer string `json:"normalizer"` // "whisper-en", "basic", "zh", "none"
+	Aligner    string `json:"aligner"`    // "unit" or "sclite"
+	Unit       string `json:"unit"`       // "word" (WER) or "char" (CER)
+	Failures   string `json:"failures"`   // "excluded" or "deletions"
+}
+
+// Target is one server under test.
+type Target struct {
+	Name          string            `json:"name"`
+	URL           string            `json:"url"`
+	Model         string            `json:"model"`
+	RequestFields map[string]string `json:"request_fields"` // form fields besides file and model
+	LaunchCommand string            `json:"launch_command,omitempty"` // redacted
+	GPUs          []int             `json:"gpus,omitempty"`
+	ConfigFiles   []string          `json:"config_files,omitempty"` // run-directory paths of copied configs
+	LaunchLog     string            `json:"launch_log,omitempty"`   // run-directory path
+}
+
+// Clip is one input audio file of the corpus.
+type Clip struct {
+	ID         string  `json:"id"`
+	File       string  `json:"file"`   // run-directory path of the original bytes: inputs/<sha256>.wav
+	Source     string  `json:"source"` // where it was read from, as given
+	SHA256     string  `json:"sha256"` // of the original bytes
+	Size       int64   `json:"size"`
+	Format     string  `json:"format"` // "pcm" or "float"
+	Frames     int64   `json:"frames"`
+	Channels   int     `json:"channels"`
+	SampleRate int     `json:"sample_rate"`
+	Bits       int     `json:"bits"` // container bits per sample
+	ValidBits  int     `json:"valid_bits"`
+	Seconds    float64 `json:"seconds"`
+	Text       string  `json:"text,omitempty"` // reference transcript
+	Language   string  `json:"language,omitempty"`
+}
+
+// RunEvent is something that happened to the run at a time (a server that
+// died, an interrupt). AtNs is an offset from StartedAt.
+type RunEvent struct {
+	AtNs   int64  `json:"at_ns"`
+	Target string `json:"target,omitempty"`
+	Kind   string `json:"kind"` // "interrupted", "server_exited", "level_all_failed", ...
+	Detail string `json:"detail,omitempty"`
+}
