@@ -1,0 +1,57 @@
+package schemas
+
+import "time"
+
+// ProbeSchema names a server capture document
+// (servers/<target>/probes-before.json, probes-after.json).
+const ProbeSchema = "benchseal.probe/v1"
+
+// GPUSample is one line of telemetry/gpu.jsonl: one GPU at one instant.
+// TNs is a monotonic offset from Run.StartedAt, like a record's start_ns. A
+// nil field is one NVML did not report.
+type GPUSample struct {
+	TNs          int64    `json:"t_ns"`
+	GPU          int      `json:"gpu"` // NVML index
+	UtilPct      *float64 `json:"util_pct"`
+	MemUtilPct   *float64 `json:"mem_util_pct"`
+	MemUsedBytes *uint64  `json:"mem_used_bytes"`
+	PowerW       *float64 `json:"power_w"`
+	SMClockMHz   *uint32  `json:"sm_clock_mhz"`
+	TempC        *uint32  `json:"temp_c"`
+}
+
+// HostSample is one line of telemetry/host.jsonl. CPUPct is the busy share
+// of all CPUs (0-100) since the previous sample, from /proc/stat; the first
+// sample of a sampler has none.
+type HostSample struct {
+	TNs           int64    `json:"t_ns"`
+	CPUPct        *float64 `json:"cpu_pct"`
+	MemUsedBytes  int64    `json:"mem_used_bytes"` // MemTotal - MemAvailable
+	MemTotalBytes int64    `json:"mem_total_bytes"`
+	Load1         float64  `json:"load1"`
+}
+
+// ServerCapture is what a server said about itself at one moment: every
+// probed endpoint that answered, bodies redacted.
+type ServerCapture struct {
+	Schema  string    `json:"schema"` // ProbeSchema
+	Target  string    `json:"target"`
+	When    string    `json:"when"` // "before" or "after" the sweep
+	At      time.Time `json:"at"`
+	BaseURL string    `json:"base_url"`
+	Probes  []Probe   `json:"probes"`
+}
+
+// Probe is one GET of a server endpoint. Endpoints that could not be reached
+// at all are kept with Status 0 and Error, so a reader sees what was tried.
+type Probe struct {
+	Path        string `json:"path"`
+	Status      int    `json:"status"`
+	ContentType string `json:"content_type,omitempty"`
+	Body        string `json:"body"` // redacted, at most ProbeBodyLimit bytes
+	Truncated   bool   `json:"truncated,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// ProbeBodyLimit caps the bytes kept of one probe's body.
+const ProbeBodyLimit = 1 << 20
