@@ -1,0 +1,284 @@
+package claims
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/benchseal/benchseal/internal/score"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// Percentiles published for latency.
+var latencyPercentiles = [...]float64{50, 90, 95, 99}
+
+// RecordError says that a record does not belong to the run it came with.
+type RecordError struct {
+	Index  int // position in the records given to Compute
+	Target string
+	Reason string
+}
+
+func (e *RecordError) Error() string {
+	return fmt.Sprintf("record %d (target %q): %s", e.Index, e.Target, e.Reason)
+}
+
+type groupKey struct {
+	target      string
+	concurrency int
+	repeat      int
+}
+
+// Compute derives claims.json from run.json and the records of the run, in
+// any order. It fails on a record that names a target, level or repeat the
+// run does not have.
+func Compute(run schemas.Run, records []schemas.Record) (schemas.Claims, error) {
+	out := schemas.Claims{Schema: schemas.ClaimsSchema, Targets: []schemas.TargetClaims{}}
+	sc := run.Scoring
+	if sc.Unit == "" && sc.Normalizer != "" {
+		sc.Unit = score.UnitOf(sc.Normalizer)
+	}
+	refs := map[string]string{}
+	audio := map[string]float64{}
+	for _, c := range run.Corpus {
+		if c.Text != "" {
+			refs[c.ID] = c.Text
+		}
+		audio[c.ID] = c.Seconds
+	}
+	if len(refs) > 0 {
+		out.Scoring = &sc
+	}
+	targets := map[string]bool{}
+	for _, t := range run.Targets {
+		targets[t.Name] = true
+	}
+	levels := map[int]bool{}
+	for _, c := range run.Protocol.Levels {
+		if levels[c] {
+			return out, fmt.Errorf("run lists concurrency level %d twice", c)
+		}
+		levels[c] = true
+	}
+	groups := map[groupKey][]schemas.Record{}
+	for i, r := range records {
+		switch {
+		case !targets[r.Target]:
+			return out, &RecordError{i, r.Target, "the run has no such target"}
+		case !levels[r.Concurrency]:
+			return out, &RecordError{i, r.Target, fmt.Sprintf("the run has no concurrency level %d", r.Concurrency)}
+		case r.Repeat < 1 || r.Repeat > run.Protocol.Repeats:
+			return out, &RecordError{i, r.Target, fmt.Sprintf("repeat %d is outside 1..%d", r.Repeat, run.Protocol.Repeats)}
+		case r.Phase != schemas.PhaseMeasure && r.Phase != schemas.PhaseWarmup:
+			return out, &RecordError{i, r.Target, fmt.Sprintf("unknown phase %q", r.Phase)}
+		}
+		k := groupKey{r.Target, r.Concurrency, r.Repeat}
+		groups[k] = append(groups[k], r)
+	}
+	for _, t := range run.Targets {
+		tc := schemas.TargetClaims{Target: t.Name, Levels: []schemas.LevelClaims{}}
+		for _, c := range run.Protocol.Levels {
+			lc := schemas.LevelClaims{Concurrency: c, Repeats: []schemas.Metrics{}}
+			for rep := 1; rep <= run.Protocol.Repeats; rep++ {
+				recs := groups[groupKey{t.Name, c, rep}]
+				m, ok, err := repeatMetrics(recs, refs, sc)
+				if err != nil {
+					return out, fmt.Errorf("target %q, concurrency %d, repeat %d: %w", t.Name, c, rep, err)
+				}
+				if ok {
+					lc.Repeats = append(lc.Repeats, m)
+				}
+			}
+			if len(lc.Repeats) == 0 {
+				continue
+			}
+			lc.Median, lc.Min, lc.Max = summarize(lc.Repeats)
+			tc.Levels = append(tc.Levels, lc)
+		}
+		out.Targets = append(out.Targets, tc)
+	}
+	return out, nil
+}
+
+// repeatMetrics computes one level/repeat; ok is false when it has no
+// measured record.
+func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Scoring) (schemas.Metrics, bool, error) {
+	m := schemas.Metrics{Errors: map[string]int{}}
+	m.PeakInFlight = PeakInFlight(recs)
+	var first, last int64
+	var lat, ttfb []float64
+	var audioS float64
+	var pairs []score.Pair
+	for _, r := range recs {
+		if r.Phase != schemas.PhaseMeasure {
+			continue
+		}
+		if m.Requests == 0 || r.StartNs < first {
+			first = r.StartNs
+		}
+		if m.Requests == 0 || r.EndNs > last {
+			last = r.EndNs
+		}
+		m.Requests++
+		if ref, ok := refs[r.Clip]; ok {
+			pairs = append(pairs, score.Pair{ID: r.Clip, Ref: ref, Hyp: r.TextScored, Failed: !r.OK})
+		}
+		if !r.OK {
+			m.Failed++
+			m.Errors[r.ErrorClass]++
+			continue
+		}
+		m.Succeeded++
+		audioS += r.AudioSeconds
+		lat = append(lat, seconds(r.EndNs-r.StartNs))
+		if r.FirstByteNs > 0 {
+			ttfb = append(ttfb, seconds(r.FirstByteNs-r.StartNs))
+		}
+	}
+	if m.Requests == 0 {
+		return m, false, nil
+	}
+	m.WindowS = seconds(last - first)
+	if m.WindowS > 0 {
+		m.ReqPerS = float64(m.Succeeded) / m.WindowS
+		m.RTFx = audioS / m.WindowS
+	}
+	if len(lat) > 0 {
+		// Sum in sorted order so the mean does not depend on record order.
+		slices.Sort(lat)
+		var sum float64
+		for _, l := range lat {
+			sum += l
+		}
+		m.LatencyMeanS = sum / float64(len(lat))
+		ps := [...]*float64{&m.LatencyP50S, &m.LatencyP90S, &m.LatencyP95S, &m.LatencyP99S}
+		for i, p := range latencyPercentiles {
+			*ps[i] = Percentile(lat, p)
+		}
+		m.LatencyMaxS = lat[len(lat)-1]
+	}
+	if len(ttfb) > 0 {
+		slices.Sort(ttfb)
+		m.TTFBP50S = Percentile(ttfb, 50)
+	}
+	if len(pairs) > 0 {
+		// Score in a fixed order: records arrive in completion order.
+		slices.SortStableFunc(pairs, func(a, b score.Pair) int { return cmp.Compare(a.ID, b.ID) })
+		res, err := score.Score(pairs, score.Options{Normalizer: sc.Normalizer, Aligner: sc.Aligner,
+			FailuresAsDeletions: sc.Failures == "deletions"})
+		if err != nil {
+			return m, false, fmt.Errorf("score transcripts: %w", err)
+		}
+		w := res.Rate
+		m.WER = &w
+	}
+	return m, true, nil
+}
+
+func seconds(ns int64) float64 { return float64(ns) / 1e9 }
+
+// PeakInFlight is the largest number of the records' requests that were in
+// flight at the same time; an end and a start at the same instant count
+// the end first.
+func PeakInFlight(recs []schemas.Record) int {
+	type event struct {
+		at    int64
+		delta int
+	}
+	ev := make([]event, 0, 2*len(recs))
+	for _, r := range recs {
+		ev = append(ev, event{r.StartNs, +1}, event{r.EndNs, -1})
+	}
+	slices.SortFunc(ev, func(a, b event) int {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.delta, b.delta) // -1 (end) before +1 (start)
+	})
+	cur, peak := 0, 0
+	for _, e := range ev {
+		cur += e.delta
+		peak = max(peak, cur)
+	}
+	return peak
+}
+
+// summarize takes the median, min and max of every field over repeats.
+func summarize(reps []schemas.Metrics) (med, lo, hi schemas.Metrics) {
+	ints := []func(*schemas.Metrics) *int{
+		func(m *schemas.Metrics) *int { return &m.Requests },
+		func(m *schemas.Metrics) *int { return &m.Succeeded },
+		func(m *schemas.Metrics) *int { return &m.Failed },
+		func(m *schemas.Metrics) *int { return &m.PeakInFlight },
+	}
+	floats := []func(*schemas.Metrics) *float64{
+		func(m *schemas.Metrics) *float64 { return &m.WindowS },
+		func(m *schemas.Metrics) *float64 { return &m.ReqPerS },
+		func(m *schemas.Metrics) *float64 { return &m.RTFx },
+		func(m *schemas.Metrics) *float64 { return &m.LatencyMeanS },
+		func(m *schemas.Metrics) *float64 { return &m.LatencyP50S },
+		func(m *schemas.Metrics) *float64 { return &m.LatencyP90S },
+		func(m *schemas.Metrics) *float64 { return &m.LatencyP95S },
+		func(m *schemas.Metrics) *float64 { return &m.LatencyP99S },
+		func(m *schemas.Metrics) *float64 { return &m.LatencyMaxS },
+		func(m *schemas.Metrics) *float64 { return &m.TTFBP50S },
+	}
+	opts := []func(*schemas.Metrics) **float64{
+		func(m *schemas.Metrics) **float64 { return &m.WER },
+		func(m *schemas.Metrics) **float64 { return &m.GPUUtilMean },
+		func(m *schemas.Metrics) **float64 { return &m.GPUUtilMax },
+		func(m *schemas.Metrics) **float64 { return &m.GPUMemPeakBytes },
+		func(m *schemas.Metrics) **float64 { return &m.GPUPowerPeakW },
+		func(m *schemas.Metrics) **float64 { return &m.HostCPUMean },
+		func(m *schemas.Metrics) **float64 { return &m.CacheHits },
+	}
+	for _, f := range ints {
+		v := make([]int, len(reps))
+		for i := range reps {
+			v[i] = *f(&reps[i])
+		}
+		*f(&med) = medianInt(v)
+		*f(&lo), *f(&hi) = v[0], v[len(v)-1] // medianInt sorted v
+	}
+	for _, f := range floats {
+		v := make([]float64, len(reps))
+		for i := range reps {
+			v[i] = *f(&reps[i])
+		}
+		*f(&med) = median(v)
+		*f(&lo), *f(&hi) = v[0], v[len(v)-1]
+	}
+	for _, f := range opts {
+		var v []float64
+		for i := range reps {
+			if p := *f(&reps[i]); p != nil {
+				v = append(v, *p)
+			}
+		}
+		if len(v) == 0 {
+			continue
+		}
+		a, b, c := median(v), v[0], v[len(v)-1]
+		*f(&med), *f(&lo), *f(&hi) = &a, &b, &c
+	}
+	med.Errors, lo.Errors, hi.Errors = map[string]int{}, map[string]int{}, map[string]int{}
+	classes := map[string]bool{}
+	for _, r := range reps {
+		for c := range r.Errors {
+			classes[c] = true
+		}
+	}
+	for c := range classes {
+		v := make([]int, len(reps))
+		for i, r := range reps {
+			v[i] = r.Errors[c]
+		}
+		md := medianInt(v) // sorts v
+		for m, x := range map[*schemas.Metrics]int{&med: md, &lo: v[0], &hi: v[len(v)-1]} {
+			if x > 0 {
+				m.Errors[c] = x
+			}
+		}
+	}
+	return med, lo, hi
+}

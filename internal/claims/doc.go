@@ -1,0 +1,61 @@
+// Package claims turns records into claims: it is the one place where
+// benchseal computes a published number. The runner, the verifier and the
+// report all call Compute, so a claim recomputed from the records of a
+// bundle is the same number, bit for bit, as the one the run published.
+//
+// # Definitions
+//
+// Each metric is computed per target, per concurrency level, per repeat,
+// over the records of phase "measure" (warm-ups are never counted, except
+// in peak in-flight, below):
+//
+//   - requests, succeeded, failed: counts of measured records; a record
+//     succeeded when ok is true (HTTP 200 and non-empty text).
+//   - window_s: last end_ns minus first start_ns over every measured
+//     record, successful or not: a failed request occupied the server and
+//     the client as much as a successful one, and leaving it out would
+//     shrink the window a failing server is judged on.
+//   - req_per_s: succeeded / window_s (0 when the window is empty).
+//   - rtfx: the audio seconds of the successful requests / window_s: how
+//     many seconds of audio the server transcribed per wall-clock second.
+//   - latency_*_s: end_ns - start_ns of the successful requests. The mean
+//     is the arithmetic mean; percentiles are exact, with numpy's default
+//     linear interpolation: on the ascending sorted values x[0..n-1], the
+//     p-th percentile is at rank r = p/100*(n-1), the value
+//     x[floor(r)] + (x[ceil(r)]-x[floor(r)]) * (r-floor(r)). No successful
+//     request: every latency is 0.
+//   - ttfb_p50_s: the median (same definition) of first_byte_ns - start_ns
+//     over successful requests where a byte arrived (first_byte_ns > 0).
+//   - peak_in_flight: the largest number of requests in flight at once,
+//     warm-ups included, swept over the start and end events of the
+//     level/repeat; an end at the same nanosecond as a start is counted
+//     first, because a closed-loop worker starts its next request only
+//     after the previous one ended.
+//   - wer: when at least one clip of the corpus has a reference text, the
+//     corpus rate of internal/score over the measured requests whose clip
+//     has a reference (hypothesis: text_scored), with the run's Scoring
+//     options; it holds CER when the scoring unit is "char". Null without
+//     references.
+//   - errors: failed measured requests by error_class.
+//
+// Over repeats, median, min and max are taken field by field, each field
+// independently (the median row is not one of the repeats). The median of
+// an even count is the mean of the two middle values; for integer fields
+// that mean is rounded down. Errors take the median/min/max per class, a
+// class missing from a repeat counting as 0, and classes whose value is 0
+// are left out. wer and the optional telemetry fields use only the repeats
+// where they are present, and stay null when none has them.
+//
+// Levels appear in run order, repeats in order, targets in run.json order.
+// A level/repeat without measured records (an interrupted run) is left out;
+// a level with none at all is left out too.
+//
+// # Records
+//
+// ReadRecords decodes a records JSONL file. The runner flushes one complete
+// line per request, so a crash loses at most the line being written: a
+// last line that is cut short (no trailing newline and not valid JSON) is
+// reported as ErrTruncatedLine together with every complete record before
+// it, so a caller can decide to keep them. Any other bad line is a
+// *LineError.
+package claims

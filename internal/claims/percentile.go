@@ -1,0 +1,58 @@
+package claims
+
+import (
+	"math"
+	"slices"
+)
+
+// Percentile is the p-th percentile (0..100) of sorted, ascending values
+// with numpy's default linear interpolation (see the package doc). It
+// returns 0 for no values.
+func Percentile(sorted []float64, p float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	r := p / 100 * float64(n-1)
+	lo := math.Floor(r)
+	hi := math.Ceil(r)
+	if lo < 0 {
+		return sorted[0]
+	}
+	if int(hi) >= n {
+		return sorted[n-1]
+	}
+	a, b := sorted[int(lo)], sorted[int(hi)]
+	return a + (b-a)*(r-lo)
+}
+
+// median of values, which it sorts; the mean of the two middle ones for an
+// even count.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// medianInt rounds the mean of the two middle values down.
+func medianInt(v []int) int {
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	s := v[n/2-1] + v[n/2]
+	if s < 0 {
+		return (s - 1) / 2
+	}
+	return s / 2
+}
