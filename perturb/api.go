@@ -1,7 +1,6 @@
 package perturb
 
-// API contract shared by the runner, the verifier and the CLI. The bodies
-// are filled in by the perturb implementation; signatures are fixed.
+// The types shared by the runner, the verifier and the CLI.
 
 import (
 	"io"
@@ -50,7 +49,7 @@ type Variant struct {
 	SampleIndex int64   // interleaved: frame*channels + channel
 	ByteOffset  int64   // file offset of the one changed byte
 	Byte        byte    // the new value of that byte
-	OldValue    float64 // sample value before (an integer for PCM)
+	OldValue    float64 // sample value before: for PCM the integer in valid-bit units (the 24-bit value of 24-in-32; 0..255 for 8-bit)
 	NewValue    float64 // and after: exactly one LSB (one ULP for float) away
 	SHA256      [32]byte
 }
@@ -66,43 +65,5 @@ var (
 	_ io.WriterTo = Splice{}
 )
 
-// --- functions below are stubs until the perturb implementation lands ---
-
-// Parse walks the RIFF chunks of b (the bytes of the file called name).
-func Parse(name string, b []byte) (*WAV, error) { panic("perturb: not implemented") }
-
-// ReadFile reads and parses a WAV file.
-func ReadFile(path string) (*WAV, error) { panic("perturb: not implemented") }
-
-// Samples is the number of interleaved samples (frames * channels).
-func (w *WAV) Samples() int64 { panic("perturb: not implemented") }
-
-// Frames is the number of sample frames.
-func (w *WAV) Frames() int64 { panic("perturb: not implemented") }
-
-// Seconds is the duration: frames / sample rate.
-func (w *WAV) Seconds() float64 { panic("perturb: not implemented") }
-
-// Variant flips the least significant valid bit of sample index and
-// returns the variant with its SHA-256, computed without copying the file.
-func (w *WAV) Variant(index int64) (Variant, error) { panic("perturb: not implemented") }
-
-// Splice returns the variant's bytes as shared slices around the one byte.
-func (w *WAV) Splice(v Variant) Splice { panic("perturb: not implemented") }
-
 // Len is the variant's length in bytes.
 func (s Splice) Len() int64 { return int64(len(s.Head)) + 1 + int64(len(s.Tail)) }
-
-// WriteTo writes the variant's bytes to dst.
-func (s Splice) WriteTo(dst io.Writer) (int64, error) { panic("perturb: not implemented") }
-
-// Plan hands out the sample indices of variants, deterministically from a
-// seed, distinct per clip.
-type Plan struct{ Seed uint64 }
-
-// Index returns the sample index of the n-th variant (0-based) of the clip
-// whose original bytes hash to clip and which has samples interleaved
-// samples. For n < samples the indices of one clip are distinct.
-func (p Plan) Index(clip [32]byte, samples int64, n int64) (int64, error) {
-	panic("perturb: not implemented")
-}
