@@ -1,10 +1,13 @@
 package sim
 
-// API contract used by the runner's tests and the CLI; the implementation
-// fills in the bodies. Signatures are fixed; fields may be added.
-
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"io"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -13,6 +16,13 @@ const (
 	PersonaVLLM       = "vllm"
 	PersonaSGLangOmni = "sglang-omni"
 )
+
+// DefaultModel is the served model name when Config.Model is empty.
+const DefaultModel = "Qwen/Qwen3-ASR-1.7B"
+
+// RawPrefix is what Qwen3-ASR emits before the transcript and some engines
+// pass through (vLLM's streaming does); Config.RawPrefix turns it on.
+const RawPrefix = "language English<asr_text>"
 
 // Clip is one clip the server recognises, even when perturbed by one LSB.
 type Clip struct {
@@ -34,15 +44,171 @@ type Config struct {
 	FailRate       float64       // fraction of requests that fail with the persona's 500
 	WordErrorRate  float64       // fraction of reference words substituted in answers
 	Seed           uint64
+
+	// RawPrefix puts RawPrefix before every transcript (plain, JSON and
+	// streamed), as some engines serving Qwen3-ASR do.
+	RawPrefix bool
+	// ReadyDelay models a slow model load: until it has passed since New,
+	// every endpoint but /metrics answers 503.
+	ReadyDelay time.Duration
+	// RequestLog, if set, gets one line per request:
+	// "sim: <method> <path> <status> <duration>".
+	RequestLog io.Writer
 }
+
+// ConfigError reports an unusable Config field.
+type ConfigError struct {
+	Field  string
+	Reason string
+}
+
+func (e *ConfigError) Error() string { return fmt.Sprintf("sim: %s: %s", e.Field, e.Reason) }
 
 // Server is a simulated OpenAI-compatible ASR server.
 type Server struct {
-	cfg Config
+	cfg       Config
+	started   time.Time
+	index     *index
+	mux       *http.ServeMux
+	admission admission
+	metrics   *metrics
+	seq       atomic.Uint64 // requests seen, for ids and the fail draw
+
+	cacheMu sync.RWMutex
+	cache   map[digest]string // transcript by body identity
+
+	logMu sync.Mutex
 }
 
 // New checks cfg and returns a server; serve it with net/http.
-func New(cfg Config) (*Server, error) { panic("sim: not implemented") }
+func New(cfg Config) (*Server, error) {
+	switch cfg.Persona {
+	case "":
+		cfg.Persona = PersonaVLLM
+	case PersonaVLLM, PersonaSGLangOmni:
+	default:
+		return nil, &ConfigError{"persona", fmt.Sprintf("unknown persona %q (want %s or %s)", cfg.Persona, PersonaVLLM, PersonaSGLangOmni)}
+	}
+	if cfg.Model == "" {
+		cfg.Model = DefaultModel
+	}
+	switch {
+	case cfg.BaseLatency < 0:
+		return nil, &ConfigError{"base latency", "negative"}
+	case cfg.PerAudioSecond < 0:
+		return nil, &ConfigError{"per audio second", "negative"}
+	case cfg.ReadyDelay < 0:
+		return nil, &ConfigError{"ready delay", "negative"}
+	case cfg.MaxRunning < 0:
+		return nil, &ConfigError{"max running", "negative"}
+	case cfg.MaxQueue < 0:
+		return nil, &ConfigError{"max queue", "negative"}
+	case !(cfg.FailRate >= 0 && cfg.FailRate <= 1):
+		return nil, &ConfigError{"fail rate", fmt.Sprintf("%v is not in [0, 1]", cfg.FailRate)}
+	case !(cfg.WordErrorRate >= 0 && cfg.WordErrorRate <= 1):
+		return nil, &ConfigError{"word error rate", fmt.Sprintf("%v is not in [0, 1]", cfg.WordErrorRate)}
+	}
+	for i, c := range cfg.Corpus {
+		if _, err := parseWAV(c.Audio); err != nil {
+			return nil, &ConfigError{fmt.Sprintf("corpus clip %d", i), err.Error()}
+		}
+	}
+	s := &Server{
+		cfg:       cfg,
+		started:   time.Now(),
+		index:     newIndex(cfg.Corpus),
+		admission: admission{max: cfg.MaxRunning, maxQueue: cfg.MaxQueue},
+		metrics:   newMetrics(),
+		cache:     make(map[digest]string),
+	}
+	s.routes()
+	return s, nil
+}
+
+// Config returns the configuration in effect, defaults filled in.
+func (s *Server) Config() Config { return s.cfg }
 
 // ServeHTTP implements http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { panic("sim: not implemented") }
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.RequestLog == nil {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	s.mux.ServeHTTP(rec, r)
+	s.logMu.Lock()
+	fmt.Fprintf(s.cfg.RequestLog, "sim: %s %s %d %s\n", r.Method, r.URL.Path, rec.status, time.Since(start).Round(10*time.Microsecond))
+	s.logMu.Unlock()
+}
+
+func (s *Server) routes() {
+	m := http.NewServeMux()
+	m.HandleFunc("POST /v1/audio/transcriptions", s.ready(s.transcribe))
+	m.HandleFunc("GET /health", s.ready(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) }))
+	m.HandleFunc("GET /v1/models", s.ready(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, s.models()) }))
+	m.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) { s.writeMetrics(w) })
+	if s.cfg.Persona == PersonaSGLangOmni {
+		info := s.ready(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, s.sglangServerInfo()) })
+		m.HandleFunc("GET /get_server_info", info)
+		m.HandleFunc("GET /server_info", info)
+		m.HandleFunc("GET /get_model_info", s.ready(func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusOK, map[string]any{"model_path": s.cfg.Model, "tokenizer_path": s.cfg.Model, "is_generation": true})
+		}))
+	} else {
+		m.HandleFunc("GET /version", s.ready(func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusOK, map[string]string{"version": VLLMVersion})
+		}))
+		m.HandleFunc("GET /server_info", s.ready(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, s.vllmServerInfo()) }))
+	}
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.writeError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path))
+	})
+	s.mux = m
+}
+
+// ready answers 503 until ReadyDelay has passed since New.
+func (s *Server) ready(h http.HandlerFunc) http.HandlerFunc {
+	if s.cfg.ReadyDelay <= 0 {
+		return h
+	}
+	return func(w http.ResponseWriter, r *http.Request) {
+		if time.Since(s.started) < s.cfg.ReadyDelay {
+			s.writeError(w, http.StatusServiceUnavailable, "model is still loading")
+			return
+		}
+		h(w, r)
+	}
+}
+
+// draw returns a deterministic number in [0, 1) for the n-th request.
+func (s *Server) draw(n uint64) float64 {
+	return float64(s.bits(n)>>11) / (1 << 53)
+}
+
+// bits are 64 pseudo-random bits for (Seed, n).
+func (s *Server) bits(n uint64) uint64 {
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], s.cfg.Seed)
+	binary.LittleEndian.PutUint64(b[8:], n)
+	h := sha256.Sum256(b[:])
+	return binary.LittleEndian.Uint64(h[:8])
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -1,0 +1,333 @@
+package sim
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Limits on what a request may carry.
+const (
+	maxFileBytes  = 512 << 20
+	maxFieldBytes = 64 << 10
+)
+
+// request is a parsed transcription request.
+type request struct {
+	file           []byte
+	model          string
+	language       string
+	responseFormat string
+	stream         bool
+}
+
+// parseRequest reads the multipart form without buffering it twice: the
+// file part is read once into memory, the other fields are small.
+func parseRequest(r *http.Request) (*request, error) {
+	ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || ct != "multipart/form-data" {
+		return nil, errors.New("expected a multipart/form-data body")
+	}
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return nil, fmt.Errorf("malformed multipart body: %v", err)
+	}
+	req := &request{responseFormat: "json"}
+	haveFile := false
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("malformed multipart body: %v", err)
+		}
+		name := part.FormName()
+		if name == "file" {
+			req.file, err = io.ReadAll(io.LimitReader(part, maxFileBytes+1))
+			if err != nil {
+				return nil, fmt.Errorf("reading file: %v", err)
+			}
+			if len(req.file) > maxFileBytes {
+				return nil, fmt.Errorf("file exceeds %d bytes", maxFileBytes)
+			}
+			haveFile = true
+			continue
+		}
+		v, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
+		if err != nil {
+			return nil, fmt.Errorf("reading field %q: %v", name, err)
+		}
+		if len(v) > maxFieldBytes {
+			return nil, fmt.Errorf("field %q exceeds %d bytes", name, maxFieldBytes)
+		}
+		val := string(v)
+		switch name {
+		case "model":
+			req.model = val
+		case "language":
+			req.language = val
+		case "response_format":
+			req.responseFormat = val
+		case "stream":
+			req.stream, err = strconv.ParseBool(val)
+			if err != nil {
+				return nil, fmt.Errorf("stream: %q is not a boolean", val)
+			}
+		case "temperature":
+			if _, err := strconv.ParseFloat(val, 64); err != nil {
+				return nil, fmt.Errorf("temperature: %q is not a number", val)
+			}
+		}
+	}
+	if !haveFile {
+		return nil, errors.New(`missing form field "file"`)
+	}
+	switch req.responseFormat {
+	case "", "json":
+		req.responseFormat = "json"
+	case "text", "verbose_json":
+	default:
+		return nil, fmt.Errorf("unsupported response_format %q (json, text or verbose_json)", req.responseFormat)
+	}
+	return req, nil
+}
+
+// answer is what the server will say about one request's audio.
+type answer struct {
+	text     string
+	seconds  float64
+	tokens   int64 // prompt tokens, what the cache counters move by
+	cacheKey digest
+}
+
+func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	n := s.seq.Add(1)
+	req, err := parseRequest(r)
+	if err != nil {
+		s.fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if req.model != "" && req.model != s.cfg.Model {
+		s.fail(w, http.StatusNotFound, fmt.Sprintf("The model `%s` does not exist.", req.model))
+		return
+	}
+	info, err := parseWAV(req.file)
+	if err != nil {
+		s.fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	a := answer{seconds: info.Seconds(), cacheKey: digestOf(req.file)}
+	a.tokens = promptTokens(a.seconds)
+
+	// The cache is consulted before admission: a hit skips the queue and
+	// the model, which is exactly why unperturbed runs flatter an engine.
+	if s.cfg.Cache {
+		s.cacheMu.RLock()
+		text, hit := s.cache[a.cacheKey]
+		s.cacheMu.RUnlock()
+		s.metrics.cacheQuery(a.tokens, hit)
+		if hit {
+			a.text = text
+			s.respond(w, r, req, a, start, n, 0)
+			return
+		}
+	} else {
+		s.metrics.cacheQuery(a.tokens, false)
+	}
+
+	if err := s.admission.admit(r.Context()); err != nil {
+		if errors.Is(err, errShed) {
+			s.fail(w, s.shedStatus(), "The server is overloaded: too many requests queued.")
+			return
+		}
+		s.metrics.done(false, 0, 0) // the client left while queued
+		return
+	}
+	defer s.admission.release()
+
+	a.text = s.recognise(req.file, a.cacheKey)
+	service := s.cfg.BaseLatency + time.Duration(a.seconds*float64(s.cfg.PerAudioSecond))
+	if s.cfg.FailRate > 0 && s.draw(n) < s.cfg.FailRate {
+		if sleep(r, service) {
+			s.fail(w, http.StatusInternalServerError, "Internal server error (simulated failure).")
+		}
+		return
+	}
+	if s.cfg.Cache {
+		s.cacheMu.Lock()
+		s.cache[a.cacheKey] = a.text
+		s.cacheMu.Unlock()
+	}
+	s.respond(w, r, req, a, start, n, service)
+}
+
+// recognise returns the transcript for audio: the corpus reference (with
+// WordErrorRate applied) or, for unknown audio, a pseudo-sentence.
+func (s *Server) recognise(audio []byte, d digest) string {
+	var text string
+	var key [32]byte
+	if i := s.index.lookup(audio, d); i >= 0 {
+		text, key = s.cfg.Corpus[i].Text, s.index.keys[i]
+	} else {
+		text = unknownText(s.cfg.Seed, len(audio))
+		binary.LittleEndian.PutUint64(key[:], uint64(len(audio)))
+	}
+	return withErrors(text, s.cfg.WordErrorRate, s.cfg.Seed, key)
+}
+
+func (s *Server) fail(w http.ResponseWriter, status int, msg string) {
+	s.metrics.done(false, 0, 0)
+	s.writeError(w, status, msg)
+}
+
+// sleep waits d, or until the client leaves; it reports whether d passed.
+func sleep(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return r.Context().Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// respond serves the answer after service time, in the requested shape.
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a answer, start time.Time, n uint64, service time.Duration) {
+	text := a.text
+	if s.cfg.RawPrefix {
+		text = RawPrefix + text
+	}
+	completion := int64(len(strings.Fields(a.text))) + 1
+	if req.stream {
+		if s.stream(w, r, req, a, text, n, service) {
+			s.metrics.done(true, time.Since(start).Seconds(), completion)
+		}
+		return
+	}
+	if !sleep(r, service) {
+		s.metrics.done(false, 0, 0)
+		return
+	}
+	s.metrics.done(true, time.Since(start).Seconds(), completion)
+	switch req.responseFormat {
+	case "text":
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, text)
+	case "verbose_json":
+		lang := req.language
+		if lang == "" {
+			lang = "en"
+		}
+		type segment struct {
+			ID               int     `json:"id"`
+			Seek             int     `json:"seek"`
+			Start            float64 `json:"start"`
+			End              float64 `json:"end"`
+			Text             string  `json:"text"`
+			Tokens           []int   `json:"tokens"`
+			Temperature      float64 `json:"temperature"`
+			AvgLogprob       float64 `json:"avg_logprob"`
+			CompressionRatio float64 `json:"compression_ratio"`
+			NoSpeechProb     float64 `json:"no_speech_prob"`
+		}
+		writeJSON(w, http.StatusOK, struct {
+			Task     string    `json:"task"`
+			Language string    `json:"language"`
+			Duration float64   `json:"duration"`
+			Text     string    `json:"text"`
+			Segments []segment `json:"segments"`
+		}{"transcribe", lang, a.seconds, text, []segment{{End: a.seconds, Text: text, Tokens: []int{}, CompressionRatio: 1}}})
+	default:
+		writeJSON(w, http.StatusOK, struct {
+			Text string `json:"text"`
+		}{text})
+	}
+}
+
+// stream answers as vLLM does with stream=true: one Server-Sent Event per
+// word, the service time spread evenly so that the last word arrives when a
+// plain answer would, then a final chunk with finish_reason and usage, then
+// [DONE]. It reports whether the whole stream was written.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a answer, text string, n uint64, service time.Duration) bool {
+	words := strings.SplitAfter(text, " ")
+	if text == "" {
+		words = nil
+	}
+	id := fmt.Sprintf("trsc-%016x", s.bits(^n))
+	created := time.Now().Unix()
+	type delta struct {
+		Content string `json:"content"`
+	}
+	type choice struct {
+		Delta        delta   `json:"delta"`
+		FinishReason *string `json:"finish_reason,omitempty"`
+		StopReason   *string `json:"stop_reason,omitempty"`
+	}
+	type usage struct {
+		PromptTokens     int64 `json:"prompt_tokens"`
+		CompletionTokens int64 `json:"completion_tokens"`
+		TotalTokens      int64 `json:"total_tokens"`
+	}
+	type chunk struct {
+		ID      string   `json:"id"`
+		Object  string   `json:"object"`
+		Created int64    `json:"created"`
+		Model   string   `json:"model"`
+		Choices []choice `json:"choices"`
+		Usage   *usage   `json:"usage,omitempty"`
+	}
+	flusher, _ := w.(http.Flusher)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	begin := time.Now()
+	headerSent := false
+	send := func(c chunk) bool {
+		b, _ := json.Marshal(c)
+		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return true
+	}
+	for i, word := range words {
+		at := begin.Add(service * time.Duration(i+1) / time.Duration(len(words)))
+		if !sleep(r, time.Until(at)) {
+			return false
+		}
+		headerSent = true
+		if !send(chunk{id, "transcription.chunk", created, s.cfg.Model, []choice{{Delta: delta{word}}}, nil}) {
+			return false
+		}
+	}
+	if !headerSent && !sleep(r, service) {
+		return false
+	}
+	stop := "stop"
+	completion := int64(len(words)) + 1
+	if !send(chunk{id, "transcription.chunk", created, s.cfg.Model,
+		[]choice{{Delta: delta{""}, FinishReason: &stop}},
+		&usage{a.tokens, completion, a.tokens + completion}}) {
+		return false
+	}
+	_, err := io.WriteString(w, "data: [DONE]\n\n")
+	if flusher != nil {
+		flusher.Flush()
+	}
+	return err == nil
+}
