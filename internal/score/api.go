@@ -1,7 +1,6 @@
 package score
 
-// API contract used by internal/claims and the CLI; the implementation fills
-// in the bodies. Signatures are fixed.
+import "fmt"
 
 // Options say how to score. Names are recorded in run.json (schemas.Scoring).
 type Options struct {
@@ -63,5 +62,70 @@ func UnitOf(normalizer string) string {
 	return "word"
 }
 
-// Score normalises, aligns and totals the pairs. Stub until implemented.
-func Score(pairs []Pair, opt Options) (Result, error) { panic("score: not implemented") }
+// Failure rules, the values of schemas.Scoring.Failures.
+const (
+	FailuresExcluded  = "excluded"
+	FailuresDeletions = "deletions"
+)
+
+// Failures names o's rule for failed requests.
+func (o Options) Failures() string {
+	if o.FailuresAsDeletions {
+		return FailuresDeletions
+	}
+	return FailuresExcluded
+}
+
+// Score normalises, aligns and totals the pairs, in order.
+//
+// A failed pair (Pair.Failed) is left out and counted in Result.Excluded,
+// unless opt.FailuresAsDeletions: then its hypothesis is empty whatever it
+// says, so every reference unit counts as a deletion (as sclite scores a
+// missing hypothesis). Result.Rate is the corpus rate, total errors over
+// total reference units, not a mean of per-utterance rates.
+func Score(pairs []Pair, opt Options) (Result, error) {
+	w, ok := alignerWeights[opt.Aligner]
+	if !ok {
+		return Result{}, &OptionError{Option: "aligner", Value: opt.Aligner, Valid: Aligners}
+	}
+	if _, err := Units(opt.Normalizer, ""); err != nil {
+		return Result{}, err
+	}
+	res := Result{Unit: UnitOf(opt.Normalizer), Utterances: make([]Utterance, 0, len(pairs))}
+	al := aligner{w: w}
+	in := interner{}
+	var refIDs, hypIDs []int32
+	for _, p := range pairs {
+		if p.Failed && !opt.FailuresAsDeletions {
+			res.Excluded++
+			continue
+		}
+		hyp := p.Hyp
+		if p.Failed {
+			hyp = ""
+		}
+		ru, err := Units(opt.Normalizer, p.Ref)
+		if err != nil {
+			return Result{}, &PairError{ID: p.ID, Field: "ref", Err: err}
+		}
+		hu, err := Units(opt.Normalizer, hyp)
+		if err != nil {
+			return Result{}, &PairError{ID: p.ID, Field: "hyp", Err: err}
+		}
+		refIDs = in.ids(ru, refIDs)
+		hypIDs = in.ids(hu, hypIDs)
+		c := al.align(refIDs, hypIDs)
+		res.Utterances = append(res.Utterances, Utterance{ID: p.ID, Counts: c, Ref: join(ru), Hyp: join(hu)})
+		res.Correct += c.Correct
+		res.Substitutions += c.Substitutions
+		res.Deletions += c.Deletions
+		res.Insertions += c.Insertions
+	}
+	res.Rate = res.Counts.Rate()
+	return res, nil
+}
+
+// String formats the totals as sclite's Sum row does.
+func (c Counts) String() string {
+	return fmt.Sprintf("ref=%d C=%d S=%d D=%d I=%d", c.RefUnits(), c.Correct, c.Substitutions, c.Deletions, c.Insertions)
+}

@@ -1,0 +1,101 @@
+package score
+
+import (
+	"regexp"
+	"strings"
+)
+
+// englishNormalize is Whisper's EnglishTextNormalizer, step by step, with
+// benchseal's British-to-American spelling table (spelling.go) in place of
+// Whisper's english.json.
+func englishNormalize(s string) string {
+	s = pyLower(s)
+	s = reBrackets.ReplaceAllLiteralString(s, "")
+	s = reParens.ReplaceAllLiteralString(s, "")
+	s = reFillers.replace(s, literal(""))
+	s = reSpaceApos.ReplaceAllLiteralString(s, "'")
+	s = reWholeWords.replace(s, func(s string, m []int) string { return wholeWords[group(s, m, 1)] })
+	if strings.ContainsRune(s, '\'') {
+		s = reContractions.replace(s, func(s string, m []int) string { return contractions[group(s, m, 1)] })
+	}
+	s = reDigitComma.ReplaceAllString(s, "${1}${2}")
+	s = rePeriod.ReplaceAllString(s, " ${1}")
+	s = removeSymbolsAndDiacritics(s, ".%$¢€£")
+	s = normalizeNumbers(s)
+	s = normalizeSpelling(s)
+	s = reCurrencyNum.ReplaceAllString(s, "${1}${2}")
+	s = reNumPercent.ReplaceAllString(s, "${1}%")
+	s = reLoneSymbol.ReplaceAllString(s, " ${1}")
+	s = reLonePercent.ReplaceAllString(s, "${1} ")
+	return reSpaces.ReplaceAllLiteralString(s, " ")
+}
+
+var (
+	// Longest first: with the trailing boundary only one filler can match
+	// at a place, so the order cannot change what Python's alternation picks.
+	reFillers   = newWordRE(`(hmm|mhm|mmm|mm|uh|um)`, true, true)
+	reSpaceApos = regexp.MustCompile(`[` + pySpace + `]+'`)
+
+	reDigitComma = regexp.MustCompile(`(\p{Nd}),(\p{Nd})`)
+	rePeriod     = regexp.MustCompile(`\.([^0-9]|$)`)
+
+	reCurrencyNum = regexp.MustCompile(`([$¢€£])[` + pySpace + `]+([0-9])`)
+	reNumPercent  = regexp.MustCompile(`([0-9])[` + pySpace + `]+%`)
+	reLoneSymbol  = regexp.MustCompile(`[.$¢€£]([^0-9])`)
+	reLonePercent = regexp.MustCompile(`([^0-9])%`)
+)
+
+// wholeWords are Whisper's replacements bounded by \b on both sides: common
+// contractions and titles. Whisper applies them one after another; no
+// replacement produces a word of the list, so one pass is the same.
+var wholeWords = map[string]string{
+	"won't": "will not", "can't": "can not", "let's": "let us", "ain't": "aint",
+	"y'all": "you all", "wanna": "want to", "gotta": "got to", "gonna": "going to",
+	"i'ma": "i am going to", "imma": "i am going to", "woulda": "would have",
+	"coulda": "could have", "shoulda": "should have", "ma'am": "madam",
+	"mr": "mister ", "mrs": "missus ", "st": "saint ", "dr": "doctor ",
+	"prof": "professor ", "capt": "captain ", "gov": "governor ", "ald": "alderman ",
+	"gen": "general ", "sen": "senator ", "rep": "representative ", "pres": "president ",
+	"rev": "reverend ", "hon": "honorable ", "asst": "assistant ", "assoc": "associate ",
+	"lt": "lieutenant ", "col": "colonel ", "jr": "junior ", "sr": "senior ", "esq": "esquire ",
+}
+
+// contractions are the suffix replacements (trailing \b only), in Whisper's
+// order; the alternation below keeps that order, so at one place the first
+// that Whisper would apply wins.
+var contractionOrder = []string{
+	"'d been", "'s been", "'d gone", "'s gone", "'d done", "'s got",
+	"n't", "'re", "'s", "'d", "'ll", "'t", "'ve", "'m",
+}
+
+var contractions = map[string]string{
+	"'d been": " had been", "'s been": " has been", "'d gone": " had gone",
+	"'s gone": " has gone", "'d done": " had done", "'s got": " has got",
+	"n't": " not", "'re": " are", "'s": " is", "'d": " would", "'ll": " will",
+	"'t": " not", "'ve": " have", "'m": " am",
+}
+
+var (
+	reWholeWords   = newWordRE(`(`+alternation(wholeWordOrder())+`)`, true, true)
+	reContractions = newWordRE(`(`+alternation(contractionOrder)+`)`, false, true)
+)
+
+func wholeWordOrder() []string {
+	words := make([]string, 0, len(wholeWords))
+	for w := range wholeWords {
+		words = append(words, w)
+	}
+	// Longest first so that a longer word is tried before its prefix
+	// ("mrs" before "mr"); both ends are bounded, so this is the same
+	// match Python finds.
+	sortByLenDesc(words)
+	return words
+}
+
+func alternation(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = regexp.QuoteMeta(w)
+	}
+	return strings.Join(q, "|")
+}
