@@ -1,0 +1,311 @@
+package bundle
+
+import (
+	"archive/tar"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Limits bound what a Reader accepts, so that a hostile archive is refused
+// before it costs memory, disk or much time. A zero field means no limit
+// (only sensible in tests); DefaultLimits suits any real bundle.
+type Limits struct {
+	MaxEntries   int   // entries in the archive
+	MaxEntrySize int64 // declared size of one entry
+	MaxTotalSize int64 // sum of the declared sizes
+	// MaxWindow caps the zstd window a frame may ask for, and
+	// MaxDecoderMemory the decoder's allocations.
+	MaxWindow        uint64
+	MaxDecoderMemory uint64
+	// MaxRatio caps decompressed bytes per compressed byte once more than
+	// RatioAfter bytes came out: a bomb (a gigabyte of zeros in a few
+	// kilobytes) is refused early, not hashed to the end.
+	MaxRatio   int64
+	RatioAfter int64
+}
+
+// DefaultLimits: far above what a benchmark run writes (clips are the bulk:
+// a 10-hour 16 kHz corpus is 1.2 GB), far below what hurts a verifier.
+// Bundles compress at most about 10:1 (JSONL) and clips about 1:1, so a
+// ratio of 1000 after 64 MiB only trips on crafted input (or a corpus of
+// pure digital silence larger than 64 MiB).
+var DefaultLimits = Limits{
+	MaxEntries:       100_000,
+	MaxEntrySize:     4 << 30,
+	MaxTotalSize:     16 << 30,
+	MaxWindow:        64 << 20,
+	MaxDecoderMemory: 256 << 20,
+	MaxRatio:         1000,
+	RatioAfter:       64 << 20,
+}
+
+// Reasons a Reader refuses an archive, wrapped in an *EntryError.
+var (
+	ErrUnsafePath     = errors.New("name is not a local, clean, slash-separated path")
+	ErrNotRegular     = errors.New("not a regular file")
+	ErrDuplicate      = errors.New("duplicate name")
+	ErrTooLarge       = errors.New("larger than the limit")
+	ErrTooManyEntries = errors.New("more entries than the limit")
+	ErrTruncated      = errors.New("archive is truncated")
+	ErrBomb           = errors.New("decompresses far more than its size (a compression bomb)")
+	ErrCorrupt        = errors.New("archive is corrupt")
+	ErrNoAttestation  = errors.New("first entry is not " + AttestationName)
+)
+
+// EntryError names the entry a Reader refused (Name is "" when the archive
+// failed before any entry, or between entries: Name is then the last entry
+// read, and Reason says where).
+type EntryError struct {
+	Name   string
+	Reason error
+}
+
+func (e *EntryError) Error() string {
+	if e.Name == "" {
+		return fmt.Sprintf("bundle: %v", e.Reason)
+	}
+	return fmt.Sprintf("bundle entry %q: %v", e.Name, e.Reason)
+}
+func (e *EntryError) Unwrap() error { return e.Reason }
+
+// Entry is one file of the archive. SHA256 (hex) is set once its contents
+// have been read to the end, by Read or by the next call to Next.
+type Entry struct {
+	Name   string
+	Size   int64
+	SHA256 string
+}
+
+// Reader reads a bundle's entries as they stream, hashing each, and
+// refuses anything that is not a plain file with a safe name, within
+// Limits. It never touches the file system.
+type Reader struct {
+	limits  Limits
+	zr      *zstd.Decoder
+	tr      *tar.Reader
+	in, out *counter
+	seen    map[string]struct{}
+	total   int64
+	cur     *Entry
+	h       hash.Hash
+	left    int64
+	err     error // sticky: after a refusal, every call returns it
+}
+
+// NewReader starts reading a bundle from r.
+func NewReader(r io.Reader, limits Limits) (*Reader, error) {
+	in := &counter{r: r}
+	opts := []zstd.DOption{zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true)}
+	if limits.MaxWindow > 0 {
+		opts = append(opts, zstd.WithDecoderMaxWindow(limits.MaxWindow))
+	}
+	if limits.MaxDecoderMemory > 0 {
+		opts = append(opts, zstd.WithDecoderMaxMemory(limits.MaxDecoderMemory))
+	}
+	zr, err := zstd.NewReader(in, opts...)
+	if err != nil {
+		return nil, &EntryError{Reason: fmt.Errorf("%w: %v", ErrCorrupt, err)}
+	}
+	rd := &Reader{limits: limits, zr: zr, in: in, seen: map[string]struct{}{}, h: sha256.New()}
+	rd.out = &counter{r: zr, check: rd.checkRatio}
+	rd.tr = tar.NewReader(rd.out)
+	return rd, nil
+}
+
+// Close releases the decompressor. It does not close the source.
+func (r *Reader) Close() error {
+	r.zr.Close()
+	return nil
+}
+
+func (r *Reader) checkRatio(out int64) error {
+	l := r.limits
+	if l.MaxTotalSize > 0 && l.MaxEntries > 0 {
+		// Headers, PAX records and padding: a few blocks per entry.
+		if out > l.MaxTotalSize+int64(l.MaxEntries+1)*4096 {
+			return ErrTooLarge
+		}
+	}
+	if l.MaxRatio > 0 && out > l.RatioAfter && out/max(r.in.n, 1) > l.MaxRatio {
+		return ErrBomb
+	}
+	return nil
+}
+
+func (r *Reader) fail(name string, reason error) error {
+	var ee *EntryError
+	if errors.As(reason, &ee) {
+		r.err = ee
+		return ee
+	}
+	r.err = &EntryError{Name: name, Reason: classify(reason)}
+	return r.err
+}
+
+// classify turns the decompressor's and tar's errors into the Reader's.
+func classify(err error) error {
+	switch {
+	case errors.Is(err, ErrBomb), errors.Is(err, ErrTooLarge), errors.Is(err, ErrTruncated):
+		return err
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return ErrTruncated
+	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		return fmt.Errorf("%w: %v", ErrTooLarge, err)
+	}
+	return fmt.Errorf("%w: %v", ErrCorrupt, err)
+}
+
+// Next finishes the current entry (reading and hashing what is left of it)
+// and moves to the next one. It returns io.EOF after the last entry.
+func (r *Reader) Next() (*Entry, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.cur != nil && r.cur.SHA256 == "" {
+		if _, err := io.Copy(io.Discard, onlyReader{r}); err != nil {
+			return nil, err
+		}
+	}
+	last := ""
+	if r.cur != nil {
+		last = r.cur.Name
+	}
+	hdr, err := r.tr.Next()
+	if err == io.EOF {
+		// tar's end: two zero blocks, or a stream that stops between
+		// entries. A stream cut inside a zstd frame fails in the decoder.
+		r.cur = nil
+		return nil, io.EOF
+	}
+	if err != nil {
+		if last != "" {
+			err = fmt.Errorf("after entry %q: %w", last, classify(err))
+		}
+		return nil, r.fail("", err)
+	}
+	name := hdr.Name
+	switch {
+	case r.limits.MaxEntries > 0 && len(r.seen) >= r.limits.MaxEntries:
+		return nil, r.fail(name, fmt.Errorf("%w (%d)", ErrTooManyEntries, r.limits.MaxEntries))
+	case hdr.Typeflag != tar.TypeReg:
+		return nil, r.fail(name, fmt.Errorf("%w (%s)", ErrNotRegular, tarTypeName(hdr)))
+	}
+	if err := checkName(name); err != nil {
+		return nil, r.fail(name, err)
+	}
+	if _, dup := r.seen[name]; dup {
+		return nil, r.fail(name, ErrDuplicate)
+	}
+	if r.limits.MaxEntrySize > 0 && hdr.Size > r.limits.MaxEntrySize {
+		return nil, r.fail(name, fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, hdr.Size, r.limits.MaxEntrySize))
+	}
+	r.total += hdr.Size
+	if r.limits.MaxTotalSize > 0 && r.total > r.limits.MaxTotalSize {
+		return nil, r.fail(name, fmt.Errorf("%w: entries total more than %d bytes", ErrTooLarge, r.limits.MaxTotalSize))
+	}
+	r.seen[name] = struct{}{}
+	r.cur = &Entry{Name: name, Size: hdr.Size}
+	r.h.Reset()
+	r.left = hdr.Size
+	if hdr.Size == 0 {
+		r.cur.SHA256 = hex.EncodeToString(r.h.Sum(nil))
+	}
+	return r.cur, nil
+}
+
+// Read reads the current entry's contents.
+func (r *Reader) Read(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	if r.cur == nil || r.left == 0 {
+		return 0, io.EOF
+	}
+	n, err := r.tr.Read(p)
+	r.h.Write(p[:n])
+	r.left -= int64(n)
+	if r.left == 0 {
+		r.cur.SHA256 = hex.EncodeToString(r.h.Sum(nil))
+		return n, nil
+	}
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	if err != nil {
+		return n, r.fail(r.cur.Name, err)
+	}
+	return n, nil
+}
+
+type onlyReader struct{ io.Reader }
+
+// counter counts bytes read through it and lets the Reader refuse a
+// stream as soon as the count says it is hostile.
+type counter struct {
+	r     io.Reader
+	n     int64
+	check func(int64) error
+}
+
+func (c *counter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if c.check != nil {
+		if cerr := c.check(c.n); cerr != nil {
+			return 0, cerr
+		}
+	}
+	return n, err
+}
+
+func tarTypeName(h *tar.Header) string {
+	switch h.Typeflag {
+	case tar.TypeSymlink:
+		return "symbolic link to " + fmt.Sprintf("%q", h.Linkname)
+	case tar.TypeLink:
+		return "hard link to " + fmt.Sprintf("%q", h.Linkname)
+	case tar.TypeChar:
+		return "character device"
+	case tar.TypeBlock:
+		return "block device"
+	case tar.TypeDir:
+		return "directory"
+	case tar.TypeFifo:
+		return "named pipe"
+	case tar.TypeXGlobalHeader:
+		return "PAX global header"
+	}
+	return fmt.Sprintf("tar type %q", h.Typeflag)
+}
+
+// maxName caps entry names; a run directory's paths are short.
+const maxName = 1024
+
+// checkName accepts the names Seal writes: valid io/fs paths (relative,
+// no "." or ".." or empty elements), UTF-8, no backslash (a separator on
+// Windows) and no control characters (so that a listing of names, one a
+// line, cannot be forged).
+func checkName(name string) error {
+	switch {
+	case len(name) > maxName:
+		return fmt.Errorf("%w: longer than %d bytes", ErrUnsafePath, maxName)
+	case !fs.ValidPath(name) || name == ".":
+		return ErrUnsafePath
+	case !utf8.ValidString(name):
+		return fmt.Errorf("%w: not UTF-8", ErrUnsafePath)
+	case strings.ContainsRune(name, '\\'):
+		return fmt.Errorf("%w: contains a backslash", ErrUnsafePath)
+	case strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return fmt.Errorf("%w: contains a control character", ErrUnsafePath)
+	}
+	return nil
+}
