@@ -52,7 +52,7 @@ type Config struct {
 	// every endpoint but /metrics answers 503.
 	ReadyDelay time.Duration
 	// RequestLog, if set, gets one line per request:
-	// "sim: <method> <path> <status> <duration>".
+	// "sim: <method> <path> <status> <milliseconds>ms".
 	RequestLog io.Writer
 }
 
@@ -138,7 +138,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	s.mux.ServeHTTP(rec, r)
 	s.logMu.Lock()
-	fmt.Fprintf(s.cfg.RequestLog, "sim: %s %s %d %s\n", r.Method, r.URL.Path, rec.status, time.Since(start).Round(10*time.Microsecond))
+	fmt.Fprintf(s.cfg.RequestLog, "sim: %s %s %d %.2fms\n", r.Method, r.URL.Path, rec.status, float64(time.Since(start).Microseconds())/1000)
 	s.logMu.Unlock()
 }
 

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/benchseal/benchseal/internal/sim"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newSimCmd) }
+
+// simShutdownGrace is how long in-flight requests may finish after an
+// interrupt before the server closes their connections.
+const simShutdownGrace = 5 * time.Second
+
+func newSimCmd(e *env) *cobra.Command {
+	var (
+		cfg         sim.Config
+		addr        string
+		corpus      string
+		logRequests bool
+	)
+	cmd := &cobra.Command{
+		Use:   "sim",
+		Short: "serve a simulated OpenAI-compatible ASR server (vllm or sglang-omni persona)",
+		Long: `sim serves a simulated OpenAI-compatible /v1/audio/transcriptions server
+that behaves like a real engine where it matters for measurement: the
+persona's response and error shapes, self-description endpoints and
+Prometheus /metrics names, a latency model (base + per audio second), a
+bounded number of running requests with a FIFO queue and shedding (vllm: 503,
+sglang-omni: 500), an optional byte cache, failures and word errors.
+
+With --corpus it recognises each clip, even as a 1-LSB variant, and answers
+its reference text; other audio gets a deterministic pseudo-sentence.
+
+When ready it prints one line on stderr:
+  benchseal: sim (vllm) listening on http://127.0.0.1:8000
+(--addr 127.0.0.1:0 picks a free port; the line names it). Ctrl-C or SIGTERM
+shuts it down gracefully with exit status 0.`,
+		Example: `  benchseal sim --addr 127.0.0.1:8000 --persona sglang-omni --corpus clips/ \
+    --base-latency 50ms --per-audio-second 20ms --max-running 32 --max-queue 16`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if corpus != "" {
+				clips, err := sim.LoadCorpus(corpus)
+				if err != nil {
+					return withHint(fmt.Errorf("loading corpus: %w", err),
+						"--corpus takes a folder of .wav files with same-named .txt references, or a JSONL manifest of {\"id\", \"audio\", \"text\"}")
+				}
+				cfg.Corpus = clips
+			}
+			if logRequests {
+				cfg.RequestLog = e.stderr
+			}
+			srv, err := sim.New(cfg)
+			if err != nil {
+				var ce *sim.ConfigError
+				if errors.As(err, &ce) {
+					return usageErrorf("sim: --%s: %s", flagOf(ce.Field), ce.Reason)
+				}
+				return err
+			}
+			return serveSim(cmd.Context(), e, srv, addr)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:8000", "address to listen on (port 0 picks a free one)")
+	f.StringVar(&cfg.Persona, "persona", sim.PersonaVLLM, "engine to imitate: vllm or sglang-omni")
+	f.StringVar(&cfg.Model, "model", sim.DefaultModel, "served model name")
+	f.StringVar(&corpus, "corpus", "", "folder of WAVs with .txt references, or a JSONL manifest {id, audio, text}")
+	f.DurationVar(&cfg.BaseLatency, "base-latency", 0, "service time of every request")
+	f.DurationVar(&cfg.PerAudioSecond, "per-audio-second", 0, "service time added per second of audio")
+	f.IntVar(&cfg.MaxRunning, "max-running", 0, "requests served at once; the rest queue (0: unlimited)")
+	f.IntVar(&cfg.MaxQueue, "max-queue", 0, "requests queued before shedding (0: unlimited)")
+	f.BoolVar(&cfg.Cache, "cache", false, "answer identical bytes from a cache at once (counted in /metrics)")
+	f.Float64Var(&cfg.FailRate, "fail-rate", 0, "fraction of requests that fail with HTTP 500")
+	f.Float64Var(&cfg.WordErrorRate, "word-error-rate", 0, "fraction of reference words substituted in answers")
+	f.Uint64Var(&cfg.Seed, "seed", 0, "seed of failures, word errors and unknown-audio answers")
+	f.BoolVar(&cfg.RawPrefix, "raw-prefix", false, `start every transcript with Qwen3-ASR's raw "language English<asr_text>"`)
+	f.DurationVar(&cfg.ReadyDelay, "ready-delay", 0, "answer 503 (model loading) until this long after start")
+	f.BoolVar(&logRequests, "log-requests", false, "print one line per request on stderr")
+	return cmd
+}
+
+// flagOf maps a sim.ConfigError field to its flag.
+func flagOf(field string) string {
+	switch field {
+	case "base latency":
+		return "base-latency"
+	case "per audio second":
+		return "per-audio-second"
+	case "ready delay":
+		return "ready-delay"
+	case "max running":
+		return "max-running"
+	case "max queue":
+		return "max-queue"
+	case "fail rate":
+		return "fail-rate"
+	case "word error rate":
+		return "word-error-rate"
+	case "persona":
+		return "persona"
+	}
+	return "corpus"
+}
+
+func serveSim(ctx context.Context, e *env, srv *sim.Server, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return withHint(fmt.Errorf("sim: listening on %s: %w", addr, err), "pick another address with --addr, or port 0 for a free one")
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	infof(e.stderr, "sim (%s) listening on http://%s", srv.Config().Persona, ln.Addr())
+	select {
+	case err := <-served:
+		return fmt.Errorf("sim: serving: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), simShutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		hs.Close()
+	}
+	return nil
+}
