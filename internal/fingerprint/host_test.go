@@ -1,0 +1,165 @@
+package fingerprint
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+func mustValidate(t *testing.T, name string, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schemas.Validate(name, b); err != nil {
+		t.Errorf("%s: %v\n%s", name, err, b)
+	}
+	return b
+}
+
+func TestClient(t *testing.T) {
+	c := Client([]string{"benchseal", "run", "--api-key", secret, "--launch", "a=HF_TOKEN=" + secret + " vllm serve"})
+	b := mustValidate(t, "client", c)
+	if bytes.Contains(b, []byte(secret)) {
+		t.Errorf("client.json holds the secret: %s", b)
+	}
+	if len(c.Tool.BinarySHA256) != 64 || c.Tool.GoVersion != runtime.Version() || len(c.Command) != 6 {
+		t.Errorf("client = %+v", c)
+	}
+}
+
+func TestHostThisMachine(t *testing.T) {
+	h := Host(false)
+	mustValidate(t, "host", h)
+	name, _ := os.Hostname()
+	if h.Hostname != name || h.HostnameRedacted {
+		t.Errorf("hostname = %q, want %q", h.Hostname, name)
+	}
+	if runtime.GOOS == "linux" && (h.MemoryBytes <= 0 || h.LoadAvg == nil || h.Kernel == "" || h.CPUs < 1 || len(h.Notes) > 0) {
+		t.Errorf("host on linux = %+v", h)
+	}
+	r := Host(true)
+	b := mustValidate(t, "host", r)
+	if !r.HostnameRedacted || (name != "" && bytes.Contains(b, []byte(`"`+name+`"`))) {
+		t.Errorf("--redact-host kept the hostname: %s", b)
+	}
+}
+
+// fakeProc builds a /proc and /etc tree whose numbers the test knows.
+func fakeProc(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir() + "/"
+	files := map[string]string{
+		"etc/os-release": "NAME=\"Debian\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\n",
+		"proc/cpuinfo": "processor\t: 0\nmodel name\t: Test CPU @ 3GHz\nphysical id\t: 0\ncore id\t: 0\n\n" +
+			"processor\t: 1\nmodel name\t: Test CPU @ 3GHz\nphysical id\t: 0\ncore id\t: 0\n\n" +
+			"processor\t: 2\nmodel name\t: Test CPU @ 3GHz\nphysical id\t: 0\ncore id\t: 1\n\n",
+		"proc/meminfo": "MemTotal:       1000 kB\nMemFree:         100 kB\nMemAvailable:    250 kB\n",
+		"proc/loadavg":  "0.50 1.25 2.00 1/100 4242\n",
+		"proc/stat":     "cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 1 2 3 4\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestHostFixture(t *testing.T) {
+	defer func(old string) { procRoot = old }(procRoot)
+	procRoot = fakeProc(t)
+	h := Host(false)
+	mustValidate(t, "host", h)
+	if h.CPUModel != "Test CPU @ 3GHz" || h.CPUCores != 2 || h.MemoryBytes != 1000*1024 || h.MemAvailableBytes != 250*1024 ||
+		h.OSRelease != "Debian GNU/Linux 12 (bookworm)" || h.LoadAvg == nil || *h.LoadAvg != [3]float64{0.5, 1.25, 2} {
+		t.Errorf("host = %+v", h)
+	}
+	os.Remove(procRoot + "proc/loadavg")
+	os.WriteFile(procRoot+"proc/meminfo", []byte("garbage\n"), 0o644)
+	h = Host(false)
+	mustValidate(t, "host", h)
+	if h.LoadAvg != nil || len(h.Notes) != 2 || !strings.Contains(strings.Join(h.Notes, "\n"), "loadavg") {
+		t.Errorf("missing files not noted: %+v", h.Notes)
+	}
+}
+
+func TestHostSamplerFixture(t *testing.T) {
+	defer func(old string) { procRoot = old }(procRoot)
+	procRoot = fakeProc(t)
+	var out bytes.Buffer
+	s := StartSampler(context.Background(), SamplerConfig{Interval: 1 << 40, Host: &out})
+	// 300 more busy jiffies out of 400: 75%.
+	os.WriteFile(procRoot+"proc/stat", []byte("cpu  250 0 250 900 0 0 0 0 0 0\n"), 0o644)
+	s.Sample()
+	// 100 busy out of 400: 25%.
+	os.WriteFile(procRoot+"proc/stat", []byte("cpu  300 0 300 1100 100 0 0 0 0 0\n"), 0o644)
+	s.Sample()
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Stop(); err != nil {
+		t.Fatal("second Stop:", err)
+	}
+	if err := schemas.ValidateLines("host_sample", out.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	var got []schemas.HostSample
+	for _, l := range bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")) {
+		var h schemas.HostSample
+		json.Unmarshal(l, &h)
+		got = append(got, h)
+	}
+	if len(got) != 3 || got[0].CPUPct != nil || *got[1].CPUPct != 75 || *got[2].CPUPct != 25 || got[2].MemUsedBytes != 750*1024 || got[2].Load1 != 0.5 {
+		t.Fatalf("samples = %s", out.Bytes())
+	}
+	sum, err := s.Summary(0, got[2].TNs, nil)
+	if err != nil || *sum.HostCPUMean != 50 || sum.HostSamples != 3 || sum.GPUUtilMean != nil {
+		t.Errorf("summary = %+v, %v", sum, err)
+	}
+	sum, err = s.Summary(got[2].TNs, got[2].TNs, nil)
+	if err != nil || *sum.HostCPUMean != 25 {
+		t.Errorf("last-sample window = %+v, %v", sum, err)
+	}
+	if _, err := s.Summary(got[2].TNs+1, got[2].TNs+2, nil); err != ErrNoSamples {
+		t.Errorf("empty window: %v, want ErrNoSamples", err)
+	}
+}
+
+func TestSamplerThisMachine(t *testing.T) {
+	var host, gpu bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	s := StartSampler(ctx, SamplerConfig{Interval: 5e6, Host: &host, GPU: &gpu})
+	x := 0
+	for i := range 20_000_000 { // keep a CPU busy between samples
+		x += i
+	}
+	s.Sample()
+	cancel() // a cancelled context ends the loop; Stop still returns
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := schemas.ValidateLines("host_sample", host.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(host.Bytes(), []byte("\n")); n < 2 || gpu.Len() != 0 {
+		t.Fatalf("%d host samples, %d gpu bytes", n, gpu.Len())
+	}
+	if runtime.GOOS == "linux" {
+		sum, err := s.Summary(0, 1<<62, nil)
+		if err != nil || sum.HostCPUMean == nil {
+			t.Errorf("summary = %+v, %v", sum, err)
+		}
+	}
+	_ = x
+}
