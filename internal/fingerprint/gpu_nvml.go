@@ -76,7 +76,6 @@ func field(notes *[]string, name string, ret nvml.Return) bool {
 	}
 }
 
-
 var computeModes = map[nvml.ComputeMode]string{
 	nvml.COMPUTEMODE_DEFAULT:           "default",
 	nvml.COMPUTEMODE_EXCLUSIVE_THREAD:  "exclusive_thread",

@@ -63,8 +63,8 @@ func fakeProc(t *testing.T) string {
 			"processor\t: 1\nmodel name\t: Test CPU @ 3GHz\nphysical id\t: 0\ncore id\t: 0\n\n" +
 			"processor\t: 2\nmodel name\t: Test CPU @ 3GHz\nphysical id\t: 0\ncore id\t: 1\n\n",
 		"proc/meminfo": "MemTotal:       1000 kB\nMemFree:         100 kB\nMemAvailable:    250 kB\n",
-		"proc/loadavg":  "0.50 1.25 2.00 1/100 4242\n",
-		"proc/stat":     "cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 1 2 3 4\n",
+		"proc/loadavg": "0.50 1.25 2.00 1/100 4242\n",
+		"proc/stat":    "cpu  100 0 100 800 0 0 0 0 0 0\ncpu0 1 2 3 4\n",
 	}
 	for name, body := range files {
 		p := filepath.Join(root, name)
