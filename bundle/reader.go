@@ -153,9 +153,13 @@ func (r *Reader) fail(name string, reason error) error {
 
 // classify turns the decompressor's and tar's errors into the Reader's.
 func classify(err error) error {
+	for _, known := range []error{ErrUnsafePath, ErrNotRegular, ErrDuplicate, ErrTooLarge, ErrTooManyEntries,
+		ErrTruncated, ErrBomb, ErrCorrupt, ErrNoAttestation} {
+		if errors.Is(err, known) {
+			return err
+		}
+	}
 	switch {
-	case errors.Is(err, ErrBomb), errors.Is(err, ErrTooLarge), errors.Is(err, ErrTruncated):
-		return err
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return ErrTruncated
 	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
