@@ -71,7 +71,7 @@ func parse(name string, b []byte) (*WAV, error) {
 		end := pos + 8 + c.Size
 		if end > fileLen {
 			if c.ID == "data" {
-				return nil, fmt.Errorf("%w: data chunk at offset %d declares %d bytes, %d remain", ErrDataPastEnd, pos, c.Size, fileLen-pos-8)
+				return nil, fmt.Errorf("%w: it declares %d bytes at offset %d, %d remain", ErrDataPastEnd, c.Size, pos+8, fileLen-pos-8)
 			}
 			return nil, fmt.Errorf("%w: chunk %q at offset %d declares %d bytes, %d remain", ErrTruncated, c.ID, pos, c.Size, fileLen-pos-8)
 		}
