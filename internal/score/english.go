@@ -9,31 +9,117 @@ import (
 // benchseal's British-to-American spelling table (spelling.go) in place of
 // Whisper's english.json.
 func englishNormalize(s string) string {
+	// Every step is skipped when the text lacks the characters its pattern
+	// needs: the result is the same and scoring stays fast.
 	s = pyLower(s)
-	s = reBrackets.ReplaceAllLiteralString(s, "")
-	s = reParens.ReplaceAllLiteralString(s, "")
-	s = reFillers.replace(s, literal(""))
-	s = reSpaceApos.ReplaceAllLiteralString(s, "'")
-	s = reWholeWords.replace(s, func(s string, m []int) string { return wholeWords[group(s, m, 1)] })
+	s = dropSpans(s)
+	s = dropFillers(s)
+	if strings.ContainsRune(s, '\'') {
+		s = reSpaceApos.ReplaceAllLiteralString(s, "'")
+	}
+	if mayHaveWholeWord(s) {
+		s = reWholeWords.replace(s, func(s string, m []int) string { return wholeWords[group(s, m, 1)] })
+	}
 	if strings.ContainsRune(s, '\'') {
 		s = reContractions.replace(s, func(s string, m []int) string { return contractions[group(s, m, 1)] })
 	}
-	s = reDigitComma.ReplaceAllString(s, "${1}${2}")
-	s = rePeriod.ReplaceAllString(s, " ${1}")
+	if strings.ContainsRune(s, ',') {
+		s = reDigitComma.ReplaceAllString(s, "${1}${2}")
+	}
+	if strings.ContainsRune(s, '.') {
+		s = rePeriod.ReplaceAllString(s, " ${1}")
+	}
 	s = removeSymbolsAndDiacritics(s, ".%$¢€£")
 	s = normalizeNumbers(s)
 	s = normalizeSpelling(s)
-	s = reCurrencyNum.ReplaceAllString(s, "${1}${2}")
-	s = reNumPercent.ReplaceAllString(s, "${1}%")
-	s = reLoneSymbol.ReplaceAllString(s, " ${1}")
-	s = reLonePercent.ReplaceAllString(s, "${1} ")
-	return reSpaces.ReplaceAllLiteralString(s, " ")
+	if strings.ContainsAny(s, "$¢€£") {
+		s = reCurrencyNum.ReplaceAllString(s, "${1}${2}")
+	}
+	if strings.ContainsRune(s, '%') {
+		s = reNumPercent.ReplaceAllString(s, "${1}%")
+	}
+	if strings.ContainsAny(s, ".$¢€£") {
+		s = reLoneSymbol.ReplaceAllString(s, " ${1}")
+	}
+	if strings.ContainsRune(s, '%') {
+		s = reLonePercent.ReplaceAllString(s, "${1} ")
+	}
+	return s // runs of white space collapse when split into units
+}
+
+// dropSpans removes [...], <...> and (...) spans, as Whisper does.
+func dropSpans(s string) string {
+	if strings.ContainsAny(s, "<[") {
+		s = reBrackets.ReplaceAllLiteralString(s, "")
+	}
+	if strings.ContainsRune(s, '(') {
+		s = reParens.ReplaceAllLiteralString(s, "")
+	}
+	return s
+}
+
+// fillers are what Whisper's \b(hmm|mm|mhm|mmm|uh|um)\b removes. A match
+// bounded by \b on both sides is exactly a maximal run of word characters
+// equal to a filler, so the runs are compared instead of running a regexp.
+var fillers = map[string]bool{"hmm": true, "mm": true, "mhm": true, "mmm": true, "uh": true, "um": true}
+
+func dropFillers(s string) string {
+	var b strings.Builder
+	done := 0
+	forWordRuns(s, func(start, end int) {
+		if fillers[s[start:end]] {
+			b.WriteString(s[done:start])
+			done = end
+		}
+	})
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// forWordRuns calls f with the byte span of every maximal run of Python \w
+// characters in s.
+func forWordRuns(s string, f func(start, end int)) {
+	start := -1
+	for i, r := range s {
+		if pyIsWord(r) {
+			if start < 0 {
+				start = i
+			}
+		} else if start >= 0 {
+			f(start, i)
+			start = -1
+		}
+	}
+	if start >= 0 {
+		f(start, len(s))
+	}
+}
+
+// wholeWordHeads are the first word runs of the whole-word replacements
+// ("won" of "won't"): the regexp can only match where one of them occurs.
+var wholeWordHeads = map[string]bool{}
+
+func init() {
+	for w := range wholeWords {
+		head, _, _ := strings.Cut(w, "'")
+		wholeWordHeads[head] = true
+	}
+}
+
+func mayHaveWholeWord(s string) bool {
+	found := false
+	forWordRuns(s, func(start, end int) {
+		if !found && wholeWordHeads[s[start:end]] {
+			found = true
+		}
+	})
+	return found
 }
 
 var (
-	// Longest first: with the trailing boundary only one filler can match
-	// at a place, so the order cannot change what Python's alternation picks.
-	reFillers   = newWordRE(`(hmm|mhm|mmm|mm|uh|um)`, true, true)
 	reSpaceApos = regexp.MustCompile(`[` + pySpace + `]+'`)
 
 	reDigitComma = regexp.MustCompile(`(\p{Nd}),(\p{Nd})`)

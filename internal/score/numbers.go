@@ -32,7 +32,6 @@ var (
 	numSpecials      = map[string]bool{"and": true, "double": true, "triple": true, "point": true}
 	numWords         = map[string]bool{}
 	numDecimals      = map[string]bool{}
-	reNumeric        = regexp.MustCompile(`^\p{Nd}+(\.\p{Nd}+)?$`)
 	reAndAHalf       *wordRE
 	reHalfMultiplier *wordRE
 	reLetterDigit    = regexp.MustCompile(`([a-z])([0-9])`)
@@ -181,8 +180,19 @@ func numPreprocess(s string) string {
 	}
 	s = strings.Join(results, " ")
 	// "half a million" -> "0.5 million"
+	if !strings.Contains(s, "half") {
+		return numSpacing(s)
+	}
 	s = reHalfMultiplier.replace(s, func(s string, m []int) string { return "0.5 " + group(s, m, 1) })
-	// a space at letter/digit boundaries, except before a suffix
+	return numSpacing(s)
+}
+
+// numSpacing puts a space at letter/digit boundaries, except before a
+// suffix ("10 th" -> "10th").
+func numSpacing(s string) string {
+	if strings.IndexAny(s, "0123456789") < 0 {
+		return s
+	}
 	s = reLetterDigit.ReplaceAllString(s, "${1} ${2}")
 	s = reDigitLetter.ReplaceAllString(s, "${1} ${2}")
 	return reNumSuffix.replace(s, func(s string, m []int) string { return group(s, m, 1) + group(s, m, 2) })
@@ -355,7 +365,7 @@ func processNumberWords(words []string) []string {
 		if hasNext {
 			next = words[i+1]
 		}
-		nextIsNumeric := hasNext && reNumeric.MatchString(next)
+		nextIsNumeric := hasNext && isNumeric(next)
 		first := []rune(cur)[0]
 		curHasPfx := numPrefixes[first]
 		curNoPfx := cur
@@ -367,7 +377,7 @@ func processNumberWords(words []string) []string {
 		_, prevIsTen := numTens[prev]
 		prevIsTen = prevIsTen && hasPrev
 
-		if reNumeric.MatchString(curNoPfx) {
+		if isNumeric(curNoPfx) {
 			f, _ := toFraction(curNoPfx)
 			if value.set {
 				if value.isStr && strings.HasSuffix(value.str, ".") {
@@ -617,4 +627,10 @@ func applyMultiplier(v, mult *big.Int) *big.Int {
 	before := new(big.Int).Mul(new(big.Int).Div(v, k), k)
 	residual := new(big.Int).Mod(v, k)
 	return before.Add(before, residual.Mul(residual, mult))
+}
+
+// isNumeric is Whisper's re.match(r"^\d+(\.\d+)?$", s) with Unicode \d.
+func isNumeric(s string) bool {
+	a, b, dot := strings.Cut(s, ".")
+	return a != "" && allDigits(a) && (!dot || b != "" && allDigits(b))
 }
