@@ -140,11 +140,18 @@ func TestSamplerThisMachine(t *testing.T) {
 	var host, gpu bytes.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	s := StartSampler(ctx, SamplerConfig{Interval: 5e6, Host: &host, GPU: &gpu})
+	// Work until the kernel's CPU counters (10 ms jiffies) have moved
+	// between two samples.
 	x := 0
-	for i := range 20_000_000 { // keep a CPU busy between samples
-		x += i
+	for range 500 {
+		for i := range 1_000_000 {
+			x += i
+		}
+		s.Sample()
+		if sum, _ := s.Summary(0, 1<<62, nil); sum.HostCPUMean != nil {
+			break
+		}
 	}
-	s.Sample()
 	cancel() // a cancelled context ends the loop; Stop still returns
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)

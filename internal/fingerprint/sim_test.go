@@ -1,0 +1,114 @@
+package fingerprint_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/sim"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// pcmWAV is a mono 16-bit 16 kHz WAV of n samples.
+func pcmWAV(n int) []byte {
+	var b bytes.Buffer
+	w := func(v any) { binary.Write(&b, binary.LittleEndian, v) }
+	b.WriteString("RIFF")
+	w(uint32(36 + 2*n))
+	b.WriteString("WAVEfmt ")
+	w(uint32(16))
+	w(uint16(1))
+	w(uint16(1))
+	w(uint32(16000))
+	w(uint32(32000))
+	w(uint16(2))
+	w(uint16(16))
+	b.WriteString("data")
+	w(uint32(2 * n))
+	for i := range n {
+		w(int16(i * 37 % 2000))
+	}
+	return b.Bytes()
+}
+
+func transcribe(t *testing.T, url string, wav []byte) {
+	t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("file", "a.wav")
+	fw.Write(wav)
+	mw.WriteField("model", sim.DefaultModel)
+	mw.Close()
+	resp, err := http.Post(url+"/v1/audio/transcriptions", mw.FormDataContentType(), &body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("transcription: %s", resp.Status)
+	}
+}
+
+func scrape(t *testing.T, url string) map[string]float64 {
+	t.Helper()
+	raw, fams, err := fingerprint.ScrapeMetrics(context.Background(), http.DefaultClient, url, nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, raw)
+	}
+	return fingerprint.CacheCounters(fams)
+}
+
+// The simulated engines expose the counters under the names the real ones
+// use; a cache hit shows in the delta only for identical bytes.
+func TestCacheHitsAgainstSim(t *testing.T) {
+	wav := pcmWAV(16000)
+	for _, persona := range []string{sim.PersonaVLLM, sim.PersonaSGLangOmni} {
+		t.Run(persona, func(t *testing.T) {
+			s, err := sim.New(sim.Config{Persona: persona, Cache: true, Corpus: []sim.Clip{{Audio: wav, Text: "hello world"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(s)
+			defer srv.Close()
+			c := fingerprint.Capture(context.Background(), srv.Client(), "a", srv.URL, nil, "before")
+			b, _ := jsonMarshal(c)
+			if err := schemas.Validate("probe", b); err != nil || len(c.Probes) < 3 {
+				t.Fatalf("capture: %v %s", err, b)
+			}
+			before := scrape(t, srv.URL)
+			// Perturbed: every body differs by one byte, so no hit.
+			for i := range 3 {
+				v := bytes.Clone(wav)
+				v[44+2*i] ^= 1
+				transcribe(t, srv.URL, v)
+			}
+			mid := scrape(t, srv.URL)
+			d, err := fingerprint.CacheHits(before, mid)
+			if err != nil || d.Hits != 0 {
+				t.Errorf("perturbed: %+v, %v", d, err)
+			}
+			// Unperturbed: the same bytes twice, the second one a hit.
+			transcribe(t, srv.URL, wav)
+			transcribe(t, srv.URL, wav)
+			d, err = fingerprint.CacheHits(mid, scrape(t, srv.URL))
+			if err != nil || d.Hits <= 0 {
+				t.Errorf("identical bytes: %+v, %v", d, err)
+			}
+			want := fingerprint.VLLMMMCacheHits
+			if persona == sim.PersonaSGLangOmni {
+				want = fingerprint.SGLangCachedTokens
+			}
+			if d.Counter != want {
+				t.Errorf("counter %s, want %s", d.Counter, want)
+			}
+		})
+	}
+}
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
