@@ -1,0 +1,256 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/benchseal/benchseal/perturb"
+)
+
+// Clip is one input of the corpus: the original bytes (parsed, never
+// copied), their SHA-256, and an optional reference.
+type Clip struct {
+	ID       string
+	Source   string // where it was read from, as given
+	Text     string // reference transcript, "" if none
+	Language string
+	WAV      *perturb.WAV
+	SHA256   [32]byte
+}
+
+// CorpusError says which corpus file (and line) is wrong and why.
+type CorpusError struct {
+	File string
+	Line int // 1-based; 0 when the problem is the whole file
+	Err  error
+}
+
+func (e *CorpusError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.File, e.Err)
+}
+
+func (e *CorpusError) Unwrap() error { return e.Err }
+
+// LoadClip reads one WAV file. Its reference, if any, is the same-named
+// .txt next to it (clip.wav -> clip.txt).
+func LoadClip(path string) (Clip, error) {
+	c, err := readClip(path, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	if err != nil {
+		return c, err
+	}
+	c.Text, err = readRef(strings.TrimSuffix(path, filepath.Ext(path)) + ".txt")
+	return c, err
+}
+
+// LoadCorpus reads a corpus: a folder of WAVs (sorted by name, references
+// in same-named .txt files), a JSONL manifest (*.jsonl: {"id", "audio"
+// relative to the manifest, "text", "language"} per line), a SeedTTS
+// meta.lst (*.lst: id|prompt text|prompt wav|target text[|...]: the ASR
+// input is the prompt wav, the reference its prompt text) or one WAV.
+func LoadCorpus(path string) ([]Clip, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, &CorpusError{File: path, Err: err}
+	}
+	var clips []Clip
+	switch ext := strings.ToLower(filepath.Ext(path)); {
+	case st.IsDir():
+		clips, err = loadFolder(path)
+	case ext == ".jsonl":
+		clips, err = loadManifest(path)
+	case ext == ".lst":
+		clips, err = loadSeedTTS(path)
+	case ext == ".wav":
+		var c Clip
+		c, err = LoadClip(path)
+		clips = []Clip{c}
+	default:
+		return nil, &CorpusError{File: path, Err: errors.New("not a corpus: want a folder of WAVs, a .jsonl manifest, a SeedTTS meta.lst or a .wav file")}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(clips) == 0 {
+		return nil, &CorpusError{File: path, Err: errors.New("no clips in the corpus")}
+	}
+	ids := map[string]string{}
+	for _, c := range clips {
+		if prev, ok := ids[c.ID]; ok {
+			return nil, &CorpusError{File: c.Source, Err: fmt.Errorf("clip id %q is already used by %s", c.ID, prev)}
+		}
+		ids[c.ID] = c.Source
+	}
+	return clips, nil
+}
+
+func readClip(path, id string) (Clip, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Clip{}, &CorpusError{File: path, Err: err}
+	}
+	w, err := perturb.Parse(path, b)
+	if err != nil {
+		return Clip{}, &CorpusError{File: path, Err: err}
+	}
+	if w.Samples() < 1 {
+		return Clip{}, &CorpusError{File: path, Err: errors.New("no samples: nothing to send")}
+	}
+	if id == "" {
+		return Clip{}, &CorpusError{File: path, Err: errors.New("empty clip id")}
+	}
+	return Clip{ID: id, Source: path, WAV: w, SHA256: sha256.Sum256(b)}, nil
+}
+
+func readRef(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", &CorpusError{File: path, Err: err}
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+func loadFolder(dir string) ([]Clip, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &CorpusError{File: dir, Err: err}
+	}
+	var clips []Clip
+	for _, e := range entries { // ReadDir sorts by name
+		if e.IsDir() || !strings.EqualFold(filepath.Ext(e.Name()), ".wav") {
+			continue
+		}
+		c, err := LoadClip(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		clips = append(clips, c)
+	}
+	return clips, nil
+}
+
+type manifestLine struct {
+	ID       string `json:"id"`
+	Audio    string `json:"audio"`
+	Text     string `json:"text"`
+	Language string `json:"language"`
+}
+
+func loadManifest(path string) ([]Clip, error) {
+	lines, err := readLines(path)
+	if err != nil {
+		return nil, err
+	}
+	var clips []Clip
+	for i, line := range lines {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		m, err := parseManifestLine(line)
+		if err != nil {
+			return nil, &CorpusError{File: path, Line: i + 1, Err: err}
+		}
+		c, err := readClip(relTo(path, m.Audio), m.ID)
+		if err != nil {
+			return nil, &CorpusError{File: path, Line: i + 1, Err: err}
+		}
+		c.Text, c.Language = strings.TrimSpace(m.Text), m.Language
+		clips = append(clips, c)
+	}
+	return clips, nil
+}
+
+func parseManifestLine(line []byte) (manifestLine, error) {
+	var m manifestLine
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&m); err != nil {
+		return m, fmt.Errorf("not a manifest line {id, audio, text, language}: %w", err)
+	}
+	if dec.More() {
+		return m, errors.New("more than one JSON value on the line")
+	}
+	if m.ID == "" || m.Audio == "" {
+		return m, errors.New(`"id" and "audio" are required`)
+	}
+	return m, nil
+}
+
+// parseSeedTTSLine splits id|prompt text|prompt wav|target text[|...].
+func parseSeedTTSLine(line string) (id, text, wav string, err error) {
+	f := strings.Split(strings.TrimRight(line, "\r"), "|")
+	if len(f) < 4 {
+		return "", "", "", fmt.Errorf("%d fields, want id|prompt text|prompt wav|target text", len(f))
+	}
+	id, text, wav = strings.TrimSpace(f[0]), strings.TrimSpace(f[1]), strings.TrimSpace(f[2])
+	if id == "" || wav == "" {
+		return "", "", "", errors.New("empty id or prompt wav")
+	}
+	return id, text, wav, nil
+}
+
+func loadSeedTTS(path string) ([]Clip, error) {
+	lines, err := readLines(path)
+	if err != nil {
+		return nil, err
+	}
+	var clips []Clip
+	for i, line := range lines {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		id, text, wav, err := parseSeedTTSLine(string(line))
+		if err != nil {
+			return nil, &CorpusError{File: path, Line: i + 1, Err: err}
+		}
+		if filepath.Ext(wav) == "" {
+			wav += ".wav"
+		}
+		c, err := readClip(relTo(path, wav), id)
+		if err != nil {
+			return nil, &CorpusError{File: path, Line: i + 1, Err: err}
+		}
+		c.Text = text
+		clips = append(clips, c)
+	}
+	return clips, nil
+}
+
+func readLines(path string) ([][]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &CorpusError{File: path, Err: err}
+	}
+	defer f.Close()
+	var lines [][]byte
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		lines = append(lines, slices.Clone(sc.Bytes()))
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &CorpusError{File: path, Line: len(lines) + 1, Err: err}
+	}
+	return lines, nil
+}
+
+// relTo resolves a path named in a manifest relative to the manifest.
+func relTo(manifest, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(manifest), p)
+}

@@ -1,0 +1,60 @@
+// Package bench is benchseal's closed-loop runner: it drives the targets'
+// /v1/audio/transcriptions with a concurrency sweep and writes the run
+// directory of DESIGN.md as it goes.
+//
+// # Protocol
+//
+// Run sweeps level -> repeat -> target, the target order reversed on every
+// even repeat. One target at one level and repeat is a Step: C workers take
+// request indices from a shared counter until the step's warm-ups are done,
+// wait for each other, then do the same for the measured requests; a
+// worker sends, reads the whole response, records, and only then takes the
+// next index, so never more than C requests are in flight. Request i of a
+// phase sends clip i mod len(corpus).
+//
+// Every request sends its own variant: the n-th variant of a clip (n
+// counted over the whole run in schedule order, warm-ups included) flips
+// sample perturb.Plan{Seed}.Index(clip sha, samples, n). A step's variants
+// and their SHA-256 are computed, on every core, before its first request;
+// the hot loop only sends. The body is multipart/form-data with a
+// Content-Length: a per-target prefix (model, sorted form fields, stream,
+// the file part header), the variant as shared slices of the clip (head,
+// one byte, tail) and the closing boundary; no request copies its clip.
+//
+// Success is HTTP 200 and a non-empty transcript. start_ns is taken just
+// before the request is sent, end_ns after the last byte of the response;
+// first_byte_ns is when the response headers arrived, or with Stream the
+// first non-empty text delta of the SSE stream (vLLM's
+// {"choices":[{"delta":{"content"}}]} chunks or OpenAI's
+// transcript.text.delta events). text keeps the transcript as returned;
+// text_scored drops Qwen3-ASR's raw "language X<asr_text>" prefix.
+//
+// # Run directory
+//
+// Run refuses an existing directory, checks that every target answers GET
+// /v1/models (and settles the model when a target serves exactly one)
+// before creating anything, then writes inputs/<sha256>.wav (the original
+// clips), run.json (complete=false), records/<target>/c<C>-r<R>.jsonl (R
+// 1-based; one line per request, flushed as it ends, so a crash leaves
+// valid JSONL minus at most the line being written), and at the end
+// run.json again (replaced atomically, complete=true, ended_at) and
+// claims.json, computed by internal/claims from the files on disk.
+//
+// # Interrupts
+//
+// When the context is cancelled, no new request starts; requests in flight
+// finish within the timeout (drain). Run then writes run.json with
+// complete=false, incomplete="interrupted" and an "interrupted" event, and
+// claims.json from what was measured, and returns ErrInterrupted with the
+// Result.
+//
+// # Hooks
+//
+// Fingerprints, telemetry samplers, server probes and launchers join a run
+// through Hooks (WithHooks): before and after the sweep and each step,
+// with the run directory and run.json (Dir) at hand.
+//
+// The HTTP transport is one per target, keeps an idle connection per
+// worker, never negotiates HTTP/2 or compression, and takes proxies from
+// the environment (HTTP_PROXY, ...), which Go never uses for loopback.
+package bench

@@ -1,0 +1,79 @@
+package bench
+
+import (
+	"context"
+	"time"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// Step is one target at one level and repeat: the unit the sweep
+// interleaves and the unit of one records file.
+type Step struct {
+	Target      string
+	Level       int // index into Plan.Levels
+	Concurrency int
+	Repeat      int // 1-based
+}
+
+// StepResult summarises a step once its requests are done. The *Ns fields
+// are offsets from the run's anchor, like the records'.
+type StepResult struct {
+	Step
+	Warmup    int // warm-up requests done
+	Requests  int // measured requests done
+	Succeeded int
+	Errors    map[string]int // measured failures by class
+	StartNs   int64          // first measured start
+	EndNs     int64          // last measured end
+	// Interrupted is true when Ctrl-C stopped the step early.
+	Interrupted bool
+}
+
+// ReqPerS is succeeded requests per second of the measured window.
+func (r StepResult) ReqPerS() float64 {
+	if r.EndNs <= r.StartNs {
+		return 0
+	}
+	return float64(r.Succeeded) / (float64(r.EndNs-r.StartNs) / 1e9)
+}
+
+// Dir is the run directory while the run is in progress, as hooks see it.
+// Hooks run on the runner's goroutine, one at a time, so they may change
+// Run (add notes, events, target details) and write files under Path
+// (env/, telemetry/, servers/) without locking.
+type Dir struct {
+	Path   string
+	Run    *schemas.Run
+	Anchor time.Time // Run.StartedAt, with its monotonic reading
+}
+
+// Offset is t as a record offset: nanoseconds since the anchor, measured
+// with the monotonic clock when t has one.
+func (d *Dir) Offset(t time.Time) int64 { return t.Sub(d.Anchor).Nanoseconds() }
+
+// Event appends a run event stamped now.
+func (d *Dir) Event(target, kind, detail string) {
+	d.Run.Events = append(d.Run.Events, schemas.RunEvent{AtNs: time.Since(d.Anchor).Nanoseconds(),
+		Target: target, Kind: kind, Detail: detail})
+}
+
+// Hooks let other parts of benchseal (fingerprints, telemetry samplers,
+// server probes, launchers) take part in a run without the runner knowing
+// them. Every field is optional. They are called on the runner's goroutine:
+//
+//	BeforeSweep  after preflight, once the run directory and run.json exist;
+//	             an error aborts the run before anything is measured
+//	BeforeStep   before a step's warm-ups (its variants are computed already)
+//	AfterStep    after a step's measured requests all ended
+//	AfterSweep   after the sweep (also after an interrupt), before run.json
+//	             is finalised and claims.json written
+//
+// Errors of BeforeStep, AfterStep and AfterSweep are recorded as a
+// "hook_error" event and shown as a warning; the sweep goes on.
+type Hooks struct {
+	BeforeSweep func(ctx context.Context, d *Dir) error
+	BeforeStep  func(ctx context.Context, d *Dir, s Step) error
+	AfterStep   func(ctx context.Context, d *Dir, r StepResult) error
+	AfterSweep  func(ctx context.Context, d *Dir) error
+}

@@ -1,0 +1,167 @@
+package bench
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// Target is one server under test.
+type Target struct {
+	Name   string            // label, also the records/<name>/ folder
+	URL    string            // base URL: requests go to URL + "/v1/audio/transcriptions"
+	Model  string            // empty: the one model the server lists in /v1/models
+	Fields map[string]string // form fields besides file, model and stream (language, response_format, ...)
+}
+
+// Plan is what to measure: the protocol of DESIGN.md, Measurement protocol.
+type Plan struct {
+	Targets []Target
+	Corpus  []Clip
+	Levels  []int // concurrency of each level, in run order
+	// Requests holds the measured requests of each level and repeat: one
+	// value for every level, or one per level.
+	Requests  []int
+	Passes    int   // recorded when Requests came from passes over the corpus
+	Warmup    []int // per level like Requests; nil: one per worker (the level's concurrency)
+	Repeats   int   // 0: DefaultRepeats
+	Seed      uint64
+	NoPerturb bool // send the clips unchanged (to demonstrate caches); recorded
+	Stream    bool // stream=true: first_byte_ns is the first text delta over SSE
+	Scoring   schemas.Scoring
+	Command   []string // the client's command line, already redacted
+}
+
+// DefaultRepeats is the number of repeats of every level and target.
+const DefaultRepeats = 3
+
+var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// PlanError is a plan that cannot be run.
+type PlanError struct{ Reason string }
+
+func (e *PlanError) Error() string { return "invalid plan: " + e.Reason }
+
+func planErrorf(format string, args ...any) error {
+	return &PlanError{fmt.Sprintf(format, args...)}
+}
+
+// normalize checks p and fills in defaults, returning per-level slices.
+func (p Plan) normalize() (Plan, error) {
+	if len(p.Targets) == 0 {
+		return p, planErrorf("no target")
+	}
+	seen := map[string]bool{}
+	for _, t := range p.Targets {
+		if !nameRE.MatchString(t.Name) {
+			return p, planErrorf("target name %q: use letters, digits, '.', '_' and '-', starting with a letter or digit", t.Name)
+		}
+		if seen[t.Name] {
+			return p, planErrorf("target %q is given twice", t.Name)
+		}
+		seen[t.Name] = true
+	}
+	if len(p.Corpus) == 0 {
+		return p, planErrorf("the corpus is empty")
+	}
+	if len(p.Levels) == 0 {
+		return p, planErrorf("no concurrency level")
+	}
+	lv := map[int]bool{}
+	for _, c := range p.Levels {
+		if c < 1 {
+			return p, planErrorf("concurrency %d: must be at least 1", c)
+		}
+		if lv[c] {
+			return p, planErrorf("concurrency %d is listed twice", c)
+		}
+		lv[c] = true
+	}
+	var err error
+	if p.Requests, err = perLevel("requests", p.Requests, len(p.Levels), 1); err != nil {
+		return p, err
+	}
+	if p.Warmup == nil {
+		p.Warmup = slices.Clone(p.Levels)
+	} else if p.Warmup, err = perLevel("warmup", p.Warmup, len(p.Levels), 0); err != nil {
+		return p, err
+	}
+	if p.Repeats == 0 {
+		p.Repeats = DefaultRepeats
+	}
+	if p.Repeats < 1 {
+		return p, planErrorf("repeats %d: must be at least 1", p.Repeats)
+	}
+	if p.Scoring.Normalizer == "" {
+		p.Scoring = schemas.Scoring{Normalizer: "whisper-en", Aligner: "unit", Unit: "word", Failures: "excluded"}
+	}
+	return p, nil
+}
+
+func perLevel(what string, v []int, levels, minimum int) ([]int, error) {
+	switch len(v) {
+	case 0:
+		return nil, planErrorf("no %s count", what)
+	case 1:
+		v = slices.Repeat(v[:1:1], levels)
+	case levels:
+		v = slices.Clone(v)
+	default:
+		return nil, planErrorf("%d %s counts for %d levels: give one, or one per level", len(v), what, levels)
+	}
+	for _, n := range v {
+		if n < minimum {
+			return nil, planErrorf("%s %d: must be at least %d", what, n, minimum)
+		}
+	}
+	return v, nil
+}
+
+// Options.
+
+// DefaultTimeout bounds one request, from sending to the last byte.
+const DefaultTimeout = 5 * time.Minute
+
+type config struct {
+	timeout  time.Duration
+	apiKey   string
+	progress Progress
+	hooks    []Hooks
+	tool     schemas.Tool
+	client   func(Target, int) *http.Client
+}
+
+// Option configures Run.
+type Option func(*config)
+
+// WithTimeout bounds every request (default DefaultTimeout). On the first
+// Ctrl-C, in-flight requests get at most this long to finish.
+func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// WithAPIKey sends "Authorization: Bearer key" with every request. The key
+// is never written anywhere.
+func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
+
+// WithProgress reports progress and warnings to p (default: none).
+func WithProgress(p Progress) Option { return func(c *config) { c.progress = p } }
+
+// WithHooks adds hooks; several are called in the order given.
+func WithHooks(h Hooks) Option { return func(c *config) { c.hooks = append(c.hooks, h) } }
+
+// WithTool records the client's identity in run.json (see
+// fingerprint.Tool); default: name "benchseal", version "devel".
+func WithTool(t schemas.Tool) Option { return func(c *config) { c.tool = t } }
+
+// Discard is a Progress that shows nothing.
+var Discard Progress = discard{}
+
+type discard struct{}
+
+func (discard) Warnf(string, ...any) {}
+func (discard) Begin(Step, int)      {}
+func (discard) Done(bool)            {}
+func (discard) End(StepResult)       {}

@@ -1,0 +1,106 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// TargetError says a target did not answer the preflight check.
+type TargetError struct {
+	Target string
+	URL    string
+	Err    error
+}
+
+func (e *TargetError) Error() string {
+	return fmt.Sprintf("target %q (%s) is not answering: %v", e.Target, e.URL, e.Err)
+}
+func (e *TargetError) Unwrap() error { return e.Err }
+
+// ModelError says which model to pick when the target's is unclear.
+type ModelError struct {
+	Target string
+	Served []string
+}
+
+func (e *ModelError) Error() string {
+	if len(e.Served) == 0 {
+		return fmt.Sprintf("target %q: no --model given and /v1/models lists none", e.Target)
+	}
+	return fmt.Sprintf("target %q: no --model given and the server serves %d models: %s", e.Target, len(e.Served), strings.Join(e.Served, ", "))
+}
+
+// Models asks a target which models it serves (GET <url>/v1/models).
+func Models(ctx context.Context, client *http.Client, t Target, apiKey string) ([]string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(t.URL, "/")+"/v1/models", nil)
+	if err != nil {
+		return nil, &TargetError{t.Name, t.URL, err}
+	}
+	if apiKey != "" {
+		req.Header.Set("Authorization", "Bearer "+apiKey)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, &TargetError{t.Name, t.URL, unwrapURLError(err)}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return nil, &TargetError{t.Name, t.URL, err}
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, &TargetError{t.Name, t.URL, fmt.Errorf("GET /v1/models: HTTP %d %s", resp.StatusCode, safeString(b, 200))}
+	}
+	var list struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, &TargetError{t.Name, t.URL, fmt.Errorf("GET /v1/models: not a model list: %w", err)}
+	}
+	var ids []string
+	for _, m := range list.Data {
+		ids = append(ids, m.ID)
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// preflight checks every target answers and settles its model.
+func preflight(ctx context.Context, cfg *config, targets []Target) ([]Target, error) {
+	out := slices.Clone(targets)
+	for i, t := range out {
+		client := &http.Client{Timeout: min(cfg.timeout, preflightTimeout)}
+		models, err := Models(ctx, client, t, cfg.apiKey)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case t.Model == "" && len(models) == 1:
+			out[i].Model = models[0]
+		case t.Model == "":
+			return nil, &ModelError{t.Name, models}
+		case !slices.Contains(models, t.Model):
+			cfg.progress.Warnf("target %q does not list model %q in /v1/models; it serves: %s", t.Name, t.Model, strings.Join(models, ", "))
+		}
+	}
+	return out, nil
+}
+
+// unwrapURLError drops net/url's `Get "...": ` wrapper: the message names
+// the target already.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}

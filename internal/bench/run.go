@@ -1,0 +1,689 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/perturb"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// ErrInterrupted is returned, with the Result of what was measured, when
+// the context was cancelled during the sweep (the first Ctrl-C).
+var ErrInterrupted = errors.New("run interrupted")
+
+// OutExistsError refuses to write into an existing run directory:
+// evidence is never overwritten.
+type OutExistsError struct{ Path string }
+
+func (e *OutExistsError) Error() string {
+	return fmt.Sprintf("%s already exists; evidence is never overwritten", e.Path)
+}
+
+// VariantBudgetError says a clip is too short for the number of distinct
+// variants the run needs (one per request that sends it).
+type VariantBudgetError struct {
+	Clip    string
+	Samples int64
+	Needed  int64
+}
+
+func (e *VariantBudgetError) Error() string {
+	return fmt.Sprintf("clip %q has %d samples but the run sends it %d times, each needing its own sample", e.Clip, e.Samples, e.Needed)
+}
+
+// Result is what a run produced.
+type Result struct {
+	Dir    string
+	Run    schemas.Run
+	Claims schemas.Claims
+	Steps  []StepResult
+}
+
+const preflightTimeout = 10 * time.Second
+
+// Run measures plan and writes the run directory dir (DESIGN.md): it
+// refuses an existing dir, checks every target answers before creating
+// anything, then sweeps level -> repeat -> target (target order reversed on
+// even repeats), writing each request's record as it ends. When ctx is
+// cancelled no new request starts, in-flight ones finish (within the
+// timeout), and Run writes what it has and returns the Result with
+// ErrInterrupted.
+func Run(ctx context.Context, dir string, plan Plan, opts ...Option) (*Result, error) {
+	cfg := config{timeout: DefaultTimeout, progress: Discard,
+		tool: schemas.Tool{Name: "benchseal", Version: "devel", Modules: []schemas.Module{}}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	p, err := plan.normalize()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(dir); err == nil {
+		return nil, &OutExistsError{dir}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if err := checkBudget(p); err != nil {
+		return nil, err
+	}
+	if p.Targets, err = preflight(ctx, &cfg, p.Targets); err != nil {
+		return nil, err
+	}
+	r, err := newRunner(p, &cfg, dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.create(); err != nil {
+		return nil, err
+	}
+	return r.sweep(ctx)
+}
+
+// checkBudget makes sure no clip needs more variants than it has samples.
+func checkBudget(p Plan) error {
+	if p.NoPerturb {
+		return nil
+	}
+	need := map[[32]byte]int64{}
+	for li := range p.Levels {
+		per := int64(p.Repeats * len(p.Targets))
+		for i := range p.Warmup[li] {
+			need[p.Corpus[i%len(p.Corpus)].SHA256] += per
+		}
+		for i := range p.Requests[li] {
+			need[p.Corpus[i%len(p.Corpus)].SHA256] += per
+		}
+	}
+	for _, c := range p.Corpus {
+		if n := need[c.SHA256]; n > c.WAV.Samples() {
+			return &VariantBudgetError{c.ID, c.WAV.Samples(), n}
+		}
+	}
+	return nil
+}
+
+type runner struct {
+	plan   Plan
+	cfg    *config
+	d      Dir
+	forms  []form
+	urls   []string
+	client []*http.Client
+	auth   []string
+	used   map[[32]byte]int64 // variants handed out per clip so far
+	steps  []StepResult
+	fatal  error
+}
+
+func newRunner(p Plan, cfg *config, dir string) (*runner, error) {
+	r := &runner{plan: p, cfg: cfg, used: map[[32]byte]int64{}}
+	r.d.Path = dir
+	maxC := slices.Max(p.Levels)
+	for _, t := range p.Targets {
+		f, err := newForm(t.Model, t.Fields, p.Stream)
+		if err != nil {
+			return nil, planErrorf("target %q: %v", t.Name, err)
+		}
+		r.forms = append(r.forms, f)
+		r.urls = append(r.urls, strings.TrimRight(t.URL, "/")+"/v1/audio/transcriptions")
+		r.client = append(r.client, &http.Client{Transport: newTransport(maxC)})
+	}
+	if cfg.apiKey != "" {
+		r.auth = []string{"Bearer " + cfg.apiKey}
+	}
+	return r, nil
+}
+
+// newTransport keeps one connection per worker alive between requests.
+// Proxies come from the environment (HTTP_PROXY...), which Go never
+// applies to loopback addresses.
+func newTransport(maxC int) *http.Transport {
+	return &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        0,
+		MaxIdleConnsPerHost: maxC + 8,
+		MaxConnsPerHost:     0,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+		WriteBufferSize:     64 << 10,
+		ReadBufferSize:      64 << 10,
+	}
+}
+
+// create makes the run directory, copies the clips and writes run.json.
+func (r *runner) create() error {
+	if err := os.MkdirAll(filepath.Dir(r.d.Path), 0o755); err != nil {
+		return err
+	}
+	if err := os.Mkdir(r.d.Path, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return &OutExistsError{r.d.Path}
+		}
+		return err
+	}
+	p := r.plan
+	r.d.Anchor = time.Now()
+	run := &schemas.Run{
+		Schema: schemas.RunSchema, Tool: r.cfg.tool, StartedAt: r.d.Anchor.UTC(), Seed: p.Seed,
+		Protocol: schemas.Protocol{Levels: p.Levels, Requests: p.Requests, Passes: p.Passes, Warmup: p.Warmup,
+			Repeats: p.Repeats, Perturb: !p.NoPerturb, TimeoutS: r.cfg.timeout.Seconds(),
+			SuccessRule: schemas.SuccessRule, Stream: p.Stream, TargetOrder: "alternate"},
+		Scoring: p.Scoring, Command: p.Command, Targets: []schemas.Target{}, Corpus: []schemas.Clip{},
+	}
+	if run.Tool.Modules == nil {
+		run.Tool.Modules = []schemas.Module{}
+	}
+	for _, t := range p.Targets {
+		fields := map[string]string{}
+		for k, v := range t.Fields {
+			fields[k] = v
+		}
+		run.Targets = append(run.Targets, schemas.Target{Name: t.Name, URL: t.URL, Model: t.Model, RequestFields: fields})
+	}
+	if err := os.Mkdir(filepath.Join(r.d.Path, "inputs"), 0o755); err != nil {
+		return err
+	}
+	for _, c := range p.Corpus {
+		sum := hex.EncodeToString(c.SHA256[:])
+		file := "inputs/" + sum + ".wav"
+		if err := writeNew(filepath.Join(r.d.Path, file), c.WAV.Bytes); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		f := c.WAV.Format
+		kind := "pcm"
+		if f.Kind == perturb.KindFloat {
+			kind = "float"
+		}
+		run.Corpus = append(run.Corpus, schemas.Clip{ID: c.ID, File: file, Source: c.Source, SHA256: sum,
+			Size: int64(len(c.WAV.Bytes)), Format: kind, Frames: c.WAV.Frames(), Channels: f.Channels,
+			SampleRate: f.SampleRate, Bits: f.BitsPerSample, ValidBits: f.ValidBits, Seconds: c.WAV.Seconds(),
+			Text: c.Text, Language: c.Language})
+	}
+	r.d.Run = run
+	return r.writeRun()
+}
+
+// writeRun replaces run.json atomically: a reader never sees half of it.
+func (r *runner) writeRun() error {
+	b, err := json.MarshalIndent(r.d.Run, "", "  ")
+	if err != nil {
+		return err
+	}
+	return replaceFile(filepath.Join(r.d.Path, "run.json"), append(b, '\n'))
+}
+
+func replaceFile(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// writeNew writes a file that must not exist yet.
+func writeNew(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func (r *runner) hookErr(where string, err error) {
+	if err == nil {
+		return
+	}
+	r.d.Event("", "hook_error", where+": "+err.Error())
+	r.cfg.progress.Warnf("%s: %v", where, err)
+}
+
+func (r *runner) sweep(ctx context.Context) (*Result, error) {
+	for _, h := range r.cfg.hooks {
+		if h.BeforeSweep != nil {
+			if err := h.BeforeSweep(ctx, &r.d); err != nil {
+				r.d.Run.Incomplete = "aborted: " + err.Error()
+				r.writeRun()
+				return nil, err
+			}
+		}
+	}
+	sweepCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	interrupted := false
+	p := r.plan
+	order := slices.Clone(p.Targets)
+sweep:
+	for li, c := range p.Levels {
+		for rep := 1; rep <= p.Repeats; rep++ {
+			// Alternate the order so no target always runs right after
+			// another one warmed the host up.
+			order = slices.Clone(p.Targets)
+			if rep%2 == 0 {
+				slices.Reverse(order)
+			}
+			for _, t := range order {
+				if sweepCtx.Err() != nil {
+					interrupted = true
+					break sweep
+				}
+				ti := slices.IndexFunc(p.Targets, func(x Target) bool { return x.Name == t.Name })
+				res, err := r.step(sweepCtx, ti, Step{Target: t.Name, Level: li, Concurrency: c, Repeat: rep})
+				if err != nil {
+					r.fatal = err
+					break sweep
+				}
+				r.steps = append(r.steps, res)
+				if res.Interrupted {
+					interrupted = true
+					break sweep
+				}
+			}
+		}
+	}
+	if interrupted {
+		r.d.Event("", "interrupted", "the sweep was stopped; in-flight requests were drained")
+	}
+	for _, h := range r.cfg.hooks {
+		if h.AfterSweep != nil {
+			r.hookErr("after sweep", h.AfterSweep(context.WithoutCancel(ctx), &r.d))
+		}
+	}
+	run := r.d.Run
+	run.EndedAt = time.Now().UTC()
+	switch {
+	case r.fatal != nil:
+		run.Incomplete = "failed: " + r.fatal.Error()
+	case interrupted:
+		run.Incomplete = "interrupted"
+	default:
+		run.Complete = true
+	}
+	if err := r.writeRun(); err != nil {
+		return nil, err
+	}
+	res := &Result{Dir: r.d.Path, Run: *run, Steps: r.steps}
+	cl, err := r.writeClaims()
+	if err != nil {
+		return res, err
+	}
+	res.Claims = cl
+	if r.fatal != nil {
+		return res, r.fatal
+	}
+	if interrupted {
+		return res, ErrInterrupted
+	}
+	return res, nil
+}
+
+// writeClaims computes claims.json from the files just written, the same
+// way a verifier will.
+func (r *runner) writeClaims() (schemas.Claims, error) {
+	run, recs, err := claims.LoadDir(os.DirFS(r.d.Path))
+	if err != nil {
+		return schemas.Claims{}, fmt.Errorf("read back the records: %w", err)
+	}
+	cl, err := claims.Compute(run, recs)
+	if err != nil {
+		return cl, fmt.Errorf("compute claims: %w", err)
+	}
+	b, err := json.MarshalIndent(cl, "", "  ")
+	if err != nil {
+		return cl, err
+	}
+	return cl, writeNew(filepath.Join(r.d.Path, "claims.json"), append(b, '\n'))
+}
+
+// job is one request of a step, its variant settled before the timed
+// phase starts.
+type job struct {
+	clip    *Clip
+	variant int64
+	v       perturb.Variant
+	sha     string
+}
+
+// plan hands out the step's variants in schedule order, then hashes them
+// on every core.
+func (r *runner) jobs(li int) ([]job, error) {
+	p := r.plan
+	w, n := p.Warmup[li], p.Requests[li]
+	jobs := make([]job, w+n)
+	for seq := range jobs {
+		i := seq
+		if seq >= w {
+			i = seq - w
+		}
+		c := &p.Corpus[i%len(p.Corpus)]
+		jobs[seq].clip = c
+		if p.NoPerturb {
+			jobs[seq].variant = -1
+			jobs[seq].sha = hex.EncodeToString(c.SHA256[:])
+			continue
+		}
+		jobs[seq].variant = r.used[c.SHA256]
+		r.used[c.SHA256]++
+	}
+	if p.NoPerturb {
+		return jobs, nil
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make([]error, runtime.GOMAXPROCS(0))
+	for g := range errs {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				j := &jobs[i]
+				idx, err := perturb.Plan{Seed: p.Seed}.Index(j.clip.SHA256, j.clip.WAV.Samples(), j.variant)
+				if err == nil {
+					j.v, err = j.clip.WAV.Variant(idx)
+				}
+				if err != nil {
+					errs[g] = fmt.Errorf("clip %q variant %d: %w", j.clip.ID, j.variant, err)
+					return
+				}
+				j.sha = hex.EncodeToString(j.v.SHA256[:])
+			}
+		})
+	}
+	wg.Wait()
+	return jobs, errors.Join(errs...)
+}
+
+// recordFile appends one JSON line per finished request and flushes it at
+// once: a crash loses at most the line being written.
+type recordFile struct {
+	mu  sync.Mutex
+	f   *os.File
+	w   *bufio.Writer
+	enc *json.Encoder
+	err error
+}
+
+func createRecordFile(path string) (*recordFile, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	rf := &recordFile{f: f, w: bufio.NewWriterSize(f, 16<<10)}
+	rf.enc = json.NewEncoder(rf.w)
+	rf.enc.SetEscapeHTML(false)
+	return rf, nil
+}
+
+func (rf *recordFile) write(rec *schemas.Record) {
+	rf.mu.Lock()
+	defer rf.mu.Unlock()
+	if rf.err != nil {
+		return
+	}
+	if err := rf.enc.Encode(rec); err != nil {
+		rf.err = err
+		return
+	}
+	rf.err = rf.w.Flush()
+}
+
+func (rf *recordFile) close() error {
+	rf.mu.Lock()
+	defer rf.mu.Unlock()
+	err := errors.Join(rf.err, rf.w.Flush(), rf.f.Close())
+	return err
+}
+
+// worker holds what one closed-loop worker reuses between requests.
+type worker struct {
+	id  int
+	buf bytes.Buffer
+	br  *bufio.Reader
+}
+
+func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
+	p := r.plan
+	res := StepResult{Step: s, Errors: map[string]int{}}
+	jobs, err := r.jobs(s.Level)
+	if err != nil {
+		return res, err
+	}
+	rf, err := createRecordFile(filepath.Join(r.d.Path, "records", s.Target, fmt.Sprintf("c%d-r%d.jsonl", s.Concurrency, s.Repeat)))
+	if err != nil {
+		return res, err
+	}
+	for _, h := range r.cfg.hooks {
+		if h.BeforeStep != nil {
+			r.hookErr("before "+stepName(s), h.BeforeStep(ctx, &r.d, s))
+		}
+	}
+	w := p.Warmup[s.Level]
+	r.cfg.progress.Begin(s, len(jobs))
+	recs := make([]schemas.Record, len(jobs))
+	workers := make([]*worker, s.Concurrency)
+	for i := range workers {
+		workers[i] = &worker{id: i, br: bufio.NewReaderSize(nil, 16<<10)}
+	}
+	// In-flight requests outlive an interrupt: they drain within the timeout.
+	reqBase := context.WithoutCancel(ctx)
+	phase := func(name string, from, to int) {
+		var next atomic.Int64
+		next.Store(int64(from))
+		var wg sync.WaitGroup
+		for _, wk := range workers {
+			wg.Go(func() {
+				for ctx.Err() == nil {
+					seq := int(next.Add(1) - 1)
+					if seq >= to {
+						return
+					}
+					rec := &recs[seq]
+					r.do(reqBase, ti, wk, &jobs[seq], rec)
+					rec.Target, rec.Concurrency, rec.Repeat, rec.Phase, rec.Seq, rec.Worker = s.Target, s.Concurrency, s.Repeat, name, seq, wk.id
+					rf.write(rec)
+					r.cfg.progress.Done(rec.OK)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	phase(schemas.PhaseWarmup, 0, w)
+	phase(schemas.PhaseMeasure, w, len(jobs))
+	if err := rf.close(); err != nil {
+		return res, fmt.Errorf("write records of %s: %w", stepName(s), err)
+	}
+	first := true
+	for i := range recs {
+		rec := &recs[i]
+		if rec.Target == "" { // never sent: interrupted
+			res.Interrupted = true
+			continue
+		}
+		if rec.Phase == schemas.PhaseWarmup {
+			res.Warmup++
+			continue
+		}
+		res.Requests++
+		if first || rec.StartNs < res.StartNs {
+			res.StartNs = rec.StartNs
+		}
+		if first || rec.EndNs > res.EndNs {
+			res.EndNs = rec.EndNs
+		}
+		first = false
+		if rec.OK {
+			res.Succeeded++
+		} else {
+			res.Errors[rec.ErrorClass]++
+		}
+	}
+	if res.Requests > 0 && res.Succeeded == 0 {
+		msg := fmt.Sprintf("target %q failed every request of concurrency %d, repeat %d (%s)", s.Target, s.Concurrency, s.Repeat, errorSummary(res.Errors))
+		r.d.Run.Notes = append(r.d.Run.Notes, msg)
+		r.d.Event(s.Target, "level_all_failed", msg)
+		r.cfg.progress.Warnf("%s", msg)
+	}
+	for _, h := range r.cfg.hooks {
+		if h.AfterStep != nil {
+			r.hookErr("after "+stepName(s), h.AfterStep(ctx, &r.d, res))
+		}
+	}
+	r.cfg.progress.End(res)
+	return res, nil
+}
+
+func stepName(s Step) string { return fmt.Sprintf("%s c=%d r=%d", s.Target, s.Concurrency, s.Repeat) }
+
+func errorSummary(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// do sends one request and fills rec with what happened.
+func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schemas.Record) {
+	p := r.plan
+	c := j.clip
+	rec.Clip, rec.Variant, rec.InputSHA256, rec.AudioSeconds = c.ID, j.variant, j.sha, c.WAV.Seconds()
+	b := &body{}
+	if p.NoPerturb {
+		rec.SampleIndex, rec.ByteOffset = -1, -1
+		b.reset(&r.forms[ti], perturb.Splice{}, c.WAV.Bytes)
+	} else {
+		rec.SampleIndex, rec.ByteOffset = j.v.SampleIndex, j.v.ByteOffset
+		b.reset(&r.forms[ti], c.WAV.Splice(j.v), nil)
+	}
+	segs := b.segs
+	ctx, cancel := context.WithTimeout(base, r.cfg.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.urls[ti], b)
+	if err != nil {
+		rec.ErrorClass, rec.Error = schemas.ErrConnect, err.Error()
+		return
+	}
+	req.ContentLength = b.len()
+	// A retry on a keep-alive connection the server had closed re-reads
+	// the same bytes; b is never written again, so sharing its byte is safe.
+	req.GetBody = func() (io.ReadCloser, error) { return &body{segs: segs}, nil }
+	req.Header["Content-Type"] = []string{r.forms[ti].contentType}
+	req.Header["Accept"] = []string{"*/*"}
+	if r.auth != nil {
+		req.Header["Authorization"] = r.auth
+	}
+	anchor := r.d.Anchor
+	rec.StartNs = time.Since(anchor).Nanoseconds()
+	resp, err := r.client[ti].Do(req)
+	if err != nil {
+		rec.EndNs = time.Since(anchor).Nanoseconds()
+		rec.ErrorClass, rec.Error = classify(ctx, err), unwrapURLError(err).Error()
+		return
+	}
+	defer resp.Body.Close()
+	rec.Status = resp.StatusCode
+	if !p.Stream || resp.StatusCode != http.StatusOK {
+		rec.FirstByteNs = time.Since(anchor).Nanoseconds()
+	}
+	var text string
+	if p.Stream && resp.StatusCode == http.StatusOK && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		wk.br.Reset(resp.Body)
+		text, err = readSSE(wk.br, func() { rec.FirstByteNs = time.Since(anchor).Nanoseconds() })
+		rec.EndNs = time.Since(anchor).Nanoseconds()
+		wk.br.Reset(nil)
+		if err != nil {
+			rec.ErrorClass, rec.Error = classify(ctx, err), err.Error()
+			rec.Text = text
+			return
+		}
+	} else {
+		if p.Stream && resp.StatusCode == http.StatusOK && rec.FirstByteNs == 0 {
+			rec.FirstByteNs = time.Since(anchor).Nanoseconds()
+		}
+		wk.buf.Reset()
+		_, err = wk.buf.ReadFrom(resp.Body)
+		rec.EndNs = time.Since(anchor).Nanoseconds()
+		if err != nil {
+			rec.ErrorClass, rec.Error = classify(ctx, err), "reading the response: "+err.Error()
+			return
+		}
+		if resp.StatusCode != http.StatusOK {
+			rec.ErrorClass = schemas.ErrHTTP
+			rec.Error = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, safeString(wk.buf.Bytes(), 300))
+			return
+		}
+		text, err = responseText(r.plan.Targets[ti].Fields["response_format"], wk.buf.Bytes())
+		if err != nil {
+			rec.ErrorClass, rec.Error = schemas.ErrDecode, err.Error()
+			return
+		}
+	}
+	rec.Text = text
+	rec.TextScored = ScoredText(text)
+	if strings.TrimSpace(rec.TextScored) == "" {
+		rec.ErrorClass, rec.Error = schemas.ErrEmptyText, "HTTP 200 with an empty transcript"
+		return
+	}
+	rec.OK = true
+}
+
+func classify(ctx context.Context, err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded),
+		errors.As(err, &ne) && ne.Timeout():
+		return schemas.ErrTimeout
+	case errors.Is(err, context.Canceled):
+		return schemas.ErrCanceled
+	default:
+		return schemas.ErrConnect
+	}
+}

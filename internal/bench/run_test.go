@@ -1,0 +1,245 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/sim"
+	"github.com/benchseal/benchseal/perturb"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+func TestRunAgainstSim(t *testing.T) {
+	clips, sc := testCorpus(t, 3, 0.5)
+	a := simServer(t, sim.Config{Corpus: sc, BaseLatency: 20 * time.Millisecond})
+	b := simServer(t, sim.Config{Corpus: sc, BaseLatency: 10 * time.Millisecond, Persona: sim.PersonaSGLangOmni, Model: "m2"})
+	p := Plan{
+		Targets: []Target{{Name: "a", URL: a.URL}, {Name: "b", URL: b.URL, Model: "m2", Fields: map[string]string{"language": "en"}}},
+		Corpus:  clips, Levels: []int{1, 4}, Requests: []int{5, 12}, Repeats: 2, Seed: 42,
+	}
+	dir, res, err := runPlan(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := loadRun(t, dir)
+	if !l.run.Complete || l.run.Incomplete != "" || l.run.EndedAt.IsZero() {
+		t.Errorf("run.json: complete %v incomplete %q", l.run.Complete, l.run.Incomplete)
+	}
+	if l.run.Targets[0].Model != sim.DefaultModel {
+		t.Errorf("model of a = %q, want the one /v1/models lists", l.run.Targets[0].Model)
+	}
+	if len(res.Steps) != 2*2*2 || len(l.files) != 8 {
+		t.Fatalf("%d steps, %d files; want 8", len(res.Steps), len(l.files))
+	}
+	wavs := map[string]*perturb.WAV{}
+	for _, c := range clips {
+		wavs[c.ID] = c.WAV
+		// inputs/<sha>.wav holds the original bytes.
+		got, err := os.ReadFile(filepath.Join(dir, "inputs", hexSum(c.SHA256)+".wav"))
+		if err != nil || string(got) != string(c.WAV.Bytes) {
+			t.Errorf("inputs copy of %s: %v", c.ID, err)
+		}
+	}
+	seen := map[string]bool{}
+	for li, c := range p.Levels {
+		for rep := 1; rep <= 2; rep++ {
+			var firstStart []int64
+			for _, tg := range []string{"a", "b"} {
+				name := fmt.Sprintf("records/%s/c%d-r%d.jsonl", tg, c, rep)
+				rs := l.files[name]
+				var warm, meas int
+				for _, r := range rs {
+					if r.Phase == schemas.PhaseWarmup {
+						warm++
+					} else {
+						meas++
+					}
+					if !r.OK {
+						t.Errorf("%s seq %d failed: %s %s", name, r.Seq, r.ErrorClass, r.Error)
+					}
+					if seen[r.InputSHA256] {
+						t.Errorf("%s seq %d: input hash sent twice", name, r.Seq)
+					}
+					seen[r.InputSHA256] = true
+					variantOK(t, wavs, r)
+					if r.TextScored != refs[slices.IndexFunc(clips, func(x Clip) bool { return x.ID == r.Clip })%3] {
+						t.Errorf("%s seq %d: text %q", name, r.Seq, r.TextScored)
+					}
+				}
+				if warm != c || meas != p.Requests[li] {
+					t.Errorf("%s: %d warm-ups + %d measured, want %d + %d", name, warm, meas, c, p.Requests[li])
+				}
+				if peak := claims.PeakInFlight(rs); peak != c {
+					t.Errorf("%s: peak in flight %d, want %d", name, peak, c)
+				}
+				firstStart = append(firstStart, slices.MinFunc(rs, func(x, y schemas.Record) int { return int(x.StartNs - y.StartNs) }).StartNs)
+			}
+			// Target order alternates: a first on odd repeats, b on even.
+			if (rep%2 == 1) != (firstStart[0] < firstStart[1]) {
+				t.Errorf("c=%d r=%d: target order does not alternate", c, rep)
+			}
+		}
+	}
+	lv := l.claims.Targets[0].Levels[1]
+	if lv.Median.PeakInFlight != 4 || lv.Median.Succeeded != 12 || len(lv.Repeats) != 2 {
+		t.Errorf("claims a c=4: %+v", lv.Median)
+	}
+	if w := lv.Median.WER; w == nil || *w != 0 {
+		t.Errorf("wer against a server answering the references = %v, want 0", w)
+	}
+}
+
+func TestRunRefusesExistingOut(t *testing.T) {
+	clips, sc := testCorpus(t, 1, 0.1)
+	ts := simServer(t, sim.Config{Corpus: sc})
+	dir := t.TempDir() // exists
+	marker := filepath.Join(dir, "keep")
+	os.WriteFile(marker, []byte("evidence"), 0o644)
+	_, err := Run(context.Background(), dir, Plan{Targets: []Target{{Name: "a", URL: ts.URL}}, Corpus: clips, Levels: []int{1}, Requests: []int{1}})
+	var oe *OutExistsError
+	if !errors.As(err, &oe) {
+		t.Fatalf("Run into an existing dir = %v, want *OutExistsError", err)
+	}
+	if b, _ := os.ReadFile(marker); string(b) != "evidence" {
+		t.Error("existing file touched")
+	}
+}
+
+func TestRunUnreachableTarget(t *testing.T) {
+	clips, sc := testCorpus(t, 1, 0.1)
+	ok := simServer(t, sim.Config{Corpus: sc})
+	dead := simServer(t, sim.Config{Corpus: sc})
+	dead.Close()
+	dir, _, err := runPlan(t, Plan{Targets: []Target{{Name: "a", URL: ok.URL}, {Name: "b", URL: dead.URL}},
+		Corpus: clips, Levels: []int{1}, Requests: []int{1}})
+	var te *TargetError
+	if !errors.As(err, &te) || te.Target != "b" || !strings.Contains(err.Error(), "is not answering") {
+		t.Fatalf("err = %v, want a *TargetError for b", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a run directory was left behind: %v", err)
+	}
+}
+
+func TestRunSheddingIsRecorded(t *testing.T) {
+	clips, sc := testCorpus(t, 2, 0.1)
+	ts := simServer(t, sim.Config{Corpus: sc, BaseLatency: 50 * time.Millisecond, MaxRunning: 2, MaxQueue: 1})
+	dir, _, err := runPlan(t, Plan{Targets: []Target{{Name: "a", URL: ts.URL}}, Corpus: clips,
+		Levels: []int{8}, Requests: []int{40}, Warmup: []int{0}, Repeats: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := loadRun(t, dir)
+	m := l.claims.Targets[0].Levels[0].Repeats[0]
+	if m.Requests != 40 || m.Errors[schemas.ErrHTTP] == 0 || m.Succeeded == 0 || m.Succeeded+m.Errors[schemas.ErrHTTP] != 40 {
+		t.Errorf("shedding: %d requests, %d ok, errors %v", m.Requests, m.Succeeded, m.Errors)
+	}
+	for _, r := range l.recs {
+		if !r.OK && (r.Status != 503 || !strings.Contains(r.Error, "HTTP 503")) {
+			t.Errorf("shed record: status %d error %q", r.Status, r.Error)
+		}
+	}
+}
+
+func TestRunTimeoutsAndAllFailedLevel(t *testing.T) {
+	clips, sc := testCorpus(t, 1, 0.1)
+	ts := simServer(t, sim.Config{Corpus: sc, BaseLatency: 5 * time.Second})
+	dir, res, err := runPlan(t, Plan{Targets: []Target{{Name: "a", URL: ts.URL}}, Corpus: clips,
+		Levels: []int{2}, Requests: []int{2}, Warmup: []int{0}, Repeats: 1}, WithTimeout(200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := loadRun(t, dir)
+	if res.Steps[0].Errors[schemas.ErrTimeout] != 2 {
+		t.Errorf("errors %v, want 2 timeouts", res.Steps[0].Errors)
+	}
+	for _, r := range l.recs {
+		if d := time.Duration(r.EndNs - r.StartNs); d > 2*time.Second {
+			t.Errorf("a request lasted %v despite the 200ms timeout", d)
+		}
+	}
+	if len(l.run.Notes) != 1 || !strings.Contains(l.run.Notes[0], "failed every request") ||
+		!slices.ContainsFunc(l.run.Events, func(e schemas.RunEvent) bool { return e.Kind == "level_all_failed" }) {
+		t.Errorf("notes %q events %+v", l.run.Notes, l.run.Events)
+	}
+}
+
+func TestRunInterruptDrains(t *testing.T) {
+	clips, sc := testCorpus(t, 2, 0.1)
+	ts := simServer(t, sim.Config{Corpus: sc, BaseLatency: 30 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dir := filepath.Join(t.TempDir(), "run")
+	steps := 0
+	hooks := Hooks{AfterStep: func(context.Context, *Dir, StepResult) error {
+		steps++
+		if steps == 1 {
+			go func() { time.Sleep(50 * time.Millisecond); cancel() }() // mid-way through the second step
+		}
+		return nil
+	}}
+	res, err := Run(ctx, dir, Plan{Targets: []Target{{Name: "a", URL: ts.URL}}, Corpus: clips,
+		Levels: []int{4}, Requests: []int{40}, Repeats: 3}, WithHooks(hooks))
+	if !errors.Is(err, ErrInterrupted) || res == nil {
+		t.Fatalf("err = %v, want ErrInterrupted with a result", err)
+	}
+	l := loadRun(t, dir)
+	if l.run.Complete || l.run.Incomplete != "interrupted" ||
+		!slices.ContainsFunc(l.run.Events, func(e schemas.RunEvent) bool { return e.Kind == "interrupted" }) {
+		t.Errorf("run.json: complete %v incomplete %q events %+v", l.run.Complete, l.run.Incomplete, l.run.Events)
+	}
+	r2 := l.files["records/a/c4-r2.jsonl"]
+	if len(r2) == 0 || len(r2) >= 44 {
+		t.Errorf("second repeat has %d records, want some but not all", len(r2))
+	}
+	for _, r := range r2 {
+		if !r.OK { // drained, not cancelled
+			t.Errorf("in-flight request was not drained: %s %s", r.ErrorClass, r.Error)
+		}
+	}
+	if _, ok := l.files["records/a/c4-r3.jsonl"]; ok {
+		t.Error("a step started after the interrupt")
+	}
+}
+
+func TestAPIKeyIsSentNeverWritten(t *testing.T) {
+	const key = "sk-secret-do-not-write-4242"
+	clips, sc := testCorpus(t, 1, 0.1)
+	s, _ := sim.New(sim.Config{Corpus: sc})
+	var unauth atomic.Int64
+	guard := httptestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+key {
+			unauth.Add(1)
+			http.Error(w, "no key", http.StatusUnauthorized)
+			return
+		}
+		s.ServeHTTP(w, r)
+	})
+	dir, _, err := runPlan(t, Plan{Targets: []Target{{Name: "a", URL: guard.URL}}, Corpus: clips,
+		Levels: []int{2}, Requests: []int{4}, Repeats: 1, Command: []string{"benchseal", "run"}}, WithAPIKey(key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := unauth.Load(); n != 0 {
+		t.Errorf("%d requests without the key", n)
+	}
+	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			b, _ := os.ReadFile(path)
+			if strings.Contains(string(b), key) {
+				t.Errorf("%s contains the API key", path)
+			}
+		}
+		return nil
+	})
+}
