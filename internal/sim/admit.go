@@ -21,39 +21,40 @@ type admission struct {
 	queue    []chan struct{}
 }
 
-// admit blocks until the request may run. It returns errShed at once when
-// the queue is full, or ctx's error if the client went away while waiting.
-// On success the caller must call release exactly once.
-func (a *admission) admit(ctx context.Context) error {
+// admit blocks until the request may run and reports whether it had to
+// wait. It returns errShed at once when the queue is full, or ctx's error if
+// the client went away while waiting. On success the caller must call
+// release exactly once.
+func (a *admission) admit(ctx context.Context) (queued bool, err error) {
 	a.mu.Lock()
 	if a.max <= 0 || a.running < a.max {
 		a.running++
 		a.mu.Unlock()
-		return nil
+		return false, nil
 	}
 	if a.maxQueue > 0 && len(a.queue) >= a.maxQueue {
 		a.mu.Unlock()
-		return errShed
+		return false, errShed
 	}
 	turn := make(chan struct{})
 	a.queue = append(a.queue, turn)
 	a.mu.Unlock()
 	select {
 	case <-turn:
-		return nil
+		return true, nil
 	case <-ctx.Done():
 		a.mu.Lock()
 		for i, c := range a.queue {
 			if c == turn {
 				a.queue = append(a.queue[:i], a.queue[i+1:]...)
 				a.mu.Unlock()
-				return ctx.Err()
+				return true, ctx.Err()
 			}
 		}
 		a.mu.Unlock()
 		// The turn was handed over just as the client left: pass it on.
 		a.release()
-		return ctx.Err()
+		return true, ctx.Err()
 	}
 }
 

@@ -472,13 +472,13 @@ func TestShedding(t *testing.T) {
 
 func TestFIFOAdmission(t *testing.T) {
 	a := &admission{max: 1}
-	if err := a.admit(context.Background()); err != nil {
+	if _, err := a.admit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	order := make(chan int, 3)
 	for i := range 3 {
 		go func() {
-			if err := a.admit(context.Background()); err != nil {
+			if _, err := a.admit(context.Background()); err != nil {
 				t.Error(err)
 				return
 			}
@@ -508,7 +508,7 @@ func TestAdmissionCancelWhileQueued(t *testing.T) {
 	a.admit(context.Background())
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- a.admit(ctx) }()
+	go func() { _, err := a.admit(ctx); done <- err }()
 	for {
 		if _, w := a.state(); w == 1 {
 			break

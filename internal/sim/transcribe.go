@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -51,10 +52,13 @@ func parseRequest(r *http.Request) (*request, error) {
 		}
 		name := part.FormName()
 		if name == "file" {
-			req.file, err = io.ReadAll(io.LimitReader(part, maxFileBytes+1))
-			if err != nil {
+			// The body's length bounds the file's: one allocation, not a
+			// doubling series.
+			buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), maxFileBytes)+bytes.MinRead))
+			if _, err := buf.ReadFrom(io.LimitReader(part, maxFileBytes+1)); err != nil {
 				return nil, fmt.Errorf("reading file: %v", err)
 			}
+			req.file = buf.Bytes()
 			if len(req.file) > maxFileBytes {
 				return nil, fmt.Errorf("file exceeds %d bytes", maxFileBytes)
 			}
@@ -137,14 +141,18 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		s.metrics.cacheQuery(a.tokens, hit)
 		if hit {
 			a.text = text
-			s.respond(w, r, req, a, start, n, 0)
+			s.respond(w, r, req, a, start, n, start, 0)
 			return
 		}
 	} else {
 		s.metrics.cacheQuery(a.tokens, false)
 	}
 
-	if err := s.admission.admit(r.Context()); err != nil {
+	// Service starts when the request arrived, or when it left the queue:
+	// the time spent reading and hashing the body is part of it, as it is
+	// in a real engine, so latency is what was configured.
+	queued, err := s.admission.admit(r.Context())
+	if err != nil {
 		if errors.Is(err, errShed) {
 			s.fail(w, s.shedStatus(), "The server is overloaded: too many requests queued.")
 			return
@@ -153,11 +161,15 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.admission.release()
+	begin := start
+	if queued {
+		begin = time.Now()
+	}
 
 	a.text = s.recognise(req.file, a.cacheKey)
 	service := s.cfg.BaseLatency + time.Duration(a.seconds*float64(s.cfg.PerAudioSecond))
 	if s.cfg.FailRate > 0 && s.draw(n) < s.cfg.FailRate {
-		if sleep(r, service) {
+		if sleepUntil(r, begin.Add(service)) {
 			s.fail(w, http.StatusInternalServerError, "Internal server error (simulated failure).")
 		}
 		return
@@ -167,7 +179,7 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		s.cache[a.cacheKey] = a.text
 		s.cacheMu.Unlock()
 	}
-	s.respond(w, r, req, a, start, n, service)
+	s.respond(w, r, req, a, start, n, begin, service)
 }
 
 // recognise returns the transcript for audio: the corpus reference (with
@@ -189,15 +201,17 @@ func (s *Server) fail(w http.ResponseWriter, status int, msg string) {
 	s.writeError(w, status, msg)
 }
 
-// sleep waits d, or until the client leaves; it reports whether d passed.
-func sleep(r *http.Request, d time.Duration) bool {
+// sleepUntil waits until t, or until the client leaves; it reports whether
+// t was reached.
+func sleepUntil(r *http.Request, t time.Time) bool {
+	d := time.Until(t)
 	if d <= 0 {
 		return r.Context().Err() == nil
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
 	select {
-	case <-t.C:
+	case <-timer.C:
 		return true
 	case <-r.Context().Done():
 		return false
@@ -205,19 +219,19 @@ func sleep(r *http.Request, d time.Duration) bool {
 }
 
 // respond serves the answer after service time, in the requested shape.
-func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a answer, start time.Time, n uint64, service time.Duration) {
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a answer, start time.Time, n uint64, begin time.Time, service time.Duration) {
 	text := a.text
 	if s.cfg.RawPrefix {
 		text = RawPrefix + text
 	}
 	completion := int64(len(strings.Fields(a.text))) + 1
 	if req.stream {
-		if s.stream(w, r, req, a, text, n, service) {
+		if s.stream(w, r, a, text, n, begin, service) {
 			s.metrics.done(true, time.Since(start).Seconds(), completion)
 		}
 		return
 	}
-	if !sleep(r, service) {
+	if !sleepUntil(r, begin.Add(service)) {
 		s.metrics.done(false, 0, 0)
 		return
 	}
@@ -262,7 +276,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 // word, the service time spread evenly so that the last word arrives when a
 // plain answer would, then a final chunk with finish_reason and usage, then
 // [DONE]. It reports whether the whole stream was written.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a answer, text string, n uint64, service time.Duration) bool {
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, a answer, text string, n uint64, begin time.Time, service time.Duration) bool {
 	words := strings.SplitAfter(text, " ")
 	if text == "" {
 		words = nil
@@ -293,7 +307,6 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	begin := time.Now()
 	headerSent := false
 	send := func(c chunk) bool {
 		b, _ := json.Marshal(c)
@@ -307,7 +320,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 	}
 	for i, word := range words {
 		at := begin.Add(service * time.Duration(i+1) / time.Duration(len(words)))
-		if !sleep(r, time.Until(at)) {
+		if !sleepUntil(r, at) {
 			return false
 		}
 		headerSent = true
@@ -315,7 +328,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 			return false
 		}
 	}
-	if !headerSent && !sleep(r, service) {
+	if !headerSent && !sleepUntil(r, begin.Add(service)) {
 		return false
 	}
 	stop := "stop"
