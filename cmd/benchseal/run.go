@@ -1,0 +1,307 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/benchseal/benchseal/internal/bench"
+	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/score"
+	"github.com/benchseal/benchseal/schemas"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+func init() { register(newRunCmd) }
+
+type runFlags struct {
+	targets, models, forms []string
+	audio, corpus, out      string
+	concurrency, requests   string
+	passes, warmup, repeats int
+	seed                    uint64
+	language, format        string
+	timeout                 time.Duration
+	apiKey                  string
+	noPerturb, stream       bool
+	normalizer, aligner     string
+	failuresAsDeletions     bool
+}
+
+func newRunCmd(e *env) *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "measure transcription servers with a closed-loop concurrency sweep",
+		Long: `run drives each target's /v1/audio/transcriptions with a closed-loop sweep:
+at every concurrency level C, C workers each send a request, read the whole
+response and send the next, never more than C in flight. Every request sends
+its own 1-LSB variant of its clip, so no cache can recognise it. Levels,
+repeats and targets are interleaved (level -> repeat -> target, the target
+order reversed on even repeats) so all targets see the same host noise.
+
+Before measuring, every target must answer GET /v1/models. The run directory
+(--out, which must not exist) gets run.json, records/<target>/c<C>-r<R>.jsonl
+(one line per request, warm-ups included, written as requests end) and
+claims.json. The first Ctrl-C stops starting requests, lets those in flight
+finish and keeps what was measured (exit status 130); a second one exits at
+once.
+
+Requests per level: --requests N (or one per level, comma-separated), or
+--passes P over the corpus; by default the larger of the corpus size and 8*C.
+The API key (--api-key or OPENAI_API_KEY) is sent as a bearer token and never
+written anywhere.`,
+		Example: `  benchseal run --target sglang=http://127.0.0.1:30000 --target vllm=http://127.0.0.1:8000 \
+    --corpus clips/ --concurrency 1,16,64 --requests 256 --out runs/qwen3-asr`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRun(cmd, e, &f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.targets, "target", nil, "a server under test as NAME=URL (base URL, without /v1); repeat for several")
+	fl.StringArrayVar(&f.models, "model", nil, "model to request: M for every target, or NAME=M for one (default: the one the server lists)")
+	fl.StringVar(&f.audio, "audio", "", "one WAV clip (reference: a same-named .txt next to it)")
+	fl.StringVar(&f.corpus, "corpus", "", "a folder of WAVs (+ same-named .txt), a JSONL manifest or a SeedTTS meta.lst")
+	fl.StringVar(&f.concurrency, "concurrency", "1,16,32,64,128", "concurrency levels, comma-separated")
+	fl.StringVar(&f.requests, "requests", "", "measured requests per level and repeat: N, or one per level")
+	fl.IntVar(&f.passes, "passes", 0, "measured requests per level: P passes over the corpus")
+	fl.IntVar(&f.warmup, "warmup", -1, "warm-up requests per level and repeat (default: one per worker)")
+	fl.IntVar(&f.repeats, "repeats", bench.DefaultRepeats, "repeats of every level and target")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the variants' sample indices")
+	fl.StringVar(&f.language, "language", "", "language form field (e.g. en)")
+	fl.StringVar(&f.format, "response-format", "json", "response_format form field: json, verbose_json or text")
+	fl.StringArrayVar(&f.forms, "form", nil, "an extra form field as key=value; repeat for several")
+	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "limit per request")
+	fl.StringVar(&f.apiKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never recorded")
+	fl.StringVar(&f.out, "out", "", "run directory to create (must not exist)")
+	fl.BoolVar(&f.noPerturb, "no-perturb", false, "send the clips unchanged (recorded; only to demonstrate caches)")
+	fl.BoolVar(&f.stream, "stream", false, "stream=true: time to first text delta over SSE")
+	fl.StringVar(&f.normalizer, "normalizer", "", "text normalizer for WER: whisper-en, basic, zh, none (default whisper-en; zh for --language zh)")
+	fl.StringVar(&f.aligner, "aligner", "unit", "aligner for WER: unit or sclite")
+	fl.BoolVar(&f.failuresAsDeletions, "failures-as-deletions", false, "score failed requests as empty transcripts instead of leaving them out")
+	return cmd
+}
+
+func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
+	plan, err := buildPlan(e, f)
+	if err != nil {
+		return err
+	}
+	key := f.apiKey
+	if key == "" {
+		key = e.getenv("OPENAI_API_KEY")
+	}
+	tool, err := fingerprint.Tool()
+	if err != nil {
+		warnf(e.stderr, "client identity: %v", err)
+	}
+	tty := false
+	if fd, ok := e.stderr.(interface{ Fd() uintptr }); ok {
+		tty = term.IsTerminal(int(fd.Fd()))
+	}
+
+	// The root's context is cancelled by the first interrupt (drain); a
+	// second one ends the process at once.
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
+	go func() {
+		n := 0
+		for range sig {
+			n++
+			if n == 1 {
+				infof(e.stderr, "interrupted: letting requests in flight finish (Ctrl-C again to exit at once)")
+				continue
+			}
+			infof(e.stderr, "interrupted again: exiting now")
+			os.Exit(exitInterrupted)
+		}
+	}()
+
+	res, err := bench.Run(cmd.Context(), f.out, plan,
+		bench.WithTimeout(f.timeout), bench.WithAPIKey(key), bench.WithTool(tool),
+		bench.WithProgress(bench.NewProgress(e.stderr, tty)))
+	switch {
+	case errors.Is(err, bench.ErrInterrupted):
+		infof(e.stderr, "kept what was measured in %s (run marked incomplete)", res.Dir)
+		return errInterrupted
+	case err != nil:
+		return runError(err)
+	}
+	infof(e.stderr, "run written to %s", res.Dir)
+	return nil
+}
+
+// runError words the runner's errors and attaches hints.
+func runError(err error) error {
+	var (
+		pe *bench.PlanError
+		te *bench.TargetError
+		me *bench.ModelError
+		oe *bench.OutExistsError
+		ce *bench.CorpusError
+		be *bench.VariantBudgetError
+	)
+	switch {
+	case errors.As(err, &pe):
+		return &usageError{err}
+	case errors.As(err, &te):
+		return withHint(err, "start the server, or fix --target %s=URL (the base URL, without /v1)", te.Target)
+	case errors.As(err, &me):
+		return withHint(err, "name the model with --model %s=MODEL", me.Target)
+	case errors.As(err, &oe):
+		return withHint(fmt.Errorf("run: %w", err), "choose a new --out directory")
+	case errors.As(err, &ce):
+		return fmt.Errorf("corpus: %w", err)
+	case errors.As(err, &be):
+		return withHint(err, "use longer clips, more clips or fewer requests")
+	}
+	return fmt.Errorf("run: %w", err)
+}
+
+func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
+	var p bench.Plan
+	if f.out == "" {
+		return p, usageErrorf("--out is required: the run directory to create")
+	}
+	if len(f.targets) == 0 {
+		return p, usageErrorf("--target NAME=URL is required")
+	}
+	if (f.audio == "") == (f.corpus == "") {
+		return p, usageErrorf("give exactly one of --audio FILE and --corpus PATH")
+	}
+	if f.requests != "" && f.passes != 0 {
+		return p, usageErrorf("give --requests or --passes, not both")
+	}
+	fields := map[string]string{}
+	if f.language != "" {
+		fields["language"] = f.language
+	}
+	if f.format != "" {
+		fields["response_format"] = f.format
+	}
+	for _, kv := range f.forms {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return p, usageErrorf("--form %q: want key=value", kv)
+		}
+		if k == "file" || k == "model" || k == "stream" {
+			return p, usageErrorf("--form %s: benchseal sets this field itself (use --model or --stream)", k)
+		}
+		fields[k] = v
+	}
+	for _, t := range f.targets {
+		name, url, ok := strings.Cut(t, "=")
+		if !ok || name == "" || !(strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "https://")) {
+			return p, usageErrorf("--target %q: want NAME=URL with an http:// or https:// URL", t)
+		}
+		p.Targets = append(p.Targets, bench.Target{Name: name, URL: url, Fields: fields})
+	}
+	for _, m := range f.models {
+		name, model, per := strings.Cut(m, "=")
+		if !per {
+			for i := range p.Targets {
+				if p.Targets[i].Model == "" {
+					p.Targets[i].Model = m
+				}
+			}
+			continue
+		}
+		found := false
+		for i := range p.Targets {
+			if p.Targets[i].Name == name {
+				p.Targets[i].Model, found = model, true
+			}
+		}
+		if !found {
+			return p, usageErrorf("--model %q: no --target named %q", m, name)
+		}
+	}
+	levels, err := intList("--concurrency", f.concurrency, 1)
+	if err != nil {
+		return p, err
+	}
+	p.Levels = levels
+	if f.audio != "" {
+		c, err := bench.LoadClip(f.audio)
+		if err != nil {
+			return p, runError(err)
+		}
+		p.Corpus = []bench.Clip{c}
+	} else {
+		clips, err := bench.LoadCorpus(f.corpus)
+		if err != nil {
+			return p, withHint(runError(err), "--corpus takes a folder of .wav files (+ same-named .txt), a .jsonl manifest of {\"id\", \"audio\", \"text\", \"language\"} or a SeedTTS meta.lst")
+		}
+		p.Corpus = clips
+	}
+	switch {
+	case f.requests != "":
+		if p.Requests, err = intList("--requests", f.requests, 1); err != nil {
+			return p, err
+		}
+	case f.passes > 0:
+		p.Passes = f.passes
+		p.Requests = []int{f.passes * len(p.Corpus)}
+	case f.passes < 0:
+		return p, usageErrorf("--passes %d: must be at least 1", f.passes)
+	default:
+		for _, c := range levels {
+			p.Requests = append(p.Requests, max(len(p.Corpus), 8*c))
+		}
+	}
+	if f.warmup >= 0 {
+		p.Warmup = []int{f.warmup}
+	}
+	if f.repeats < 1 {
+		return p, usageErrorf("--repeats %d: must be at least 1", f.repeats)
+	}
+	if f.timeout <= 0 {
+		return p, usageErrorf("--timeout %v: must be positive", f.timeout)
+	}
+	p.Repeats, p.Seed, p.NoPerturb, p.Stream = f.repeats, f.seed, f.noPerturb, f.stream
+	norm := f.normalizer
+	if norm == "" {
+		norm = "whisper-en"
+		if strings.HasPrefix(f.language, "zh") {
+			norm = "zh"
+		}
+	}
+	switch norm {
+	case "whisper-en", "basic", "zh", "none":
+	default:
+		return p, usageErrorf("--normalizer %q: want whisper-en, basic, zh or none", norm)
+	}
+	if f.aligner != "unit" && f.aligner != "sclite" {
+		return p, usageErrorf("--aligner %q: want unit or sclite", f.aligner)
+	}
+	failures := "excluded"
+	if f.failuresAsDeletions {
+		failures = "deletions"
+	}
+	p.Scoring = schemas.Scoring{Normalizer: norm, Aligner: f.aligner, Unit: score.UnitOf(norm), Failures: failures}
+	p.Command = fingerprint.RedactArgs(append([]string{"benchseal"}, os.Args[1:]...))
+	if f.noPerturb {
+		warnf(e.stderr, "--no-perturb: every request of a clip sends the same bytes; caches can answer them (recorded in run.json)")
+	}
+	return p, nil
+}
+
+func intList(flag, s string, minimum int) ([]int, error) {
+	var out []int
+	for _, part := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil || n < minimum {
+			return nil, usageErrorf("%s %q: want comma-separated whole numbers of at least %d", flag, s, minimum)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
