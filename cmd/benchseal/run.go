@@ -21,7 +21,7 @@ import (
 func init() { register(newRunCmd) }
 
 type runFlags struct {
-	targets, models, forms []string
+	targets, models, forms  []string
 	audio, corpus, out      string
 	concurrency, requests   string
 	passes, warmup, repeats int
