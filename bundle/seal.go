@@ -65,7 +65,7 @@ type SealResult struct {
 
 // Errors about the run directory, wrapped in a *RunDirError.
 var (
-	ErrIncomplete   = errors.New("the run did not complete (seal it with --allow-incomplete to keep it anyway)")
+	ErrIncomplete   = errors.New("the run did not complete")
 	ErrReservedName = errors.New("name reserved for the bundle's own entries")
 	ErrChanged      = errors.New("file changed while it was being sealed")
 )

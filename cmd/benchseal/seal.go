@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/schemas"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newSealCmd) }
+
+func newSealCmd(e *env) *cobra.Command {
+	var (
+		out, key                           string
+		noAudio, allowIncomplete, sigstore bool
+	)
+	cmd := &cobra.Command{
+		Use:   "seal RUNDIR -o OUT.tar.zst [--key KEY]",
+		Short: "seal a run directory into a signed, deterministic evidence bundle",
+		Long: `seal packs every file of the run directory RUNDIR into OUT (tar + zstd) with
+attestation.dsse.json first: a DSSE envelope of an in-toto statement listing every
+other file with its SHA-256, whose predicate (https://benchseal.dev/evidence/v1)
+holds the run's protocol, targets, tool and headline claims. The same run directory
+and key always give the same bytes.
+
+--key is a key file (benchseal keygen, cosign generate-key-pair; its password comes
+from BENCHSEAL_PASSWORD, COSIGN_PASSWORD or a prompt) or a KMS reference
+SCHEME://KEY served by a sigstore KMS plugin (an executable sigstore-kms-SCHEME on
+PATH). Without --key an ephemeral key signs and its public half ships in the
+bundle as benchseal.pub: the bundle is then intact but its signer is unpinned.
+
+seal refuses a run that did not complete (unless --allow-incomplete), symbolic
+links and special files in RUNDIR, and an existing OUT; it writes through a
+temporary file, so a failure leaves nothing. It prints the bundle's SHA-256 (in
+sha256sum format) and the key's fingerprint on stdout.`,
+		Args: exactArgs(1, "one run directory"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			runDir := args[0]
+			if out == "" {
+				return usageErrorf("seal needs -o OUT.tar.zst")
+			}
+			if err := checkSealPaths(runDir, out, sigstore); err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			var signer *bundle.Signer
+			var err error
+			if key != "" {
+				signer, err = bundle.LoadSigner(ctx, key, func() ([]byte, error) { return readPassword(e, false) })
+				if err != nil {
+					if errors.Is(err, bundle.ErrKeyPassword) {
+						err = withHint(err, "set BENCHSEAL_PASSWORD (or COSIGN_PASSWORD) to the password the key was made with")
+					}
+					return fmt.Errorf("seal: %w", err)
+				}
+			} else {
+				if signer, err = bundle.NewEphemeralSigner(); err != nil {
+					return fmt.Errorf("seal: %w", err)
+				}
+			}
+			opts := bundle.SealOptions{NoAudio: noAudio, AllowIncomplete: allowIncomplete,
+				Sealer: schemas.Sealer{Name: "benchseal", Version: fingerprint.Version()}}
+			res, err := sealToFile(ctx, runDir, out, signer, opts, sigstore)
+			if err != nil {
+				if ctx.Err() != nil {
+					return errInterrupted
+				}
+				if errors.Is(err, bundle.ErrIncomplete) {
+					err = withHint(err, "seal it anyway with --allow-incomplete; the statement then says it is incomplete")
+				}
+				return fmt.Errorf("seal %s: %w", runDir, err)
+			}
+			if res.Ephemeral {
+				warnf(e.stderr, "no --key: signed with an ephemeral key; the bundle proves it is intact, not who sealed it (make a key with 'benchseal keygen')")
+			}
+			if !res.Statement.Predicate.Run.Complete {
+				warnf(e.stderr, "sealed an incomplete run (%s)", res.Statement.Predicate.Run.Incomplete)
+			}
+			infof(e.stderr, "sealed %d files (%d bytes) into %s (%d bytes)", res.Statement.Predicate.Files, res.Statement.Predicate.Bytes, out, res.Size)
+			how := "key " + key
+			if res.Ephemeral {
+				how = "ephemeral key, public half in " + bundle.PublicKeyName
+			}
+			_, err = fmt.Fprintf(e.stdout, "%s  %s\nkey %s  %s\n", res.SHA256, out, res.Fingerprint, how)
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&out, "out", "o", "", "write the bundle to `OUT`.tar.zst (never overwritten)")
+	f.StringVar(&key, "key", "", "sign with `KEY`: a key file or a KMS reference (default: an ephemeral key)")
+	f.BoolVar(&noAudio, "no-audio", false, "leave out inputs/*.wav (their hashes stay in run.json)")
+	f.BoolVar(&allowIncomplete, "allow-incomplete", false, "seal a run that did not complete")
+	f.BoolVar(&sigstore, "sigstore-bundle", false, "also write OUT.sigstore.json (Sigstore bundle v0.3, public-key hint)")
+	return cmd
+}
+
+// checkSealPaths refuses, before any work, what would fail at the end.
+func checkSealPaths(runDir, out string, sigstore bool) error {
+	fi, err := os.Stat(runDir)
+	if err != nil {
+		return fmt.Errorf("seal: %w", err)
+	}
+	if !fi.IsDir() {
+		return usageErrorf("seal: %s is not a directory", runDir)
+	}
+	outs := []string{out}
+	if sigstore {
+		outs = append(outs, out+".sigstore.json")
+	}
+	for _, o := range outs {
+		if _, err := os.Lstat(o); err == nil {
+			return withHint(fmt.Errorf("seal: %s already exists", o), "seal never overwrites evidence; choose another -o")
+		}
+	}
+	absRun, err1 := filepath.Abs(runDir)
+	absOut, err2 := filepath.Abs(out)
+	if err1 == nil && err2 == nil {
+		if rel, err := filepath.Rel(absRun, absOut); err == nil && filepath.IsLocal(rel) {
+			return usageErrorf("seal: -o %s is inside the run directory %s", out, runDir)
+		}
+	}
+	return nil
+}
+
+// sealToFile seals into a temporary file beside out and links it to out
+// at the end. os.Link fails if out exists, so a bundle that appeared
+// meanwhile is never replaced; where hard links are not supported it
+// falls back to a last existence check and a rename (a narrow race).
+func sealToFile(ctx context.Context, runDir, out string, s *bundle.Signer, opts bundle.SealOptions, sigstore bool) (*bundle.SealResult, error) {
+	dir, base := filepath.Split(out)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	res, err := bundle.Seal(ctx, tmp, runDir, s, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		return nil, err
+	}
+	if err := tmp.Sync(); err != nil {
+		return nil, err
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, err
+	}
+	var sig []byte
+	if sigstore {
+		if sig, err = bundle.SigstoreBundle(res.Envelope, res.Fingerprint); err != nil {
+			return nil, err
+		}
+	}
+	if err := publish(tmp.Name(), out); err != nil {
+		return nil, err
+	}
+	if sigstore {
+		if err := writeNew(out+".sigstore.json", sig, 0o644); err != nil {
+			os.Remove(out)
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func publish(tmp, out string) error {
+	err := os.Link(tmp, out)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		if err != nil {
+			return withHint(fmt.Errorf("%s appeared while sealing: %w", out, fs.ErrExist), "seal never overwrites evidence; choose another -o")
+		}
+		return nil
+	}
+	if _, serr := os.Lstat(out); serr == nil {
+		return fmt.Errorf("%s appeared while sealing: %w", out, fs.ErrExist)
+	}
+	if strings.Contains(err.Error(), "cross-device") {
+		return err
+	}
+	return os.Rename(tmp, out)
+}
