@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"io"
 	"testing"
+	"time"
 )
 
 // benchClip is a 30 s, 16 kHz, 16-bit mono clip: 960 KB of samples.
@@ -87,4 +88,40 @@ func BenchmarkPlanIndex(b *testing.B) {
 		}
 		n++
 	}
+}
+
+// BenchmarkVariantSHA256Ratio alternates a variant's hash and plain
+// crypto/sha256 of the same clip in one loop, so that load on a shared
+// machine hits both alike, and reports variant/plain time as "ratio"
+// (the target is <= 1.10).
+func BenchmarkVariantSHA256Ratio(b *testing.B) {
+	w := benchClip(b)
+	b.SetBytes(2 * int64(len(w.Bytes)))
+	var variant, plain time.Duration
+	i := int64(0)
+	hashVariant := func() {
+		t := time.Now()
+		if _, err := w.Variant(i % w.Samples()); err != nil {
+			b.Fatal(err)
+		}
+		variant += time.Since(t)
+	}
+	hashPlain := func() {
+		t := time.Now()
+		_ = sha256.Sum256(w.Bytes)
+		plain += time.Since(t)
+	}
+	for b.Loop() {
+		// Alternate which goes first, so that neither always finds the
+		// clip warm in the cache.
+		if i%2 == 0 {
+			hashVariant()
+			hashPlain()
+		} else {
+			hashPlain()
+			hashVariant()
+		}
+		i += 7
+	}
+	b.ReportMetric(float64(variant)/float64(plain), "ratio")
 }
