@@ -70,4 +70,3 @@ func rangeArgs(min, max int, what string) cobra.PositionalArgs {
 		return nil
 	}
 }
-
