@@ -1,0 +1,98 @@
+package bench
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadCorpusSources(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "wavs"), 0o755)
+	os.WriteFile(filepath.Join(dir, "wavs", "p1.wav"), makeWAV(16000, 0.1, 1), 0o644)
+	os.WriteFile(filepath.Join(dir, "wavs", "p2.wav"), makeWAV(16000, 0.1, 2), 0o644)
+	os.WriteFile(filepath.Join(dir, "manifest.jsonl"), []byte(
+		`{"id": "one", "audio": "wavs/p1.wav", "text": "hello there", "language": "en"}`+"\n\n"+
+			`{"id": "two", "audio": "wavs/p2.wav"}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "meta.lst"), []byte(
+		"u1|prompt one text|wavs/p1|target text\nu2|prompt two|wavs/p2.wav|t2|extra\n"), 0o644)
+	m, err := LoadCorpus(filepath.Join(dir, "manifest.jsonl"))
+	if err != nil || len(m) != 2 || m[0].ID != "one" || m[0].Text != "hello there" || m[0].Language != "en" || m[1].Text != "" {
+		t.Errorf("manifest: %+v %v", m, err)
+	}
+	s, err := LoadCorpus(filepath.Join(dir, "meta.lst"))
+	if err != nil || len(s) != 2 || s[0].ID != "u1" || s[0].Text != "prompt one text" || s[1].SHA256 != m[1].SHA256 {
+		t.Errorf("seedtts: %+v %v", s, err)
+	}
+	f, err := LoadCorpus(filepath.Join(dir, "wavs"))
+	if err != nil || len(f) != 2 || f[0].ID != "p1" || f[1].ID != "p2" {
+		t.Errorf("folder: %+v %v", f, err)
+	}
+}
+
+func TestLoadCorpusErrorsNameFileAndLine(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.wav"), makeWAV(16000, 0.1, 1), 0o644)
+	os.WriteFile(filepath.Join(dir, "bad.wav"), []byte("RIFF\x04\x00\x00\x00WAVE"), 0o644)
+	for name, tc := range map[string]struct {
+		file, body string
+		line       int
+		want       string
+	}{
+		"manifest json":  {"m.jsonl", `{"id": "a", "audio": "a.wav"}` + "\n{nope\n", 2, "not a manifest line"},
+		"manifest field": {"m.jsonl", `{"id": "a", "audio": "a.wav", "extra": 1}` + "\n", 1, "unknown field"},
+		"manifest audio": {"m.jsonl", `{"id": "a", "audio": "missing.wav"}` + "\n", 1, "missing.wav"},
+		"manifest dup":   {"m.jsonl", `{"id": "a", "audio": "a.wav"}` + "\n" + `{"id": "a", "audio": "a.wav"}` + "\n", 0, "already used"},
+		"seedtts fields": {"meta.lst", "u1|text|a.wav|t\nu2|only two\n", 2, "fields"},
+		"not a wav":      {"m.jsonl", `{"id": "a", "audio": "bad.wav"}` + "\n", 1, "bad.wav"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := filepath.Join(dir, tc.file)
+			os.WriteFile(p, []byte(tc.body), 0o644)
+			_, err := LoadCorpus(p)
+			var ce *CorpusError
+			if !errors.As(err, &ce) || ce.Line != tc.line || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want a *CorpusError at line %d mentioning %q", err, tc.line, tc.want)
+			}
+		})
+	}
+}
+
+var manifestSeeds = []string{
+	`{"id": "one", "audio": "wavs/p1.wav", "text": "hello there", "language": "en"}`,
+	`{"id": "two", "audio": "wavs/p2.wav"}`, `{nope`, `{"id": "a", "audio": "a.wav", "extra": 1}`, `{"id":"a","audio":"b"} {}`,
+}
+
+func FuzzParseManifestLine(f *testing.F) {
+	if len(manifestSeeds) == 0 {
+		f.Fatal("no seeds")
+	}
+	for _, s := range manifestSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := parseManifestLine(b)
+		if err == nil && (m.ID == "" || m.Audio == "") {
+			t.Fatalf("accepted %q without id or audio", b)
+		}
+	})
+}
+
+var seedTTSSeeds = []string{"u1|prompt one text|wavs/p1|target text", "u2|p|w.wav|t|extra", "u2|only two", "|a|b|c", "x|y|z|w\r"}
+
+func FuzzParseSeedTTSLine(f *testing.F) {
+	if len(seedTTSSeeds) == 0 {
+		f.Fatal("no seeds")
+	}
+	for _, s := range seedTTSSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		id, _, wav, err := parseSeedTTSLine(line)
+		if err == nil && (id == "" || wav == "" || strings.Contains(id, "|")) {
+			t.Fatalf("accepted %q as id %q wav %q", line, id, wav)
+		}
+	})
+}
