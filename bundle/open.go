@@ -78,7 +78,9 @@ func (b *Bundle) Statement() (*Statement, error) { return ParseEnvelope(b.Envelo
 
 // Verify checks the attestation's signature with pub and returns the
 // statement it signs.
-func (b *Bundle) Verify(pub crypto.PublicKey) (*Statement, error) { return VerifyEnvelope(b.Envelope, pub) }
+func (b *Bundle) Verify(pub crypto.PublicKey) (*Statement, error) {
+	return VerifyEnvelope(b.Envelope, pub)
+}
 
 // EmbeddedKey is the public key the bundle carries (benchseal.pub, written
 // when an ephemeral key signed it). Trusting it proves only that the

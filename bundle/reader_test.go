@@ -288,4 +288,3 @@ func TestCheckSubjectsFindsEveryDifference(t *testing.T) {
 		t.Errorf("CheckSubjects = %v", err)
 	}
 }
-
