@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -81,8 +82,37 @@ func loadManifest(path string) ([]Clip, error) {
 		return nil, &CorpusError{Path: path, Err: err}
 	}
 	defer f.Close()
-	var clips []Clip
-	sc := bufio.NewScanner(f)
+	entries, err := parseManifest(path, f)
+	if err != nil {
+		return nil, err
+	}
+	clips := make([]Clip, 0, len(entries))
+	for _, e := range entries {
+		audioPath := e.Audio
+		if !filepath.IsAbs(audioPath) {
+			audioPath = filepath.Join(filepath.Dir(path), audioPath)
+		}
+		audio, err := readClipAudio(audioPath)
+		if err != nil {
+			return nil, err
+		}
+		clips = append(clips, Clip{Audio: audio, Text: e.Text})
+	}
+	return clips, nil
+}
+
+// manifestEntry is one line of a JSONL manifest.
+type manifestEntry struct {
+	ID    string `json:"id"`
+	Audio string `json:"audio"`
+	Text  string `json:"text"`
+}
+
+// parseManifest reads the JSONL manifest called name; blank lines are
+// skipped, every other line must be an object with "audio".
+func parseManifest(name string, r io.Reader) ([]manifestEntry, error) {
+	var entries []manifestEntry
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
 	line := 0
 	for sc.Scan() {
@@ -91,38 +121,22 @@ func loadManifest(path string) ([]Clip, error) {
 		if len(b) == 0 {
 			continue
 		}
-		var entry struct {
-			ID    string  `json:"id"`
-			Audio string  `json:"audio"`
-			Text  *string `json:"text"`
+		var e manifestEntry
+		if err := json.Unmarshal(b, &e); err != nil {
+			return nil, &CorpusError{Path: name, Line: line, Err: fmt.Errorf("not a JSON object: %w", err)}
 		}
-		if err := json.Unmarshal(b, &entry); err != nil {
-			return nil, &CorpusError{Path: path, Line: line, Err: fmt.Errorf("not a JSON object: %w", err)}
+		if e.Audio == "" {
+			return nil, &CorpusError{Path: name, Line: line, Err: errors.New(`missing "audio"`)}
 		}
-		if entry.Audio == "" {
-			return nil, &CorpusError{Path: path, Line: line, Err: errors.New(`missing "audio"`)}
-		}
-		audioPath := entry.Audio
-		if !filepath.IsAbs(audioPath) {
-			audioPath = filepath.Join(filepath.Dir(path), audioPath)
-		}
-		audio, err := readClipAudio(audioPath)
-		if err != nil {
-			return nil, err
-		}
-		c := Clip{Audio: audio}
-		if entry.Text != nil {
-			c.Text = *entry.Text
-		}
-		clips = append(clips, c)
+		entries = append(entries, e)
 	}
 	if err := sc.Err(); err != nil {
-		return nil, &CorpusError{Path: path, Line: line + 1, Err: err}
+		return nil, &CorpusError{Path: name, Line: line + 1, Err: err}
 	}
-	if len(clips) == 0 {
-		return nil, &CorpusError{Path: path, Err: ErrEmptyCorpus}
+	if len(entries) == 0 {
+		return nil, &CorpusError{Path: name, Err: ErrEmptyCorpus}
 	}
-	return clips, nil
+	return entries, nil
 }
 
 func readClipAudio(path string) ([]byte, error) {

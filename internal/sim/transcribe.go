@@ -52,6 +52,9 @@ func parseRequest(r *http.Request) (*request, error) {
 		}
 		name := part.FormName()
 		if name == "file" {
+			if haveFile {
+				return nil, errors.New(`more than one form field "file"`)
+			}
 			// The body's length bounds the file's: one allocation, not a
 			// doubling series.
 			buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), maxFileBytes)+bytes.MinRead))
