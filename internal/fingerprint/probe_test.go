@@ -40,7 +40,7 @@ sglang:prompt_tokens_total{model_name="m"} 99999
 
 func TestCacheCounters(t *testing.T) {
 	want := map[string]map[string]float64{
-		"vllm": {VLLMPrefixCacheQueries: 5000, VLLMPrefixCacheHits: 160, VLLMMMCacheQueries: 100, VLLMMMCacheHits: 3},
+		"vllm":     {VLLMPrefixCacheQueries: 5000, VLLMPrefixCacheHits: 160, VLLMMMCacheQueries: 100, VLLMMMCacheHits: 3},
 		"vllm-old": {VLLMGPUPrefixHits: 7, VLLMGPUPrefixQueries: 70},
 		"sglang":   {SGLangCachedTokens: 1234},
 		"none":     {},

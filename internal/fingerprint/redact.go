@@ -54,14 +54,46 @@ func harmlessKey(k string) bool {
 // recognisable by their prefix (hf_..., sk-..., ghp_...). It is meant to
 // err on the side of hiding too much.
 func Redact(s string) string {
-	s = authRe.ReplaceAllStringFunc(s, func(m string) string {
+	// The regular expressions cost far more than a scan for the words they
+	// need; most log lines have none of them.
+	low := strings.ToLower(s)
+	has := func(words ...string) bool {
+		for _, w := range words {
+			if strings.Contains(low, w) {
+				return true
+			}
+		}
+		return false
+	}
+	if has("authorization") {
+		s = redactAuth(s)
+	}
+	if has("bearer") {
+		s = bearerRe.ReplaceAllString(s, "${1}"+Redacted)
+	}
+	if has("key", "token", "secret", "passw", "credential") {
+		s = redactKV(s)
+	}
+	if has("hf_", "sk-", "gh") {
+		s = tokenRe.ReplaceAllString(s, Redacted)
+	}
+	if has("://") {
+		s = urlPassRe.ReplaceAllString(s, "${1}"+Redacted+"@")
+	}
+	return s
+}
+
+func redactAuth(s string) string {
+	return authRe.ReplaceAllStringFunc(s, func(m string) string {
 		sm := authRe.FindStringSubmatch(m)
 		if sm[2] != "" {
 			return sm[1] + sm[2] + " " + Redacted
 		}
 		return sm[1] + Redacted
 	})
-	s = bearerRe.ReplaceAllString(s, "${1}"+Redacted)
+}
+
+func redactKV(s string) string {
 	s = kvRe.ReplaceAllStringFunc(s, func(m string) string {
 		sm := kvRe.FindStringSubmatch(m)
 		if harmlessKey(sm[2]) || sm[5] == Redacted {
@@ -83,8 +115,6 @@ func Redact(s string) string {
 		}
 		return sm[1] + sm[2] + sm[3] + Redacted
 	})
-	s = tokenRe.ReplaceAllString(s, Redacted)
-	s = urlPassRe.ReplaceAllString(s, "${1}"+Redacted+"@")
 	return s
 }
 
