@@ -20,7 +20,7 @@
 //
 // vLLM answers {"error":{"message","type","param":null,"code"}}, SGLang
 // {"object":"error","message","type","param":null,"code"}. A wrong model
-// name is 404; a missing file, a body that is not multipart, an unknown
+// name is 404; a missing file or a second one, a body that is not multipart, an unknown
 // response_format or a WAV whose fmt/data chunks cannot be read is 400.
 // When more than MaxQueue requests wait, the next one is shed at once:
 // vllm with 503 (ShedStatusVLLM), sglang-omni with 500 (ShedStatusSGLang,
@@ -32,8 +32,9 @@
 // # Latency, admission and the cache
 //
 // Service time = BaseLatency + PerAudioSecond × audio seconds (frames /
-// sample rate from the WAV header), slept on a timer that ends early if the
-// client leaves. MaxRunning requests are served at once, the others wait in
+// sample rate from the WAV header), counted from the request's arrival (or
+// from its admission if it queued) and slept on a timer that ends early if
+// the client leaves. MaxRunning requests are served at once, the others wait in
 // FIFO order; no lock is held while a request is served, so throughput is
 // MaxRunning / service time. With stream=true the words arrive as vLLM's
 // transcription.chunk events spread evenly over the service time, then a
