@@ -1,0 +1,37 @@
+// Package fingerprint records what a benchmark ran on and what the servers
+// said, without ever writing a secret.
+//
+// It owns these documents (types and JSON Schemas in package schemas):
+//
+//	env/client.json     Client: the binary's SHA-256, version, Go version,
+//	                    modules, platform and the redacted command line
+//	env/host.json       Host: OS, kernel, CPU model and cores, memory, load at
+//	                    start, hostname ("[REDACTED]" with --redact-host)
+//	env/gpu.json        GPU: NVML driver, CUDA driver and NVML versions; per GPU
+//	                    name, UUID, serial, PCI bus id, memory, clocks, power
+//	                    limit, persistence, ECC, MIG and compute modes, processes
+//	telemetry/gpu.jsonl, telemetry/host.jsonl
+//	                    Sampler: one line per GPU or host sample, t_ns offsets
+//	                    from the run's anchor like records
+//	servers/<t>/probes-{before,after}.json
+//	                    Capture: status and redacted body of each endpoint of
+//	                    ProbePaths that answered
+//	servers/<t>/launch.log, launch.json
+//	                    Launch: each line of the server's stdout and stderr,
+//	                    "<RFC 3339 UTC ns> <stdout|stderr|benchseal> <redacted line>"
+//
+// GPU data comes from NVML through go-nvml, which needs cgo: a binary built
+// with CGO_ENABLED=0 reports "NVML not built in (CGO_ENABLED=0)", and a host
+// without libnvidia-ml says so in Reason; neither is an error. A field NVML
+// does not support on a device is null rather than a failure.
+//
+// Cache counters: CacheCounters reads vLLM's vllm:mm_cache_{hits,queries}_total
+// and vllm:prefix_cache_{hits,queries}_total (and the older
+// vllm:gpu_prefix_cache_*), and SGLang's sglang:cached_tokens_total from a
+// /metrics scrape parsed by Prometheus's own text parser. CacheHits, the
+// number published as cache_hits, is the growth of the first hit counter
+// present, multimodal items before prefix tokens (see CacheHits).
+//
+// Redaction happens before anything is written, by Redact, RedactArgs,
+// RedactJSON and LineRedactor; they err on the side of hiding too much.
+package fingerprint
