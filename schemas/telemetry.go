@@ -55,3 +55,23 @@ type Probe struct {
 
 // ProbeBodyLimit caps the bytes kept of one probe's body.
 const ProbeBodyLimit = 1 << 20
+
+// StepTelemetry is one line of telemetry/steps.jsonl: what the samplers and
+// the server's /metrics said about one target at one level/repeat. The
+// fields named like claims' Metrics fields are the values meant for them.
+type StepTelemetry struct {
+	Target          string   `json:"target"`
+	Concurrency     int      `json:"concurrency"`
+	Repeat          int      `json:"repeat"`
+	StartNs         int64    `json:"start_ns"`
+	EndNs           int64    `json:"end_ns"`
+	GPUs            []int    `json:"gpus"`
+	GPUUtilMean     *float64 `json:"gpu_util_mean"`
+	GPUUtilMax      *float64 `json:"gpu_util_max"`
+	GPUMemPeakBytes *float64 `json:"gpu_mem_peak_bytes"`
+	GPUPowerPeakW   *float64 `json:"gpu_power_peak_w"`
+	HostCPUMean     *float64 `json:"host_cpu_mean"`
+	CacheHits       *float64 `json:"cache_hits"`
+	CacheCounter    string   `json:"cache_counter,omitempty"` // which counter CacheHits is the growth of
+	Notes           []string `json:"notes,omitempty"`         // why a value is missing
+}
