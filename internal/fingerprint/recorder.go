@@ -1,0 +1,209 @@
+package fingerprint
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// Endpoint is a target as the Recorder reaches it.
+type Endpoint struct {
+	URL    string
+	Header http.Header // sent (API key), never written
+	GPUs   []int       // NVML indices it runs on (--gpu NAME=0,1)
+}
+
+// RecorderConfig configures a Recorder.
+type RecorderConfig struct {
+	Args           []string // the client's command line, redacted before writing
+	RedactHost     bool
+	SampleInterval time.Duration
+	Targets        map[string]Endpoint
+	Client         *http.Client // nil: a client with a 30 s timeout
+}
+
+// Recorder writes everything this package owns into a run directory, at
+// the moments a runner calls it: BeforeSweep (env/, probes before, samplers
+// on), BeforeStep and AfterStep (/metrics before and after, one line of
+// telemetry/steps.jsonl), AfterSweep (probes after, samplers off). It never
+// overwrites a file. Calls come one at a time from the runner.
+type Recorder struct {
+	cfg     RecorderConfig
+	dir     string
+	sampler *Sampler
+	files   []*os.File
+	steps   *json.Encoder
+	before  map[string]map[string]float64 // target -> cache counters at step start
+}
+
+// NewRecorder returns a Recorder; nothing happens until BeforeSweep.
+func NewRecorder(cfg RecorderConfig) *Recorder {
+	if cfg.Client == nil {
+		cfg.Client = &http.Client{Timeout: 30 * time.Second}
+	}
+	return &Recorder{cfg: cfg, before: map[string]map[string]float64{}}
+}
+
+func createNew(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+}
+
+func writeNewFile(path string, b []byte) error {
+	f, err := createNew(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeNewFile(path, append(b, '\n'))
+}
+
+// BeforeSweep writes env/client.json, host.json, gpu.json and each target's
+// servers/<t>/probes-before.json, and starts sampling into telemetry/.
+func (r *Recorder) BeforeSweep(ctx context.Context, dir string, anchor time.Time) error {
+	r.dir = dir
+	env := filepath.Join(dir, "env")
+	for name, v := range map[string]any{"client.json": Client(r.cfg.Args), "host.json": Host(r.cfg.RedactHost), "gpu.json": GPU()} {
+		if err := writeJSON(filepath.Join(env, name), v); err != nil {
+			return fmt.Errorf("write env/%s: %w", name, err)
+		}
+	}
+	for name, t := range r.cfg.Targets {
+		c := Capture(ctx, r.cfg.Client, name, t.URL, t.Header, "before")
+		if err := writeJSON(filepath.Join(dir, "servers", name, "probes-before.json"), c); err != nil {
+			return fmt.Errorf("write probes of %s: %w", name, err)
+		}
+	}
+	var gpus []int
+	seen := map[int]bool{}
+	for _, t := range r.cfg.Targets {
+		for _, g := range t.GPUs {
+			if !seen[g] {
+				seen[g] = true
+				gpus = append(gpus, g)
+			}
+		}
+	}
+	cfg := SamplerConfig{Interval: r.cfg.SampleInterval, Anchor: anchor, GPUs: gpus}
+	var err error
+	var files [3]*os.File
+	for i, name := range []string{"host.jsonl", "gpu.jsonl", "steps.jsonl"} {
+		if files[i], err = createNew(filepath.Join(dir, "telemetry", name)); err != nil {
+			r.closeFiles()
+			return fmt.Errorf("create telemetry/%s: %w", name, err)
+		}
+		r.files = append(r.files, files[i])
+	}
+	cfg.Host, cfg.GPU = files[0], files[1]
+	r.steps = json.NewEncoder(files[2])
+	r.sampler = StartSampler(ctx, cfg)
+	return nil
+}
+
+// StepStart scrapes the target's /metrics (kept as
+// servers/<t>/metrics/c<C>-r<R>-before.prom) and takes a sample.
+func (r *Recorder) StepStart(ctx context.Context, target string, concurrency, repeat int) error {
+	r.sampler.Sample()
+	c, err := r.scrape(ctx, target, concurrency, repeat, "before")
+	r.before[target] = c
+	return err
+}
+
+// StepEnd scrapes /metrics again, summarises the step's window and appends
+// its line to telemetry/steps.jsonl, which it also returns.
+func (r *Recorder) StepEnd(ctx context.Context, target string, concurrency, repeat int, startNs, endNs int64) (schemas.StepTelemetry, error) {
+	r.sampler.Sample()
+	st := schemas.StepTelemetry{Target: target, Concurrency: concurrency, Repeat: repeat, StartNs: startNs, EndNs: endNs,
+		GPUs: r.cfg.Targets[target].GPUs}
+	after, scrapeErr := r.scrape(ctx, target, concurrency, repeat, "after")
+	if before := r.before[target]; before != nil && after != nil {
+		d, err := CacheHits(before, after)
+		if err == nil {
+			st.CacheHits, st.CacheCounter = &d.Hits, d.Counter
+		} else {
+			st.Notes = append(st.Notes, "cache_hits: "+err.Error())
+		}
+	} else {
+		st.Notes = append(st.Notes, "cache_hits: /metrics not scraped before and after")
+	}
+	gpus := st.GPUs
+	if gpus == nil {
+		gpus = []int{}
+	}
+	sum, err := r.sampler.Summary(startNs, endNs, gpus)
+	if err != nil {
+		st.Notes = append(st.Notes, "telemetry: "+err.Error())
+	}
+	st.GPUUtilMean, st.GPUUtilMax, st.GPUMemPeakBytes, st.GPUPowerPeakW = sum.GPUUtilMean, sum.GPUUtilMax, sum.GPUMemPeakBytes, sum.GPUPowerPeakW
+	st.HostCPUMean = sum.HostCPUMean
+	if gErr := r.sampler.GPUError(); gErr != nil && len(st.GPUs) > 0 {
+		st.Notes = append(st.Notes, "gpu telemetry: "+gErr.Error())
+	}
+	if err := r.steps.Encode(st); err != nil {
+		return st, fmt.Errorf("write telemetry/steps.jsonl: %w", err)
+	}
+	return st, scrapeErr
+}
+
+func (r *Recorder) scrape(ctx context.Context, target string, concurrency, repeat int, when string) (map[string]float64, error) {
+	t, ok := r.cfg.Targets[target]
+	if !ok {
+		return nil, fmt.Errorf("unknown target %q", target)
+	}
+	raw, fams, err := ScrapeMetrics(ctx, r.cfg.Client, t.URL, t.Header)
+	if raw != nil {
+		p := filepath.Join(r.dir, "servers", target, "metrics", fmt.Sprintf("c%d-r%d-%s.prom", concurrency, repeat, when))
+		if werr := writeNewFile(p, raw); werr != nil {
+			err = errors.Join(err, werr)
+		}
+	}
+	if fams == nil {
+		return nil, err
+	}
+	return CacheCounters(fams), err
+}
+
+// AfterSweep writes servers/<t>/probes-after.json and stops the samplers.
+func (r *Recorder) AfterSweep(ctx context.Context) error {
+	var errs []error
+	for name, t := range r.cfg.Targets {
+		c := Capture(ctx, r.cfg.Client, name, t.URL, t.Header, "after")
+		if err := writeJSON(filepath.Join(r.dir, "servers", name, "probes-after.json"), c); err != nil {
+			errs = append(errs, fmt.Errorf("write probes of %s: %w", name, err))
+		}
+	}
+	if r.sampler != nil {
+		errs = append(errs, r.sampler.Stop())
+	}
+	errs = append(errs, r.closeFiles())
+	return errors.Join(errs...)
+}
+
+func (r *Recorder) closeFiles() error {
+	var errs []error
+	for _, f := range r.files {
+		errs = append(errs, f.Close())
+	}
+	r.files = nil
+	return errors.Join(errs...)
+}
