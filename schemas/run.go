@@ -75,7 +75,7 @@ type Target struct {
 	Name          string            `json:"name"`
 	URL           string            `json:"url"`
 	Model         string            `json:"model"`
-	RequestFields map[string]string `json:"request_fields"` // form fields besides file and model
+	RequestFields map[string]string `json:"request_fields"`           // form fields besides file and model
 	LaunchCommand string            `json:"launch_command,omitempty"` // redacted
 	GPUs          []int             `json:"gpus,omitempty"`
 	ConfigFiles   []string          `json:"config_files,omitempty"` // run-directory paths of copied configs

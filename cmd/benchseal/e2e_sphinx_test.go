@@ -1,0 +1,241 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchseal/benchseal/internal/score"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// The end-to-end test with a real speech recogniser: espeak-ng speaks
+// sentences with known text, sox makes them 16 kHz 16-bit mono WAVs, and a
+// real OpenAI-compatible HTTP server on loopback transcribes every request
+// with CMU PocketSphinx (Debian's pocketsphinx + pocketsphinx-en-us). The
+// whole CLI runs against it: `benchseal run`, then `benchseal score RUNDIR`.
+//
+// It checks what the tool promises about a real model: a 1-LSB variant is
+// heard exactly like its original (PocketSphinx is deterministic, so every
+// record's transcript equals the transcript of the unperturbed clip), and the
+// WER in claims.json is the WER of those transcripts against the references.
+
+const sphinxModel = "/usr/share/pocketsphinx/model/en-us"
+
+var sphinxSentences = []string{
+	"the quick brown fox jumps over the lazy dog",
+	"how are you doing",
+}
+
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed (.ci/run installs it)", tool)
+		}
+	}
+	if _, err := os.Stat(sphinxModel); err != nil {
+		t.Skip("pocketsphinx-en-us model not installed (.ci/run installs it)")
+	}
+}
+
+func transcribe(wavPath string) (string, error) {
+	cmd := exec.Command("pocketsphinx_continuous", "-infile", wavPath,
+		"-hmm", sphinxModel+"/en-us", "-lm", sphinxModel+"/en-us.lm.bin", "-dict", sphinxModel+"/cmudict-en-us.dict")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("pocketsphinx: %v: %s", err, lastLines(errb.String(), 3))
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// sphinxServer is an OpenAI-compatible transcription server backed by
+// PocketSphinx: each request's WAV goes to a temp file and through the
+// recogniser.
+func sphinxServer(t *testing.T) *httptest.Server {
+	tmp := t.TempDir()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"object":"list","data":[{"id":"pocketsphinx-en-us","object":"model"}]}`)
+	})
+	mux.HandleFunc("POST /v1/audio/transcriptions", func(w http.ResponseWriter, r *http.Request) {
+		f, _, err := r.FormFile("file")
+		if err != nil {
+			http.Error(w, `{"error":{"message":"no file"}}`, http.StatusBadRequest)
+			return
+		}
+		defer f.Close()
+		tf, err := os.CreateTemp(tmp, "req-*.wav")
+		if err == nil {
+			_, err = io.Copy(tf, f)
+			tf.Close()
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		defer os.Remove(tf.Name())
+		text, err := transcribe(tf.Name())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]string{"text": text})
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestEndToEndWithPocketSphinx(t *testing.T) {
+	needTools(t, "espeak-ng", "sox", "pocketsphinx_continuous")
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	if err := os.Mkdir(corpus, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	original := map[string]string{} // clip id -> transcript of the unperturbed clip
+	var refs, hyps []string
+	for i, sentence := range sphinxSentences {
+		id := fmt.Sprintf("utt%d", i)
+		raw := filepath.Join(dir, id+"-22k.wav")
+		wav := filepath.Join(corpus, id+".wav")
+		if out, err := exec.Command("espeak-ng", "-w", raw, sentence).CombinedOutput(); err != nil {
+			t.Fatalf("espeak-ng: %v: %s", err, out)
+		}
+		if out, err := exec.Command("sox", raw, "-r", "16000", "-b", "16", "-c", "1", wav).CombinedOutput(); err != nil {
+			t.Fatalf("sox: %v: %s", err, out)
+		}
+		if err := os.WriteFile(filepath.Join(corpus, id+".txt"), []byte(sentence+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		text, err := transcribe(wav)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text == "" {
+			t.Fatalf("pocketsphinx heard nothing in %s", wav)
+		}
+		original[id] = text
+		t.Logf("%s: %q -> %q", id, sentence, text)
+	}
+
+	srv := sphinxServer(t)
+	out := filepath.Join(dir, "run")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"run", "--target", "sphinx=" + srv.URL, "--corpus", corpus,
+		"--concurrency", "1,2", "--requests", "4", "--repeats", "1", "--timeout", "60s", "--out", out},
+		strings.NewReader(""), &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("benchseal run exit %d:\n%s", code, stderr.String())
+	}
+
+	var runDoc schemas.Run
+	readJSON(t, filepath.Join(out, "run.json"), &runDoc)
+	ids := map[string]string{} // clip id -> reference
+	for _, c := range runDoc.Corpus {
+		ids[c.ID] = c.Text
+	}
+	files, _ := filepath.Glob(filepath.Join(out, "records", "sphinx", "*.jsonl"))
+	if len(files) != 2 {
+		t.Fatalf("records files = %v, want one per level", files)
+	}
+	seen := map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var rec schemas.Record
+			if err := json.Unmarshal([]byte(line), &rec); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if !rec.OK {
+				t.Errorf("%s seq %d failed: %s %s", f, rec.Seq, rec.ErrorClass, rec.Error)
+			}
+			if rec.SampleIndex < 0 || seen[rec.InputSHA256] {
+				t.Errorf("%s seq %d: sample_index %d, input %s: want a distinct variant", f, rec.Seq, rec.SampleIndex, rec.InputSHA256)
+			}
+			seen[rec.InputSHA256] = true
+			// The model hears the variant exactly as the original.
+			if want := original[rec.Clip]; rec.Text != want {
+				t.Errorf("%s seq %d: variant of %s transcribed %q, original %q", f, rec.Seq, rec.Clip, rec.Text, want)
+			}
+			if rec.Phase == schemas.PhaseMeasure {
+				refs = append(refs, ids[rec.Clip])
+				hyps = append(hyps, rec.Text)
+			}
+		}
+	}
+
+	// The claims' WER is the WER of the measured transcripts (whisper-en, unit).
+	var pairs []score.Pair
+	for i := range refs {
+		pairs = append(pairs, score.Pair{ID: fmt.Sprint(i), Ref: refs[i], Hyp: hyps[i]})
+	}
+	want, err := score.Score(pairs, score.Options{Normalizer: "whisper-en", Aligner: "unit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cl schemas.Claims
+	readJSON(t, filepath.Join(out, "claims.json"), &cl)
+	var measuredWER float64
+	var n int
+	for _, lv := range cl.Targets[0].Levels {
+		for _, m := range lv.Repeats {
+			if m.WER == nil {
+				t.Fatalf("c=%d: wer is null although the corpus has references", lv.Concurrency)
+			}
+			measuredWER += *m.WER * float64(m.Succeeded)
+			n += m.Succeeded
+		}
+	}
+	// Each level sends every clip equally often, so the request-weighted mean
+	// of the per-level WERs is the corpus WER.
+	if got := measuredWER / float64(n); fmt.Sprintf("%.6f", got) != fmt.Sprintf("%.6f", want.Rate) {
+		t.Errorf("claims WER (request-weighted) = %.6f, scoring the records directly = %.6f", got, want.Rate)
+	}
+	if want.Rate >= 0.6 {
+		t.Errorf("WER %.3f: the recogniser did not hear the speech", want.Rate)
+	}
+	t.Logf("corpus WER %.3f over %d measured requests", want.Rate, n)
+
+	// benchseal score RUNDIR rescoring the run agrees.
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"score", out, "--json"}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("benchseal score exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), fmt.Sprintf(`"substitutions": %d`, want.Substitutions)) {
+		t.Errorf("benchseal score RUNDIR disagrees with direct scoring (S=%d):\n%s", want.Substitutions, stdout.String())
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
