@@ -1,0 +1,166 @@
+package main
+
+import (
+	"crypto"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/verify"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newVerifyCmd) }
+
+// verifyHints say what to do about each failing check, by check ID.
+var verifyHints = map[int]string{
+	verify.CheckArchive:   "the archive is unsafe or damaged: do not extract it; fetch the bundle again from its source",
+	verify.CheckSignature: "the signature does not hold: check that --key is the public key of whoever sealed the bundle",
+	verify.CheckSubjects:  "files were changed, added or removed after sealing: this is not the bundle that was signed",
+	verify.CheckSchemas:   "a document does not match its schema: it was edited, or written by an incompatible tool",
+	verify.CheckVariants:  "records name inputs that do not re-derive from the clips: the records or the clips were edited",
+	verify.CheckClaims:    "the published claims are not what the records give: do not trust those numbers",
+	verify.CheckProtocol:  "the records do not show the declared protocol: the numbers were not measured as claimed",
+	verify.CheckFairness:  "the targets ran on different hardware: the comparison measures the GPUs, not the engines",
+}
+
+func newVerifyCmd(e *env) *cobra.Command {
+	var (
+		key, audio string
+		asJSON     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "verify BUNDLE|RUNDIR",
+		Short: "check a sealed bundle (or a run directory) and print the checklist",
+		Long: `verify reads a bundle made by benchseal seal and runs every check of the checklist,
+collecting every problem before it answers:
+
+  1 archive    regular files only, safe names, no duplicates, within size caps
+  2 signature  valid for --key (without --key: the key the bundle carries, WARN unpinned)
+  3 subjects   every file is a subject of the signed statement with a matching digest
+  4 schemas    every document validates against its schema
+  5 variants   every record's variant re-derives from its clip; all inputs distinct
+  6 claims     claims recomputed from the records equal claims.json and the predicate
+  7 protocol   counts, warm-ups, repeats, peak in-flight == C, timestamps in order
+  8 fairness   same GPU model, same server knobs, no server cache hits
+
+Each check prints PASS, WARN or FAIL with a reason, and its findings below it.
+Given a run directory (not yet sealed), checks 1-3 are SKIP. A bundle sealed with
+--no-audio cannot re-derive its variants (check 5 WARN) unless --audio DIR holds the
+original clips, matched by SHA-256. --key is a public key file, a private key file
+(its password from BENCHSEAL_PASSWORD or COSIGN_PASSWORD) or a KMS reference.`,
+		Example: `  benchseal verify evidence.tar.zst --key benchseal.pub
+  benchseal verify evidence.tar.zst --json | jq '.checks[] | select(.status == "FAIL")'
+  benchseal verify runs/qwen3-asr`,
+		Args: exactArgs(1, "one bundle or run directory"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			src := args[0]
+			info, err := os.Stat(src)
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", src, unwrapPath(err))
+			}
+			if audio != "" {
+				if st, err := os.Stat(audio); err != nil || !st.IsDir() {
+					return usageErrorf("--audio %s: not a directory", audio)
+				}
+			}
+			opts := verify.Options{AudioDir: audio}
+			if key != "" {
+				var pub crypto.PublicKey
+				pub, err = bundle.LoadPublicKey(ctx, key, func() ([]byte, error) { return readPassword(e, false) })
+				if err != nil {
+					return withHint(fmt.Errorf("loading the verification key: %w", err),
+						"--key takes a public key file (benchseal keygen writes NAME.pub), a private key file or a KMS reference")
+				}
+				opts.PublicKey = pub
+			}
+			var rep *verify.Report
+			if info.IsDir() {
+				if key != "" {
+					warnf(e.stderr, "%s is a run directory: nothing is signed, --key is not used", src)
+				}
+				rep, err = verify.Dir(ctx, src, opts)
+			} else {
+				var f *os.File
+				if f, err = os.Open(src); err != nil {
+					return fmt.Errorf("reading %s: %w", src, unwrapPath(err))
+				}
+				defer f.Close()
+				rep, err = verify.Bundle(ctx, f, opts)
+			}
+			if err != nil {
+				if ctx.Err() != nil {
+					return errInterrupted
+				}
+				return fmt.Errorf("verifying %s: %w", src, err)
+			}
+			rep.Source = src
+			if asJSON {
+				enc := json.NewEncoder(e.stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(rep); err != nil {
+					return err
+				}
+			} else if err := printChecklist(e.stdout, rep); err != nil {
+				return err
+			}
+			for _, c := range rep.Checks {
+				if c.Status == verify.Fail {
+					fmt.Fprintf(e.stderr, "benchseal: hint: %d %s: %s\n", c.ID, c.Name, verifyHints[c.ID])
+				}
+			}
+			if !rep.OK() {
+				return &exitError{exitFailure}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&key, "key", "", "public key (file or KMS reference) the bundle must be signed with")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checklist as JSON")
+	cmd.Flags().StringVar(&audio, "audio", "", "folder of the original clips, for a bundle sealed with --no-audio")
+	return cmd
+}
+
+// printChecklist writes one aligned line per check, its findings indented
+// below it, and a summary line.
+func printChecklist(w io.Writer, rep *verify.Report) error {
+	width := 0
+	for _, c := range rep.Checks {
+		width = max(width, len(c.Name))
+	}
+	var b strings.Builder
+	for _, c := range rep.Checks {
+		fmt.Fprintf(&b, "%s  %d %-*s  %s\n", c.Status, c.ID, width, c.Name, c.Summary)
+		for _, f := range c.Findings {
+			fmt.Fprintf(&b, "        %s %s\n", f.Status, oneLine(f.String()))
+		}
+		if c.Omitted > 0 {
+			fmt.Fprintf(&b, "        ... and %d more\n", c.Omitted)
+		}
+	}
+	verdict := "verifies"
+	if !rep.OK() {
+		verdict = "does NOT verify"
+	}
+	fmt.Fprintf(&b, "%d passed, %d warnings, %d failed, %d skipped: %s %s\n",
+		rep.Passed, rep.Warned, rep.Failed, rep.Skipped, rep.Source, verdict)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// oneLine keeps a finding on its line: validator messages span several.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// unwrapPath drops the operation and path an *os.PathError repeats.
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}

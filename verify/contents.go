@@ -1,0 +1,223 @@
+package verify
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// evidence is what checks 5 to 8 work on: run.json, claims.json and the
+// records, decoded once.
+type evidence struct {
+	f      *files
+	run    *schemas.Run    // nil when run.json is missing or unreadable
+	claims *schemas.Claims // nil likewise
+	// records by file, in file order; recFiles sorted.
+	records  map[string][]schemas.Record
+	recFiles []string
+	st       *bundle.Statement // nil for a run directory
+}
+
+// schemaOf names the schema a file of the run directory must match: by
+// the document's own "schema" field for JSON (benchseal.<name>/v1), by its
+// path for JSONL (which carries none). "" means no benchseal schema binds it.
+func schemaOf(name string, doc []byte) string {
+	switch {
+	case isRecords(name):
+		return "record"
+	case name == "telemetry/gpu.jsonl":
+		return "gpu_sample"
+	case name == "telemetry/host.jsonl":
+		return "host_sample"
+	case name == "run.json":
+		return "run"
+	case name == "claims.json":
+		return "claims"
+	case !strings.HasSuffix(name, ".json"):
+		return ""
+	}
+	var head struct {
+		Schema string `json:"schema"`
+	}
+	if json.Unmarshal(doc, &head) != nil {
+		return ""
+	}
+	s, ok := strings.CutPrefix(head.Schema, "benchseal.")
+	if !ok {
+		return ""
+	}
+	s, ok = strings.CutSuffix(s, "/v1")
+	if !ok || strings.ContainsAny(s, "/.") {
+		return "?" + head.Schema
+	}
+	return s
+}
+
+// checkContents runs checks 4 to 8 over the files.
+func checkContents(ctx context.Context, rep *Report, fl *files, st *bundle.Statement, opts Options) error {
+	ev := &evidence{f: fl, records: map[string][]schemas.Record{}, st: st}
+	if err := checkSchemas(rep, ev); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if ev.run == nil {
+		for _, id := range []int{CheckVariants, CheckClaims, CheckProtocol, CheckFairness} {
+			c := rep.Check(id)
+			c.failf("run.json", nil, "not run: run.json is missing or unreadable")
+			c.Summary = "not run"
+		}
+		return nil
+	}
+	if err := checkVariants(ctx, rep, ev, opts.AudioDir); err != nil {
+		return err
+	}
+	checkClaims(rep, ev)
+	checkProtocol(rep, ev)
+	checkFairness(rep, ev)
+	return nil
+}
+
+// checkSchemas is check 4; it also decodes run.json, claims.json and the
+// records for the checks after it.
+func checkSchemas(rep *Report, ev *evidence) error {
+	c := rep.Check(CheckSchemas)
+	docs, lines, other := 0, 0, 0
+	known := map[string]bool{}
+	for _, n := range schemas.Names() {
+		known[n] = true
+	}
+	if !ev.f.has("run.json") {
+		c.failf("run.json", nil, "missing")
+	}
+	if !ev.f.has("claims.json") {
+		c.failf("claims.json", nil, "missing")
+	}
+	var runDoc []byte
+	for _, name := range ev.f.names {
+		if name == bundle.PublicKeyName {
+			continue
+		}
+		if !strings.HasSuffix(name, ".json") && !strings.HasSuffix(name, ".jsonl") {
+			other++
+			continue
+		}
+		b, err := ev.f.read(name)
+		if err != nil {
+			return err
+		}
+		sc := schemaOf(name, b)
+		switch {
+		case sc == "":
+			other++
+			continue
+		case strings.HasPrefix(sc, "?") || !known[sc]:
+			c.warnf(name, "names schema %q, which this verifier does not know", strings.TrimPrefix(sc, "?"))
+			continue
+		}
+		if strings.HasSuffix(name, ".jsonl") {
+			lines++
+			if err := schemas.ValidateLines(sc, b); err != nil {
+				f := Finding{Status: Fail, Path: name, Reason: err.Error(), Err: err}
+				var le *schemas.LineError
+				if errors.As(err, &le) {
+					f.Line, f.Reason = le.Line, le.Err.Error()
+				}
+				c.add(f)
+			}
+		} else {
+			docs++
+			if err := schemas.Validate(sc, b); err != nil {
+				c.failf(name, err, "%v", err)
+			}
+		}
+		switch {
+		case name == "run.json":
+			runDoc = b
+		case name == "claims.json":
+			var cl schemas.Claims
+			if err := json.Unmarshal(b, &cl); err != nil {
+				c.failf(name, err, "cannot be decoded: %v", err)
+			} else {
+				ev.claims = &cl
+			}
+		}
+	}
+	if runDoc != nil {
+		var run schemas.Run
+		if err := json.Unmarshal(runDoc, &run); err != nil {
+			c.failf("run.json", err, "cannot be decoded: %v", err)
+		} else {
+			ev.run = &run
+		}
+	}
+	// Records last: whether a truncated last line is tolerated depends on
+	// run.json.
+	for _, name := range ev.f.names {
+		if !isRecords(name) {
+			continue
+		}
+		b, err := ev.f.read(name)
+		if err != nil {
+			return err
+		}
+		recs, err := claims.ReadRecords(name, bytes.NewReader(b))
+		if err != nil {
+			var le *claims.LineError
+			line := 0
+			if errors.As(err, &le) {
+				line = le.Line
+			}
+			switch {
+			case errors.Is(err, claims.ErrTruncatedLine) && ev.run != nil && !ev.run.Complete:
+				c.add(Finding{Status: Warn, Path: name, Line: line, Reason: "last line cut short (the run did not complete); the records before it are kept", Err: err})
+			default:
+				c.add(Finding{Status: Fail, Path: name, Line: line, Reason: "records cannot be decoded: " + errText(err), Err: err})
+			}
+		}
+		ev.records[name] = recs
+		ev.recFiles = append(ev.recFiles, name)
+	}
+	slices.Sort(ev.recFiles)
+	if ev.st != nil {
+		p, err := json.Marshal(ev.st.Predicate)
+		if err == nil {
+			err = schemas.Validate("predicate", p)
+		}
+		docs++
+		if err != nil {
+			c.failf(bundle.AttestationName, err, "predicate: %v", err)
+		}
+	}
+	if c.Status == Pass {
+		c.Summary = fmt.Sprintf("%d documents and %d JSONL files valid; %d other files carry no schema", docs, lines, other)
+	} else {
+		c.Summary = fmt.Sprintf("%d documents and %d JSONL files checked", docs, lines)
+	}
+	return nil
+}
+
+// errText is an error's message without the file name its type already
+// put in front (the finding names the file).
+func errText(err error) string {
+	var le *claims.LineError
+	if errors.As(err, &le) {
+		return le.Err.Error()
+	}
+	return err.Error()
+}
+
+// stepFile is the records file of one target, level and repeat.
+func stepFile(target string, concurrency, repeat int) string {
+	return path.Join("records", target, fmt.Sprintf("c%d-r%d.jsonl", concurrency, repeat))
+}

@@ -1,0 +1,63 @@
+// Package verify checks a sealed benchseal bundle (or an unsealed run
+// directory) and returns the whole checklist of DESIGN.md, "verify: the
+// checklist": every check runs, every problem is collected, none stops
+// the others.
+//
+//	1 archive    regular files only, local clean paths, no duplicates, size caps
+//	             (bundle.Reader); attestation.dsse.json first
+//	2 signature  the DSSE envelope verifies with the given key; with none, the
+//	             key the bundle carries (WARN: the signer is unpinned); the
+//	             predicate names the key that signed
+//	3 subjects   every file is a subject with its SHA-256, none missing, none
+//	             extra; the predicate's file count, bytes and no_audio agree
+//	4 schemas    every document validates against its schema: run.json, claims.json,
+//	             records (each line), telemetry JSONL, and every JSON document whose
+//	             "schema" is benchseal.<name>/v1; the signed predicate
+//	5 variants   each record's sample_index is perturb.Plan{Seed: run.seed}.Index(clip
+//	             sha256, samples, variant); flipping it re-derives the recorded
+//	             input_sha256 and byte_offset from the clip; variant numbers of a
+//	             clip and input hashes are distinct across the run
+//	6 claims     internal/claims.Compute over the records equals claims.json and
+//	             the predicate, field by field, exactly (integers, and float64
+//	             after a JSON round trip)
+//	7 protocol   one records file per target, level and repeat, each with the
+//	             declared warm-ups and measured requests; seqs distinct; start <=
+//	             first byte <= end; a worker sends one request at a time; warm-ups
+//	             end before measurement starts; peak in-flight == C (or the
+//	             step's request count when smaller); steps do not overlap, in the
+//	             declared order
+//	8 fairness   with two or more targets: the same GPU model (env/gpu.json and
+//	             each target's gpus), the same engine knobs (max running requests:
+//	             max_num_seqs / max_running_requests; memory fraction:
+//	             gpu_memory_utilization / mem_fraction_static; dtype; prefix
+//	             caching: enable_prefix_caching / not disable_radix_cache) from the
+//	             captured /server_info or /get_server_info; for every target, no
+//	             cache hits counted in claims (cache_hits)
+//
+// # Verdicts
+//
+// A check is PASS, WARN or FAIL (SKIP for checks 1-3 of a run directory)
+// and takes the worst status of its findings. Only FAIL makes a report
+// not OK. WARN means the evidence holds but proves less than it could:
+// an unpinned signer; audio left out (seal --no-audio) so variants are
+// not re-derived (Options.AudioDir brings the clips back, matched by
+// SHA-256); a run without perturbation (--no-perturb, said loudly); an
+// incomplete run (seal --allow-incomplete, said loudly); a fairness
+// comparison whose data the run did not capture ("not available") or that
+// does not hold (knobs differ, cache hits). Targets on different GPU
+// models FAIL: such a comparison measures the hardware.
+//
+// When the archive is unsafe, nothing in it is trusted: checks 2-8 FAIL
+// as "not run". When the signature fails, checks 3-8 still run on the
+// unverified statement so that the report says everything that is wrong.
+//
+// # Resources
+//
+// Bundle reads its input once. Every file is kept for the later checks:
+// in memory up to Options.MemoryLimit (DefaultMemoryLimit, 1 GiB: a run's
+// corpus and records are usually far smaller), beyond it in a temporary
+// directory removed before Bundle returns. Beyond the files themselves,
+// memory grows with the records only by what checks need per record (the
+// decoded record, a map entry for its input hash). A check keeps at most
+// MaxFindings findings and counts the rest.
+package verify

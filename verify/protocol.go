@@ -1,0 +1,195 @@
+package verify
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// checkProtocol is check 7: the records show the protocol run.json
+// declares: one file per target, level and repeat, with the declared
+// warm-ups and measured requests, never more (nor fewer) than C in flight,
+// each worker one request at a time, warm-ups before measurement, and the
+// steps one after the other in the declared order.
+func checkProtocol(rep *Report, ev *evidence) {
+	c := rep.Check(CheckProtocol)
+	run := ev.run
+	p := run.Protocol
+	complete := run.Complete
+	if !complete {
+		why := run.Incomplete
+		if why == "" {
+			why = "no reason given"
+		}
+		c.warnf("run.json", "THE RUN DID NOT COMPLETE (%s): it was sealed with --allow-incomplete, and its claims cover only what was measured", why)
+	}
+	if len(p.Requests) != len(p.Levels) || len(p.Warmup) != len(p.Levels) || p.Repeats < 1 {
+		c.failf("run.json", nil, "protocol is inconsistent: %d levels, %d request counts, %d warm-up counts, %d repeats",
+			len(p.Levels), len(p.Requests), len(p.Warmup), p.Repeats)
+		c.Summary = "protocol unreadable"
+		return
+	}
+	type step struct {
+		file        string
+		first, last int64
+	}
+	var sched []step
+	expected := map[string]bool{}
+	missing, steps := 0, 0
+	for i, conc := range p.Levels {
+		for r := 1; r <= p.Repeats; r++ {
+			order := slices.Clone(run.Targets)
+			if p.TargetOrder == "alternate" && r%2 == 0 {
+				slices.Reverse(order)
+			}
+			for _, t := range order {
+				f := stepFile(t.Name, conc, r)
+				expected[f] = true
+				steps++
+				recs, ok := ev.records[f]
+				if !ok {
+					if complete {
+						c.failf(f, nil, "missing: the protocol has %s at c=%d repeat %d", t.Name, conc, r)
+					}
+					missing++
+					continue
+				}
+				first, last := checkStep(c, f, recs, t.Name, conc, r, p.Warmup[i], p.Requests[i], complete)
+				if len(recs) > 0 {
+					sched = append(sched, step{f, first, last})
+				}
+			}
+		}
+	}
+	for _, f := range ev.recFiles {
+		if !expected[f] {
+			c.failf(f, nil, "not a step of the protocol in run.json")
+		}
+	}
+	for j := 1; j < len(sched); j++ {
+		if sched[j].first < sched[j-1].last {
+			c.failf(sched[j].file, nil, "started (%d ns) before %s ended (%d ns): steps must run one after the other, in the declared order",
+				sched[j].first, sched[j-1].file, sched[j-1].last)
+		}
+	}
+	if !complete && missing > 0 {
+		c.warnf("", "%d of %d steps have no records (the run stopped early)", missing, steps)
+	}
+	if c.Status == Pass {
+		c.Summary = fmt.Sprintf("%d steps (%d targets × %d levels × %d repeats): counts, warm-ups, peak in-flight == C, timestamps in order",
+			steps, len(run.Targets), len(p.Levels), p.Repeats)
+	} else {
+		c.Summary = fmt.Sprintf("%d steps checked", steps)
+	}
+}
+
+// checkStep checks one records file; it returns the step's first start
+// and last end.
+func checkStep(c *Check, f string, recs []schemas.Record, target string, conc, repeat, warmup, requests int, complete bool) (first, last int64) {
+	first, last = -1, 0
+	warm, meas := 0, 0
+	var warmEnd, measStart int64 = -1, -1
+	seqs := make(map[int]bool, len(recs))
+	byWorker := map[int][]schemas.Record{}
+	for i, r := range recs {
+		line := i + 1
+		if r.Target != target || r.Concurrency != conc || r.Repeat != repeat {
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("record of %s c=%d repeat %d in the file of %s c=%d repeat %d",
+				r.Target, r.Concurrency, r.Repeat, target, conc, repeat)})
+		}
+		if seqs[r.Seq] {
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("seq %d appears twice", r.Seq)})
+		}
+		seqs[r.Seq] = true
+		switch r.Phase {
+		case schemas.PhaseWarmup:
+			warm++
+			warmEnd = max(warmEnd, r.EndNs)
+		case schemas.PhaseMeasure:
+			meas++
+			if measStart < 0 || r.StartNs < measStart {
+				measStart = r.StartNs
+			}
+		default:
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("phase %q", r.Phase)})
+		}
+		switch {
+		case r.StartNs < 0 || r.EndNs < r.StartNs:
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("start_ns %d, end_ns %d: time runs backwards", r.StartNs, r.EndNs)})
+		case r.FirstByteNs != 0 && (r.FirstByteNs < r.StartNs || r.FirstByteNs > r.EndNs):
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("first_byte_ns %d is outside [start_ns %d, end_ns %d]", r.FirstByteNs, r.StartNs, r.EndNs)})
+		}
+		if r.Worker < 0 || r.Worker >= conc {
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("worker %d at concurrency %d", r.Worker, conc)})
+		}
+		byWorker[r.Worker] = append(byWorker[r.Worker], r)
+		if first < 0 || r.StartNs < first {
+			first = r.StartNs
+		}
+		last = max(last, r.EndNs)
+	}
+	for s := range seqs {
+		if s < 0 || s >= len(recs) {
+			c.failf(f, nil, "seq %d outside 0..%d", s, len(recs)-1)
+			break
+		}
+	}
+	count := func(what string, got, want int) {
+		switch {
+		case got == want:
+		case got < want && !complete:
+			c.warnf(f, "%d %s of %d (the run stopped early)", got, what, want)
+		default:
+			c.failf(f, nil, "%d %s, the protocol says %d", got, what, want)
+		}
+	}
+	count("warm-up requests", warm, warmup)
+	count("measured requests", meas, requests)
+	if warmEnd >= 0 && measStart >= 0 && measStart < warmEnd {
+		c.failf(f, nil, "a measured request started (%d ns) before the warm-ups ended (%d ns)", measStart, warmEnd)
+	}
+	for _, w := range sortedInts(byWorker) {
+		rs := byWorker[w]
+		slices.SortFunc(rs, func(a, b schemas.Record) int { return cmpInt(a.StartNs, b.StartNs) })
+		for j := 1; j < len(rs); j++ {
+			if rs[j].StartNs < rs[j-1].EndNs {
+				c.failf(f, nil, "worker %d started seq %d (%d ns) before its seq %d ended (%d ns): a worker sends one request at a time",
+					w, rs[j].Seq, rs[j].StartNs, rs[j-1].Seq, rs[j-1].EndNs)
+				break
+			}
+		}
+	}
+	peak := claims.PeakInFlight(recs)
+	want := conc
+	if max(warm, meas) < conc {
+		want = max(warm, meas)
+	}
+	switch {
+	case peak > conc:
+		c.failf(f, nil, "peak in-flight %d, more than the concurrency %d", peak, conc)
+	case peak < want && complete:
+		c.failf(f, nil, "peak in-flight %d, but the level's concurrency is %d: the client never held %d requests in flight", peak, conc, want)
+	}
+	return first, last
+}
+
+func sortedInts[V any](m map[int]V) []int {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

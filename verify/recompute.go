@@ -1,0 +1,178 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// ClaimError is a published number that the records do not give back.
+// Field is a path in the document ("targets[a].levels[c=16].repeats[r=2].req_per_s");
+// Want is what the records recompute to, Got what the document says
+// (JSON literals, "" when absent).
+type ClaimError struct {
+	Doc   string // "claims.json" or "predicate"
+	Field string
+	Want  string
+	Got   string
+}
+
+func (e *ClaimError) Error() string {
+	switch {
+	case e.Got == "":
+		return fmt.Sprintf("%s %s: missing, recomputed %s", e.Doc, e.Field, e.Want)
+	case e.Want == "":
+		return fmt.Sprintf("%s %s: %s, but the records give no such value", e.Doc, e.Field, e.Got)
+	}
+	return fmt.Sprintf("%s %s: %s, recomputed %s", e.Doc, e.Field, e.Got, e.Want)
+}
+
+// checkClaims is check 6: claims.Compute over the records, compared
+// exactly (integers and float64 after a JSON round trip, which is how
+// claims.json was written) with claims.json and the statement's predicate.
+func checkClaims(rep *Report, ev *evidence) {
+	c := rep.Check(CheckClaims)
+	var all []schemas.Record
+	for _, f := range ev.recFiles {
+		all = append(all, ev.records[f]...)
+	}
+	got, err := claims.Compute(*ev.run, all)
+	if err != nil {
+		c.failf("", err, "claims cannot be recomputed: %v", err)
+		c.Summary = "not recomputed"
+		return
+	}
+	n := 0
+	if ev.claims == nil {
+		c.failf("claims.json", nil, "missing or unreadable: nothing to compare with")
+	} else {
+		n += compareDocs(c, "claims.json", "claims.json", got, *ev.claims)
+	}
+	if ev.st != nil {
+		want := schemas.PredicateFromRun(ev.run, &got)
+		n += compareDocs(c, bundle.AttestationName, "predicate.run", want.Run, ev.st.Predicate.Run)
+		n += compareDocs(c, bundle.AttestationName, "predicate.claims", want.Claims, ev.st.Predicate.Claims)
+	}
+	where := "claims.json"
+	if ev.st != nil {
+		where += " and the signed predicate"
+	}
+	levels := 0
+	for _, t := range got.Targets {
+		levels += len(t.Levels)
+	}
+	if c.Status == Pass {
+		c.Summary = fmt.Sprintf("%d target levels (every repeat, median, min, max) recomputed from %d records equal %s", levels, len(all), where)
+	} else {
+		c.Summary = fmt.Sprintf("%d values differ between the records and %s", n, where)
+	}
+}
+
+// compareDocs compares two values field by field after a JSON round trip
+// and adds a finding per difference; it returns how many there were.
+func compareDocs(c *Check, path, doc string, want, got any) int {
+	wf, wk, err1 := flatten(want)
+	gf, gk, err2 := flatten(got)
+	if err1 != nil || err2 != nil {
+		c.failf(path, nil, "%s cannot be compared: %v", doc, firstErr(err1, err2))
+		return 1
+	}
+	n := 0
+	for _, k := range wk {
+		if g, ok := gf[k]; !ok || g != wf[k] {
+			e := &ClaimError{Doc: doc, Field: k, Want: wf[k], Got: g}
+			c.add(Finding{Status: Fail, Path: path, Reason: e.Error(), Err: e})
+			n++
+		}
+	}
+	for _, k := range gk {
+		if _, ok := wf[k]; !ok {
+			e := &ClaimError{Doc: doc, Field: k, Got: gf[k]}
+			c.add(Finding{Status: Fail, Path: path, Reason: e.Error(), Err: e})
+			n++
+		}
+	}
+	return n
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// flatten marshals v and lists its leaves as path -> JSON literal, in
+// document order. Array elements are named by what identifies them in
+// benchseal's documents: a target's name, a level's concurrency, a
+// repeat's 1-based number.
+func flatten(v any) (map[string]string, []string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var doc any
+	if err := d.Decode(&doc); err != nil {
+		return nil, nil, err
+	}
+	m := map[string]string{}
+	var keys []string
+	var walk func(prefix, key string, v any)
+	walk = func(prefix, key string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range sortedKeys(x) {
+				p := k
+				if prefix != "" {
+					p = prefix + "." + k
+				}
+				walk(p, k, x[k])
+			}
+			if len(x) == 0 {
+				m[prefix] = "{}"
+				keys = append(keys, prefix)
+			}
+		case []any:
+			for i, sub := range x {
+				walk(prefix+"["+elemName(key, i, sub)+"]", "", sub)
+			}
+			if len(x) == 0 {
+				m[prefix] = "[]"
+				keys = append(keys, prefix)
+			}
+		default:
+			lit, _ := json.Marshal(x)
+			m[prefix] = string(lit)
+			keys = append(keys, prefix)
+		}
+	}
+	walk("", "", doc)
+	return m, keys, nil
+}
+
+func elemName(key string, i int, v any) string {
+	if o, ok := v.(map[string]any); ok {
+		if t, ok := o["target"].(string); ok {
+			return t
+		}
+		if c, ok := o["concurrency"].(json.Number); ok {
+			return "c=" + c.String()
+		}
+		if n, ok := o["name"].(string); ok {
+			return n
+		}
+	}
+	if key == "repeats" {
+		return "r=" + strconv.Itoa(i+1)
+	}
+	return strconv.Itoa(i)
+}

@@ -1,0 +1,163 @@
+package verify
+
+import (
+	"context"
+	"crypto"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/benchseal/benchseal/bundle"
+)
+
+// Options change how Bundle and Dir verify.
+type Options struct {
+	// PublicKey checks the signature. Nil: the key the bundle carries
+	// (benchseal.pub) is used and check 2 says WARN: the signer is
+	// unpinned, which proves the bundle intact but not who sealed it.
+	PublicKey crypto.PublicKey
+	// Limits bound the archive (check 1). The zero value means
+	// bundle.DefaultLimits, never "no limit".
+	Limits bundle.Limits
+	// AudioDir holds the original clips of a bundle sealed with --no-audio,
+	// matched to run.json's corpus by SHA-256 (file names do not matter),
+	// so that check 5 can re-derive the variants.
+	AudioDir string
+	// MemoryLimit caps the bytes of a bundle's files kept in memory
+	// (0: DefaultMemoryLimit); the rest are spilled to a temporary
+	// directory under TempDir ("" : the system's) and removed on return.
+	MemoryLimit int64
+	TempDir     string
+}
+
+// maxEnvelope caps attestation.dsse.json, as bundle.Open does.
+const maxEnvelope = 64 << 20
+
+// Bundle verifies a sealed bundle read once from r and returns the whole
+// checklist. The error is only for what prevents verifying at all (ctx
+// cancelled, the spill directory failing); a damaged or hostile archive is
+// a Report with failing checks.
+func Bundle(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
+	limits := opts.Limits
+	if limits == (bundle.Limits{}) {
+		limits = bundle.DefaultLimits
+	}
+	budget := opts.MemoryLimit
+	if budget <= 0 {
+		budget = DefaultMemoryLimit
+	}
+	rep := &Report{Kind: "bundle", Checks: newChecks()}
+	fl := newFiles()
+	defer fl.close()
+
+	b := &bundle.Bundle{}
+	unsafe, err := readBundle(ctx, r, limits, b, fl, &budget, opts.TempDir)
+	if err != nil {
+		return nil, err
+	}
+	archive := rep.Check(CheckArchive)
+	if unsafe != nil {
+		var ee *bundle.EntryError
+		f := Finding{Status: Fail, Reason: unsafe.Error(), Err: unsafe}
+		if errors.As(unsafe, &ee) {
+			f.Path, f.Reason = ee.Name, ee.Reason.Error()
+		}
+		archive.add(f)
+		archive.Summary = "unsafe archive: refused at the first problem"
+		for i := range rep.Checks[1:] {
+			c := &rep.Checks[i+1]
+			c.failf("", unsafe, "not run: the archive is unsafe")
+			c.Summary = "not run"
+		}
+		rep.tally()
+		return rep, nil
+	}
+	archive.Summary = fmt.Sprintf("%d entries: regular files, safe names, no duplicates, within limits", len(b.Entries))
+
+	st := checkSignature(rep, b, opts.PublicKey)
+	checkSubjects(rep, b, st, fl)
+	if err := checkContents(ctx, rep, fl, st, opts); err != nil {
+		return nil, err
+	}
+	rep.tally()
+	return rep, nil
+}
+
+// readBundle streams the archive once, hashing every entry (bundle.Reader)
+// and keeping its bytes for the later checks. unsafe is the reader's
+// refusal, err what stopped reading for another reason.
+func readBundle(ctx context.Context, r io.Reader, limits bundle.Limits, b *bundle.Bundle, fl *files, budget *int64, tempDir string) (unsafe, err error) {
+	rd, err := bundle.NewReader(r, limits)
+	if err != nil {
+		return err, nil
+	}
+	defer rd.Close()
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		e, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err, nil
+		}
+		if len(b.Entries) == 0 {
+			if e.Name != bundle.AttestationName {
+				return &bundle.EntryError{Name: e.Name, Reason: bundle.ErrNoAttestation}, nil
+			}
+			if e.Size > maxEnvelope {
+				return &bundle.EntryError{Name: e.Name, Reason: fmt.Errorf("%w: %d bytes, limit %d", bundle.ErrTooLarge, e.Size, maxEnvelope)}, nil
+			}
+			if b.Envelope, err = io.ReadAll(rd); err != nil {
+				return err, nil
+			}
+			b.Entries = append(b.Entries, *e)
+			continue
+		}
+		if err := fl.keep(e.Name, e.Size, rd, budget, tempDir); err != nil {
+			var ee *bundle.EntryError
+			if errors.As(err, &ee) {
+				return err, nil
+			}
+			return nil, err
+		}
+		if e.Name == bundle.PublicKeyName {
+			b.PublicPEM, _ = fl.read(e.Name)
+		}
+		b.Entries = append(b.Entries, *e)
+	}
+	if len(b.Entries) == 0 {
+		return &bundle.EntryError{Reason: bundle.ErrNoAttestation}, nil
+	}
+	return nil, nil
+}
+
+// Dir verifies an unsealed run directory: checks 4 to 8 (there is no
+// archive, signature or statement: checks 1 to 3 are SKIP, unless the
+// directory holds something seal would refuse).
+func Dir(ctx context.Context, dir string, opts Options) (*Report, error) {
+	rep := &Report{Source: dir, Kind: "run directory", Checks: newChecks()}
+	fl, odd, err := dirFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	archive := rep.Check(CheckArchive)
+	archive.Status, archive.Summary = Skip, fmt.Sprintf("a run directory: no archive (%d files)", len(fl.names))
+	for _, f := range odd {
+		archive.add(f)
+	}
+	if archive.Status == Fail {
+		archive.Summary = "the run directory holds files that cannot be sealed"
+	}
+	for _, id := range []int{CheckSignature, CheckSubjects} {
+		c := rep.Check(id)
+		c.Status, c.Summary = Skip, "a run directory: not sealed, nothing signed"
+	}
+	if err := checkContents(ctx, rep, fl, nil, opts); err != nil {
+		return nil, err
+	}
+	rep.tally()
+	return rep, nil
+}
