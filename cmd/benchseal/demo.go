@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/benchseal/benchseal/internal/demo"
+	"github.com/benchseal/benchseal/internal/sim"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newDemoCmd) }
+
+// demoEngines are the two simulated servers the demo compares. They differ
+// where real engines differ: latency model, how many requests they admit at
+// once and what they do beyond their queue (sglang-omni sheds with HTTP 500,
+// as SGLang-Omni did at concurrency 64). Both cache identical bytes, which
+// benchseal's perturbation defeats.
+var demoEngines = []struct {
+	name string
+	cfg  sim.Config
+}{
+	{"vllm", sim.Config{Persona: sim.PersonaVLLM, BaseLatency: 60 * time.Millisecond, PerAudioSecond: 8 * time.Millisecond,
+		MaxRunning: 16, Cache: true, WordErrorRate: 0.04, Seed: 1}},
+	{"sglang-omni", sim.Config{Persona: sim.PersonaSGLangOmni, BaseLatency: 35 * time.Millisecond, PerAudioSecond: 12 * time.Millisecond,
+		MaxRunning: 8, MaxQueue: 16, Cache: true, WordErrorRate: 0.08, Seed: 2}},
+}
+
+func newDemoCmd(e *env) *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "run the whole workflow on an embedded default: run, seal, verify, report",
+		Long: `demo runs benchseal's whole workflow on a fresh machine, with no GPU and no
+audio of your own: it starts two simulated engines on loopback (a vllm and an
+sglang-omni persona), measures both with an interleaved closed-loop sweep over
+five embedded speech clips, seals the evidence with an ephemeral key, verifies
+the bundle and writes a report.
+
+Everything lands in --out (default: ./benchseal-demo, or the first
+./benchseal-demo-N that does not exist): corpus/, run/, evidence.tar.zst and
+report/.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				out = freeDemoDir("benchseal-demo")
+			}
+			return runDemo(cmd.Context(), e, out)
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "folder to create for the demo's files (must not exist)")
+	return cmd
+}
+
+// freeDemoDir returns base, or base-2, base-3, ... whichever does not exist.
+func freeDemoDir(base string) string {
+	dir := base
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+			return dir
+		}
+		dir = base + "-" + strconv.Itoa(i)
+	}
+}
+
+func runDemo(ctx context.Context, e *env, out string) error {
+	if err := os.Mkdir(out, 0o755); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return withHint(fmt.Errorf("demo: %s already exists", out), "evidence is never overwritten: choose another --out")
+		}
+		return fmt.Errorf("demo: %w", err)
+	}
+	corpus := filepath.Join(out, "corpus")
+	if err := demo.WriteCorpus(corpus); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	clips, err := sim.LoadCorpus(corpus)
+	if err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+
+	var targets []string
+	for _, eng := range demoEngines {
+		cfg := eng.cfg
+		cfg.Corpus = clips
+		url, stop, err := startSim(cfg)
+		if err != nil {
+			return fmt.Errorf("demo: start %s: %w", eng.name, err)
+		}
+		defer stop()
+		targets = append(targets, "--target", eng.name+"="+url)
+		infof(e.stderr, "demo: simulated %s listening on %s", eng.name, url)
+	}
+
+	runDir := filepath.Join(out, "run")
+	bundle := filepath.Join(out, "evidence.tar.zst")
+	report := filepath.Join(out, "report")
+	steps := [][]string{
+		append([]string{"run", "--corpus", corpus, "--concurrency", "1,8,32", "--requests", "16,48,96",
+			"--repeats", "2", "--out", runDir}, targets...),
+		{"seal", runDir, "-o", bundle},
+		{"verify", bundle},
+		{"report", bundle, "-o", report},
+	}
+	for _, args := range steps {
+		infof(e.stderr, "demo: benchseal %s", strings.Join(args, " "))
+		if err := subcommand(ctx, e, args); err != nil {
+			return fmt.Errorf("demo: benchseal %s: %w", args[0], err)
+		}
+	}
+	infof(e.stderr, "demo: done; the evidence is %s, the report %s", bundle, filepath.Join(report, "REPORT.md"))
+	infof(e.stderr, "demo: check it yourself: benchseal verify %s", bundle)
+	return nil
+}
+
+// subcommand runs one benchseal subcommand in-process with the demo's env.
+func subcommand(ctx context.Context, e *env, args []string) error {
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	root.SetIn(e.stdin)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	return root.ExecuteContext(ctx)
+}
+
+// startSim serves a simulated engine on a free loopback port.
+func startSim(cfg sim.Config) (url string, stop func(), err error) {
+	srv, err := sim.New(cfg)
+	if err != nil {
+		return "", nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
+	go hs.Serve(ln)
+	return "http://" + ln.Addr().String(), func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(ctx)
+	}, nil
+}
