@@ -1,0 +1,181 @@
+package verify_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	crand "crypto/rand"
+	"encoding/binary"
+	"io"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/bench"
+	"github.com/benchseal/benchseal/internal/sim"
+	"github.com/benchseal/benchseal/schemas"
+	"github.com/klauspost/compress/zstd"
+)
+
+// makeWAV is a real 16-bit mono PCM WAV of noise, distinct per seed.
+func makeWAV(seconds float64, seed uint64) []byte {
+	const rate = 16000
+	n := int(rate * seconds)
+	var b bytes.Buffer
+	le := binary.LittleEndian
+	b.WriteString("RIFF")
+	binary.Write(&b, le, uint32(36+2*n))
+	b.WriteString("WAVEfmt ")
+	for _, v := range []any{uint32(16), uint16(1), uint16(1), uint32(rate), uint32(2 * rate), uint16(2), uint16(16)} {
+		binary.Write(&b, le, v)
+	}
+	b.WriteString("data")
+	binary.Write(&b, le, uint32(2*n))
+	rng := rand.New(rand.NewPCG(seed, 7))
+	for range n {
+		binary.Write(&b, le, int16(rng.IntN(2000)-1000))
+	}
+	return b.Bytes()
+}
+
+var refs = []string{"the quick brown fox", "jumps over the lazy dog", "hello world again", "one two three four"}
+
+// runSpec is a real run: benchseal's runner against the simulated server.
+type runSpec struct {
+	clips     int
+	seconds   float64
+	levels    []int
+	requests  []int
+	repeats   int
+	noPerturb bool
+	latency   time.Duration
+}
+
+var smallRun = runSpec{clips: 2, seconds: 0.5, levels: []int{1, 3}, requests: []int{4}, repeats: 2, latency: 5 * time.Millisecond}
+
+// makeRun writes the corpus to corpusDir and the run directory to runDir.
+func makeRun(tb testing.TB, spec runSpec, corpusDir, runDir string) {
+	tb.Helper()
+	var sc []sim.Clip
+	for i := range spec.clips {
+		w := makeWAV(spec.seconds, uint64(i+1))
+		name := filepath.Join(corpusDir, string(rune('a'+i))+".wav")
+		must(tb, os.WriteFile(name, w, 0o644))
+		must(tb, os.WriteFile(strings.TrimSuffix(name, ".wav")+".txt", []byte(refs[i%len(refs)]+"\n"), 0o644))
+		sc = append(sc, sim.Clip{Audio: w, Text: refs[i%len(refs)]})
+	}
+	clips, err := bench.LoadCorpus(corpusDir)
+	must(tb, err)
+	s, err := sim.New(sim.Config{Corpus: sc, BaseLatency: spec.latency})
+	must(tb, err)
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	p := bench.Plan{
+		Targets: []bench.Target{{Name: "a", URL: ts.URL}, {Name: "b", URL: ts.URL}},
+		Corpus:  clips, Levels: spec.levels, Requests: spec.requests, Repeats: spec.repeats, Seed: 7, NoPerturb: spec.noPerturb,
+		Scoring: schemas.Scoring{Normalizer: "whisper-en", Aligner: "unit", Unit: "word", Failures: "excluded"},
+	}
+	_, err = bench.Run(context.Background(), runDir, p)
+	must(tb, err)
+}
+
+func must(tb testing.TB, err error) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// testSigner is a fresh key held in memory (file keys sign deterministically).
+func testSigner(tb testing.TB) *bundle.Signer {
+	tb.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
+	must(tb, err)
+	s, err := bundle.NewSigner(k)
+	must(tb, err)
+	return s
+}
+
+func seal(tb testing.TB, dir string, s *bundle.Signer, opts bundle.SealOptions) []byte {
+	tb.Helper()
+	var buf bytes.Buffer
+	if opts.Sealer.Name == "" {
+		opts.Sealer = schemas.Sealer{Name: "benchseal", Version: "v0.0.0-test"}
+	}
+	_, err := bundle.Seal(context.Background(), &buf, dir, s, opts)
+	must(tb, err)
+	return buf.Bytes()
+}
+
+// copyDir copies a run directory, so that a test may damage its copy.
+func copyDir(tb testing.TB, src, dst string) {
+	tb.Helper()
+	must(tb, os.CopyFS(dst, os.DirFS(src)))
+}
+
+// repack rewrites a bundle's archive without re-signing: edit may change
+// an entry's bytes, extra entries are appended. It makes bundles whose
+// files no longer match their signed statement.
+func repack(tb testing.TB, b []byte, edit func(name string, data []byte) []byte, extra ...*tar.Header) []byte {
+	tb.Helper()
+	zr, err := zstd.NewReader(bytes.NewReader(b))
+	must(tb, err)
+	defer zr.Close()
+	tr := tar.NewReader(zr)
+	var out bytes.Buffer
+	zw, _ := zstd.NewWriter(&out, zstd.WithEncoderConcurrency(1))
+	tw := tar.NewWriter(zw)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		must(tb, err)
+		data, err := io.ReadAll(tr)
+		must(tb, err)
+		if edit != nil {
+			data = edit(h.Name, data)
+		}
+		h.Size = int64(len(data))
+		must(tb, tw.WriteHeader(h))
+		tw.Write(data)
+	}
+	for _, h := range extra {
+		h.Format = tar.FormatPAX
+		if h.Mode == 0 {
+			h.Mode = 0o644
+		}
+		if h.Typeflag == tar.TypeReg && h.Size == 0 {
+			h.Size = 3
+		}
+		must(tb, tw.WriteHeader(h))
+		if h.Typeflag == tar.TypeReg {
+			tw.Write(bytes.Repeat([]byte("x"), int(h.Size)))
+		}
+	}
+	must(tb, tw.Close())
+	must(tb, zw.Close())
+	return out.Bytes()
+}
+
+// editLines rewrites the JSON lines of a file through fn (a line it returns
+// as nil is deleted).
+func editLines(tb testing.TB, file string, fn func(i int, line []byte) []byte) {
+	tb.Helper()
+	b, err := os.ReadFile(file)
+	must(tb, err)
+	var out []byte
+	for i, l := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
+		if nl := fn(i, l); nl != nil {
+			out = append(append(out, nl...), '\n')
+		}
+	}
+	must(tb, os.WriteFile(file, out, 0o644))
+}
