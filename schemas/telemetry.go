@@ -73,5 +73,10 @@ type StepTelemetry struct {
 	HostCPUMean     *float64 `json:"host_cpu_mean"`
 	CacheHits       *float64 `json:"cache_hits"`
 	CacheCounter    string   `json:"cache_counter,omitempty"` // which counter CacheHits is the growth of
+	// CacheBefore and CacheAfter are the known cache counters (summed over
+	// label sets) of the /metrics scrapes before and after the step, so
+	// that internal/claims recomputes cache_hits from them.
+	CacheBefore map[string]float64 `json:"cache_before,omitempty"`
+	CacheAfter  map[string]float64 `json:"cache_after,omitempty"`
 	Notes           []string `json:"notes,omitempty"`         // why a value is missing
 }

@@ -31,8 +31,12 @@ type groupKey struct {
 
 // Compute derives claims.json from run.json and the records of the run, in
 // any order. It fails on a record that names a target, level or repeat the
-// run does not have.
-func Compute(run schemas.Run, records []schemas.Record) (schemas.Claims, error) {
+// run does not have. WithTelemetry adds the telemetry and cache fields.
+func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas.Claims, error) {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
 	out := schemas.Claims{Schema: schemas.ClaimsSchema, Targets: []schemas.TargetClaims{}}
 	sc := run.Scoring
 	if sc.Unit == "" && sc.Normalizer != "" {
@@ -84,6 +88,10 @@ func Compute(run schemas.Run, records []schemas.Record) (schemas.Claims, error) 
 				m, ok, err := repeatMetrics(recs, refs, sc)
 				if err != nil {
 					return out, fmt.Errorf("target %q, concurrency %d, repeat %d: %w", t.Name, c, rep, err)
+				}
+				if ok && o.tel != nil {
+					from, to := measuredWindow(recs)
+					applyTelemetry(&m, o.tel, window{t.Name, c, rep, from, to, t.GPUs})
 				}
 				if ok {
 					lc.Repeats = append(lc.Repeats, m)
@@ -173,6 +181,24 @@ func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Sco
 		m.WER = &w
 	}
 	return m, true, nil
+}
+
+// measuredWindow is the first start and last end of the measured records.
+func measuredWindow(recs []schemas.Record) (from, to int64) {
+	first := true
+	for _, r := range recs {
+		if r.Phase != schemas.PhaseMeasure {
+			continue
+		}
+		if first || r.StartNs < from {
+			from = r.StartNs
+		}
+		if first || r.EndNs > to {
+			to = r.EndNs
+		}
+		first = false
+	}
+	return from, to
 }
 
 func seconds(ns int64) float64 { return float64(ns) / 1e9 }

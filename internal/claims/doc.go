@@ -46,6 +46,22 @@
 // are left out. wer and the optional telemetry fields use only the repeats
 // where they are present, and stay null when none has them.
 //
+// # Telemetry
+//
+// With WithTelemetry (LoadTelemetry reads the run directory's telemetry/),
+// each level/repeat also gets gpu_util_mean, gpu_util_max,
+// gpu_mem_peak_bytes, gpu_power_peak_w and host_cpu_mean, recomputed from
+// the raw samples of telemetry/gpu.jsonl and host.jsonl whose t_ns lies in
+// the measured window (first start_ns to last end_ns of the measured
+// records) for the target's run.json gpus, and cache_hits, recomputed
+// from the raw counter values cache_before/cache_after of its
+// telemetry/steps.jsonl line (CacheHitCounters; the summaries written in
+// steps.jsonl are not read). A field with no sample or no counter stays
+// absent. A verifier must pass the same telemetry to recompute claims.json:
+//
+//	run, recs, tel, err := claims.LoadDirTelemetry(fsys)
+//	cl, err := claims.Compute(run, recs, claims.WithTelemetry(tel))
+//
 // Levels appear in run order, repeats in order, targets in run.json order.
 // A level/repeat without measured records (an interrupted run) is left out;
 // a level with none at all is left out too.

@@ -136,6 +136,7 @@ func (r *Recorder) StepEnd(ctx context.Context, target string, concurrency, repe
 	st := schemas.StepTelemetry{Target: target, Concurrency: concurrency, Repeat: repeat, StartNs: startNs, EndNs: endNs,
 		GPUs: r.cfg.Targets[target].GPUs}
 	after, scrapeErr := r.scrape(ctx, target, concurrency, repeat, "after")
+	st.CacheBefore, st.CacheAfter = r.before[target], after
 	if before := r.before[target]; before != nil && after != nil {
 		d, err := CacheHits(before, after)
 		if err == nil {
