@@ -1,0 +1,97 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test ./internal/report -update rewrites it; review the diff)\n%s", path, firstDiff(got, want))
+	}
+}
+
+func firstDiff(got, want []byte) string {
+	gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
+	for i := 0; i < len(gl) || i < len(wl); i++ {
+		var g, w []byte
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if !bytes.Equal(g, w) {
+			return "line " + itoa(i+1) + ":\n got: " + string(g) + "\nwant: " + string(w)
+		}
+	}
+	return ""
+}
+
+func itoa(i int) string { return string(bytes.TrimSpace([]byte(fmtInt(i)))) }
+
+func fmtInt(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
+}
+
+func render(t *testing.T, in Input) (md, page []byte, svgs map[Chart][]byte) {
+	t.Helper()
+	var a, b bytes.Buffer
+	if err := Markdown(&a, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := HTML(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	svgs = map[Chart][]byte{}
+	for _, ch := range Charts {
+		var s bytes.Buffer
+		if err := SVG(&s, in, ch); err != nil {
+			t.Fatal(err)
+		}
+		svgs[ch] = s.Bytes()
+	}
+	return a.Bytes(), b.Bytes(), svgs
+}
+
+func TestGolden(t *testing.T) {
+	in := fixture()
+	in.LinkCharts = true
+	md, page, svgs := render(t, in)
+	golden(t, "REPORT.md", md)
+	golden(t, "report.html", page)
+	for ch, b := range svgs {
+		golden(t, ch.File(), b)
+	}
+	in.LinkCharts = false
+	md, _, _ = render(t, in)
+	golden(t, "stdout.md", md)
+}

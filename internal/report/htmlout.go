@@ -1,0 +1,101 @@
+package report
+
+import (
+	"bufio"
+	"io"
+	"strings"
+)
+
+// stylesheet is the whole style of the HTML page: no external assets, so the
+// file can be opened offline or pasted into a post.
+const stylesheet = `body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;color:#222;max-width:980px;margin:2em auto;padding:0 1em;line-height:1.45}
+h1{font-size:1.6em}h2{margin-top:1.8em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+table{border-collapse:collapse;margin:.8em 0}th,td{border:1px solid #ccc;padding:.25em .6em}
+th{background:#f3f4f6}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+caption{caption-side:bottom;text-align:left;color:#555;font-size:.9em;padding-top:.3em}
+code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+code{background:#f3f4f6;padding:0 .2em;border-radius:3px;overflow-wrap:anywhere}
+pre{background:#f3f4f6;padding:.8em;overflow-x:auto}pre code{padding:0;background:none}
+.warn{background:#fff4e5;border-left:4px solid #d55e00;padding:.6em .9em}
+figure{margin:1em 0}figure svg{max-width:100%;height:auto}`
+
+// HTML writes the report as one self-contained HTML page with the charts
+// inline.
+func HTML(w io.Writer, in Input) error {
+	bw := bufio.NewWriter(w)
+	v := newView(in)
+	blocks := build(in)
+	title := ""
+	if h, ok := blocks[0].(heading); ok {
+		title = h.text
+	}
+	bw.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	bw.WriteString("<title>" + esc(title) + "</title>\n<style>\n" + stylesheet + "\n</style>\n</head>\n<body>\n<main>\n")
+	for _, bl := range blocks {
+		switch x := bl.(type) {
+		case heading:
+			n := string(rune('0' + x.level))
+			bw.WriteString("<h" + n + ">" + esc(x.text) + "</h" + n + ">\n")
+		case para:
+			if x.warn {
+				bw.WriteString(`<p class="warn">` + htmlSpans(x.spans) + "</p>\n")
+			} else {
+				bw.WriteString("<p>" + htmlSpans(x.spans) + "</p>\n")
+			}
+		case bullets:
+			bw.WriteString("<ul>\n")
+			for _, it := range x.items {
+				bw.WriteString("<li>" + htmlSpans(it) + "</li>\n")
+			}
+			bw.WriteString("</ul>\n")
+		case codeBlock:
+			bw.WriteString("<pre><code>" + esc(x.text) + "</code></pre>\n")
+		case figure:
+			bw.WriteString("<figure>\n")
+			v.svg(bw, x.chart)
+			bw.WriteString("</figure>\n")
+		case table:
+			bw.WriteString("<table>\n")
+			if x.caption != "" {
+				bw.WriteString("<caption>" + esc(x.caption) + "</caption>\n")
+			}
+			bw.WriteString("<thead><tr>")
+			for i, h := range x.header {
+				bw.WriteString("<th" + numClass(x.right, i) + ">" + esc(h) + "</th>")
+			}
+			bw.WriteString("</tr></thead>\n<tbody>\n")
+			for _, r := range x.rows {
+				bw.WriteString("<tr>")
+				for i, cell := range r {
+					bw.WriteString("<td" + numClass(x.right, i) + ">" + esc(cell) + "</td>")
+				}
+				bw.WriteString("</tr>\n")
+			}
+			bw.WriteString("</tbody>\n</table>\n")
+		}
+	}
+	bw.WriteString("</main>\n</body>\n</html>\n")
+	return bw.Flush()
+}
+
+func numClass(right []bool, i int) string {
+	if i < len(right) && right[i] {
+		return ` class="n"`
+	}
+	return ""
+}
+
+func htmlSpans(ss []span) string {
+	var b strings.Builder
+	for _, s := range ss {
+		switch s.kind {
+		case code:
+			b.WriteString("<code>" + esc(s.text) + "</code>")
+		case strong:
+			b.WriteString("<strong>" + esc(s.text) + "</strong>")
+		default:
+			b.WriteString(esc(s.text))
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,34 @@
+package report
+
+import "github.com/benchseal/benchseal/schemas"
+
+// Input is everything a report shows. Run and Claims are required; the
+// rest is shown when present.
+type Input struct {
+	Run    schemas.Run
+	Claims schemas.Claims
+
+	// BundleSHA256 is the hex SHA-256 of the bundle file, and BundleName
+	// its file name as a reader will download it ("evidence.tar.zst" when
+	// empty). Both are empty for a report of a run directory.
+	BundleSHA256 string
+	BundleName   string
+	// KeyFingerprint is the signing key's "sha256:<hex>" from the
+	// statement's predicate; KeyEphemeral says the bundle carries its own
+	// public key (its signer is unpinned).
+	KeyFingerprint string
+	KeyEphemeral   bool
+	// Verification holds one line per check of a verification, in order
+	// ("PASS signature: ..."); empty when none was run.
+	Verification []string
+
+	GPU  *schemas.GPUInfo  // env/gpu.json
+	Host *schemas.HostInfo // env/host.json
+	// Servers are the targets' own descriptions of themselves
+	// (servers/<t>/probes-before.json), in any order.
+	Servers []schemas.ServerCapture
+
+	// LinkCharts makes Markdown link the chart files (ChartFiles) written
+	// next to it; without it, Markdown has no images.
+	LinkCharts bool
+}

@@ -1,0 +1,264 @@
+package report
+
+import (
+	"bufio"
+	"html"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// Chart names one of the report's charts.
+type Chart int
+
+// The charts, in the order the report shows them.
+const (
+	Throughput Chart = iota // successful requests per second vs concurrency
+	Latency                 // latency p50 (solid) and p99 (dashed) vs concurrency
+	RTFx                    // real-time factor vs concurrency
+)
+
+// Charts lists every chart, for writing them all.
+var Charts = []Chart{Throughput, Latency, RTFx}
+
+// File is the chart's file name next to REPORT.md.
+func (c Chart) File() string {
+	switch c {
+	case Throughput:
+		return "throughput.svg"
+	case Latency:
+		return "latency.svg"
+	case RTFx:
+		return "rtfx.svg"
+	}
+	return "chart" + strconv.Itoa(int(c)) + ".svg"
+}
+
+// Title is the chart's caption (and alt text).
+func (c Chart) Title() string {
+	switch c {
+	case Throughput:
+		return "Throughput: successful requests per second vs concurrency"
+	case Latency:
+		return "Latency p50 (solid) and p99 (dashed) vs concurrency"
+	case RTFx:
+		return "RTFx: seconds of audio per second vs concurrency"
+	}
+	return "chart"
+}
+
+func (c Chart) id() string { return strings.TrimSuffix(c.File(), ".svg") }
+
+func (c Chart) yLabel() string {
+	switch c {
+	case Throughput:
+		return "requests / s"
+	case Latency:
+		return "latency (s)"
+	}
+	return "RTFx"
+}
+
+// Okabe–Ito, without its yellow (too pale on white).
+var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"}
+
+// Geometry of every chart, in SVG user units.
+const (
+	svgW, svgH    = 760.0, 400.0
+	plotL, plotR  = 72.0, 560.0
+	plotT, plotB  = 44.0, 340.0
+	legendX       = 584.0
+	legendMaxText = 20 // runes of a legend label before it is cut with "…"
+)
+
+// series is one line of a chart: a value and its min–max at each level.
+type series struct {
+	target string
+	colour string
+	marker int
+	dashed bool
+	points []point
+}
+
+type point struct {
+	c           int
+	med, lo, hi float64
+}
+
+func (v *view) series(ch Chart) []series {
+	var out []series
+	get := func(f func(m *schemas.Metrics) float64, dashed bool, i int, tg string) series {
+		s := series{target: tg, colour: palette[i%len(palette)], marker: i % 4, dashed: dashed}
+		for _, c := range v.levels {
+			if l := v.lookup(tg, c); l != nil {
+				s.points = append(s.points, point{c, f(&l.Median), f(&l.Min), f(&l.Max)})
+			}
+		}
+		return s
+	}
+	for i, tg := range v.targets {
+		switch ch {
+		case Throughput:
+			out = append(out, get(func(m *schemas.Metrics) float64 { return m.ReqPerS }, false, i, tg))
+		case RTFx:
+			out = append(out, get(func(m *schemas.Metrics) float64 { return m.RTFx }, false, i, tg))
+		case Latency:
+			out = append(out,
+				get(func(m *schemas.Metrics) float64 { return m.LatencyP50S }, false, i, tg),
+				get(func(m *schemas.Metrics) float64 { return m.LatencyP99S }, true, i, tg))
+		}
+	}
+	return out
+}
+
+// SVG writes one chart of in as a standalone SVG document.
+func SVG(w io.Writer, in Input, ch Chart) error {
+	bw := bufio.NewWriter(w)
+	newView(in).svg(bw, ch)
+	return bw.Flush()
+}
+
+func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
+
+func esc(s string) string { return html.EscapeString(s) }
+
+func legendText(s string) string {
+	if utf8.RuneCountInString(s) <= legendMaxText {
+		return s
+	}
+	return string([]rune(s)[:legendMaxText-1]) + "…"
+}
+
+// svg draws chart ch. The xmlns declaration a separate .svg file needs is
+// harmless inline in HTML, so both get the same bytes.
+func (v *view) svg(w *bufio.Writer, ch Chart) {
+	ss := v.series(ch)
+	top := 0.0
+	for _, s := range ss {
+		for _, p := range s.points {
+			for _, x := range []float64{p.med, p.lo, p.hi} {
+				if !math.IsNaN(x) && !math.IsInf(x, 0) {
+					top = math.Max(top, x)
+				}
+			}
+		}
+	}
+	xa := newLogAxis(v.levels, plotL, plotR)
+	ya := newLinAxis(top, plotB, plotT)
+	id := ch.id()
+	w.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 760 400" width="760" height="400" role="img" aria-labelledby="` + id + `-title" font-family="Helvetica, Arial, sans-serif" font-size="12">` + "\n")
+	w.WriteString(`<title id="` + id + `-title">` + esc(ch.Title()) + "</title>\n")
+	w.WriteString(`<rect width="760" height="400" fill="#ffffff"/>` + "\n")
+	w.WriteString(`<text x="` + f1(plotL) + `" y="24" font-size="15" font-weight="bold" fill="#222222">` + esc(ch.Title()) + "</text>\n")
+
+	// Value grid and labels.
+	w.WriteString(`<g stroke="#e3e3e3" stroke-width="1">` + "\n")
+	for _, tk := range ya.ticks {
+		y := f1(ya.pos(tk))
+		w.WriteString(`<line x1="` + f1(plotL) + `" y1="` + y + `" x2="` + f1(plotR) + `" y2="` + y + `"/>` + "\n")
+	}
+	for _, c := range v.levels {
+		x := f1(xa.pos(c))
+		w.WriteString(`<line x1="` + x + `" y1="` + f1(plotT) + `" x2="` + x + `" y2="` + f1(plotB) + `"/>` + "\n")
+	}
+	w.WriteString("</g>\n")
+	w.WriteString(`<g fill="#444444" text-anchor="end">` + "\n")
+	for _, tk := range ya.ticks {
+		w.WriteString(`<text x="` + f1(plotL-8) + `" y="` + f1(ya.pos(tk)+4) + `">` + tickLabel(tk, ya.step()) + "</text>\n")
+	}
+	w.WriteString("</g>\n")
+	w.WriteString(`<g fill="#444444" text-anchor="middle">` + "\n")
+	for _, c := range v.levels {
+		w.WriteString(`<text x="` + f1(xa.pos(c)) + `" y="` + f1(plotB+18) + `">` + strconv.Itoa(c) + "</text>\n")
+	}
+	w.WriteString("</g>\n")
+	w.WriteString(`<rect x="` + f1(plotL) + `" y="` + f1(plotT) + `" width="` + f1(plotR-plotL) + `" height="` + f1(plotB-plotT) + `" fill="none" stroke="#888888"/>` + "\n")
+	w.WriteString(`<text x="` + f1((plotL+plotR)/2) + `" y="` + f1(svgH-14) + `" text-anchor="middle" fill="#222222">concurrency (log₂ scale)</text>` + "\n")
+	w.WriteString(`<text transform="translate(18 ` + f1((plotT+plotB)/2) + `) rotate(-90)" text-anchor="middle" fill="#222222">` + esc(ch.yLabel()) + "</text>\n")
+	if len(ss) == 0 || len(v.levels) == 0 {
+		w.WriteString(`<text x="` + f1((plotL+plotR)/2) + `" y="` + f1((plotT+plotB)/2) + `" text-anchor="middle" fill="#888888">no measured level</text>` + "\n")
+	}
+
+	// Series: whiskers, line, markers.
+	for _, s := range ss {
+		w.WriteString(`<g stroke="` + s.colour + `" fill="` + s.colour + `">` + "\n")
+		w.WriteString("<title>" + esc(s.target) + "</title>\n")
+		for _, p := range s.points {
+			if !(p.hi > p.lo) {
+				continue
+			}
+			x := xa.pos(p.c)
+			y0, y1 := f1(ya.pos(p.lo)), f1(ya.pos(p.hi))
+			w.WriteString(`<path d="M` + f1(x) + ` ` + y0 + `V` + y1 + `M` + f1(x-4) + ` ` + y0 + `H` + f1(x+4) + `M` + f1(x-4) + ` ` + y1 + `H` + f1(x+4) + `" fill="none" stroke-width="1"/>` + "\n")
+		}
+		if len(s.points) > 1 {
+			var d strings.Builder
+			for i, p := range s.points {
+				if i == 0 {
+					d.WriteString("M")
+				} else {
+					d.WriteString(" L")
+				}
+				d.WriteString(f1(xa.pos(p.c)) + " " + f1(ya.pos(p.med)))
+			}
+			dash := ""
+			if s.dashed {
+				dash = ` stroke-dasharray="6 4"`
+			}
+			w.WriteString(`<path d="` + d.String() + `" fill="none" stroke-width="2"` + dash + "/>\n")
+		}
+		for _, p := range s.points {
+			w.WriteString(marker(s.marker, xa.pos(p.c), ya.pos(p.med), s.dashed) + "\n")
+		}
+		w.WriteString("</g>\n")
+	}
+
+	// Legend, right of the plot so it never covers data.
+	y := plotT + 8
+	w.WriteString(`<g fill="#222222">` + "\n")
+	for i, tg := range v.targets {
+		col := palette[i%len(palette)]
+		w.WriteString(`<path d="M` + f1(legendX) + ` ` + f1(y) + `H` + f1(legendX+28) + `" stroke="` + col + `" stroke-width="2"/>` + "\n")
+		w.WriteString(`<g stroke="` + col + `" fill="` + col + `">` + marker(i%4, legendX+14, y, false) + "</g>\n")
+		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+4) + `">` + esc(legendText(tg)) + "<title>" + esc(tg) + "</title></text>\n")
+		y += 22
+	}
+	if ch == Latency && len(v.targets) > 0 {
+		y += 6
+		w.WriteString(`<path d="M` + f1(legendX) + ` ` + f1(y) + `H` + f1(legendX+28) + `" stroke="#555555" stroke-width="2"/>` + "\n")
+		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+4) + `">p50</text>` + "\n")
+		y += 22
+		w.WriteString(`<path d="M` + f1(legendX) + ` ` + f1(y) + `H` + f1(legendX+28) + `" stroke="#555555" stroke-width="2" stroke-dasharray="6 4"/>` + "\n")
+		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+4) + `">p99</text>` + "\n")
+		y += 22
+	}
+	if v.repeats > 1 && len(v.targets) > 0 {
+		y += 6
+		w.WriteString(`<path d="M` + f1(legendX+14) + ` ` + f1(y-6) + `V` + f1(y+6) + `M` + f1(legendX+10) + ` ` + f1(y-6) + `H` + f1(legendX+18) + `M` + f1(legendX+10) + ` ` + f1(y+6) + `H` + f1(legendX+18) + `" stroke="#555555" fill="none"/>` + "\n")
+		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+4) + `">min–max over ` + strconv.Itoa(v.repeats) + ` repeats</text>` + "\n")
+		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+20) + `">line: median</text>` + "\n")
+	}
+	w.WriteString("</g>\n</svg>\n")
+}
+
+// marker draws shape k (circle, square, triangle, diamond) centred on x, y;
+// hollow markers tell p99 from p50.
+func marker(k int, x, y float64, hollow bool) string {
+	fill := ""
+	if hollow {
+		fill = ` fill="#ffffff"`
+	}
+	switch k {
+	case 1:
+		return `<rect x="` + f1(x-4) + `" y="` + f1(y-4) + `" width="8" height="8"` + fill + `/>`
+	case 2:
+		return `<path d="M` + f1(x) + ` ` + f1(y-5) + `L` + f1(x+5) + ` ` + f1(y+4) + `L` + f1(x-5) + ` ` + f1(y+4) + `Z"` + fill + `/>`
+	case 3:
+		return `<path d="M` + f1(x) + ` ` + f1(y-5) + `L` + f1(x+5) + ` ` + f1(y) + `L` + f1(x) + ` ` + f1(y+5) + `L` + f1(x-5) + ` ` + f1(y) + `Z"` + fill + `/>`
+	}
+	return `<circle cx="` + f1(x) + `" cy="` + f1(y) + `" r="4"` + fill + `/>`
+}
