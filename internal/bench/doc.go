@@ -54,6 +54,19 @@
 // through Hooks (WithHooks): before and after the sweep and each step,
 // with the run directory and run.json (Dir) at hand.
 //
+// # A server that goes away
+//
+// WithTargetStop gives the runner a channel closed when a target's server
+// is gone (a launched server that exited). From then on no request of that
+// target starts (in-flight ones end as they will), its remaining steps are
+// skipped while the other targets go on, a "server_exited" event and a
+// note are recorded, and at the end run.json says the run is incomplete
+// ("server a exited during the run (...)"), claims.json holds what was
+// measured, and Run returns the Result with a *TargetStoppedError.
+//
+// claims.json is computed with the run directory's telemetry/ (samples
+// and raw cache counters written by hooks), as a verifier recomputes it.
+//
 // The HTTP transport is one per target, keeps an idle connection per
 // worker, never negotiates HTTP/2 or compression, and takes proxies from
 // the environment (HTTP_PROXY, ...), which Go never uses for loopback.

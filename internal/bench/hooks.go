@@ -28,6 +28,9 @@ type StepResult struct {
 	EndNs     int64          // last measured end
 	// Interrupted is true when Ctrl-C stopped the step early.
 	Interrupted bool
+	// Stopped is true when the target's server went away (WithTargetStop)
+	// before every request of the step was sent.
+	Stopped bool
 }
 
 // ReqPerS is succeeded requests per second of the measured window.

@@ -133,6 +133,7 @@ type config struct {
 	hooks    []Hooks
 	tool     schemas.Tool
 	client   func(Target, int) *http.Client
+	stops    map[string]targetStop
 }
 
 // Option configures Run.

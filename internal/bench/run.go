@@ -132,10 +132,11 @@ type runner struct {
 	used   map[[32]byte]int64 // variants handed out per clip so far
 	steps  []StepResult
 	fatal  error
+	gone   map[string]string // targets whose server went away -> why
 }
 
 func newRunner(p Plan, cfg *config, dir string) (*runner, error) {
-	r := &runner{plan: p, cfg: cfg, used: map[[32]byte]int64{}}
+	r := &runner{plan: p, cfg: cfg, used: map[[32]byte]int64{}, gone: map[string]string{}}
 	r.d.Path = dir
 	maxC := slices.Max(p.Levels)
 	for _, t := range p.Targets {
@@ -305,6 +306,10 @@ sweep:
 					interrupted = true
 					break sweep
 				}
+				if r.stopped(t.Name) {
+					r.noteStopped(t.Name)
+					continue
+				}
 				ti := slices.IndexFunc(p.Targets, func(x Target) bool { return x.Name == t.Name })
 				res, err := r.step(sweepCtx, ti, Step{Target: t.Name, Level: li, Concurrency: c, Repeat: rep})
 				if err != nil {
@@ -312,6 +317,9 @@ sweep:
 					break sweep
 				}
 				r.steps = append(r.steps, res)
+				if res.Stopped {
+					r.noteStopped(t.Name)
+				}
 				if res.Interrupted {
 					interrupted = true
 					break sweep
@@ -321,6 +329,13 @@ sweep:
 	}
 	if interrupted {
 		r.d.Event("", "interrupted", "the sweep was stopped; in-flight requests were drained")
+	}
+	// A server that went away after its last step still ran its part of
+	// the sweep without being watched to the end: say so.
+	for _, t := range p.Targets {
+		if r.stopped(t.Name) {
+			r.noteStopped(t.Name)
+		}
 	}
 	for _, h := range r.cfg.hooks {
 		if h.AfterSweep != nil {
@@ -334,6 +349,8 @@ sweep:
 		run.Incomplete = "failed: " + r.fatal.Error()
 	case interrupted:
 		run.Incomplete = "interrupted"
+	case len(r.gone) > 0:
+		run.Incomplete = (&TargetStoppedError{r.gone}).Error()
 	default:
 		run.Complete = true
 	}
@@ -352,17 +369,20 @@ sweep:
 	if interrupted {
 		return res, ErrInterrupted
 	}
+	if len(r.gone) > 0 {
+		return res, &TargetStoppedError{r.gone}
+	}
 	return res, nil
 }
 
 // writeClaims computes claims.json from the files just written, the same
 // way a verifier will.
 func (r *runner) writeClaims() (schemas.Claims, error) {
-	run, recs, err := claims.LoadDir(os.DirFS(r.d.Path))
+	run, recs, tel, err := claims.LoadDirTelemetry(os.DirFS(r.d.Path))
 	if err != nil {
 		return schemas.Claims{}, fmt.Errorf("read back the records: %w", err)
 	}
-	cl, err := claims.Compute(run, recs)
+	cl, err := claims.Compute(run, recs, claims.WithTelemetry(tel))
 	if err != nil {
 		return cl, fmt.Errorf("compute claims: %w", err)
 	}
@@ -509,13 +529,27 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 	}
 	// In-flight requests outlive an interrupt: they drain within the timeout.
 	reqBase := context.WithoutCancel(ctx)
+	// A server that goes away ends the step: no new request starts.
+	runCtx := ctx
+	if st, ok := r.cfg.stops[s.Target]; ok {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-st.ch:
+				cancel()
+			case <-runCtx.Done():
+			}
+		}()
+	}
 	phase := func(name string, from, to int) {
 		var next atomic.Int64
 		next.Store(int64(from))
 		var wg sync.WaitGroup
 		for _, wk := range workers {
 			wg.Go(func() {
-				for ctx.Err() == nil {
+				for runCtx.Err() == nil {
 					seq := int(next.Add(1) - 1)
 					if seq >= to {
 						return
@@ -538,8 +572,12 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 	first := true
 	for i := range recs {
 		rec := &recs[i]
-		if rec.Target == "" { // never sent: interrupted
-			res.Interrupted = true
+		if rec.Target == "" { // never sent: interrupted, or the server went away
+			if ctx.Err() == nil && r.stopped(s.Target) {
+				res.Stopped = true
+			} else {
+				res.Interrupted = true
+			}
 			continue
 		}
 		if rec.Phase == schemas.PhaseWarmup {
