@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// sealRow is one run directory sealed twice and verified once.
+type sealRow struct {
+	SizeMB         int
+	Bytes          int64
+	Files          int
+	SealMBs        float64 // run-directory MB per second (first seal)
+	SealRSS        int64
+	VerifyMBs      float64 // run-directory MB per second
+	VerifyRSS      int64
+	BundleBytes    int64
+	Deterministic  bool
+	SHA1, SHA2     string
+	SealCPUPerMB   float64
+	VerifyCPUPerMB float64
+}
+
+type report struct {
+	opts   options
+	rows   []row
+	seals  []sealRow
+	limits *limits
+	notes  []string
+}
+
+func sealSweep(ctx context.Context, o options, tmp string, rep *report, stderr io.Writer) error {
+	exe, err := self()
+	if err != nil {
+		return err
+	}
+	for i, mb := range o.sizesMB {
+		dir := filepath.Join(tmp, fmt.Sprintf("rundir-%dMB", mb))
+		fmt.Fprintf(stderr, "loadcmp: building a %d MB run directory\n", mb)
+		size, err := buildRunDir(dir, int64(mb)<<20)
+		if err != nil {
+			return fmt.Errorf("build run directory: %w", err)
+		}
+		if i == 0 {
+			sample, err := sampleMix(dir)
+			if err != nil {
+				return err
+			}
+			l, err := measureLimits(sample)
+			if err != nil {
+				return err
+			}
+			rep.limits = &l
+		}
+		files := 0
+		filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				files++
+			}
+			return nil
+		})
+		sr := sealRow{SizeMB: mb, Bytes: size, Files: files}
+		mbOf := float64(size) / (1 << 20)
+		var sums []string
+		for k := range 2 {
+			out := filepath.Join(tmp, fmt.Sprintf("bundle-%dMB-%d.tar.zst", mb, k))
+			var so timedOut
+			cr, err := runChild(ctx, 20*time.Minute, exe, []string{"seal", "-dir", dir, "-out", out}, &so)
+			if err != nil {
+				return err
+			}
+			sums = append(sums, so.SHA256)
+			if k == 0 {
+				sr.SealMBs, sr.SealRSS, sr.BundleBytes = mbOf/so.Seconds, so.PeakRSS, so.Size
+				sr.SealCPUPerMB = cr.CPU.Seconds() / mbOf
+				var vo timedOut
+				vr, err := runChild(ctx, 20*time.Minute, exe, []string{"verify", "-bundle", out}, &vo)
+				if err != nil {
+					return err
+				}
+				sr.VerifyMBs, sr.VerifyRSS, sr.VerifyCPUPerMB = mbOf/vo.Seconds, vo.PeakRSS, vr.CPU.Seconds()/mbOf
+			}
+			fmt.Fprintf(stderr, "loadcmp: %d MB: seal %d took %.2fs\n", mb, k+1, so.Seconds)
+			if k == 1 {
+				os.Remove(filepath.Join(tmp, fmt.Sprintf("bundle-%dMB-0.tar.zst", mb)))
+			}
+			os.Remove(out)
+		}
+		sr.SHA1, sr.SHA2 = sums[0], sums[1]
+		sr.Deterministic = sums[0] == sums[1] && sums[0] != ""
+		rep.seals = append(rep.seals, sr)
+		os.RemoveAll(dir)
+	}
+	return nil
+}
+
+func ms(s float64) string { return fmt.Sprintf("%.2f", s*1e3) }
+
+func mib(b int64) string { return fmt.Sprintf("%.0f", float64(b)/(1<<20)) }
+
+func passMiss(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "MISS"
+}
+
+// write prints the tables and the targets, and returns how many targets
+// were missed.
+func (r *report) write(w io.Writer) int {
+	host, _ := os.Hostname()
+	fmt.Fprintf(w, "# loadcmp %s\n\n", time.Now().UTC().Format(time.RFC3339))
+	fmt.Fprintf(w, "machine: %s, %d CPUs (GOMAXPROCS %d), %s, %s/%s, host %s\n\n", cpuModel(), runtime.NumCPU(),
+		runtime.GOMAXPROCS(0), runtime.Version(), runtime.GOOS, runtime.GOARCH, host)
+	byKey := map[string]row{}
+	if len(r.rows) > 0 {
+		fmt.Fprintf(w, "## Load generators against the null server (N=%d measured requests per client and level, C warm-ups first; rounds=%d)\n\n", r.opts.n, r.opts.rounds)
+		fmt.Fprintln(w, "| C | client | req/s | vs benchseal | client CPU s / 1k req | p50 ms | p99 ms | peak in-flight: server / client | failed |")
+		fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+		for _, x := range r.rows {
+			byKey[fmt.Sprint(x.Client, x.C)] = x
+		}
+		for _, x := range r.rows {
+			if x.Err != "" && x.ReqPerS == 0 {
+				fmt.Fprintf(w, "| %d | %s | error: %s | | | | | | |\n", x.C, x.Client, strings.ReplaceAll(x.Err, "|", "/"))
+				continue
+			}
+			rel := "1.00x"
+			if b, ok := byKey[fmt.Sprint("benchseal", x.C)]; ok && x.Client != "benchseal" && x.ReqPerS > 0 {
+				rel = fmt.Sprintf("%.2fx", b.ReqPerS/x.ReqPerS)
+			}
+			fmt.Fprintf(w, "| %d | %s | %.0f | %s | %.3f | %s | %s | %d / %d | %d |\n", x.C, x.Client, x.ReqPerS, rel, x.CPUPer1k,
+				ms(x.P50), ms(x.P99), x.PeakInFlight, x.ClientPeak, x.Failed)
+		}
+		fmt.Fprintln(w, "\n\"vs benchseal\": benchseal's req/s divided by this client's. CPU: user+system of the client process (rusage), start-up and warm-ups included.")
+		fmt.Fprintln(w)
+	}
+	if len(r.seals) > 0 {
+		fmt.Fprintln(w, "## Seal and verify")
+		fmt.Fprintln(w)
+		if l := r.limits; l != nil {
+			sealLim := 1 / (3/l.SHA256MBs + 1/l.ZstdEncMBs)
+			verLim := 1 / (1/l.SHA256MBs + 1/l.ZstdDecMBs)
+			fmt.Fprintf(w, "reference (one core, same byte mix): SHA-256 %.0f MB/s, zstd SpeedFastest encode %.0f MB/s, decode %.0f MB/s;\n", l.SHA256MBs, l.ZstdEncMBs, l.ZstdDecMBs)
+			fmt.Fprintf(w, "limit of seal's one-core pipeline (hash pass + hash, compress, hash output) %.0f MB/s; of verify (decompress + hash) %.0f MB/s\n\n", sealLim, verLim)
+		}
+		fmt.Fprintln(w, "| run dir | files | seal MB/s | seal peak RSS MB | seal CPU s/GB | verify MB/s | verify peak RSS MB | bundle MB | seal twice: same SHA-256 |")
+		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+		for _, s := range r.seals {
+			fmt.Fprintf(w, "| %s MB | %d | %.0f | %s | %.1f | %.0f | %s | %s | %v (%s…) |\n", mib(s.Bytes), s.Files, s.SealMBs, mib(s.SealRSS),
+				s.SealCPUPerMB*1024, s.VerifyMBs, mib(s.VerifyRSS), mib(s.BundleBytes), s.Deterministic, s.SHA1[:min(12, len(s.SHA1))])
+		}
+		fmt.Fprintln(w)
+	}
+	missed := 0
+	target := func(ok bool, format string, args ...any) {
+		if !ok {
+			missed++
+		}
+		fmt.Fprintf(w, "- %s %s\n", passMiss(ok), fmt.Sprintf(format, args...))
+	}
+	fmt.Fprintln(w, "## Targets")
+	fmt.Fprintln(w)
+	for _, c := range r.opts.levels {
+		b, okb := byKey[fmt.Sprint("benchseal", c)]
+		if !okb {
+			continue
+		}
+		if v, ok := byKey[fmt.Sprint("vegeta", c)]; ok {
+			target(b.ReqPerS >= v.ReqPerS && b.Err == "", "c=%d: benchseal %.0f req/s >= vegeta %.0f req/s (%.2fx)", c, b.ReqPerS, v.ReqPerS, b.ReqPerS/v.ReqPerS)
+		}
+		if p, ok := byKey[fmt.Sprint("python-aiohttp", c)]; ok && c >= 16 {
+			target(b.ReqPerS >= 5*p.ReqPerS, "c=%d: benchseal %.0f req/s >= 5x python-aiohttp %.0f req/s (%.2fx)", c, b.ReqPerS, p.ReqPerS, b.ReqPerS/p.ReqPerS)
+		}
+		target(b.PeakInFlight == int64(c) && b.ClientPeak == c, "c=%d: benchseal peak in-flight == C (server counted %d, records show %d)", c, b.PeakInFlight, b.ClientPeak)
+		if c == 64 {
+			if v, ok := byKey[fmt.Sprint("vegeta", c)]; ok {
+				d := b.P99 - v.P99
+				target(d < 0.001, "c=64: client-added p99 under 1 ms: benchseal p99 %sms - vegeta p99 %sms (the floor: loopback + server) = %sms", ms(b.P99), ms(v.P99), ms(d))
+			}
+		}
+	}
+	for _, c := range r.opts.levels {
+		for _, n := range clientNames[1:] {
+			if x, ok := byKey[fmt.Sprint(n, c)]; ok && x.PeakInFlight != int64(c) {
+				fmt.Fprintf(w, "- note: c=%d: %s kept at most %d requests in flight at the server\n", c, n, x.PeakInFlight)
+			}
+		}
+	}
+	if l := r.limits; l != nil && len(r.seals) > 0 {
+		sealLim := 1 / (3/l.SHA256MBs + 1/l.ZstdEncMBs)
+		verLim := 1 / (1/l.SHA256MBs + 1/l.ZstdDecMBs)
+		for _, s := range r.seals {
+			target(s.Deterministic, "%s MB: two seals with one key give the same bytes", mib(s.Bytes))
+			target(s.SealMBs >= 0.7*sealLim, "%s MB: seal %.0f MB/s >= 70%% of its one-core limit %.0f MB/s", mib(s.Bytes), s.SealMBs, sealLim)
+			target(s.VerifyMBs >= 0.7*verLim, "%s MB: verify %.0f MB/s >= 70%% of its one-core limit %.0f MB/s", mib(s.Bytes), s.VerifyMBs, verLim)
+		}
+		if len(r.seals) >= 2 {
+			a, z := r.seals[0], r.seals[len(r.seals)-1]
+			flat := func(x, y int64) bool { return float64(y) <= 1.25*float64(x)+16<<20 }
+			target(flat(a.SealRSS, z.SealRSS) && flat(a.VerifyRSS, z.VerifyRSS),
+				"peak RSS flat in bundle size: seal %s -> %s MB, verify %s -> %s MB from %s to %s MB", mib(a.SealRSS), mib(z.SealRSS),
+				mib(a.VerifyRSS), mib(z.VerifyRSS), mib(a.Bytes), mib(z.Bytes))
+		}
+	}
+	for _, n := range r.notes {
+		fmt.Fprintf(w, "- note: %s\n", n)
+	}
+	return missed
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for l := range strings.SplitSeq(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
