@@ -69,7 +69,7 @@ func checkClaims(rep *Report, ev *evidence) {
 	if c.Status == Pass {
 		c.Summary = fmt.Sprintf("%d target levels (every repeat, median, min, max) recomputed from %d records equal %s", levels, len(all), where)
 	} else {
-		c.Summary = fmt.Sprintf("%d values differ between the records and %s", n, where)
+		c.Summary = fmt.Sprintf("%d value(s) differ between the records and %s", n, where)
 	}
 }
 

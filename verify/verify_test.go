@@ -59,7 +59,7 @@ var (
 )
 
 // damagedRun copies the good run and applies damage to the copy.
-func damagedRun(t *testing.T, damage func(dir string)) string {
+func damagedRun(t testing.TB, damage func(dir string)) string {
 	_, src := good.get(t)
 	dir := filepath.Join(t.TempDir(), "run")
 	copyDir(t, src, dir)
@@ -84,7 +84,7 @@ func setField(tb testing.TB, line []byte, key string, v any) []byte {
 type vector struct {
 	name   string
 	expect string // what the vector shows, for the reader of a failure
-	make   func(t *testing.T) ([]byte, verify.Options)
+	make   func(t testing.TB) ([]byte, verify.Options)
 	fail   []int // checks that must FAIL
 	warn   []int // checks that must WARN
 	pass   []int // checks that must PASS
@@ -96,8 +96,8 @@ type vector struct {
 	notRunAfter bool // checks 2-8 "not run"
 }
 
-func sealed(dir func(t *testing.T) string, opts bundle.SealOptions, verifyWith string) func(t *testing.T) ([]byte, verify.Options) {
-	return func(t *testing.T) ([]byte, verify.Options) {
+func sealed(dir func(t testing.TB) string, opts bundle.SealOptions, verifyWith string) func(t testing.TB) ([]byte, verify.Options) {
+	return func(t testing.TB) ([]byte, verify.Options) {
 		s := testSigner(t)
 		b := seal(t, dir(t), s, opts)
 		switch verifyWith {
@@ -110,7 +110,7 @@ func sealed(dir func(t *testing.T) string, opts bundle.SealOptions, verifyWith s
 	}
 }
 
-func goodDir(t *testing.T) string { return damagedRun(t, nil) }
+func goodDir(t testing.TB) string { return damagedRun(t, nil) }
 
 func isDigestError(name string) func(error) bool {
 	return func(err error) bool {
@@ -125,7 +125,7 @@ func vectors() []vector {
 			make: sealed(goodDir, bundle.SealOptions{}, "pinned"),
 			pass: []int{1, 2, 3, 4, 5, 6, 7}, warn: []int{8}},
 		{name: "embedded-key", expect: "signature valid with the bundle's own key: WARN unpinned",
-			make: func(t *testing.T) ([]byte, verify.Options) {
+			make: func(t testing.TB) ([]byte, verify.Options) {
 				s, err := bundle.NewEphemeralSigner()
 				must(t, err)
 				return seal(t, goodDir(t), s, bundle.SealOptions{}), verify.Options{}
@@ -139,7 +139,7 @@ func vectors() []vector {
 			fail: []int{2}, pass: []int{1, 3, 5, 6, 7},
 			errAs: func(err error) bool { return errors.Is(err, bundle.ErrBadSignature) }, finding: 2, text: "signature"},
 		{name: "record-edited", expect: "a record changed after sealing: digest mismatch",
-			make: func(t *testing.T) ([]byte, verify.Options) {
+			make: func(t testing.TB) ([]byte, verify.Options) {
 				b, o := sealed(goodDir, bundle.SealOptions{}, "pinned")(t)
 				return repack(t, b, func(name string, d []byte) []byte {
 					if name == "records/a/c3-r1.jsonl" {
@@ -150,13 +150,13 @@ func vectors() []vector {
 			},
 			fail: []int{3}, pass: []int{1, 2}, finding: 3, text: "statement says", errAs: isDigestError("records/a/c3-r1.jsonl")},
 		{name: "extra-file", expect: "a file not in the statement",
-			make: func(t *testing.T) ([]byte, verify.Options) {
+			make: func(t testing.TB) ([]byte, verify.Options) {
 				b, o := sealed(goodDir, bundle.SealOptions{}, "pinned")(t)
 				return repack(t, b, nil, &tar.Header{Typeflag: tar.TypeReg, Name: "zz-extra.txt"}), o
 			},
 			fail: []int{3}, pass: []int{1, 2, 5, 6, 7}, finding: 3, text: "not a subject", errAs: isDigestError("zz-extra.txt")},
 		{name: "input-sha-resealed", expect: "an input_sha256 edited and re-sealed: the variant does not re-derive",
-			make: sealed(func(t *testing.T) string {
+			make: sealed(func(t testing.TB) string {
 				return damagedRun(t, func(dir string) {
 					editLines(t, firstRecords(dir), func(i int, l []byte) []byte {
 						if i == 4 {
@@ -172,7 +172,7 @@ func vectors() []vector {
 				return errors.As(err, &ve) && ve.Path == "records/a/c3-r1.jsonl" && ve.Line == 5 && ve.What == "input_sha256"
 			}},
 		{name: "sample-index-resealed", expect: "a sample_index that is not the seeded plan's",
-			make: sealed(func(t *testing.T) string {
+			make: sealed(func(t testing.TB) string {
 				return damagedRun(t, func(dir string) {
 					editLines(t, firstRecords(dir), func(i int, l []byte) []byte {
 						if i == 0 {
@@ -184,7 +184,7 @@ func vectors() []vector {
 			}, bundle.SealOptions{}, "pinned"),
 			fail: []int{5}, finding: 5, text: "not the seeded plan's"},
 		{name: "shared-hash-resealed", expect: "two records with one input hash",
-			make: sealed(func(t *testing.T) string {
+			make: sealed(func(t testing.TB) string {
 				return damagedRun(t, func(dir string) {
 					var first string
 					editLines(t, firstRecords(dir), func(i int, l []byte) []byte {
@@ -203,7 +203,7 @@ func vectors() []vector {
 			}, bundle.SealOptions{}, "pinned"),
 			fail: []int{5}, pass: []int{3, 6, 7}, finding: 5, text: "two requests sent the same bytes"},
 		{name: "claims-edited-resealed", expect: "a claims.json number edited and re-sealed",
-			make: sealed(func(t *testing.T) string {
+			make: sealed(func(t testing.TB) string {
 				return damagedRun(t, func(dir string) {
 					p := filepath.Join(dir, "claims.json")
 					var c schemas.Claims
@@ -220,7 +220,7 @@ func vectors() []vector {
 				return errors.As(err, &ce) && ce.Doc == "claims.json" && ce.Field == "targets[b].levels[c=3].repeats[r=2].req_per_s"
 			}},
 		{name: "record-deleted-resealed", expect: "a measured record deleted and re-sealed: counts fall short",
-			make: sealed(func(t *testing.T) string {
+			make: sealed(func(t testing.TB) string {
 				return damagedRun(t, func(dir string) {
 					editLines(t, firstRecords(dir), func(i int, l []byte) []byte {
 						if i == 5 {
@@ -232,47 +232,47 @@ func vectors() []vector {
 			}, bundle.SealOptions{}, "pinned"),
 			fail: []int{6, 7}, pass: []int{1, 2, 3, 4, 5}, finding: 7, text: "measured requests, the protocol says 4"},
 		{name: "no-perturb", expect: "a run without perturbation: loud WARN",
-			make: sealed(func(t *testing.T) string { _, d := unperturb.get(t); return d }, bundle.SealOptions{}, "pinned"),
+			make: sealed(func(t testing.TB) string { _, d := unperturb.get(t); return d }, bundle.SealOptions{}, "pinned"),
 			warn: []int{5, 8}, pass: []int{1, 2, 3, 4, 6, 7}, finding: 5, text: "PERTURBATION WAS OFF"},
 		{name: "no-audio", expect: "sealed with --no-audio: variants not re-derived, WARN",
 			make: sealed(goodDir, bundle.SealOptions{NoAudio: true}, "pinned"),
 			warn: []int{5}, pass: []int{1, 2, 3, 4, 6, 7}, finding: 5, text: "audio not included"},
 		{name: "no-audio-with-audio-dir", expect: "--no-audio, clips given back with --audio: PASS",
-			make: func(t *testing.T) ([]byte, verify.Options) {
+			make: func(t testing.TB) ([]byte, verify.Options) {
 				b, o := sealed(goodDir, bundle.SealOptions{NoAudio: true}, "pinned")(t)
 				o.AudioDir, _ = good.get(t)
 				return b, o
 			},
 			pass: []int{1, 2, 3, 4, 5, 6, 7}},
 		{name: "symlink", expect: "a symbolic link in the archive: unsafe",
-			make: func(t *testing.T) ([]byte, verify.Options) {
+			make: func(t testing.TB) ([]byte, verify.Options) {
 				b, o := sealed(goodDir, bundle.SealOptions{}, "pinned")(t)
 				return repack(t, b, nil, &tar.Header{Typeflag: tar.TypeSymlink, Name: "zz", Linkname: "/etc/passwd"}), o
 			},
 			fail: []int{1, 2, 3, 4, 5, 6, 7, 8}, notRunAfter: true, finding: 1, text: "not a regular file",
 			errAs: func(err error) bool { return errors.Is(err, bundle.ErrNotRegular) }},
 		{name: "dotdot", expect: "a path escaping the archive: unsafe",
-			make: func(t *testing.T) ([]byte, verify.Options) {
+			make: func(t testing.TB) ([]byte, verify.Options) {
 				b, o := sealed(goodDir, bundle.SealOptions{}, "pinned")(t)
 				return repack(t, b, nil, &tar.Header{Typeflag: tar.TypeReg, Name: "../evil"}), o
 			},
 			fail: []int{1}, notRunAfter: true, finding: 1, text: "not a local",
 			errAs: func(err error) bool { return errors.Is(err, bundle.ErrUnsafePath) }},
 		{name: "duplicate", expect: "a name twice: unsafe",
-			make: func(t *testing.T) ([]byte, verify.Options) {
+			make: func(t testing.TB) ([]byte, verify.Options) {
 				b, o := sealed(goodDir, bundle.SealOptions{}, "pinned")(t)
 				return repack(t, b, nil, &tar.Header{Typeflag: tar.TypeReg, Name: "run.json"}), o
 			},
 			fail: []int{1}, notRunAfter: true, finding: 1, text: "duplicate",
 			errAs: func(err error) bool { return errors.Is(err, bundle.ErrDuplicate) }},
 		{name: "truncated", expect: "a bundle cut short: unsafe",
-			make: func(t *testing.T) ([]byte, verify.Options) {
+			make: func(t testing.TB) ([]byte, verify.Options) {
 				b, o := sealed(goodDir, bundle.SealOptions{}, "pinned")(t)
 				return b[:len(b)*2/3], o
 			},
 			fail: []int{1}, notRunAfter: true, finding: 1},
 		{name: "not-zstd", expect: "not a bundle at all: corrupt",
-			make: func(t *testing.T) ([]byte, verify.Options) {
+			make: func(t testing.TB) ([]byte, verify.Options) {
 				return []byte("RIFF this is a WAV, not a bundle"), verify.Options{}
 			},
 			fail: []int{1}, notRunAfter: true, finding: 1,

@@ -146,10 +146,17 @@ func printChecklist(w io.Writer, rep *verify.Report) error {
 	if !rep.OK() {
 		verdict = "does NOT verify"
 	}
-	fmt.Fprintf(&b, "%d passed, %d warnings, %d failed, %d skipped: %s %s\n",
-		rep.Passed, rep.Warned, rep.Failed, rep.Skipped, rep.Source, verdict)
+	fmt.Fprintf(&b, "%d passed, %s, %d failed, %d skipped: %s %s\n",
+		rep.Passed, plural(rep.Warned, "warning"), rep.Failed, rep.Skipped, rep.Source, verdict)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // oneLine keeps a finding on its line: validator messages span several.
