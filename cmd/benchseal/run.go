@@ -32,6 +32,14 @@ type runFlags struct {
 	noPerturb, stream       bool
 	normalizer, aligner     string
 	failuresAsDeletions     bool
+
+	redactHost               bool
+	gpus                     []string
+	sampleInterval           time.Duration
+	launch, launchCmd        []string
+	launchLog, serverConfigs []string
+	readyTimeout, stopGrace  time.Duration
+	seal, key                string
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -86,6 +94,17 @@ written anywhere.`,
 	fl.StringVar(&f.normalizer, "normalizer", "", "text normalizer for WER: whisper-en, basic, zh, none (default whisper-en; zh for --language zh)")
 	fl.StringVar(&f.aligner, "aligner", "unit", "aligner for WER: unit or sclite")
 	fl.BoolVar(&f.failuresAsDeletions, "failures-as-deletions", false, "score failed requests as empty transcripts instead of leaving them out")
+	fl.BoolVar(&f.redactHost, "redact-host", false, "write [REDACTED] instead of this machine's hostname")
+	fl.StringArrayVar(&f.gpus, "gpu", nil, "GPUs of a target as NAME=0,1 (NVML indices), sampled during its steps; repeat per target")
+	fl.DurationVar(&f.sampleInterval, "sample-interval", fingerprint.DefaultSampleInterval, "how often GPUs and the host are sampled")
+	fl.StringArrayVar(&f.launch, "launch", nil, "start a target's server as NAME='command' (needs --target NAME=URL; stopped at the end)")
+	fl.DurationVar(&f.readyTimeout, "ready-timeout", fingerprint.DefaultReadyTimeout, "how long a launched server may take to answer /health or /v1/models")
+	fl.DurationVar(&f.stopGrace, "stop-grace", DefaultStopGrace, "time between SIGTERM and SIGKILL when stopping a launched server")
+	fl.StringArrayVar(&f.launchCmd, "launch-cmd", nil, "how a server started elsewhere was launched, as NAME='text' (recorded, redacted)")
+	fl.StringArrayVar(&f.launchLog, "launch-log", nil, "log of a server started elsewhere, as NAME=FILE (copied in, redacted)")
+	fl.StringArrayVar(&f.serverConfigs, "server-config", nil, "a config file of a server, as NAME=FILE (copied into servers/NAME/config/, redacted); repeatable")
+	fl.StringVar(&f.seal, "seal", "", "after a complete run, seal it into `OUT`.tar.zst (as 'benchseal seal')")
+	fl.StringVar(&f.key, "key", "", "with --seal: sign with `KEY` (a key file or KMS reference; default an ephemeral key)")
 	return cmd
 }
 
@@ -93,6 +112,24 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 	plan, err := buildPlan(e, f)
 	if err != nil {
 		return err
+	}
+	setup, err := parseServerSetup(f, plan.Targets)
+	if err != nil {
+		return err
+	}
+	if f.sampleInterval <= 0 {
+		return usageErrorf("--sample-interval %v: must be positive", f.sampleInterval)
+	}
+	if f.readyTimeout <= 0 || f.stopGrace <= 0 {
+		return usageErrorf("--ready-timeout and --stop-grace must be positive")
+	}
+	if err := checkRunSeal(f); err != nil {
+		return err
+	}
+	// Refuse an existing --out before starting any server for nothing
+	// (bench.Run checks again).
+	if _, err := os.Lstat(f.out); err == nil {
+		return runError(&bench.OutExistsError{Path: f.out})
 	}
 	key := f.apiKey
 	if key == "" {
@@ -125,18 +162,47 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 		}
 	}()
 
-	res, err := bench.Run(cmd.Context(), f.out, plan,
-		bench.WithTimeout(f.timeout), bench.WithAPIKey(key), bench.WithTool(tool),
-		bench.WithProgress(bench.NewProgress(e.stderr, tty)))
+	ctx := cmd.Context()
+	names := make([]string, len(plan.Targets))
+	for i, t := range plan.Targets {
+		names[i] = t.Name
+	}
+	sv, err := launchAll(ctx, e, setup, f, names)
+	if err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	// Launched servers are stopped whatever happens, and their launch.json
+	// written once they have exited.
+	defer sv.stopAll(e)
+
+	rec := newRecorder(f, setup, key, plan.Command)
+	opts := []bench.Option{bench.WithTimeout(f.timeout), bench.WithAPIKey(key), bench.WithTool(tool),
+		bench.WithProgress(bench.NewProgress(e.stderr, tty)), bench.WithHooks(recorderHooks(setup, sv, rec))}
+	opts = append(opts, sv.stopOptions()...)
+	res, err := bench.Run(ctx, f.out, plan, opts...)
+	sv.stopAll(e)
+	var se *bench.TargetStoppedError
 	switch {
 	case errors.Is(err, bench.ErrInterrupted):
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete)", res.Dir)
+		if f.seal != "" {
+			warnf(e.stderr, "--seal: an interrupted run is not sealed")
+		}
 		return errInterrupted
+	case errors.As(err, &se) && res != nil:
+		infof(e.stderr, "kept what was measured in %s (run marked incomplete)", res.Dir)
+		if f.seal != "" {
+			warnf(e.stderr, "--seal: an incomplete run is not sealed (seal it with 'benchseal seal --allow-incomplete')")
+		}
+		return withHint(fmt.Errorf("run: %w", err), "see servers/<target>/launch.log in %s for why it exited", res.Dir)
 	case err != nil:
 		return runError(err)
 	}
 	infof(e.stderr, "run written to %s", res.Dir)
-	return nil
+	if f.seal == "" {
+		return nil
+	}
+	return sealRun(ctx, e, res.Dir, f.seal, f.key)
 }
 
 // runError words the runner's errors and attaches hints.

@@ -1,0 +1,45 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+)
+
+// checkRunSeal refuses, before anything is measured, a --seal that would
+// fail at the end.
+func checkRunSeal(f *runFlags) error {
+	if f.seal == "" {
+		if f.key != "" {
+			return usageErrorf("--key signs the bundle of --seal: give --seal OUT.tar.zst too")
+		}
+		return nil
+	}
+	if _, err := os.Lstat(f.seal); err == nil {
+		return withHint(usageErrorf("--seal %s already exists", f.seal), "seal never overwrites evidence; choose another --seal")
+	}
+	absRun, err1 := filepath.Abs(f.out)
+	absOut, err2 := filepath.Abs(f.seal)
+	if err1 == nil && err2 == nil {
+		if rel, err := filepath.Rel(absRun, absOut); err == nil && filepath.IsLocal(rel) {
+			return usageErrorf("--seal %s is inside the run directory %s", f.seal, f.out)
+		}
+	}
+	return nil
+}
+
+// sealRun seals a finished run through the seal command itself, so that
+// run --seal and seal are one code path (keys, passwords, temp file and
+// link, wording, what is printed on stdout).
+func sealRun(ctx context.Context, e *env, dir, out, key string) error {
+	sc := newSealCmd(e)
+	args := []string{dir, "-o", out}
+	if key != "" {
+		args = append(args, "--key", key)
+	}
+	sc.SetContext(ctx)
+	if err := sc.ParseFlags(args); err != nil {
+		return err
+	}
+	return sc.RunE(sc, sc.Flags().Args())
+}
