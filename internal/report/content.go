@@ -726,11 +726,17 @@ func (v *view) howToCheck() []block {
 		}
 		out = append(out, para{spans: s, warn: in.KeyEphemeral})
 	}
+	verify, extract := "benchseal verify "+name+" --key "+key, " attestation.dsse.json claims.json"
+	if in.KeyEphemeral {
+		// The key ships inside: verify uses it (and says the signer is
+		// unpinned), cosign needs it extracted.
+		verify, extract = "benchseal verify "+name, " attestation.dsse.json benchseal.pub claims.json"
+	}
 	out = append(out,
 		para{spans: []span{t("Check the whole bundle (signature, every file's digest, schemas, every perturbation, claims recomputed from the records, protocol, fairness):")}},
-		codeBlock{"sha256sum " + name + "\nbenchseal verify " + name + " --key " + key},
+		codeBlock{"sha256sum " + name + "\n" + verify},
 		para{spans: []span{t("Or check any single file with stock cosign, for example the claims:")}},
-		codeBlock{"tar --zstd -xf " + name + " attestation.dsse.json claims.json\n" +
+		codeBlock{"tar --zstd -xf " + name + extract + "\n" +
 			"cosign verify-blob-attestation --key " + key + " --signature attestation.dsse.json \\\n" +
 			"    --type " + schemas.PredicateType + " --insecure-ignore-tlog claims.json"},
 	)

@@ -10,7 +10,7 @@ import (
 // file can be opened offline or pasted into a post.
 const stylesheet = `body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;color:#222;max-width:980px;margin:2em auto;padding:0 1em;line-height:1.45}
 h1{font-size:1.6em}h2{margin-top:1.8em;border-bottom:1px solid #ddd;padding-bottom:.2em}
-table{border-collapse:collapse;margin:.8em 0}th,td{border:1px solid #ccc;padding:.25em .6em}
+table{border-collapse:collapse;margin:.8em 0}th,td{border:1px solid #ccc;padding:.25em .6em}td{white-space:nowrap}
 th{background:#f3f4f6}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 caption{caption-side:bottom;text-align:left;color:#555;font-size:.9em;padding-top:.3em}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}

@@ -124,7 +124,18 @@ func SVG(w io.Writer, in Input, ch Chart) error {
 
 func f1(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
 
-func esc(s string) string { return html.EscapeString(s) }
+// esc escapes s for HTML and XML text and attributes. Characters XML 1.0
+// forbids (controls, invalid UTF-8) become U+FFFD, so that an SVG file
+// stays well-formed whatever a claims.json names its targets.
+func esc(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF || (r >= 0xD800 && r <= 0xDFFF) {
+			return '\uFFFD'
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	return html.EscapeString(s)
+}
 
 func legendText(s string) string {
 	if utf8.RuneCountInString(s) <= legendMaxText {

@@ -1,0 +1,191 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/benchseal/benchseal/schemas"
+	"golang.org/x/net/html"
+)
+
+// section returns the Markdown from heading h to the next heading of level 2.
+func section(md, h string) string {
+	i := strings.Index(md, "\n## "+h+"\n")
+	if i < 0 {
+		return ""
+	}
+	rest := md[i+1:]
+	if j := strings.Index(rest[3:], "\n## "); j >= 0 {
+		return rest[:j+3]
+	}
+	return rest
+}
+
+func TestWarningsComeFirst(t *testing.T) {
+	in := fixture()
+	in.Run.Protocol.Perturb = false
+	in.Run.Complete = false
+	in.Run.Incomplete = "interrupted"
+	md, page, _ := render(t, in)
+	m := string(md)
+	off := strings.Index(m, "> **Perturbation was OFF.**")
+	inc := strings.Index(m, "> **This run did not complete** (interrupted)")
+	first := strings.Index(m, "\n## ")
+	if off < 0 || inc < 0 || off > first || inc > first {
+		t.Errorf("perturbation-off (%d) and incomplete (%d) warnings must come before the first section (%d)", off, inc, first)
+	}
+	if !strings.Contains(m, "**Perturbation was OFF: repeated clips sent identical bytes.**") {
+		t.Error("the summary does not say perturbation was off")
+	}
+	if strings.Contains(m, "changed by one LSB, so no server") {
+		t.Error("the summary claims perturbation on a run without it")
+	}
+	if n := bytes.Count(page, []byte(`<p class="warn"><strong>`)); n != 2 {
+		t.Errorf("HTML has %d warning paragraphs, want 2", n)
+	}
+}
+
+func TestNoReferences(t *testing.T) {
+	in := fixture()
+	for i := range in.Run.Corpus {
+		in.Run.Corpus[i].Text = ""
+	}
+	for ti := range in.Claims.Targets {
+		for li := range in.Claims.Targets[ti].Levels {
+			l := &in.Claims.Targets[ti].Levels[li]
+			l.Median.WER, l.Min.WER, l.Max.WER = nil, nil, nil
+		}
+	}
+	in.Claims.Scoring.Unit = "char"
+	md, _, _ := render(t, in)
+	acc := section(string(md), "Accuracy (CER)")
+	if !strings.Contains(acc, "No references") || strings.Contains(acc, "|") {
+		t.Errorf("accuracy section without references:\n%s", acc)
+	}
+	if !strings.Contains(string(md), "no reference transcripts") {
+		t.Error("the summary does not say the corpus has no references")
+	}
+}
+
+func TestOptionalSectionsLeftOut(t *testing.T) {
+	in := fixture()
+	in.GPU, in.Host, in.Servers = nil, nil, nil
+	in.BundleSHA256, in.KeyFingerprint = "", ""
+	for ti := range in.Claims.Targets {
+		for li := range in.Claims.Targets[ti].Levels {
+			l := &in.Claims.Targets[ti].Levels[li]
+			for _, m := range append([]*schemas.Metrics{&l.Median, &l.Min, &l.Max}, ptrs(l.Repeats)...) {
+				m.GPUUtilMean, m.GPUUtilMax, m.GPUMemPeakBytes, m.GPUPowerPeakW, m.HostCPUMean, m.CacheHits = nil, nil, nil, nil, nil, nil
+				m.Failed, m.Errors = 0, nil
+			}
+		}
+	}
+	md, _, _ := render(t, in)
+	m := string(md)
+	for _, h := range []string{"Errors", "Server cache hits", "Telemetry"} {
+		if section(m, h) != "" {
+			t.Errorf("section %q shown without data", h)
+		}
+	}
+	if strings.Contains(m, "NVIDIA") || strings.Contains(m, "GET /") {
+		t.Error("GPU or probes shown though absent")
+	}
+	if !strings.Contains(m, "> **This report was made from a run directory, not a sealed bundle.**") {
+		t.Error("a report without a bundle does not tell to seal first")
+	}
+	if strings.Contains(m, "fingerprint") {
+		t.Error("a key fingerprint is mentioned without one")
+	}
+}
+
+func ptrs(ms []schemas.Metrics) []*schemas.Metrics {
+	out := make([]*schemas.Metrics, len(ms))
+	for i := range ms {
+		out[i] = &ms[i]
+	}
+	return out
+}
+
+func TestEphemeralKey(t *testing.T) {
+	in := fixture()
+	in.KeyEphemeral = true
+	md, _, _ := render(t, in)
+	how := section(string(md), "How to check these numbers")
+	for _, want := range []string{"**The key was ephemeral:**", "\nbenchseal verify evidence.tar.zst\n", "attestation.dsse.json benchseal.pub claims.json", "--key benchseal.pub --signature"} {
+		if !strings.Contains(how, want) {
+			t.Errorf("ephemeral-key instructions lack %q:\n%s", want, how)
+		}
+	}
+}
+
+// TestDeterministic renders many times: maps (request fields, error
+// classes) must not leak their random iteration order.
+func TestDeterministic(t *testing.T) {
+	in := fixture()
+	in.LinkCharts = true
+	for k := range 12 {
+		in.Run.Targets[0].RequestFields[string(rune('a'+k))] = "v"
+	}
+	l := &in.Claims.Targets[1].Levels[4]
+	for k := range 12 {
+		l.Repeats[0].Errors["class"+string(rune('a'+k))] = k + 1
+	}
+	l.Repeats[0].Failed += 78
+	md0, page0, svg0 := render(t, in)
+	for range 20 {
+		md, page, svg := render(t, in)
+		if !bytes.Equal(md, md0) || !bytes.Equal(page, page0) {
+			t.Fatal("two renders of one input differ")
+		}
+		for ch := range svg {
+			if !bytes.Equal(svg[ch], svg0[ch]) {
+				t.Fatalf("two renders of %s differ", ch.File())
+			}
+		}
+	}
+	if !bytes.Contains(md0, []byte("classa 1, classb 2, classc 3")) {
+		t.Error("error classes are not in sorted order")
+	}
+}
+
+// FuzzNames puts arbitrary text in every name a report shows: the SVGs must
+// stay well-formed XML, the HTML must gain no element, and Markdown tables
+// must keep their shape.
+func FuzzNames(f *testing.F) {
+	seeds := []string{evil, "a|b", "`x`", "]]>", "<!--", "&amp;", "\x00\xff", "a\nb", "*_~#", "\u202e", ""}
+	if len(seeds) == 0 {
+		f.Fatal("no seeds")
+	}
+	for _, s := range seeds {
+		f.Add(s, s)
+	}
+	f.Fuzz(func(t *testing.T, name, model string) {
+		in := fixture()
+		in.Claims.Targets[0].Target = name
+		in.Run.Targets[0].Name = name
+		in.Run.Targets[0].Model = model
+		in.Servers[0].Target = name
+		in.Servers[0].Probes[0].Body = model
+		_, page, svgs := render(t, in)
+		for ch, doc := range svgs {
+			wellFormed(t, ch.File(), doc)
+		}
+		doc, err := html.Parse(bytes.NewReader(page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := 0
+		for n := range doc.Descendants() {
+			if n.Type == html.ElementNode && (n.Data == "script" || n.Data == "img" || n.Data == "iframe") {
+				t.Fatalf("a name became a <%s> element", n.Data)
+			}
+			if n.Type == html.ElementNode && n.Data == "table" {
+				count++
+			}
+		}
+		if count != 7 {
+			t.Fatalf("HTML has %d tables, want 7", count)
+		}
+	})
+}
