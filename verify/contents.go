@@ -38,6 +38,8 @@ func schemaOf(name string, doc []byte) string {
 		return "gpu_sample"
 	case name == "telemetry/host.jsonl":
 		return "host_sample"
+	case name == "telemetry/steps.jsonl":
+		return "step_telemetry"
 	case name == "run.json":
 		return "run"
 	case name == "claims.json":

@@ -41,7 +41,11 @@ func checkClaims(rep *Report, ev *evidence) {
 	for _, f := range ev.recFiles {
 		all = append(all, ev.records[f]...)
 	}
-	got, err := claims.Compute(*ev.run, all)
+	tel, err := claims.LoadTelemetry(fsys{ev.f})
+	if err != nil {
+		c.failf("telemetry", err, "telemetry cannot be read, so its claims cannot be recomputed: %v", err)
+	}
+	got, err := claims.Compute(*ev.run, all, claims.WithTelemetry(tel))
 	if err != nil {
 		c.failf("", err, "claims cannot be recomputed: %v", err)
 		c.Summary = "not recomputed"

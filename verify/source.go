@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // DefaultMemoryLimit is how many bytes of a bundle's files Bundle keeps in
@@ -161,3 +163,32 @@ func isRecords(name string) bool {
 	parts := strings.Split(name, "/")
 	return len(parts) == 3 && parts[0] == "records" && strings.HasSuffix(parts[2], ".jsonl")
 }
+
+// fsys presents the files as an fs.FS (for internal/claims.LoadTelemetry).
+type fsys struct{ f *files }
+
+func (s fsys) Open(name string) (fs.File, error) {
+	if !fs.ValidPath(name) || !s.f.has(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	b, err := s.f.read(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return &memFile{Reader: bytes.NewReader(b), name: path.Base(name), size: int64(len(b))}, nil
+}
+
+type memFile struct {
+	*bytes.Reader
+	name string
+	size int64
+}
+
+func (m *memFile) Stat() (fs.FileInfo, error) { return m, nil }
+func (m *memFile) Close() error               { return nil }
+func (m *memFile) Name() string               { return m.name }
+func (m *memFile) Size() int64                { return m.size }
+func (m *memFile) Mode() fs.FileMode          { return 0o444 }
+func (m *memFile) ModTime() time.Time         { return time.Time{} }
+func (m *memFile) IsDir() bool                { return false }
+func (m *memFile) Sys() any                   { return nil }
