@@ -315,8 +315,12 @@ func writeReportDir(dir string, in report.Input, md, html bool) error {
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("report: %s: %w", dir, err)
 	}
-	// rename(2) replaces only an empty directory: a dir that filled up
-	// meanwhile makes this fail rather than lose files.
+	// os.Rename refuses an existing directory; os.Remove removes only an
+	// empty one, so a dir that filled up meanwhile makes this fail rather
+	// than lose files.
+	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("report: %s: %w", dir, unwrapPathError(err))
+	}
 	if err := os.Rename(tmp, dir); err != nil {
 		return fmt.Errorf("report: create %s: %w", dir, unwrapLinkError(err))
 	}
