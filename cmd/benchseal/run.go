@@ -64,7 +64,19 @@ once.
 Requests per level: --requests N (or one per level, comma-separated), or
 --passes P over the corpus; by default the larger of the corpus size and 8*C.
 The API key (--api-key or OPENAI_API_KEY) is sent as a bearer token and never
-written anywhere.`,
+written anywhere.
+
+The run also records env/ (client, host, GPUs), telemetry/ (host and GPU
+samples every --sample-interval, one line per step with the /metrics cache
+counters) and servers/NAME/ (probes before and after, /metrics before and
+after each step). --launch NAME='command' starts a target's server (in its
+own process group; its URL is the --target NAME=URL), waits until it answers
+/health or /v1/models (--ready-timeout), logs its output with timestamps,
+redacted, to servers/NAME/launch.log and stops it at the end (SIGTERM,
+SIGKILL after --stop-grace; servers/NAME/launch.json). A launched server that
+exits during the run stops that target: the run keeps what it measured, is
+marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
+'benchseal seal' does.`,
 		Example: `  benchseal run --target sglang=http://127.0.0.1:30000 --target vllm=http://127.0.0.1:8000 \
     --corpus clips/ --concurrency 1,16,64 --requests 256 --out runs/qwen3-asr`,
 		Args: exactArgs(0, "no arguments"),

@@ -224,6 +224,20 @@ func (sv *servers) stopAll(e *env) {
 	sv.procs = map[string]*fingerprint.Process{}
 }
 
+// exited reports whether a launched server has exited.
+func (sv *servers) exited(name string) bool {
+	p, ok := sv.procs[name]
+	if !ok {
+		return false
+	}
+	select {
+	case <-p.Exited():
+		return true
+	default:
+		return false
+	}
+}
+
 // exitDescription says how a launched server ended.
 func exitDescription(r schemas.Launch) string {
 	switch {
@@ -265,6 +279,9 @@ func recorderHooks(s *serverSetup, sv *servers, rec *fingerprint.Recorder) bench
 		},
 		AfterStep: func(ctx context.Context, d *bench.Dir, r bench.StepResult) error {
 			_, err := rec.StepEnd(ctx, r.Target, r.Concurrency, r.Repeat, r.StartNs, r.EndNs)
+			if sv.exited(r.Target) {
+				return nil // its /metrics is gone with it; the runner reports the exit
+			}
 			return err
 		},
 		AfterSweep: func(ctx context.Context, d *bench.Dir) error { return rec.AfterSweep(ctx) },
