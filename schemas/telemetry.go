@@ -78,5 +78,5 @@ type StepTelemetry struct {
 	// that internal/claims recomputes cache_hits from them.
 	CacheBefore map[string]float64 `json:"cache_before,omitempty"`
 	CacheAfter  map[string]float64 `json:"cache_after,omitempty"`
-	Notes           []string `json:"notes,omitempty"`         // why a value is missing
+	Notes       []string           `json:"notes,omitempty"` // why a value is missing
 }
