@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -18,13 +19,17 @@ import (
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/report"
 	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
 	"github.com/spf13/cobra"
 )
 
 func init() { register(newReportCmd) }
 
 func newReportCmd(e *env) *cobra.Command {
-	var out, format string
+	var (
+		out, format, key string
+		check            bool
+	)
 	cmd := &cobra.Command{
 		Use:   "report (BUNDLE.tar.zst | RUNDIR) [-o DIR] [--format md|html]",
 		Short: "write a Markdown or HTML report with SVG charts from a bundle or run directory",
@@ -42,8 +47,10 @@ and rtfx.svg into DIR (only REPORT.md and the charts with --format md, only
 report.html with --format html). DIR must not exist or be empty: report never
 overwrites a file, and a failure leaves nothing behind.
 
-report shows the numbers of claims.json as sealed; it does not verify the
-bundle: run benchseal verify for that.`,
+report shows the numbers of claims.json as sealed. With --verify it first runs
+every check of benchseal verify (signature with --key, or with the key the bundle
+carries) and puts the verdict at the top and the checklist in the report; a
+failing verification still gives a report, flagged, and exit status 1.`,
 		Args: exactArgs(1, "one bundle or run directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch format {
@@ -51,30 +58,90 @@ bundle: run benchseal verify for that.`,
 			default:
 				return usageErrorf("--format %q: want md or html", format)
 			}
+			if key != "" && !check {
+				return usageErrorf("--key is used only with --verify")
+			}
 			in, err := loadReport(e, args[0])
 			if err != nil {
 				return err
 			}
-			if out == "" {
-				if format == "html" {
-					return report.HTML(e.stdout, in)
+			failed := false
+			if check {
+				if failed, err = verifyForReport(cmd.Context(), e, args[0], key, &in); err != nil {
+					return err
 				}
-				return report.Markdown(e.stdout, in)
 			}
-			md, html := true, true
-			if cmd.Flags().Changed("format") {
-				md, html = format != "html", format == "html"
-			}
-			if err := writeReportDir(out, in, md, html); err != nil {
+			if err := writeReport(e, in, out, format, cmd.Flags().Changed("format")); err != nil {
 				return err
 			}
-			infof(e.stderr, "wrote report to %s", out)
+			if failed {
+				return withHint(fmt.Errorf("report: %s failed verification (%s)", args[0], in.Verdict), "run benchseal verify %s for every finding", args[0])
+			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the report files into `DIR` (must not exist or be empty)")
 	cmd.Flags().StringVar(&format, "format", "md", "`md` or html")
+	cmd.Flags().BoolVar(&check, "verify", false, "verify the bundle first and show the verdict in the report")
+	cmd.Flags().StringVar(&key, "key", "", "with --verify: the public `KEY` that must have signed the bundle")
 	return cmd
+}
+
+func writeReport(e *env, in report.Input, out, format string, formatSet bool) error {
+	if out == "" {
+		if format == "html" {
+			return report.HTML(e.stdout, in)
+		}
+		return report.Markdown(e.stdout, in)
+	}
+	md, html := true, true
+	if formatSet {
+		md, html = format != "html", format == "html"
+	}
+	if err := writeReportDir(out, in, md, html); err != nil {
+		return err
+	}
+	infof(e.stderr, "wrote report to %s", out)
+	return nil
+}
+
+// verifyForReport runs benchseal verify's checks on src and records the
+// verdict and checklist in in. failed says a check failed.
+func verifyForReport(ctx context.Context, e *env, src, key string, in *report.Input) (failed bool, err error) {
+	opts := verify.Options{}
+	if key != "" {
+		pub, err := bundle.LoadPublicKey(ctx, key, func() ([]byte, error) { return readPassword(e, false) })
+		if err != nil {
+			return false, withHint(fmt.Errorf("loading the verification key: %w", err),
+				"--key takes a public key file (benchseal keygen writes NAME.pub)")
+		}
+		opts.PublicKey = pub
+	}
+	var rep *verify.Report
+	if st, err := os.Stat(src); err == nil && st.IsDir() {
+		rep, err = verify.Dir(ctx, src, opts)
+		if err != nil {
+			return false, fmt.Errorf("verify %s: %w", src, err)
+		}
+	} else {
+		f, err := os.Open(src)
+		if err != nil {
+			return false, fmt.Errorf("verify %s: %w", src, unwrapPathError(err))
+		}
+		defer f.Close()
+		if rep, err = verify.Bundle(ctx, f, opts); err != nil {
+			return false, fmt.Errorf("verify %s: %w", src, err)
+		}
+	}
+	in.Verdict = fmt.Sprintf("%d checks passed, %d warned, %d failed, %d skipped", rep.Passed, rep.Warned, rep.Failed, rep.Skipped)
+	if !rep.Pinned && rep.Kind == "bundle" {
+		in.Verdict += "; the signer is unpinned (no --key)"
+	}
+	in.VerdictOK = rep.OK()
+	for _, c := range rep.Checks {
+		in.Verification = append(in.Verification, fmt.Sprintf("%s %d. %s: %s", c.Status, c.ID, c.Name, c.Summary))
+	}
+	return !rep.OK(), nil
 }
 
 // Caps on what report reads of one document: far above any real run.json

@@ -263,6 +263,9 @@ func (v *view) title() string {
 func (v *view) warnings() []block {
 	var out []block
 	r := v.in.Run
+	if v.in.Verdict != "" {
+		out = append(out, para{warn: !v.in.VerdictOK, spans: []span{b("benchseal verify:"), t(" " + v.in.Verdict)}})
+	}
 	if !r.Protocol.Perturb {
 		out = append(out, para{warn: true, spans: []span{
 			b("Perturbation was OFF."),

@@ -189,3 +189,22 @@ func FuzzNames(f *testing.F) {
 		}
 	})
 }
+
+func TestVerdict(t *testing.T) {
+	in := fixture()
+	in.Verdict = "2 checks failed"
+	in.Verification = []string{"PASS archive is safe", "FAIL signature: wrong key"}
+	md, _, _ := render(t, in)
+	m := string(md)
+	if i := strings.Index(m, "> **benchseal verify:** 2 checks failed"); i < 0 || i > strings.Index(m, "\n## ") {
+		t.Error("a failed verdict is not a warning at the top")
+	}
+	if !strings.Contains(section(m, "How to check these numbers"), "PASS archive is safe\nFAIL signature: wrong key\n") {
+		t.Error("the checklist is not in the how-to-check section")
+	}
+	in.VerdictOK = true
+	md, _, _ = render(t, in)
+	if !strings.Contains(string(md), "\n**benchseal verify:** 2 checks failed\n") {
+		t.Error("a passing verdict is shown as a warning")
+	}
+}

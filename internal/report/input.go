@@ -18,8 +18,12 @@ type Input struct {
 	// public key (its signer is unpinned).
 	KeyFingerprint string
 	KeyEphemeral   bool
-	// Verification holds one line per check of a verification, in order
-	// ("PASS signature: ..."); empty when none was run.
+	// Verdict is a one-line verdict of benchseal verify, shown at the top
+	// (as a warning unless VerdictOK), and Verification one line per check
+	// of it, in order ("PASS signature: ..."), shown with the instructions
+	// to check. Both are empty when no verification ran.
+	Verdict      string
+	VerdictOK    bool
 	Verification []string
 
 	GPU  *schemas.GPUInfo  // env/gpu.json
