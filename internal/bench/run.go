@@ -453,13 +453,13 @@ func (r *runner) jobs(li int) ([]job, error) {
 	return jobs, errors.Join(errs...)
 }
 
-// recordFile appends one JSON line per finished request and flushes it at
-// once: a crash loses at most the line being written.
+// recordFile appends one JSON line per finished request and writes it at
+// once: a crash loses at most the line being written. Workers encode their
+// line before taking the lock, so that the lock covers one write(2) and C
+// workers do not queue behind each other's JSON encoding.
 type recordFile struct {
 	mu  sync.Mutex
 	f   *os.File
-	w   *bufio.Writer
-	enc *json.Encoder
 	err error
 }
 
@@ -471,37 +471,45 @@ func createRecordFile(path string) (*recordFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	rf := &recordFile{f: f, w: bufio.NewWriterSize(f, 16<<10)}
-	rf.enc = json.NewEncoder(rf.w)
-	rf.enc.SetEscapeHTML(false)
-	return rf, nil
+	return &recordFile{f: f}, nil
 }
 
-func (rf *recordFile) write(rec *schemas.Record) {
+// write appends rec, encoded in the worker's own buffer.
+func (rf *recordFile) write(wk *worker, rec *schemas.Record) {
+	wk.line.Reset()
+	err := wk.enc.Encode(rec)
 	rf.mu.Lock()
 	defer rf.mu.Unlock()
 	if rf.err != nil {
 		return
 	}
-	if err := rf.enc.Encode(rec); err != nil {
+	if err != nil {
 		rf.err = err
 		return
 	}
-	rf.err = rf.w.Flush()
+	_, rf.err = rf.f.Write(wk.line.Bytes())
 }
 
 func (rf *recordFile) close() error {
 	rf.mu.Lock()
 	defer rf.mu.Unlock()
-	err := errors.Join(rf.err, rf.w.Flush(), rf.f.Close())
-	return err
+	return errors.Join(rf.err, rf.f.Close())
 }
 
 // worker holds what one closed-loop worker reuses between requests.
 type worker struct {
-	id  int
-	buf bytes.Buffer
-	br  *bufio.Reader
+	id   int
+	buf  bytes.Buffer
+	br   *bufio.Reader
+	line bytes.Buffer  // its record's JSON line
+	enc  *json.Encoder // into line
+}
+
+func newWorker(id int) *worker {
+	wk := &worker{id: id, br: bufio.NewReaderSize(nil, 16<<10)}
+	wk.enc = json.NewEncoder(&wk.line)
+	wk.enc.SetEscapeHTML(false)
+	return wk
 }
 
 func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
@@ -525,7 +533,7 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 	recs := make([]schemas.Record, len(jobs))
 	workers := make([]*worker, s.Concurrency)
 	for i := range workers {
-		workers[i] = &worker{id: i, br: bufio.NewReaderSize(nil, 16<<10)}
+		workers[i] = newWorker(i)
 	}
 	// In-flight requests outlive an interrupt: they drain within the timeout.
 	reqBase := context.WithoutCancel(ctx)
@@ -557,7 +565,7 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 					rec := &recs[seq]
 					r.do(reqBase, ti, wk, &jobs[seq], rec)
 					rec.Target, rec.Concurrency, rec.Repeat, rec.Phase, rec.Seq, rec.Worker = s.Target, s.Concurrency, s.Repeat, name, seq, wk.id
-					rf.write(rec)
+					rf.write(wk, rec)
 					r.cfg.progress.Done(rec.OK)
 				}
 			})
