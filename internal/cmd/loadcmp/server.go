@@ -25,6 +25,11 @@ type serverStats struct {
 	MaxInFlight int64   `json:"max_in_flight"`
 	ServiceP50S float64 `json:"service_p50_s"` // headers read -> response written
 	ServiceP99S float64 `json:"service_p99_s"`
+	// MaxSampled is the most connections seen, every 2 ms, either busy
+	// or holding unread request bytes in the kernel: requests that reached
+	// the server while its goroutines waited for a core. Only on Linux.
+	MaxSampled int64   `json:"max_sampled"`
+	CPUS       float64 `json:"cpu_s"` // the server's user+system CPU since the last reset
 }
 
 // nullServer answers every transcription at once, after reading the whole
@@ -35,9 +40,50 @@ type serverStats struct {
 // A closed-loop client sends nothing on a connection before it has read the
 // previous response, so a connection is busy with at most one request.
 type nullServer struct {
-	inFlight, max, n atomic.Int64
-	mu               sync.Mutex
-	service          []float64
+	inFlight, max, n, sampled atomic.Int64
+	mu                        sync.Mutex
+	service                   []float64
+	conns                     map[*trackedConn]struct{}
+	cpu0                      time.Duration
+}
+
+// sample counts, every 2 ms, the connections that are busy or have
+// request bytes waiting in the kernel.
+func (s *nullServer) sample(stop <-chan struct{}) {
+	t := time.NewTicker(2 * time.Millisecond)
+	defer t.Stop()
+	var conns []*trackedConn
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		conns = conns[:0]
+		for c := range s.conns {
+			conns = append(conns, c)
+		}
+		s.mu.Unlock()
+		var n int64
+		for _, c := range conns {
+			if c.busy.Load() || unread(c.raw) > 0 {
+				n++
+			}
+		}
+		for {
+			m := s.sampled.Load()
+			if n <= m || s.sampled.CompareAndSwap(m, n) {
+				break
+			}
+		}
+	}
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func (s *nullServer) enter() {
@@ -56,7 +102,15 @@ type connKey struct{}
 type trackedConn struct {
 	net.Conn
 	s    *nullServer
+	raw  syscall.RawConn
 	busy atomic.Bool
+}
+
+func (c *trackedConn) Close() error {
+	c.s.mu.Lock()
+	delete(c.s.conns, c)
+	c.s.mu.Unlock()
+	return c.Conn.Close()
 }
 
 func (c *trackedConn) Read(p []byte) (int, error) {
@@ -77,7 +131,14 @@ func (l trackedListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &trackedConn{Conn: c, s: l.s}, nil
+	tc := &trackedConn{Conn: c, s: l.s}
+	if sc, ok := c.(syscall.Conn); ok {
+		tc.raw, _ = sc.SyscallConn()
+	}
+	l.s.mu.Lock()
+	l.s.conns[tc] = struct{}{}
+	l.s.mu.Unlock()
+	return tc, nil
 }
 
 func (s *nullServer) idle(r *http.Request) {
@@ -112,14 +173,18 @@ func (s *nullServer) stats(w http.ResponseWriter, r *http.Request) {
 	svc := slices.Clone(s.service)
 	if r.URL.Query().Get("reset") == "1" {
 		s.service = s.service[:0]
+		now := cpuTime()
+		st := serverStats{Requests: s.n.Swap(0), MaxInFlight: s.max.Swap(0), MaxSampled: s.sampled.Swap(0),
+			CPUS: (now - s.cpu0).Seconds()}
+		s.cpu0 = now
 		s.mu.Unlock()
-		st := serverStats{Requests: s.n.Swap(0), MaxInFlight: s.max.Swap(0)}
 		fill(&st, svc)
 		json.NewEncoder(w).Encode(st)
 		return
 	}
 	s.mu.Unlock()
-	st := serverStats{Requests: s.n.Load(), MaxInFlight: s.max.Load()}
+	st := serverStats{Requests: s.n.Load(), MaxInFlight: s.max.Load(), MaxSampled: s.sampled.Load(),
+		CPUS: (cpuTime() - s.cpu0).Seconds()}
 	fill(&st, svc)
 	json.NewEncoder(w).Encode(st)
 }
@@ -142,7 +207,10 @@ func serverMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "loadcmp: error: listen %s: %v\n", *addr, err)
 		return 1
 	}
-	s := &nullServer{}
+	s := &nullServer{conns: map[*trackedConn]struct{}{}, cpu0: cpuTime()}
+	stop := make(chan struct{})
+	defer close(stop)
+	go s.sample(stop)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/audio/transcriptions", s.transcribe)
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
