@@ -43,7 +43,7 @@ func TestSmoke(t *testing.T) {
 	for _, c := range []string{"1", "16"} {
 		for _, cl := range clients {
 			// A row with numbers and no failed request.
-			re := regexp.MustCompile(`(?m)^\| ` + c + ` \| ` + cl + ` \| [0-9]+ \| [0-9.]+x \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9]+ / [0-9]+ \| 0 \|$`)
+			re := regexp.MustCompile(`(?m)^\| ` + c + ` \| ` + cl + ` \| [0-9]+ \| [0-9.]+x \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9]+ / [0-9]+ \| 0 \|$`)
 			if !re.MatchString(s) {
 				t.Errorf("no complete row for %s at c=%s", cl, c)
 			}
@@ -53,7 +53,7 @@ func TestSmoke(t *testing.T) {
 	if n := len(regexp.MustCompile(`(?m)^- PASS [0-9]+ MB: two seals with one key give the same bytes$`).FindAllString(s, -1)); n != 2 {
 		t.Errorf("want both run directories sealed deterministically, got %d PASS lines", n)
 	}
-	if n := len(regexp.MustCompile(`(?m)^\| [0-9]+ MB \| [0-9]+ \| [0-9]+ \| [0-9]+ \| [0-9.]+ \| [0-9]+ \| [0-9]+ \| [0-9]+ \| true `).FindAllString(s, -1)); n != 2 {
+	if n := len(regexp.MustCompile(`(?m)^\| [0-9]+ MB \| [0-9]+ \| [0-9]+ \| [0-9]+ \| [0-9]+ \| [0-9.]+ \| [0-9]+ \| [0-9]+ \| [0-9]+ \| true `).FindAllString(s, -1)); n != 2 {
 		t.Errorf("want 2 complete seal rows, got %d", n)
 	}
 }
