@@ -29,7 +29,7 @@ var demoEngines = []struct {
 	cfg  sim.Config
 }{
 	{"vllm", sim.Config{Persona: sim.PersonaVLLM, BaseLatency: 60 * time.Millisecond, PerAudioSecond: 8 * time.Millisecond,
-		MaxRunning: 16, Cache: true, WordErrorRate: 0.04, Seed: 1}},
+		MaxRunning: 16, Cache: true, WordErrorRate: 0.06, Seed: 1}},
 	{"sglang-omni", sim.Config{Persona: sim.PersonaSGLangOmni, BaseLatency: 35 * time.Millisecond, PerAudioSecond: 12 * time.Millisecond,
 		MaxRunning: 8, MaxQueue: 16, Cache: true, WordErrorRate: 0.08, Seed: 2}},
 }
