@@ -29,6 +29,7 @@ var roles = map[string]func([]string) int{
 	"client-vegeta":    func(a []string) int { return clientMain("client-vegeta", a) },
 	"seal":             sealMain,
 	"verify":           verifyMain,
+	"open":             openMain,
 }
 
 // childEnv marks a re-executed child, so that a test binary (whose own

@@ -20,8 +20,10 @@ type sealRow struct {
 	SealMBs        float64 // run-directory MB per second, bundle discarded (second seal)
 	SealFileMBs    float64 // the same, bundle written to a file (first seal)
 	SealRSS        int64
-	VerifyMBs      float64 // run-directory MB per second
+	VerifyMBs      float64 // run-directory MB per second, verify.Bundle (all checks)
 	VerifyRSS      int64
+	OpenMBs        float64 // bundle.Open + signature + subjects
+	OpenRSS        int64
 	BundleBytes    int64
 	Deterministic  bool
 	SHA1, SHA2     string
@@ -42,10 +44,17 @@ func sealSweep(ctx context.Context, o options, tmp string, rep *report, stderr i
 	if err != nil {
 		return err
 	}
+	url, stop, err := startServer(ctx)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	for i, mb := range o.sizesMB {
 		dir := filepath.Join(tmp, fmt.Sprintf("rundir-%dMB", mb))
+		corpus := filepath.Join(tmp, fmt.Sprintf("corpus-%dMB", mb))
 		fmt.Fprintf(stderr, "loadcmp: building a %d MB run directory\n", mb)
-		size, err := buildRunDir(dir, int64(mb)<<20)
+		size, err := buildRunDir(ctx, dir, corpus, url, int64(mb)<<20)
+		os.RemoveAll(corpus)
 		if err != nil {
 			return fmt.Errorf("build run directory: %w", err)
 		}
@@ -98,6 +107,11 @@ func sealSweep(ctx context.Context, o options, tmp string, rep *report, stderr i
 					return err
 				}
 				sr.VerifyMBs, sr.VerifyRSS, sr.VerifyCPUPerMB = mbOf/vo.Seconds, vo.PeakRSS, vr.CPU.Seconds()/mbOf
+				var oo timedOut
+				if _, err := runChild(ctx, 20*time.Minute, exe, []string{"open", "-bundle", out}, &oo); err != nil {
+					return err
+				}
+				sr.OpenMBs, sr.OpenRSS = mbOf/oo.Seconds, oo.PeakRSS
 			}
 			fmt.Fprintf(stderr, "loadcmp: %d MB: seal %d took %.2fs\n", mb, k+1, so.Seconds)
 		}
@@ -163,12 +177,14 @@ func (r *report) write(w io.Writer) int {
 			fmt.Fprintf(w, "reference (one core, same byte mix): SHA-256 %.0f MB/s, zstd SpeedFastest encode %.0f MB/s, decode %.0f MB/s;\n", l.SHA256MBs, l.ZstdEncMBs, l.ZstdDecMBs)
 			fmt.Fprintf(w, "limit of seal's one-core pipeline (hash pass + hash, compress, hash output) %.0f MB/s; of verify (decompress + hash) %.0f MB/s\n\n", sealLim, verLim)
 		}
-		fmt.Fprintln(w, "| run dir | files | seal MB/s | seal MB/s to a file | seal peak RSS MB | seal CPU s/GB | verify MB/s | verify peak RSS MB | bundle MB | seal twice: same SHA-256 |")
-		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+		fmt.Fprintln(w, "| run dir | files | seal MB/s | seal MB/s to a file | seal peak RSS MB | verify MB/s | verify peak RSS MB | open+subjects MB/s | open peak RSS MB | bundle MB | seal twice: same SHA-256 |")
+		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 		for _, s := range r.seals {
-			fmt.Fprintf(w, "| %s MB | %d | %.0f | %.0f | %s | %.1f | %.0f | %s | %s | %v (%s…) |\n", mib(s.Bytes), s.Files, s.SealMBs, s.SealFileMBs, mib(s.SealRSS),
-				s.SealCPUPerMB*1024, s.VerifyMBs, mib(s.VerifyRSS), mib(s.BundleBytes), s.Deterministic, s.SHA1[:min(12, len(s.SHA1))])
+			fmt.Fprintf(w, "| %s MB | %d | %.0f | %.0f | %s | %.0f | %s | %.0f | %s | %s | %v (%s…) |\n", mib(s.Bytes), s.Files, s.SealMBs, s.SealFileMBs, mib(s.SealRSS),
+				s.VerifyMBs, mib(s.VerifyRSS), s.OpenMBs, mib(s.OpenRSS), mib(s.BundleBytes), s.Deterministic, s.SHA1[:min(12, len(s.SHA1))])
 		}
+		fmt.Fprintln(w, "\nMB/s: run-directory bytes per second of wall clock. seal: bundle to io.Discard (then to a file); verify: verify.Bundle, all")
+		fmt.Fprintln(w, "eight checks, must pass; open+subjects: bundle.Open, the signature and every subject digest. Peak RSS: VmHWM of the child.")
 		fmt.Fprintln(w)
 	}
 	missed := 0
@@ -212,14 +228,19 @@ func (r *report) write(w io.Writer) int {
 		for _, s := range r.seals {
 			target(s.Deterministic, "%s MB: two seals with one key give the same bytes", mib(s.Bytes))
 			target(s.SealMBs >= 0.7*sealLim, "%s MB: seal %.0f MB/s >= 70%% of its one-core limit %.0f MB/s", mib(s.Bytes), s.SealMBs, sealLim)
-			target(s.VerifyMBs >= 0.7*verLim, "%s MB: verify %.0f MB/s >= 70%% of its one-core limit %.0f MB/s", mib(s.Bytes), s.VerifyMBs, verLim)
+			target(s.OpenMBs >= 0.7*verLim, "%s MB: open+subjects %.0f MB/s >= 70%% of its one-core limit %.0f MB/s", mib(s.Bytes), s.OpenMBs, verLim)
+			// verify.Bundle also re-derives every record's variant: one
+			// more SHA-256 of a clip per request (two per clip here).
+			fullLim := 1 / (1/l.ZstdDecMBs + 3/l.SHA256MBs)
+			target(s.VerifyMBs >= 0.7*fullLim, "%s MB: verify.Bundle %.0f MB/s >= 70%% of its one-core limit %.0f MB/s (decompress, hash every file and two variants of every clip)",
+				mib(s.Bytes), s.VerifyMBs, fullLim)
 		}
 		if len(r.seals) >= 2 {
 			a, z := r.seals[0], r.seals[len(r.seals)-1]
 			flat := func(x, y int64) bool { return float64(y) <= 1.25*float64(x)+16<<20 }
-			target(flat(a.SealRSS, z.SealRSS) && flat(a.VerifyRSS, z.VerifyRSS),
-				"peak RSS flat in bundle size: seal %s -> %s MB, verify %s -> %s MB from %s to %s MB", mib(a.SealRSS), mib(z.SealRSS),
-				mib(a.VerifyRSS), mib(z.VerifyRSS), mib(a.Bytes), mib(z.Bytes))
+			target(flat(a.SealRSS, z.SealRSS), "seal peak RSS flat in bundle size: %s -> %s MB from %s to %s MB", mib(a.SealRSS), mib(z.SealRSS), mib(a.Bytes), mib(z.Bytes))
+			target(flat(a.OpenRSS, z.OpenRSS), "open+subjects peak RSS flat in bundle size: %s -> %s MB", mib(a.OpenRSS), mib(z.OpenRSS))
+			target(flat(a.VerifyRSS, z.VerifyRSS), "verify.Bundle peak RSS flat in bundle size: %s -> %s MB", mib(a.VerifyRSS), mib(z.VerifyRSS))
 		}
 	}
 	for _, n := range r.notes {

@@ -7,7 +7,6 @@ import (
 	"crypto/elliptic"
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -19,7 +18,9 @@ import (
 	"time"
 
 	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -101,8 +102,8 @@ func sealMain(args []string) int {
 	return 0
 }
 
-// verifyMain reads -bundle through bundle.Open (safety limits, every entry
-// hashed), checks the signature with the fixed key and every subject.
+// verifyMain runs the whole checklist of package verify on -bundle with the
+// fixed key, and fails unless it passes.
 func verifyMain(args []string) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	path := fs.String("bundle", "", "bundle to verify")
@@ -119,16 +120,54 @@ func verifyMain(args []string) int {
 	}
 	defer f.Close()
 	t0 := time.Now()
-	b, err := bundle.Open(bufio.NewReaderSize(f, 1<<20), bundle.DefaultLimits)
+	rep, err := verify.Bundle(context.Background(), bufio.NewReaderSize(f, 1<<20), verify.Options{PublicKey: s.PublicKey()})
 	if err != nil {
 		return fail("verify", err)
+	}
+	d := time.Since(t0)
+	if !rep.OK() {
+		var why []string
+		for _, c := range rep.Checks {
+			if c.Status == verify.Fail {
+				b, _ := json.Marshal(c)
+				why = append(why, string(b))
+			}
+		}
+		return fail("verify", fmt.Errorf("%d checks failed: %s", rep.Failed, strings.Join(why, "; ")))
+	}
+	json.NewEncoder(os.Stdout).Encode(timedOut{Seconds: d.Seconds(), Entries: rep.Warned, PeakRSS: peakRSS()})
+	return 0
+}
+
+// openMain reads -bundle through bundle.Open (safety limits, every entry
+// hashed), checks the signature with the fixed key and every subject: the
+// part of verify that does not depend on what the files say.
+func openMain(args []string) int {
+	fs := flag.NewFlagSet("open", flag.ContinueOnError)
+	path := fs.String("bundle", "", "bundle to verify")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	s, err := fixedSigner()
+	if err != nil {
+		return fail("open", err)
+	}
+	f, err := os.Open(*path)
+	if err != nil {
+		return fail("open", err)
+	}
+	defer f.Close()
+	t0 := time.Now()
+	b, err := bundle.Open(bufio.NewReaderSize(f, 1<<20), bundle.DefaultLimits)
+	if err != nil {
+		return fail("open", err)
 	}
 	st, err := b.Verify(s.PublicKey())
 	if err != nil {
-		return fail("verify", err)
+		return fail("open", err)
 	}
 	if err := b.CheckSubjects(st); err != nil {
-		return fail("verify", err)
+		return fail("open", err)
 	}
 	json.NewEncoder(os.Stdout).Encode(timedOut{Seconds: time.Since(t0).Seconds(), Entries: len(b.Entries), PeakRSS: peakRSS()})
 	return 0
@@ -139,106 +178,49 @@ func fail(role string, err error) int {
 	return 1
 }
 
-// Run directories for the seal benchmark: the shape benchseal run writes,
-// built from the schemas types. 60 s noise clips (1.92 MB each; noise is
-// the worst case for zstd, and real speech barely compresses at this level
-// either) make about 90% of the bytes, records the rest.
-const (
-	clipFrames     = 60 * 16000
-	recordsPerFile = 2000
-)
+// Run directories for the seal benchmark are real: benchseal's runner
+// sends every clip of a corpus of 6.48 s noise clips (the benchmark's input
+// size; noise is the worst case for zstd, and speech barely compresses at
+// this level either) to the null server at concurrency 4 and 16, so that
+// run.json, the records (two variants of every clip, at least 128 requests
+// per level) and claims.json agree and verify has all its work to do.
+// Audio is nearly all the bytes.
+const clipFrames = 103680
 
-// buildRunDir writes a run directory of about size bytes under dir and
-// returns its exact size.
-func buildRunDir(dir string, size int64) (int64, error) {
+// buildRunDir writes clips of noise until the corpus is about size bytes,
+// runs benchseal against url and returns the run directory's size.
+func buildRunDir(ctx context.Context, dir, corpus, url string, size int64) (int64, error) {
 	rng := rand.New(rand.NewPCG(uint64(size), 7))
-	start := time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC)
-	run := schemas.Run{
-		Schema: schemas.RunSchema, StartedAt: start, EndedAt: start.Add(time.Hour), Complete: true, Seed: 7,
-		Tool: schemas.Tool{Name: "benchseal", Version: "loadcmp", GoVersion: "go1.26.8", Modules: []schemas.Module{}},
-		Protocol: schemas.Protocol{Levels: []int{1}, Requests: []int{1}, Warmup: []int{0}, Repeats: 1,
-			Perturb: true, TimeoutS: 60, SuccessRule: schemas.SuccessRule, TargetOrder: "alternate"},
-		Scoring: schemas.Scoring{Normalizer: "whisper-en", Aligner: "unit", Unit: "word", Failures: "excluded"},
-		Targets: []schemas.Target{{Name: "a", URL: "http://127.0.0.1:8000", Model: "m", RequestFields: map[string]string{}}},
-	}
 	var total int64
-	audio := size * 9 / 10
-	for i := 0; total < audio; i++ {
+	for i := 0; total < size; i++ {
 		wav := noiseWAV(rng, clipFrames)
-		sum := sha256.Sum256(wav)
-		name := "inputs/" + hex.EncodeToString(sum[:]) + ".wav"
-		if err := writeFile(dir, name, wav); err != nil {
+		if err := writeFile(corpus, fmt.Sprintf("clip%06d.wav", i), wav); err != nil {
 			return 0, err
 		}
 		total += int64(len(wav))
-		run.Corpus = append(run.Corpus, schemas.Clip{ID: fmt.Sprintf("clip%d", i), File: name, Source: fmt.Sprintf("clip%d.wav", i),
-			SHA256: hex.EncodeToString(sum[:]), Size: int64(len(wav)), Format: "pcm", Frames: clipFrames,
-			Channels: 1, SampleRate: 16000, Bits: 16, ValidBits: 16, Seconds: 60, Text: "hello world"})
 	}
-	for file := 0; total < size; file++ {
-		p := filepath.Join(dir, "records", "a", fmt.Sprintf("c%d-r1.jsonl", file+1))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return 0, err
-		}
-		f, err := os.Create(p)
-		if err != nil {
-			return 0, err
-		}
-		w := bufio.NewWriterSize(f, 1<<20)
-		enc := json.NewEncoder(w)
-		for i := range recordsPerFile {
-			var sha [32]byte
-			binary.LittleEndian.PutUint64(sha[:], rng.Uint64())
-			binary.LittleEndian.PutUint64(sha[8:], rng.Uint64())
-			start := int64(i)*4_000_000 + rng.Int64N(1_000_000)
-			r := schemas.Record{Target: "a", Concurrency: file + 1, Repeat: 1, Phase: schemas.PhaseMeasure, Seq: i,
-				Worker: i % (file + 1), Clip: fmt.Sprintf("clip%d", i%len(run.Corpus)), Variant: int64(i),
-				SampleIndex: rng.Int64N(clipFrames), InputSHA256: hex.EncodeToString(sha256.New().Sum(sha[:16]))[:64],
-				AudioSeconds: 60, StartNs: start, FirstByteNs: start + 150_000_000 + rng.Int64N(1e7),
-				EndNs: start + 200_000_000 + rng.Int64N(5e7), Status: 200, OK: true,
-				Text:       "the quick brown fox jumps over the lazy dog and then some more words of a transcript",
-				TextScored: "the quick brown fox jumps over the lazy dog and then some more words of a transcript"}
-			r.ByteOffset = 44 + 2*r.SampleIndex
-			if err := enc.Encode(&r); err != nil {
-				f.Close()
-				return 0, err
-			}
-		}
-		if err := w.Flush(); err != nil {
-			f.Close()
-			return 0, err
-		}
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return 0, err
-		}
-		total += st.Size()
-		if err := f.Close(); err != nil {
-			return 0, err
-		}
-	}
-	b, err := json.MarshalIndent(run, "", "  ")
+	clips, err := bench.LoadCorpus(corpus)
 	if err != nil {
 		return 0, err
 	}
-	if err := writeFile(dir, "run.json", append(b, '\n')); err != nil {
+	// At least 8 requests per worker: verify wants to see all C in flight.
+	plan := bench.Plan{Targets: []bench.Target{{Name: "null", URL: url, Model: "null"}}, Corpus: clips,
+		Levels: []int{4, 16}, Requests: []int{max(len(clips), 128)}, Warmup: []int{0}, Repeats: 1, Seed: 7}
+	if _, err := bench.Run(ctx, dir, plan, bench.WithTimeout(time.Minute)); err != nil {
 		return 0, err
 	}
-	total += int64(len(b) + 1)
-	wer := 0.0
-	m := schemas.Metrics{Requests: 1, Succeeded: 1, WindowS: 1, ReqPerS: 1, RTFx: 60, LatencyMeanS: 0.2,
-		LatencyP50S: 0.2, LatencyP90S: 0.2, LatencyP95S: 0.2, LatencyP99S: 0.2, LatencyMaxS: 0.2, TTFBP50S: 0.15,
-		PeakInFlight: 1, WER: &wer, Errors: map[string]int{}}
-	cl := schemas.Claims{Schema: schemas.ClaimsSchema, Targets: []schemas.TargetClaims{{Target: "a",
-		Levels: []schemas.LevelClaims{{Concurrency: 1, Repeats: []schemas.Metrics{m}, Median: m, Min: m, Max: m}}}}}
-	if b, err = json.MarshalIndent(cl, "", "  "); err != nil {
-		return 0, err
-	}
-	if err := writeFile(dir, "claims.json", append(b, '\n')); err != nil {
-		return 0, err
-	}
-	return total + int64(len(b)+1), nil
+	total = 0
+	err = filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err == nil {
+			total += fi.Size()
+		}
+		return err
+	})
+	return total, err
 }
 
 func writeFile(dir, name string, b []byte) error {
@@ -318,32 +300,40 @@ func measureLimits(sample []byte) (limits, error) {
 	return l, nil
 }
 
-// sampleMix is 64 MiB in the proportions of the run directories.
+// sampleMix is 64 MiB of the run directory's own files (clips, then
+// records), in its proportions.
 func sampleMix(dir string) ([]byte, error) {
-	rng := rand.New(rand.NewPCG(1, 1))
 	var b []byte
-	for len(b) < 58<<20 {
-		b = append(b, noiseWAV(rng, clipFrames)...)
+	var audio, recs []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if strings.HasSuffix(p, ".wav") {
+				audio = append(audio, p)
+			} else if strings.HasSuffix(p, ".jsonl") {
+				recs = append(recs, p)
+			}
+		}
+		return nil
+	})
+	if len(audio) == 0 || len(recs) == 0 {
+		return nil, fmt.Errorf("%s: no clips or records to sample", dir)
 	}
-	recs, err := filepath.Glob(filepath.Join(dir, "records", "a", "*.jsonl"))
-	if err != nil || len(recs) == 0 {
-		return nil, fmt.Errorf("no records in %s to sample", dir)
-	}
-	for _, r := range recs {
-		f, err := os.Open(r)
+	for _, p := range recs { // records first: small, and always included
+		more, err := os.ReadFile(p)
 		if err != nil {
 			return nil, err
 		}
-		b, err = appendFrom(b, f, 64<<20-len(b))
-		f.Close()
-		if err != nil || len(b) >= 64<<20 {
-			return b, err
+		b = append(b, more...)
+	}
+	for _, p := range audio {
+		if len(b) >= 64<<20 {
+			break
 		}
+		more, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, more...)
 	}
 	return b, nil
-}
-
-func appendFrom(b []byte, r io.Reader, n int) ([]byte, error) {
-	more, err := io.ReadAll(io.LimitReader(r, int64(n)))
-	return append(b, more...), err
 }
