@@ -16,6 +16,7 @@ requests.
 import argparse
 import asyncio
 import json
+import resource
 import sys
 import time
 
@@ -65,8 +66,10 @@ async def main():
     connector = aiohttp.TCPConnector(limit=a.c)
     timeout = aiohttp.ClientTimeout(total=60)
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+        ru0 = resource.getrusage(resource.RUSAGE_SELF)
         await phase(session, url, audio, a.c, a.c if a.warmup < 0 else a.warmup)
         res = await phase(session, url, audio, a.c, a.n)
+        ru1 = resource.getrusage(resource.RUSAGE_SELF)
     ok = [r for r in res if r[2]]
     out = {
         "requests": len(res),
@@ -75,6 +78,7 @@ async def main():
         "latency_s": [r[1] - r[0] for r in ok],
         "intervals": [[r[0], r[1]] for r in res],
         "errors": [str(r[3]) for r in res if not r[2]][:5],
+        "send_cpu_s": (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime),
     }
     json.dump(out, sys.stdout)
     sys.stdout.write("\n")

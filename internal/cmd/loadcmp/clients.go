@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"slices"
+	"syscall"
 	"time"
 
 	"github.com/benchseal/benchseal/internal/bench"
@@ -31,6 +32,16 @@ type clientOut struct {
 	// Intervals are [start, end] seconds of every measured request, on
 	// the client's own clock: the client's view of in-flight.
 	Intervals [][2]float64 `json:"intervals"`
+	// SendCPUS is the client's CPU from its first warm-up request to its
+	// last measured one: what sending costs, without start-up or
+	// benchseal's variant hashing (done before a step starts).
+	SendCPUS float64 `json:"send_cpu_s"`
+}
+
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
 // peakInFlight is the most intervals open at once; an end at the same
@@ -122,7 +133,12 @@ func runBenchseal(f clientFlags) (*clientOut, error) {
 	}
 	plan := bench.Plan{Targets: []bench.Target{{Name: "null", URL: f.url, Model: "null"}},
 		Corpus: []bench.Clip{clip}, Levels: []int{f.c}, Requests: []int{f.n}, Repeats: 1, Seed: 7}
-	res, err := bench.Run(context.Background(), f.dir, plan, bench.WithTimeout(time.Minute))
+	var cpu0, cpu float64
+	hooks := bench.Hooks{
+		BeforeStep: func(context.Context, *bench.Dir, bench.Step) error { cpu0 = selfCPU(); return nil },
+		AfterStep:  func(context.Context, *bench.Dir, bench.StepResult) error { cpu = selfCPU() - cpu0; return nil },
+	}
+	res, err := bench.Run(context.Background(), f.dir, plan, bench.WithTimeout(time.Minute), bench.WithHooks(hooks))
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +147,7 @@ func runBenchseal(f clientFlags) (*clientOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &clientOut{Requests: m.Requests, Succeeded: m.Succeeded, WindowS: m.WindowS}
+	out := &clientOut{Requests: m.Requests, Succeeded: m.Succeeded, WindowS: m.WindowS, SendCPUS: cpu}
 	for _, r := range recs {
 		if r.Phase != schemas.PhaseMeasure {
 			continue
@@ -190,6 +206,7 @@ func runVegeta(f clientFlags) (*clientOut, error) {
 		Header: http.Header{"Content-Type": []string{ctype}}}
 	atk := vegeta.NewAttacker(vegeta.Workers(uint64(f.c)), vegeta.MaxWorkers(uint64(f.c)),
 		vegeta.KeepAlive(true), vegeta.Connections(f.c), vegeta.Timeout(time.Minute))
+	cpu0 := selfCPU()
 	for range atk.Attack(vegeta.NewStaticTargeter(tgt), countPacer{uint64(f.c)}, 0, "warmup") {
 	}
 	// A stopped attacker stays stopped: the measured phase gets a new one.
@@ -215,6 +232,7 @@ func runVegeta(f clientFlags) (*clientOut, error) {
 		}
 	}
 	out.WindowS = last.Sub(first).Seconds()
+	out.SendCPUS = selfCPU() - cpu0
 	return out, nil
 }
 

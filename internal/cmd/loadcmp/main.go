@@ -274,6 +274,7 @@ type row struct {
 	ClientPeak   int     // from the client's own start/end times
 	ServiceP99   float64
 	ServerCPU1k  float64 // the server's CPU seconds per 1000 requests of this client
+	SendCPU1k    float64 // client CPU per 1000 requests while sending (clientOut.SendCPUS)
 	Failed       int
 	Err          string
 }
@@ -342,6 +343,7 @@ func loadSweep(ctx context.Context, o options, tmp string, rep *report, stderr i
 					r.P50, r.P99 = percentile(lat, 50), percentile(lat, 99)
 					r.PeakInFlight, r.ClientPeak, r.ServiceP99 = max(st.MaxInFlight, st.MaxSampled), peakInFlight(out.Intervals), st.ServiceP99S
 					r.ServerCPU1k = st.CPUS / float64(o.n+c) * 1000
+					r.SendCPU1k = out.SendCPUS / float64(o.n+c) * 1000
 					r.Failed = out.Requests - out.Succeeded
 					if out.Requests != o.n {
 						r.Err = fmt.Sprintf("%d measured requests, want %d", out.Requests, o.n)
@@ -350,8 +352,8 @@ func loadSweep(ctx context.Context, o options, tmp string, rep *report, stderr i
 						r.Err = strings.Join(out.Errors, "; ")
 					}
 				}
-				fmt.Fprintf(stderr, "loadcmp: round %d c=%-3d %-15s %8.0f req/s  cpu %.3fs/1k (server %.3f)  p50 %.2fms p99 %.2fms  peak %d/%d %s\n",
-					round+1, c, name, r.ReqPerS, r.CPUPer1k, r.ServerCPU1k, r.P50*1e3, r.P99*1e3, r.PeakInFlight, r.ClientPeak, r.Err)
+				fmt.Fprintf(stderr, "loadcmp: round %d c=%-3d %-15s %8.0f req/s  cpu %.3fs/1k (sending %.3f, server %.3f)  p50 %.2fms p99 %.2fms  peak %d/%d %s\n",
+					round+1, c, name, r.ReqPerS, r.CPUPer1k, r.SendCPU1k, r.ServerCPU1k, r.P50*1e3, r.P99*1e3, r.PeakInFlight, r.ClientPeak, r.Err)
 				k := [2]int{c, ci}
 				rounds[k] = append(rounds[k], r)
 				os.RemoveAll(filepath.Join(tmp, fmt.Sprintf("run-%s-c%d-%d", name, c, round)))
