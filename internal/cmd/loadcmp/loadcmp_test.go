@@ -88,3 +88,14 @@ func TestOptions(t *testing.T) {
 		t.Errorf("-quick -n 7: %+v %v", o, err)
 	}
 }
+
+func TestPairedRatio(t *testing.T) {
+	r := &report{ratios: map[string][]float64{"vegeta16": {1.2, 0.9, 1.1}}}
+	m, all, ok := r.ratio("vegeta", 16)
+	if !ok || m != 1.1 || all != "1.20 0.90 1.10" {
+		t.Errorf("ratio = %v %q %v, want the median 1.1 of the rounds in order", m, all, ok)
+	}
+	if _, _, ok := r.ratio("vegeta", 64); ok {
+		t.Error("a level without rounds has a ratio")
+	}
+}
