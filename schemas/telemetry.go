@@ -56,27 +56,49 @@ type Probe struct {
 // ProbeBodyLimit caps the bytes kept of one probe's body.
 const ProbeBodyLimit = 1 << 20
 
-// StepTelemetry is one line of telemetry/steps.jsonl: what the samplers and
-// the server's /metrics said about one target at one level/repeat. The
-// fields named like claims' Metrics fields are the values meant for them.
+// The /metrics cache counters benchseal knows, by the names vLLM and SGLang
+// expose. They are the keys of StepTelemetry's CacheBefore and CacheAfter:
+// internal/fingerprint reads them out of a scrape, internal/claims derives
+// cache_hits from them, and neither may import the other, so the names
+// live here, once.
+const (
+	VLLMMMCacheHits        = "vllm:mm_cache_hits_total"
+	VLLMMMCacheQueries     = "vllm:mm_cache_queries_total"
+	VLLMPrefixCacheHits    = "vllm:prefix_cache_hits_total"
+	VLLMPrefixCacheQueries = "vllm:prefix_cache_queries_total"
+	VLLMGPUPrefixHits      = "vllm:gpu_prefix_cache_hits_total"
+	VLLMGPUPrefixQueries   = "vllm:gpu_prefix_cache_queries_total"
+	SGLangCachedTokens     = "sglang:cached_tokens_total"
+)
+
+// CacheCounterNames are every counter recorded in CacheBefore/CacheAfter.
+var CacheCounterNames = []string{VLLMMMCacheHits, VLLMMMCacheQueries, VLLMPrefixCacheHits, VLLMPrefixCacheQueries,
+	VLLMGPUPrefixHits, VLLMGPUPrefixQueries, SGLangCachedTokens}
+
+// CacheHitCounters are the counters cache_hits may be the growth of, in
+// order of preference (internal/claims takes the first present before and
+// after a step): a multimodal cache hit is a whole audio input answered
+// from cache, which a perturbed run must never see; prefix-cache tokens
+// come next (they also count the shared prompt template, so they may grow
+// honestly). Query counters are never hits.
+var CacheHitCounters = []string{VLLMMMCacheHits, VLLMPrefixCacheHits, VLLMGPUPrefixHits, SGLangCachedTokens}
+
+// StepTelemetry is one line of telemetry/steps.jsonl: the raw facts of one
+// target at one level/repeat, written by internal/fingerprint's Recorder.
+// It holds no summary: internal/claims computes the telemetry and cache
+// figures of claims.json from these lines and the samples of gpu.jsonl and
+// host.jsonl, and a verifier recomputes them the same way.
 type StepTelemetry struct {
-	Target          string   `json:"target"`
-	Concurrency     int      `json:"concurrency"`
-	Repeat          int      `json:"repeat"`
-	StartNs         int64    `json:"start_ns"`
-	EndNs           int64    `json:"end_ns"`
-	GPUs            []int    `json:"gpus"`
-	GPUUtilMean     *float64 `json:"gpu_util_mean"`
-	GPUUtilMax      *float64 `json:"gpu_util_max"`
-	GPUMemPeakBytes *float64 `json:"gpu_mem_peak_bytes"`
-	GPUPowerPeakW   *float64 `json:"gpu_power_peak_w"`
-	HostCPUMean     *float64 `json:"host_cpu_mean"`
-	CacheHits       *float64 `json:"cache_hits"`
-	CacheCounter    string   `json:"cache_counter,omitempty"` // which counter CacheHits is the growth of
-	// CacheBefore and CacheAfter are the known cache counters (summed over
-	// label sets) of the /metrics scrapes before and after the step, so
-	// that internal/claims recomputes cache_hits from them.
+	Target      string `json:"target"`
+	Concurrency int    `json:"concurrency"`
+	Repeat      int    `json:"repeat"`
+	StartNs     int64  `json:"start_ns"`
+	EndNs       int64  `json:"end_ns"`
+	GPUs        []int  `json:"gpus"` // NVML indices the target runs on
+	// CacheBefore and CacheAfter are the known cache counters
+	// (CacheCounterNames, each summed over its label sets) of the /metrics
+	// scrapes before and after the step; absent when a scrape failed.
 	CacheBefore map[string]float64 `json:"cache_before,omitempty"`
 	CacheAfter  map[string]float64 `json:"cache_after,omitempty"`
-	Notes       []string           `json:"notes,omitempty"` // why a value is missing
+	Notes       []string           `json:"notes,omitempty"` // why a fact is missing
 }

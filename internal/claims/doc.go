@@ -55,8 +55,9 @@
 // the measured window (first start_ns to last end_ns of the measured
 // records) for the target's run.json gpus, and cache_hits, recomputed
 // from the raw counter values cache_before/cache_after of its
-// telemetry/steps.jsonl line (CacheHitCounters; the summaries written in
-// steps.jsonl are not read). A field with no sample or no counter stays
+// telemetry/steps.jsonl line (CacheDelta, over schemas.CacheHitCounters).
+// steps.jsonl holds no summary: this package is the only one that
+// computes these figures. A field with no sample or no counter stays
 // absent. A verifier must pass the same telemetry to recompute claims.json:
 //
 //	run, recs, tel, err := claims.LoadDirTelemetry(fsys)

@@ -13,24 +13,13 @@ import (
 )
 
 // Telemetry is what the run directory's telemetry/ holds: the samples and
-// the per-step lines. Compute derives the telemetry and cache fields of the
-// claims from it (WithTelemetry); it never trusts the summaries written in
-// steps.jsonl, only the samples and the raw counter values.
+// the per-step lines, all raw. Compute derives the telemetry and cache
+// fields of the claims from it (WithTelemetry); this is the only place
+// they are computed (internal/fingerprint only records).
 type Telemetry struct {
 	Host  []schemas.HostSample    // telemetry/host.jsonl
 	GPU   []schemas.GPUSample     // telemetry/gpu.jsonl
 	Steps []schemas.StepTelemetry // telemetry/steps.jsonl
-}
-
-// CacheHitCounters are the /metrics counters cache_hits may be the growth
-// of, in order of preference (the first present before and after a step
-// wins): a multimodal cache hit is a whole audio input answered from cache,
-// which a perturbed run must never see; prefix-cache tokens come next.
-var CacheHitCounters = []string{
-	"vllm:mm_cache_hits_total",
-	"vllm:prefix_cache_hits_total",
-	"vllm:gpu_prefix_cache_hits_total",
-	"sglang:cached_tokens_total",
 }
 
 // Option changes what Compute takes into account.
@@ -106,10 +95,8 @@ type window struct {
 //     instants, of the sum over the target's GPUs of mem_used_bytes and
 //     power_w (a server on two GPUs uses both);
 //   - host_cpu_mean: mean cpu_pct of the host samples (those with one);
-//   - cache_hits: after minus before of the first of CacheHitCounters
-//     present in both cache_before and cache_after of the step's
-//     steps.jsonl line; absent when none is, or when it went down (the
-//     server restarted).
+//   - cache_hits: CacheDelta of cache_before and cache_after of the step's
+//     steps.jsonl line; absent when it is an error.
 func applyTelemetry(m *schemas.Metrics, t *Telemetry, w window) {
 	if len(w.gpus) > 0 {
 		var utilSum float64
@@ -154,28 +141,47 @@ func applyTelemetry(m *schemas.Metrics, t *Telemetry, w window) {
 		if s.Target != w.target || s.Concurrency != w.concurrency || s.Repeat != w.repeat {
 			continue
 		}
-		if d, ok := CacheDelta(s.CacheBefore, s.CacheAfter); ok {
+		if _, d, err := CacheDelta(s.CacheBefore, s.CacheAfter); err == nil {
 			m.CacheHits = &d
 		}
 		break
 	}
 }
 
-// CacheDelta is the growth of the first of CacheHitCounters present in
-// both scrapes; ok is false when none is or when it went down.
-func CacheDelta(before, after map[string]float64) (hits float64, ok bool) {
-	for _, name := range CacheHitCounters {
+// ErrNoCacheCounter: no cache-hit counter is in both scrapes.
+var ErrNoCacheCounter = errors.New("no known cache-hit counter in both /metrics scrapes")
+
+// CounterResetError: a counter went down, so the server restarted (or
+// reset its metrics) in the window and the delta means nothing.
+type CounterResetError struct {
+	Counter       string
+	Before, After float64
+}
+
+func (e *CounterResetError) Error() string {
+	return fmt.Sprintf("counter %s went down from %g to %g: the server restarted or reset its metrics", e.Counter, e.Before, e.After)
+}
+
+// CacheDelta is after minus before of the first of
+// schemas.CacheHitCounters (the one ordered list, shared with
+// internal/fingerprint, which records the counters) present in both, in
+// the counter's unit (items or tokens), and that counter's name. It is
+// ErrNoCacheCounter when none is present in both, and a
+// *CounterResetError when the first one went down: a later counter is
+// not tried then, since a restart resets them all.
+func CacheDelta(before, after map[string]float64) (counter string, hits float64, err error) {
+	for _, name := range schemas.CacheHitCounters {
 		b, okb := before[name]
 		a, oka := after[name]
 		if !okb || !oka {
 			continue
 		}
 		if a < b {
-			return 0, false
+			return name, 0, &CounterResetError{Counter: name, Before: b, After: a}
 		}
-		return a - b, true
+		return name, a - b, nil
 	}
-	return 0, false
+	return "", 0, ErrNoCacheCounter
 }
 
 // peak takes the largest value; map order does not matter for a maximum.

@@ -2,6 +2,7 @@ package claims
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -11,6 +12,14 @@ import (
 
 func f64(v float64) *float64 { return &v }
 func u64(v uint64) *uint64   { return &v }
+
+// val shows an optional figure in a failure message.
+func val(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
 
 // Telemetry fields: only samples inside the measured window, only the
 // target's GPUs; memory and power summed over GPUs per instant; cache
@@ -127,4 +136,120 @@ func FuzzLoadTelemetry(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// mockGPUSamples are the telemetry/gpu.jsonl lines internal/fingerprint's
+// sampler writes from go-nvml's dgxh200 mock (fingerprint's
+// TestGPUSamplerDGXH200 checks it writes exactly these): GPUs 2 and 3 at
+// ticks 0..3, GPU i at tick k using 10*i+k % utilisation, (i+1) GiB + k MiB
+// of memory and 100*(i+1)+k W, both GPUs sampled at the same instant.
+func mockGPUSamples() []schemas.GPUSample {
+	var s []schemas.GPUSample
+	for k := range 4 {
+		for _, i := range []int{2, 3} {
+			s = append(s, schemas.GPUSample{TNs: int64(1000 + 100*k), GPU: i, UtilPct: f64(float64(10*i + k)),
+				MemUsedBytes: u64(uint64(i+1)<<30 + uint64(k)<<20), PowerW: f64(float64(100*(i+1) + k))})
+		}
+	}
+	return s
+}
+
+// The window figures of the mock GPU samples, over ticks 1..3: a target on
+// GPUs 2 and 3, and one on GPU 2 only.
+func TestTelemetryMockGPUs(t *testing.T) {
+	samples := mockGPUSamples()
+	from, to := samples[2].TNs, samples[7].TNs // ticks 1..3
+	run := schemas.Run{Protocol: schemas.Protocol{Levels: []int{1}, Repeats: 1},
+		Targets: []schemas.Target{{Name: "both", GPUs: []int{2, 3}}, {Name: "two", GPUs: []int{2}}}}
+	recs := []schemas.Record{
+		{Target: "both", Concurrency: 1, Repeat: 1, Phase: schemas.PhaseMeasure, StartNs: from, EndNs: to, OK: true},
+		{Target: "two", Concurrency: 1, Repeat: 1, Phase: schemas.PhaseMeasure, StartNs: from, EndNs: to, OK: true},
+	}
+	cl, err := Compute(run, recs, WithTelemetry(Telemetry{GPU: samples}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	both, two := cl.Targets[0].Levels[0].Repeats[0], cl.Targets[1].Levels[0].Repeats[0]
+	for _, c := range []struct {
+		name      string
+		got, want *float64
+	}{
+		// util: GPU 2 at 21,22,23 and GPU 3 at 31,32,33 (tick 0 left out).
+		{"both util mean", both.GPUUtilMean, f64(27)},
+		{"both util max", both.GPUUtilMax, f64(33)},
+		// Peaks of the per-instant sums: tick 3 has (3+4) GiB + 6 MiB and 300+400+6 W.
+		{"both mem peak", both.GPUMemPeakBytes, f64(7<<30 + 6<<20)},
+		{"both power peak", both.GPUPowerPeakW, f64(706)},
+		{"two util mean", two.GPUUtilMean, f64(22)},
+		{"two util max", two.GPUUtilMax, f64(23)},
+		{"two mem peak", two.GPUMemPeakBytes, f64(3<<30 + 3<<20)},
+		{"two power peak", two.GPUPowerPeakW, f64(303)},
+	} {
+		if c.got == nil || *c.got != *c.want {
+			t.Errorf("%s = %v, want %v", c.name, val(c.got), *c.want)
+		}
+	}
+	if both.HostCPUMean != nil || both.CacheHits != nil {
+		t.Errorf("no host sample, no step line: host_cpu_mean %v, cache_hits %v", val(both.HostCPUMean), val(both.CacheHits))
+	}
+}
+
+// host_cpu_mean of the samples internal/fingerprint's TestHostSamplerFixture
+// writes from its fake /proc/stat: none (the first sample), 75 %, 25 %.
+func TestTelemetryHostWindows(t *testing.T) {
+	host := []schemas.HostSample{{TNs: 0}, {TNs: 10, CPUPct: f64(75)}, {TNs: 20, CPUPct: f64(25)}}
+	run := schemas.Run{Protocol: schemas.Protocol{Levels: []int{1}, Repeats: 3}, Targets: []schemas.Target{{Name: "a"}}}
+	recs := []schemas.Record{
+		{Target: "a", Concurrency: 1, Repeat: 1, Phase: schemas.PhaseMeasure, StartNs: 0, EndNs: 20, OK: true},  // all three
+		{Target: "a", Concurrency: 1, Repeat: 2, Phase: schemas.PhaseMeasure, StartNs: 20, EndNs: 20, OK: true}, // the last
+		{Target: "a", Concurrency: 1, Repeat: 3, Phase: schemas.PhaseMeasure, StartNs: 21, EndNs: 22, OK: true}, // none
+	}
+	cl, err := Compute(run, recs, WithTelemetry(Telemetry{Host: host}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := cl.Targets[0].Levels[0].Repeats
+	// 50, not 33.3: a sample without cpu_pct is not a 0.
+	if m := r[0]; m.HostCPUMean == nil || *m.HostCPUMean != 50 || m.GPUUtilMean != nil || m.GPUMemPeakBytes != nil {
+		t.Errorf("whole window: host_cpu_mean %v, gpu_util_mean %v", val(m.HostCPUMean), val(m.GPUUtilMean))
+	}
+	if m := r[1]; m.HostCPUMean == nil || *m.HostCPUMean != 25 {
+		t.Errorf("last-sample window: host_cpu_mean %v, want 25", val(m.HostCPUMean))
+	}
+	if m := r[2]; m.HostCPUMean != nil || m.GPUUtilMean != nil || m.GPUUtilMax != nil || m.GPUMemPeakBytes != nil || m.GPUPowerPeakW != nil {
+		t.Errorf("window without samples: %+v", m)
+	}
+}
+
+func TestCacheDelta(t *testing.T) {
+	before := map[string]float64{schemas.VLLMMMCacheHits: 3, schemas.VLLMPrefixCacheHits: 160, schemas.VLLMMMCacheQueries: 100}
+	after := map[string]float64{schemas.VLLMMMCacheHits: 10, schemas.VLLMPrefixCacheHits: 900, schemas.VLLMMMCacheQueries: 300}
+	// The multimodal counter before the prefix one; queries never count.
+	if c, d, err := CacheDelta(before, after); err != nil || c != schemas.VLLMMMCacheHits || d != 7 {
+		t.Errorf("vllm: %s %v, %v", c, d, err)
+	}
+	sg := map[string]float64{schemas.SGLangCachedTokens: 5}
+	if c, d, err := CacheDelta(sg, sg); err != nil || c != schemas.SGLangCachedTokens || d != 0 {
+		t.Errorf("sglang unchanged: %s %v, %v", c, d, err)
+	}
+	// Went down: the server restarted; the prefix counter is not tried.
+	var re *CounterResetError
+	if c, d, err := CacheDelta(after, before); !errors.As(err, &re) || re.Counter != schemas.VLLMMMCacheHits || re.Before != 10 || re.After != 3 ||
+		c != schemas.VLLMMMCacheHits || d != 0 || !strings.Contains(err.Error(), "restarted") {
+		t.Errorf("reset: %s %v, %v", c, d, err)
+	}
+	q := []map[string]float64{{schemas.VLLMMMCacheQueries: 1}, {schemas.VLLMMMCacheQueries: 9}}
+	if _, _, err := CacheDelta(q[0], q[1]); err != ErrNoCacheCounter {
+		t.Errorf("queries only: %v", err)
+	}
+	// Present on one side only: not a delta.
+	if _, _, err := CacheDelta(map[string]float64{schemas.VLLMMMCacheHits: 1}, map[string]float64{schemas.VLLMPrefixCacheHits: 2}); err != ErrNoCacheCounter {
+		t.Errorf("different counters before and after: %v", err)
+	}
+	// A scrape against itself is 0 hits or no counter, never a reset.
+	for _, m := range []map[string]float64{before, after, sg, q[0], nil} {
+		if _, d, err := CacheDelta(m, m); (err != nil && err != ErrNoCacheCounter) || d != 0 {
+			t.Errorf("%v against itself: %v, %v", m, d, err)
+		}
+	}
 }

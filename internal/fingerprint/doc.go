@@ -13,6 +13,9 @@
 //	telemetry/gpu.jsonl, telemetry/host.jsonl
 //	                    Sampler: one line per GPU or host sample, t_ns offsets
 //	                    from the run's anchor like records
+//	telemetry/steps.jsonl, servers/<t>/metrics/c<C>-r<R>-{before,after}.prom
+//	                    Recorder: per level/repeat the window, the target's GPUs
+//	                    and its cache counters before and after, raw
 //	servers/<t>/probes-{before,after}.json
 //	                    Capture: status and redacted body of each endpoint of
 //	                    ProbePaths that answered
@@ -28,9 +31,12 @@
 // Cache counters: CacheCounters reads vLLM's vllm:mm_cache_{hits,queries}_total
 // and vllm:prefix_cache_{hits,queries}_total (and the older
 // vllm:gpu_prefix_cache_*), and SGLang's sglang:cached_tokens_total from a
-// /metrics scrape parsed by Prometheus's own text parser. CacheHits, the
-// number published as cache_hits, is the growth of the first hit counter
-// present, multimodal items before prefix tokens (see CacheHits).
+// /metrics scrape parsed by Prometheus's own text parser (the names are
+// schemas.CacheCounterNames).
+//
+// This package records and never summarises: gpu_util_*, gpu_*_peak,
+// host_cpu_mean and cache_hits are computed only by internal/claims, from
+// the samples and the raw counters written here.
 //
 // Redaction happens before anything is written, by Redact, RedactArgs,
 // RedactJSON and LineRedactor; they err on the side of hiding too much.

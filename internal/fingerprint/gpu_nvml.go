@@ -204,3 +204,5 @@ func (r *nvmlReader) read(index int) (schemas.GPUSample, error) {
 }
 
 func (r *nvmlReader) close() { r.lib.Shutdown() }
+
+func ptr[T any](v T) *T { return &v }

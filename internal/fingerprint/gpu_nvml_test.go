@@ -178,26 +178,15 @@ func TestGPUSamplerDGXH200(t *testing.T) {
 	if len(samples) != 8 || samples[1].GPU != 3 || samples[1].TempC != nil || *samples[0].TempC != 40 || *samples[7].SMClockMHz != 1980 {
 		t.Fatalf("samples = %s", gpu.Bytes())
 	}
-	sum, err := smp.Summary(samples[2].TNs, samples[7].TNs, nil) // ticks 1..3
-	if err != nil {
-		t.Fatal(err)
-	}
-	// util: GPU 2 at 21,22,23 and GPU 3 at 31,32,33.
-	if *sum.GPUUtilMean != 27 || *sum.GPUUtilMax != 33 || sum.GPUSamples != 6 {
-		t.Errorf("util mean %v max %v n %d", *sum.GPUUtilMean, *sum.GPUUtilMax, sum.GPUSamples)
-	}
-	// Peaks of the per-instant sums: tick 3 has (3+4) GiB + 6 MiB and 300+400+6 W.
-	if *sum.GPUMemPeakBytes != float64(7<<30+6<<20) || *sum.GPUPowerPeakW != 706 {
-		t.Errorf("mem peak %v power peak %v", *sum.GPUMemPeakBytes, *sum.GPUPowerPeakW)
-	}
-	one, _ := smp.Summary(samples[2].TNs, samples[7].TNs, []int{2})
-	if *one.GPUUtilMean != 22 || *one.GPUPowerPeakW != 303 {
-		t.Errorf("GPU 2 only: %+v", one)
-	}
-	var m schemas.Metrics
-	sum.Apply(&m)
-	if m.GPUUtilMax == nil || *m.GPUUtilMax != 33 || m.HostCPUMean != sum.HostCPUMean || m.GPUPowerPeakW != sum.GPUPowerPeakW {
-		t.Errorf("Apply: %+v", m)
+	// Exactly what the mock says (fillMock): internal/claims' tests feed
+	// these same values through claims.Compute and check the window's
+	// utilisation, memory and power figures.
+	for k, g := range samples {
+		tick, i := k/2, 2+k%2
+		if g.GPU != i || *g.UtilPct != float64(10*i+tick) || *g.MemUsedBytes != uint64(i+1)<<30+uint64(tick)<<20 ||
+			*g.PowerW != float64(100*(i+1)+tick) || (k%2 == 1 && g.TNs != samples[k-1].TNs) {
+			t.Errorf("sample %d (tick %d, GPU %d) = %+v", k, tick, i, g)
+		}
 	}
 }
 

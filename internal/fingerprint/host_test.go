@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/benchseal/benchseal/schemas"
@@ -123,21 +124,46 @@ func TestHostSamplerFixture(t *testing.T) {
 	if len(got) != 3 || got[0].CPUPct != nil || *got[1].CPUPct != 75 || *got[2].CPUPct != 25 || got[2].MemUsedBytes != 750*1024 || got[2].Load1 != 0.5 {
 		t.Fatalf("samples = %s", out.Bytes())
 	}
-	sum, err := s.Summary(0, got[2].TNs, nil)
-	if err != nil || *sum.HostCPUMean != 50 || sum.HostSamples != 3 || sum.GPUUtilMean != nil {
-		t.Errorf("summary = %+v, %v", sum, err)
+	// The window figures of these samples (host_cpu_mean 50 over all
+	// three, 25 over the last) are checked in internal/claims.
+}
+
+// syncBuffer lets a test read what the sampler's goroutine writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *syncBuffer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncBuffer) Bytes() []byte {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return bytes.Clone(w.b.Bytes())
+}
+
+// hasCPU says whether a host.jsonl holds a sample with a CPU busy share.
+func hasCPU(t *testing.T, jsonl []byte) bool {
+	t.Helper()
+	for _, l := range bytes.Split(bytes.TrimSpace(jsonl), []byte("\n")) {
+		var h schemas.HostSample
+		if err := json.Unmarshal(l, &h); err != nil {
+			t.Fatalf("host.jsonl line %q: %v", l, err)
+		}
+		if h.CPUPct != nil {
+			return true
+		}
 	}
-	sum, err = s.Summary(got[2].TNs, got[2].TNs, nil)
-	if err != nil || *sum.HostCPUMean != 25 {
-		t.Errorf("last-sample window = %+v, %v", sum, err)
-	}
-	if _, err := s.Summary(got[2].TNs+1, got[2].TNs+2, nil); err != ErrNoSamples {
-		t.Errorf("empty window: %v, want ErrNoSamples", err)
-	}
+	return false
 }
 
 func TestSamplerThisMachine(t *testing.T) {
-	var host, gpu bytes.Buffer
+	var host syncBuffer
+	var gpu bytes.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	s := StartSampler(ctx, SamplerConfig{Interval: 5e6, Host: &host, GPU: &gpu})
 	// Work until the kernel's CPU counters (10 ms jiffies) have moved
@@ -148,7 +174,7 @@ func TestSamplerThisMachine(t *testing.T) {
 			x += i
 		}
 		s.Sample()
-		if sum, _ := s.Summary(0, 1<<62, nil); sum.HostCPUMean != nil {
+		if hasCPU(t, host.Bytes()) {
 			break
 		}
 	}
@@ -162,11 +188,8 @@ func TestSamplerThisMachine(t *testing.T) {
 	if n := bytes.Count(host.Bytes(), []byte("\n")); n < 2 || gpu.Len() != 0 {
 		t.Fatalf("%d host samples, %d gpu bytes", n, gpu.Len())
 	}
-	if runtime.GOOS == "linux" {
-		sum, err := s.Summary(0, 1<<62, nil)
-		if err != nil || sum.HostCPUMean == nil {
-			t.Errorf("summary = %+v, %v", sum, err)
-		}
+	if runtime.GOOS == "linux" && !hasCPU(t, host.Bytes()) {
+		t.Errorf("no host sample with cpu_pct:\n%s", host.Bytes())
 	}
 	_ = x
 }

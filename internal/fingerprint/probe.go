@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strings"
 	"time"
@@ -137,33 +138,27 @@ func ParseMetrics(raw []byte) (map[string]*dto.MetricFamily, error) {
 	return p.TextToMetricFamilies(bytes.NewReader(raw))
 }
 
-// Known cache counters. The hit counters are listed in the order CacheHits
-// prefers them.
+// Known cache counters (names, order and meaning in schemas, the one list
+// internal/claims also reads; kept here under their old names).
 const (
-	VLLMMMCacheHits        = "vllm:mm_cache_hits_total"
-	VLLMMMCacheQueries     = "vllm:mm_cache_queries_total"
-	VLLMPrefixCacheHits    = "vllm:prefix_cache_hits_total"
-	VLLMPrefixCacheQueries = "vllm:prefix_cache_queries_total"
-	VLLMGPUPrefixHits      = "vllm:gpu_prefix_cache_hits_total"
-	VLLMGPUPrefixQueries   = "vllm:gpu_prefix_cache_queries_total"
-	SGLangCachedTokens     = "sglang:cached_tokens_total"
+	VLLMMMCacheHits        = schemas.VLLMMMCacheHits
+	VLLMMMCacheQueries     = schemas.VLLMMMCacheQueries
+	VLLMPrefixCacheHits    = schemas.VLLMPrefixCacheHits
+	VLLMPrefixCacheQueries = schemas.VLLMPrefixCacheQueries
+	VLLMGPUPrefixHits      = schemas.VLLMGPUPrefixHits
+	VLLMGPUPrefixQueries   = schemas.VLLMGPUPrefixQueries
+	SGLangCachedTokens     = schemas.SGLangCachedTokens
 )
 
-var cacheCounterNames = []string{VLLMMMCacheHits, VLLMMMCacheQueries, VLLMPrefixCacheHits, VLLMPrefixCacheQueries,
-	VLLMGPUPrefixHits, VLLMGPUPrefixQueries, SGLangCachedTokens}
-
-// hitCounters in order of preference: a multimodal cache hit means a whole
-// audio input was answered from cache, which is what a perturbed run must
-// never see; prefix-cache tokens come next (they also count the shared
-// prompt template, so they may grow honestly).
-var hitCounters = []string{VLLMMMCacheHits, VLLMPrefixCacheHits, VLLMGPUPrefixHits, SGLangCachedTokens}
-
-// CacheCounters returns the known cache counters present in fams, each
-// summed over its label sets (one per model or engine). A family may be
-// exposed with or without its _total suffix.
+// CacheCounters returns the known cache counters (schemas.CacheCounterNames)
+// present in fams, each summed over its label sets (one per model or
+// engine). A family may be exposed with or without its _total suffix. A
+// sum that is negative, NaN or infinite is no counter value (and JSON
+// cannot carry the last two) and is left out. It only reads: how much of
+// a counter is a cache hit is internal/claims' business (CacheDelta).
 func CacheCounters(fams map[string]*dto.MetricFamily) map[string]float64 {
 	out := map[string]float64{}
-	for _, name := range cacheCounterNames {
+	for _, name := range schemas.CacheCounterNames {
 		f, ok := fams[name]
 		if !ok {
 			f, ok = fams[strings.TrimSuffix(name, "_total")]
@@ -182,46 +177,9 @@ func CacheCounters(fams map[string]*dto.MetricFamily) map[string]float64 {
 				sum += m.GetGauge().GetValue()
 			}
 		}
-		out[name] = sum
+		if sum >= 0 && !math.IsInf(sum, 1) {
+			out[name] = sum
+		}
 	}
 	return out
-}
-
-// CacheDelta is how much one cache-hit counter grew over a window.
-type CacheDelta struct {
-	Counter string  // one of the hit counter names
-	Hits    float64 // after - before, in the counter's unit (items or tokens)
-}
-
-// ErrNoCacheCounter: neither scrape has a known cache-hit counter.
-var ErrNoCacheCounter = errors.New("no known cache-hit counter in /metrics")
-
-// CounterResetError: a counter went down, so the server restarted (or
-// reset its metrics) in the window and the delta means nothing.
-type CounterResetError struct {
-	Counter       string
-	Before, After float64
-}
-
-func (e *CounterResetError) Error() string {
-	return fmt.Sprintf("counter %s went down from %g to %g: the server restarted or reset its metrics", e.Counter, e.Before, e.After)
-}
-
-// CacheHits is the growth of the first hit counter (in hitCounters order:
-// vllm:mm_cache_hits_total, vllm:prefix_cache_hits_total,
-// vllm:gpu_prefix_cache_hits_total, sglang:cached_tokens_total) present in
-// both scrapes. Query counters are never counted as hits.
-func CacheHits(before, after map[string]float64) (CacheDelta, error) {
-	for _, name := range hitCounters {
-		b, okb := before[name]
-		a, oka := after[name]
-		if !okb || !oka {
-			continue
-		}
-		if a < b {
-			return CacheDelta{Counter: name}, &CounterResetError{Counter: name, Before: b, After: a}
-		}
-		return CacheDelta{Counter: name, Hits: a - b}, nil
-	}
-	return CacheDelta{}, ErrNoCacheCounter
 }

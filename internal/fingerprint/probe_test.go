@@ -2,9 +2,12 @@ package fingerprint
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,6 +39,10 @@ sglang:cached_tokens_total{model_name="m"} 1234
 sglang:prompt_tokens_total{model_name="m"} 99999
 `,
 	"none": "# TYPE up gauge\nup 1\n",
+	// Not counter values: JSON cannot hold NaN or Inf (steps.jsonl could
+	// not be written) and a counter is never negative.
+	"broken": "vllm:mm_cache_hits_total NaN\nvllm:prefix_cache_hits_total{a=\"1\"} +Inf\nsglang:cached_tokens_total -5\n" +
+		"vllm:mm_cache_queries_total{a=\"1\"} 2\nvllm:mm_cache_queries_total{a=\"2\"} -3\n",
 }
 
 func TestCacheCounters(t *testing.T) {
@@ -44,6 +51,7 @@ func TestCacheCounters(t *testing.T) {
 		"vllm-old": {VLLMGPUPrefixHits: 7, VLLMGPUPrefixQueries: 70},
 		"sglang":   {SGLangCachedTokens: 1234},
 		"none":     {},
+		"broken":   {},
 	}
 	for name, text := range metricsVectors {
 		fams, err := ParseMetrics([]byte(text))
@@ -59,24 +67,6 @@ func TestCacheCounters(t *testing.T) {
 				t.Errorf("%s: %s = %v, want %v", name, k, got[k], v)
 			}
 		}
-	}
-}
-
-func TestCacheHits(t *testing.T) {
-	before := map[string]float64{VLLMMMCacheHits: 3, VLLMPrefixCacheHits: 160, VLLMMMCacheQueries: 100}
-	after := map[string]float64{VLLMMMCacheHits: 10, VLLMPrefixCacheHits: 900, VLLMMMCacheQueries: 300}
-	if d, err := CacheHits(before, after); err != nil || d != (CacheDelta{VLLMMMCacheHits, 7}) {
-		t.Errorf("vllm: %+v, %v", d, err)
-	}
-	if d, err := CacheHits(map[string]float64{SGLangCachedTokens: 5}, map[string]float64{SGLangCachedTokens: 5}); err != nil || d != (CacheDelta{SGLangCachedTokens, 0}) {
-		t.Errorf("sglang unchanged: %+v, %v", d, err)
-	}
-	var re *CounterResetError
-	if _, err := CacheHits(after, before); !errors.As(err, &re) || re.Counter != VLLMMMCacheHits || re.Before != 10 {
-		t.Errorf("reset: %v", err)
-	}
-	if _, err := CacheHits(map[string]float64{VLLMMMCacheQueries: 1}, map[string]float64{VLLMMMCacheQueries: 9}); err != ErrNoCacheCounter {
-		t.Errorf("queries only: %v", err)
 	}
 }
 
@@ -161,8 +151,18 @@ func FuzzParseMetrics(f *testing.F) {
 			return
 		}
 		c := CacheCounters(fams)
-		if _, err := CacheHits(c, c); err != nil && err != ErrNoCacheCounter {
-			t.Fatalf("a scrape against itself: %v", err)
+		for k, v := range c {
+			if !slices.Contains(schemas.CacheCounterNames, k) || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+				t.Fatalf("counter %q = %v", k, v)
+			}
+		}
+		// Whatever is read can be written as a valid steps.jsonl line.
+		b, err := json.Marshal(schemas.StepTelemetry{Target: "a", Concurrency: 1, Repeat: 1, CacheBefore: c, CacheAfter: c})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schemas.Validate("step_telemetry", b); err != nil {
+			t.Fatalf("%v\n%s", err, b)
 		}
 	})
 }

@@ -31,7 +31,7 @@ type RecorderConfig struct {
 
 // Recorder writes everything this package owns into a run directory, at
 // the moments a runner calls it: BeforeSweep (env/, probes before, samplers
-// on), BeforeStep and AfterStep (/metrics before and after, one line of
+// on), StepStart and StepEnd (/metrics before and after, one line of
 // telemetry/steps.jsonl), AfterSweep (probes after, samplers off). It never
 // overwrites a file. Calls come one at a time from the runner.
 type Recorder struct {
@@ -129,34 +129,22 @@ func (r *Recorder) StepStart(ctx context.Context, target string, concurrency, re
 	return err
 }
 
-// StepEnd scrapes /metrics again, summarises the step's window and appends
-// its line to telemetry/steps.jsonl, which it also returns.
+// StepEnd takes a sample, scrapes /metrics again (kept as
+// c<C>-r<R>-after.prom) and appends the step's raw facts to
+// telemetry/steps.jsonl, which it also returns: its window, its GPUs and
+// the cache counters before and after. It computes nothing from them:
+// internal/claims derives the telemetry and cache figures of claims.json
+// from these lines and the samples, so there is one implementation, the
+// one a verifier reruns.
 func (r *Recorder) StepEnd(ctx context.Context, target string, concurrency, repeat int, startNs, endNs int64) (schemas.StepTelemetry, error) {
 	r.sampler.Sample()
 	st := schemas.StepTelemetry{Target: target, Concurrency: concurrency, Repeat: repeat, StartNs: startNs, EndNs: endNs,
 		GPUs: r.cfg.Targets[target].GPUs}
 	after, scrapeErr := r.scrape(ctx, target, concurrency, repeat, "after")
 	st.CacheBefore, st.CacheAfter = r.before[target], after
-	if before := r.before[target]; before != nil && after != nil {
-		d, err := CacheHits(before, after)
-		if err == nil {
-			st.CacheHits, st.CacheCounter = &d.Hits, d.Counter
-		} else {
-			st.Notes = append(st.Notes, "cache_hits: "+err.Error())
-		}
-	} else {
-		st.Notes = append(st.Notes, "cache_hits: /metrics not scraped before and after")
+	if st.CacheBefore == nil || st.CacheAfter == nil {
+		st.Notes = append(st.Notes, "cache counters: /metrics not scraped before and after")
 	}
-	gpus := st.GPUs
-	if gpus == nil {
-		gpus = []int{}
-	}
-	sum, err := r.sampler.Summary(startNs, endNs, gpus)
-	if err != nil {
-		st.Notes = append(st.Notes, "telemetry: "+err.Error())
-	}
-	st.GPUUtilMean, st.GPUUtilMax, st.GPUMemPeakBytes, st.GPUPowerPeakW = sum.GPUUtilMean, sum.GPUUtilMax, sum.GPUMemPeakBytes, sum.GPUPowerPeakW
-	st.HostCPUMean = sum.HostCPUMean
 	if gErr := r.sampler.GPUError(); gErr != nil && len(st.GPUs) > 0 {
 		st.Notes = append(st.Notes, "gpu telemetry: "+gErr.Error())
 	}

@@ -3,11 +3,13 @@ package fingerprint_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -60,11 +62,50 @@ func TestRecorderRunDirectory(t *testing.T) {
 	if err := r.AfterSweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if perturbed.CacheHits == nil || *perturbed.CacheHits != 0 || same.CacheHits == nil || *same.CacheHits != 1 || same.CacheCounter != fingerprint.VLLMMMCacheHits {
-		t.Errorf("cache hits: perturbed %+v, identical %+v", perturbed, same)
+	// Raw counters only; claims takes cache_hits from the multimodal one.
+	mm := fingerprint.VLLMMMCacheHits
+	for _, c := range []struct {
+		st   schemas.StepTelemetry
+		hits float64
+	}{{perturbed, 0}, {same, 1}} {
+		_, okb := c.st.CacheBefore[mm]
+		_, oka := c.st.CacheAfter[mm]
+		if !okb || !oka || c.st.CacheAfter[mm]-c.st.CacheBefore[mm] != c.hits || c.st.Target != "a" || c.st.EndNs < c.st.StartNs {
+			t.Errorf("step c=%d: %+v, want %s to grow by %g", c.st.Concurrency, c.st, mm, c.hits)
+		}
 	}
-	if same.HostCPUMean == nil && !strings.Contains(strings.Join(same.Notes, ""), "telemetry") {
-		t.Errorf("step without host telemetry or a note: %+v", same)
+	// steps.jsonl: the returned lines, raw facts and no summary; the
+	// samplers sampled each step's edges, so claims has samples around
+	// every window.
+	lines := bytes.Split(bytes.TrimSpace(mustRead(t, filepath.Join(dir, "telemetry/steps.jsonl"))), []byte("\n"))
+	if len(lines) != 2 {
+		t.Fatalf("%d steps.jsonl lines, want 2", len(lines))
+	}
+	for i, want := range []schemas.StepTelemetry{perturbed, same} {
+		var keys map[string]any
+		var got schemas.StepTelemetry
+		json.Unmarshal(lines[i], &keys)
+		json.Unmarshal(lines[i], &got)
+		for k := range keys {
+			if !slices.Contains([]string{"target", "concurrency", "repeat", "start_ns", "end_ns", "gpus", "cache_before", "cache_after", "notes"}, k) {
+				t.Errorf("steps.jsonl line %d has %q: %s", i+1, k, lines[i])
+			}
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("steps.jsonl line %d = %+v, StepEnd returned %+v", i+1, got, want)
+		}
+	}
+	var host []schemas.HostSample
+	for _, l := range bytes.Split(bytes.TrimSpace(mustRead(t, filepath.Join(dir, "telemetry/host.jsonl"))), []byte("\n")) {
+		var h schemas.HostSample
+		json.Unmarshal(l, &h)
+		host = append(host, h)
+	}
+	for _, st := range []schemas.StepTelemetry{perturbed, same} {
+		if !slices.ContainsFunc(host, func(h schemas.HostSample) bool { return h.TNs <= st.StartNs }) ||
+			!slices.ContainsFunc(host, func(h schemas.HostSample) bool { return h.TNs >= st.EndNs }) {
+			t.Errorf("step c=%d [%d, %d]: no host sample at both edges: %+v", st.Concurrency, st.StartNs, st.EndNs, host)
+		}
 	}
 	docs := map[string]string{"env/client.json": "client", "env/host.json": "host", "env/gpu.json": "gpu",
 		"servers/a/probes-before.json": "probe", "servers/a/probes-after.json": "probe"}
@@ -101,4 +142,13 @@ func TestRecorderRunDirectory(t *testing.T) {
 	if err := fingerprint.NewRecorder(fingerprint.RecorderConfig{}).BeforeSweep(ctx, dir, anchor); err == nil {
 		t.Error("BeforeSweep overwrote env/")
 	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

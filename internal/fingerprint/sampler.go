@@ -3,7 +3,6 @@ package fingerprint
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -36,8 +35,9 @@ type SamplerConfig struct {
 }
 
 // Sampler reads the host (CPU from /proc/stat deltas, memory from
-// /proc/meminfo) and the GPUs every interval, writes each sample as a JSONL
-// line and keeps them to summarise windows of the run.
+// /proc/meminfo) and the GPUs every interval and writes each sample as a
+// JSONL line. It keeps none and summarises nothing: internal/claims
+// computes every figure of a window from the written samples.
 type Sampler struct {
 	cfg    SamplerConfig
 	gpuErr error
@@ -46,8 +46,6 @@ type Sampler struct {
 	stop   sync.Once
 
 	mu       sync.Mutex
-	host     []schemas.HostSample
-	gpu      []schemas.GPUSample
 	prevCPU  cpuTimes
 	havePrev bool
 	hostEnc  *json.Encoder
@@ -116,7 +114,6 @@ func (s *Sampler) Sample() {
 				continue
 			}
 			g.TNs, g.GPU = t, i
-			s.gpu = append(s.gpu, g)
 			s.write(s.gpuEnc, g)
 		}
 	}
@@ -133,7 +130,6 @@ func (s *Sampler) Sample() {
 	if l, err := readLoadavg(); err == nil {
 		h.Load1 = l[0]
 	}
-	s.host = append(s.host, h)
 	s.write(s.hostEnc, h)
 }
 
@@ -158,111 +154,4 @@ func (s *Sampler) Stop() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
-}
-
-// Summary of one window of a run: a level/repeat of one target. A nil field
-// had no sample in the window.
-type Summary struct {
-	// Mean and max utilisation over every sample of every GPU of the window.
-	GPUUtilMean *float64
-	GPUUtilMax  *float64
-	// Peaks over the sampling instants of the sum over the window's GPUs:
-	// a server spread over two GPUs uses the memory and power of both.
-	GPUMemPeakBytes *float64
-	GPUPowerPeakW   *float64
-	// Mean busy share of all host CPUs over the samples ending in the window.
-	HostCPUMean *float64
-	GPUSamples  int
-	HostSamples int
-}
-
-// ErrNoSamples is returned by Summary for a window with no sample at all.
-var ErrNoSamples = errors.New("no telemetry sample in the window")
-
-// Summary summarises the samples with fromNs <= t_ns <= toNs of the given
-// GPUs (all sampled GPUs when gpus is nil).
-func (s *Sampler) Summary(fromNs, toNs int64, gpus []int) (Summary, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return summarise(s.host, s.gpu, fromNs, toNs, gpus)
-}
-
-func summarise(host []schemas.HostSample, gpu []schemas.GPUSample, fromNs, toNs int64, gpus []int) (Summary, error) {
-	var sum Summary
-	want := func(i int) bool {
-		if gpus == nil {
-			return true
-		}
-		for _, g := range gpus {
-			if g == i {
-				return true
-			}
-		}
-		return false
-	}
-	var utilSum float64
-	var utilN int
-	memAt, powAt := map[int64]float64{}, map[int64]float64{}
-	for _, g := range gpu {
-		if g.TNs < fromNs || g.TNs > toNs || !want(g.GPU) {
-			continue
-		}
-		sum.GPUSamples++
-		if g.UtilPct != nil {
-			utilSum += *g.UtilPct
-			utilN++
-			if sum.GPUUtilMax == nil || *g.UtilPct > *sum.GPUUtilMax {
-				sum.GPUUtilMax = ptr(*g.UtilPct)
-			}
-		}
-		if g.MemUsedBytes != nil {
-			memAt[g.TNs] += float64(*g.MemUsedBytes)
-		}
-		if g.PowerW != nil {
-			powAt[g.TNs] += *g.PowerW
-		}
-	}
-	if utilN > 0 {
-		sum.GPUUtilMean = ptr(utilSum / float64(utilN))
-	}
-	sum.GPUMemPeakBytes, sum.GPUPowerPeakW = peak(memAt), peak(powAt)
-	var cpuSum float64
-	var cpuN int
-	for _, h := range host {
-		if h.TNs < fromNs || h.TNs > toNs {
-			continue
-		}
-		sum.HostSamples++
-		if h.CPUPct != nil {
-			cpuSum += *h.CPUPct
-			cpuN++
-		}
-	}
-	if cpuN > 0 {
-		sum.HostCPUMean = ptr(cpuSum / float64(cpuN))
-	}
-	if sum.GPUSamples == 0 && sum.HostSamples == 0 {
-		return sum, ErrNoSamples
-	}
-	return sum, nil
-}
-
-func peak(m map[int64]float64) *float64 {
-	var p *float64
-	for _, v := range m {
-		if p == nil || v > *p {
-			p = ptr(v)
-		}
-	}
-	return p
-}
-
-func ptr[T any](v T) *T { return &v }
-
-// Apply copies the summary into the telemetry fields of claims metrics,
-// leaving those without samples unset.
-func (s Summary) Apply(m *schemas.Metrics) {
-	m.GPUUtilMean, m.GPUUtilMax = s.GPUUtilMean, s.GPUUtilMax
-	m.GPUMemPeakBytes, m.GPUPowerPeakW = s.GPUMemPeakBytes, s.GPUPowerPeakW
-	m.HostCPUMean = s.HostCPUMean
 }
