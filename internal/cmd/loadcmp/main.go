@@ -68,7 +68,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	sizes := fs.String("sizes", "100,1000", "run directory sizes for seal/verify, in MB")
 	fs.StringVar(&o.python, "python", "/usr/bin/python3", "Python with aiohttp (Debian python3-aiohttp)")
 	fs.StringVar(&o.script, "script", "", "the aiohttp client (default: scripts/aiohttp_client.py of this repository)")
-	fs.StringVar(&o.profileDir, "cpuprofile", "", "write each Go client's CPU profile into this folder")
+	fs.StringVar(&o.profileDir, "cpuprofile", "", "write each Go client's (and verify's) CPU profile into this folder")
 	fs.StringVar(&o.tmp, "tmp", "", "where to build run directories and bundles (default: the system temp dir)")
 	fs.BoolVar(&o.skipLoad, "skip-load", false, "skip the load generator comparison")
 	fs.BoolVar(&o.skipSeal, "skip-seal", false, "skip the seal/verify measurement")

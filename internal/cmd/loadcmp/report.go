@@ -118,7 +118,11 @@ func sealSweep(ctx context.Context, o options, tmp string, rep *report, stderr i
 				sr.SealFileMBs, sr.SealRSS, sr.BundleBytes = mbOf/so.Seconds, so.PeakRSS, so.Size
 				syscall.Sync()
 				var vo timedOut
-				vr, err := runChild(ctx, 20*time.Minute, exe, []string{"verify", "-bundle", out}, &vo)
+				vargs := []string{"verify", "-bundle", out}
+				if o.profileDir != "" {
+					vargs = append(vargs, "-cpuprofile", filepath.Join(o.profileDir, fmt.Sprintf("verify-%dMB.pprof", mb)))
+				}
+				vr, err := runChild(ctx, 20*time.Minute, exe, vargs, &vo)
 				if err != nil {
 					return err
 				}

@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -107,8 +108,17 @@ func sealMain(args []string) int {
 func verifyMain(args []string) int {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	path := fs.String("bundle", "", "bundle to verify")
+	profile := fs.String("cpuprofile", "", "write a CPU profile here")
 	if err := fs.Parse(args); err != nil {
 		return 2
+	}
+	if *profile != "" {
+		pf, err := os.Create(*profile)
+		if err != nil {
+			return fail("verify", err)
+		}
+		pprof.StartCPUProfile(pf)
+		defer func() { pprof.StopCPUProfile(); pf.Close() }()
 	}
 	s, err := fixedSigner()
 	if err != nil {
