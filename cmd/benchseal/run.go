@@ -92,7 +92,8 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringVar(&f.concurrency, "concurrency", "1,16,32,64,128", "concurrency levels, comma-separated")
 	fl.StringVar(&f.requests, "requests", "", "measured requests per level and repeat: N, or one per level")
 	fl.IntVar(&f.passes, "passes", 0, "measured requests per level: P passes over the corpus")
-	fl.IntVar(&f.warmup, "warmup", -1, "warm-up requests per level and repeat (default: one per worker)")
+	f.warmup = -1
+	fl.Var((*unsetInt)(&f.warmup), "warmup", "warm-up requests per level and repeat (default: one per worker)")
 	fl.IntVar(&f.repeats, "repeats", bench.DefaultRepeats, "repeats of every level and target")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the variants' sample indices")
 	fl.StringVar(&f.language, "language", "", "language form field (e.g. en)")
@@ -383,3 +384,25 @@ func intList(flag, s string, minimum int) ([]int, error) {
 	}
 	return out, nil
 }
+
+// unsetInt is an int flag whose default (-1, "not given") is not printed, so
+// --help can say what the default means instead of showing -1.
+type unsetInt int
+
+func (v *unsetInt) String() string {
+	if *v < 0 {
+		return ""
+	}
+	return strconv.Itoa(int(*v))
+}
+
+func (v *unsetInt) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return fmt.Errorf("want a whole number >= 0, got %q", s)
+	}
+	*v = unsetInt(n)
+	return nil
+}
+
+func (v *unsetInt) Type() string { return "int" }
