@@ -1,0 +1,208 @@
+package claims
+
+import (
+	"math"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// Tolerance says how far a replayed claim may move from the sealed one and
+// still count as reproduced.
+type Tolerance struct {
+	// Relative bounds |replayed - sealed| / sealed for req_per_s, rtfx and
+	// the latencies, and |replayed - sealed| / sealed requests for the
+	// succeeded and failed counts (0.1 is 10%).
+	Relative float64
+	// WERPoints bounds |replayed - sealed| of wer in percentage points (1
+	// is one point: 0.050 -> 0.059 is within it).
+	WERPoints float64
+}
+
+// DefaultTolerance: 10% on throughput, latency and counts, one point of WER.
+var DefaultTolerance = Tolerance{Relative: 0.10, WERPoints: 1}
+
+// Verdict of one compared figure.
+type Verdict string
+
+const (
+	Same Verdict = "OK"   // within the tolerance
+	Diff Verdict = "DIFF" // beyond it, or present on one side only
+)
+
+// Units of Difference.Change.
+const (
+	ChangeRelative = "relative"    // a fraction of the sealed value (0.1 is +10%)
+	ChangeOfCount  = "of_requests" // a fraction of the sealed level's requests
+	ChangePoints   = "points"      // percentage points (wer)
+)
+
+// Metrics compared, in the order Compare lists them for a level. Each is
+// the median over repeats of claims.json.
+var ComparedMetrics = []string{"req_per_s", "rtfx", "latency_p50_s", "latency_p99_s", "wer", "succeeded", "failed"}
+
+// Difference is one compared figure of one target and level, or (Metric
+// "") a target or level present in only one of the two claims.
+type Difference struct {
+	Target      string   `json:"target"`
+	Concurrency int      `json:"concurrency"`
+	Metric      string   `json:"metric"`
+	Sealed      *float64 `json:"sealed"`   // null: absent (or wer null) in the sealed claims
+	Replayed    *float64 `json:"replayed"` // null: absent (or wer null) in the replay
+	// Change is replayed minus sealed in ChangeUnit; null when one side
+	// is missing or the sealed value is 0 and the replayed one is not.
+	Change     *float64 `json:"change"`
+	ChangeUnit string   `json:"change_unit,omitempty"`
+	Verdict    Verdict  `json:"verdict"`
+	Reason     string   `json:"reason,omitempty"` // why a DIFF without a change
+}
+
+// Compare sets the medians of replayed claims against sealed ones, target
+// by target (sealed order, then targets only the replay has) and level by
+// level (sealed order, then levels only the replay has), metric by metric
+// in ComparedMetrics order. A target or level on one side only is one
+// DIFF row with Metric "". wer is left out when it is null on both sides
+// (no references) and is a DIFF when it is null on one side only.
+//
+// Relative metrics: change = (replayed - sealed) / sealed; both 0 is no
+// change, a sealed 0 with a replayed non-zero is a DIFF with no change.
+// Counts (succeeded, failed): change = (replayed - sealed) / sealed
+// requests, so a count that was 0 can move a little without failing the
+// replay. wer: change = (replayed - sealed) * 100 points.
+func Compare(sealed, replayed schemas.Claims, tol Tolerance) []Difference {
+	var out []Difference
+	rep := map[string]schemas.TargetClaims{}
+	for _, t := range replayed.Targets {
+		rep[t.Target] = t
+	}
+	seen := map[string]bool{}
+	for _, st := range sealed.Targets {
+		seen[st.Target] = true
+		rt, ok := rep[st.Target]
+		if !ok {
+			for _, l := range st.Levels {
+				out = append(out, Difference{Target: st.Target, Concurrency: l.Concurrency, Verdict: Diff, Reason: "target not in the replay"})
+			}
+			continue
+		}
+		out = append(out, compareTarget(st, rt, tol)...)
+	}
+	for _, rt := range replayed.Targets {
+		if seen[rt.Target] {
+			continue
+		}
+		for _, l := range rt.Levels {
+			out = append(out, Difference{Target: rt.Target, Concurrency: l.Concurrency, Verdict: Diff, Reason: "target not in the sealed claims"})
+		}
+	}
+	return out
+}
+
+func compareTarget(st, rt schemas.TargetClaims, tol Tolerance) []Difference {
+	var out []Difference
+	rep := map[int]schemas.LevelClaims{}
+	for _, l := range rt.Levels {
+		rep[l.Concurrency] = l
+	}
+	seen := map[int]bool{}
+	for _, sl := range st.Levels {
+		seen[sl.Concurrency] = true
+		rl, ok := rep[sl.Concurrency]
+		if !ok {
+			out = append(out, Difference{Target: st.Target, Concurrency: sl.Concurrency, Verdict: Diff, Reason: "level not in the replay"})
+			continue
+		}
+		out = append(out, compareLevel(st.Target, sl, rl, tol)...)
+	}
+	for _, rl := range rt.Levels {
+		if !seen[rl.Concurrency] {
+			out = append(out, Difference{Target: st.Target, Concurrency: rl.Concurrency, Verdict: Diff, Reason: "level not in the sealed claims"})
+		}
+	}
+	return out
+}
+
+func compareLevel(target string, sl, rl schemas.LevelClaims, tol Tolerance) []Difference {
+	s, r := sl.Median, rl.Median
+	out := make([]Difference, 0, len(ComparedMetrics))
+	for _, m := range ComparedMetrics {
+		d := Difference{Target: target, Concurrency: sl.Concurrency, Metric: m}
+		switch m {
+		case "wer":
+			if s.WER == nil && r.WER == nil {
+				continue
+			}
+			d.Sealed, d.Replayed, d.ChangeUnit = ptr2(s.WER), ptr2(r.WER), ChangePoints
+			switch {
+			case s.WER == nil:
+				d.Reason = "wer is null in the sealed claims"
+			case r.WER == nil:
+				d.Reason = "wer is null in the replay"
+			default:
+				d.Change = ptr((*r.WER - *s.WER) * 100)
+			}
+			d.Verdict = within(d.Change, tol.WERPoints)
+		case "succeeded", "failed":
+			sv, rv := float64(s.Succeeded), float64(r.Succeeded)
+			if m == "failed" {
+				sv, rv = float64(s.Failed), float64(r.Failed)
+			}
+			d.Sealed, d.Replayed, d.ChangeUnit = ptr(sv), ptr(rv), ChangeOfCount
+			d.Change = relative(sv, rv, float64(s.Requests))
+			if d.Change == nil {
+				d.Reason = "the sealed level has no requests"
+			}
+			d.Verdict = within(d.Change, tol.Relative)
+		default:
+			sv, rv := metricValue(s, m), metricValue(r, m)
+			d.Sealed, d.Replayed, d.ChangeUnit = ptr(sv), ptr(rv), ChangeRelative
+			d.Change = relative(sv, rv, sv)
+			if d.Change == nil {
+				d.Reason = "the sealed value is 0"
+			}
+			d.Verdict = within(d.Change, tol.Relative)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func metricValue(m schemas.Metrics, name string) float64 {
+	switch name {
+	case "req_per_s":
+		return m.ReqPerS
+	case "rtfx":
+		return m.RTFx
+	case "latency_p50_s":
+		return m.LatencyP50S
+	case "latency_p99_s":
+		return m.LatencyP99S
+	}
+	panic("claims: no metric " + name)
+}
+
+// relative is (r - s) / base; nil when base is 0 unless r == s.
+func relative(s, r, base float64) *float64 {
+	if r == s {
+		return ptr(0.0)
+	}
+	if base == 0 {
+		return nil
+	}
+	return ptr((r - s) / base)
+}
+
+// within judges a change; a tiny epsilon keeps a change of exactly the
+// tolerance (10% computed as 0.10000000000000009) on the OK side.
+func within(change *float64, tol float64) Verdict {
+	if change == nil || math.IsNaN(*change) || math.Abs(*change) > tol*(1+1e-9)+1e-12 {
+		return Diff
+	}
+	return Same
+}
+
+func ptr2(p *float64) *float64 {
+	if p == nil {
+		return nil
+	}
+	return ptr(*p)
+}

@@ -1,0 +1,194 @@
+package claims
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+func level(c int, rps, p50 float64, ok, failed int, wer *float64) schemas.LevelClaims {
+	m := schemas.Metrics{Requests: ok + failed, Succeeded: ok, Failed: failed, ReqPerS: rps, RTFx: rps * 2,
+		LatencyP50S: p50, LatencyP99S: p50 * 3, WER: wer}
+	return schemas.LevelClaims{Concurrency: c, Repeats: []schemas.Metrics{m}, Median: m, Min: m, Max: m}
+}
+
+func claimsOf(targets ...schemas.TargetClaims) schemas.Claims {
+	return schemas.Claims{Schema: schemas.ClaimsSchema, Targets: targets}
+}
+
+// rows renders differences as "target c metric verdict change" lines, the
+// change rounded so that the expectations read as what a person checks.
+func rows(diffs []Difference) string {
+	var b strings.Builder
+	for _, d := range diffs {
+		ch := "-"
+		if d.Change != nil {
+			ch = fmt.Sprintf("%+.3f", *d.Change)
+		}
+		fmt.Fprintf(&b, "%s c%d %s %s %s %s\n", d.Target, d.Concurrency, d.Metric, d.Verdict, ch, d.Reason)
+	}
+	return b.String()
+}
+
+func TestCompareWithin(t *testing.T) {
+	sealed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{
+		level(1, 10, 0.100, 16, 0, f64(0.05)), level(8, 40, 0.200, 64, 0, f64(0.05))}})
+	replayed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{
+		level(1, 10.5, 0.095, 16, 0, f64(0.059)), level(8, 37, 0.210, 64, 0, f64(0.041))}})
+	got := rows(Compare(sealed, replayed, DefaultTolerance))
+	want := `a c1 req_per_s OK +0.050 
+a c1 rtfx OK +0.050 
+a c1 latency_p50_s OK -0.050 
+a c1 latency_p99_s OK -0.050 
+a c1 wer OK +0.900 
+a c1 succeeded OK +0.000 
+a c1 failed OK +0.000 
+a c8 req_per_s OK -0.075 
+a c8 rtfx OK -0.075 
+a c8 latency_p50_s OK +0.050 
+a c8 latency_p99_s OK +0.050 
+a c8 wer OK -0.900 
+a c8 succeeded OK +0.000 
+a c8 failed OK +0.000 
+`
+	if got != want {
+		t.Errorf("Compare:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestCompareBeyond(t *testing.T) {
+	sealed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(4, 30, 0.100, 100, 0, f64(0.05))}})
+	// A server three times slower, that now fails 20 of 100 requests and
+	// gets 2 points of WER worse.
+	replayed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(4, 10, 0.300, 80, 20, f64(0.07))}})
+	got := rows(Compare(sealed, replayed, DefaultTolerance))
+	want := `a c4 req_per_s DIFF -0.667 
+a c4 rtfx DIFF -0.667 
+a c4 latency_p50_s DIFF +2.000 
+a c4 latency_p99_s DIFF +2.000 
+a c4 wer DIFF +2.000 
+a c4 succeeded DIFF -0.200 
+a c4 failed DIFF +0.200 
+`
+	if got != want {
+		t.Errorf("Compare:\n%s\nwant:\n%s", got, want)
+	}
+	// The same replay within a tolerance wide enough for all of it.
+	for _, d := range Compare(sealed, replayed, Tolerance{Relative: 2, WERPoints: 2}) {
+		if d.Verdict != Same {
+			t.Errorf("with tolerance 200%%/2pt: %+v is %s", d, d.Verdict)
+		}
+	}
+}
+
+// A change of exactly the tolerance is within it, whatever float64 makes
+// of 10%.
+func TestCompareEdgeOfTolerance(t *testing.T) {
+	sealed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(1, 10, 0.1, 10, 0, f64(0.05))}})
+	replayed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(1, 11, 0.11, 10, 0, f64(0.06))}})
+	for _, d := range Compare(sealed, replayed, DefaultTolerance) {
+		if d.Verdict != Same {
+			t.Errorf("%s change %v at exactly the tolerance: %s", d.Metric, *d.Change, d.Verdict)
+		}
+	}
+	replayed.Targets[0].Levels[0].Median.ReqPerS = 11.0001
+	if d := Compare(sealed, replayed, DefaultTolerance)[0]; d.Metric != "req_per_s" || d.Verdict != Diff {
+		t.Errorf("req_per_s just beyond 10%%: %+v", d)
+	}
+}
+
+func TestCompareMissing(t *testing.T) {
+	sealed := claimsOf(
+		schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(1, 10, 0.1, 10, 0, nil), level(8, 40, 0.2, 10, 0, nil)}},
+		schemas.TargetClaims{Target: "b", Levels: []schemas.LevelClaims{level(1, 10, 0.1, 10, 0, nil)}})
+	replayed := claimsOf(
+		schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(1, 10, 0.1, 10, 0, nil), level(16, 40, 0.2, 10, 0, nil)}},
+		schemas.TargetClaims{Target: "c", Levels: []schemas.LevelClaims{level(1, 10, 0.1, 10, 0, nil)}})
+	got := rows(Compare(sealed, replayed, DefaultTolerance))
+	// No wer rows: null on both sides means there was nothing to score.
+	want := `a c1 req_per_s OK +0.000 
+a c1 rtfx OK +0.000 
+a c1 latency_p50_s OK +0.000 
+a c1 latency_p99_s OK +0.000 
+a c1 succeeded OK +0.000 
+a c1 failed OK +0.000 
+a c8  DIFF - level not in the replay
+a c16  DIFF - level not in the sealed claims
+b c1  DIFF - target not in the replay
+c c1  DIFF - target not in the sealed claims
+`
+	if got != want {
+		t.Errorf("Compare:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestCompareWERNullOnOneSide(t *testing.T) {
+	sealed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(1, 10, 0.1, 10, 0, f64(0.05))}})
+	replayed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(1, 10, 0.1, 10, 0, nil)}})
+	check := func(diffs []Difference, reason string) {
+		t.Helper()
+		for _, d := range diffs {
+			if d.Metric != "wer" {
+				continue
+			}
+			if d.Verdict != Diff || d.Change != nil || d.Reason != reason {
+				t.Errorf("wer null on one side: %+v, want DIFF, no change, reason %q", d, reason)
+			}
+			return
+		}
+		t.Errorf("no wer row in %s", rows(diffs))
+	}
+	check(Compare(sealed, replayed, DefaultTolerance), "wer is null in the replay")
+	check(Compare(replayed, sealed, DefaultTolerance), "wer is null in the sealed claims")
+}
+
+// Zero is compared as a value: 0 -> 0 is no change, 0 -> something has no
+// relative change and is a DIFF; counts are judged against the requests,
+// so one failure in 100 where there were none passes a 10% tolerance.
+func TestCompareZeros(t *testing.T) {
+	sealed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(1, 0, 0, 0, 100, nil)}})
+	replayed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(1, 5, 0.2, 1, 99, nil)}})
+	got := rows(Compare(sealed, replayed, DefaultTolerance))
+	want := `a c1 req_per_s DIFF - the sealed value is 0
+a c1 rtfx DIFF - the sealed value is 0
+a c1 latency_p50_s DIFF - the sealed value is 0
+a c1 latency_p99_s DIFF - the sealed value is 0
+a c1 succeeded OK +0.010 
+a c1 failed OK -0.010 
+`
+	if got != want {
+		t.Errorf("Compare:\n%s\nwant:\n%s", got, want)
+	}
+	same := rows(Compare(sealed, sealed, DefaultTolerance))
+	if strings.Contains(same, "DIFF") {
+		t.Errorf("all-zero claims against themselves:\n%s", same)
+	}
+}
+
+// The JSON form is what replay --json prints: null for what is absent.
+func TestDifferenceJSON(t *testing.T) {
+	sealed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(2, 10, 0.1, 10, 0, f64(0.05))}})
+	replayed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(2, 12.5, 0.1, 10, 0, nil)}})
+	diffs := Compare(sealed, replayed, DefaultTolerance)
+	b, err := json.Marshal(diffs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"target":"a","concurrency":2,"metric":"req_per_s","sealed":10,"replayed":12.5,"change":0.25,"change_unit":"relative","verdict":"DIFF"}`; string(b) != want {
+		t.Errorf("JSON %s\nwant %s", b, want)
+	}
+	b, _ = json.Marshal(diffs[4])
+	if want := `{"target":"a","concurrency":2,"metric":"wer","sealed":0.05,"replayed":null,"change":null,"change_unit":"points","verdict":"DIFF","reason":"wer is null in the replay"}`; string(b) != want {
+		t.Errorf("JSON %s\nwant %s", b, want)
+	}
+}
+
+func TestCompareNaN(t *testing.T) {
+	if v := within(f64(math.NaN()), 1); v != Diff {
+		t.Errorf("NaN change: %s", v)
+	}
+}
