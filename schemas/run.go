@@ -26,6 +26,25 @@ type Run struct {
 	Command    []string   `json:"command,omitempty"` // the client's command line, redacted
 	Notes      []string   `json:"notes,omitempty"`   // things the run noticed (a target that failed a whole level, ...)
 	Events     []RunEvent `json:"events,omitempty"`
+	// ReplayOf is set when benchseal replay made the run: the sealed run
+	// whose protocol it re-ran.
+	ReplayOf *ReplayOf `json:"replay_of,omitempty"`
+}
+
+// ReplayOf names the sealed run a replay re-ran against live servers.
+type ReplayOf struct {
+	Source       string `json:"source"`                  // the bundle or run directory, as given
+	BundleSHA256 string `json:"bundle_sha256,omitempty"` // of the whole bundle file; "" for a run directory
+	// KeyFingerprint is the key that signed the bundle ("sha256:<hex of
+	// the PKIX DER>"); KeyPinned says it was given (--key), not taken
+	// from the bundle itself.
+	KeyFingerprint string    `json:"key_fingerprint,omitempty"`
+	KeyPinned      bool      `json:"key_pinned"`
+	StartedAt      time.Time `json:"started_at"` // the sealed run's started_at
+	// Overrides lists what the replay changed from the sealed protocol
+	// ("target a url http://...", "seed 7", "only a"), so that a reader
+	// sees at once how far it is a replay.
+	Overrides []string `json:"overrides,omitempty"`
 }
 
 // Tool identifies the client that produced the run.
