@@ -1,0 +1,404 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/benchseal/benchseal/internal/bench"
+	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/schemas"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+func init() { register(newReplayCmd) }
+
+type replayFlags struct {
+	targets, only, gpus []string
+	key, audio, out     string
+	tolerance           string
+	werTolerance        float64
+	apiKey              string
+	timeout             time.Duration
+	seed                uint64
+	asJSON, redactHost  bool
+	sampleInterval      time.Duration
+}
+
+func newReplayCmd(e *env) *cobra.Command {
+	var f replayFlags
+	cmd := &cobra.Command{
+		Use:   "replay BUNDLE.tar.zst|RUNDIR --out DIR",
+		Short: "re-run a sealed run's protocol against live servers and compare with its claims",
+		Long: `replay reads a sealed run (a bundle, through the hardened reader; or a run
+directory) and runs its protocol again against live servers: the same levels,
+requests, warm-ups, repeats, seed, perturbation, streaming, scoring, targets
+(name, model, request fields) in the same order, and the same clips. It then
+compares the replay's claims with the sealed ones.
+
+A bundle's signature is checked with --key, or without it with the key the
+bundle carries (a warning: the signer is unpinned); a bundle whose signature or
+file digests do not hold is refused. The clips come from the bundle's
+inputs/<sha256>.wav; a bundle sealed with --no-audio needs --audio DIR with the
+original clips, matched by SHA-256.
+
+Each target is sent to the URL run.json names unless --target NAME=URL points it
+elsewhere; --only NAME replays some targets only. The replay is a new run
+directory (--out, which must not exist) like any other, with env/, telemetry/
+and servers/ captures; its run.json names the sealed run in replay_of.
+
+The comparison sets the median over repeats of req_per_s, rtfx, latency_p50_s,
+latency_p99_s, wer, succeeded and failed side by side, per target and level:
+OK within --tolerance (relative change; succeeded and failed relative to the
+level's requests), DIFF beyond it; wer is compared in percentage points against
+--wer-tolerance. --json prints the comparison as JSON. Exit status 0 when every
+figure agrees, 1 when one differs (or the replay failed); the first Ctrl-C keeps
+what was measured (exit status 130).
+
+The same seed sends the very variants the sealed run sent: a server that cached
+them then could answer from its cache. Give --seed to send other ones.`,
+		Example: `  benchseal replay qwen3-asr.tar.zst --key team.pub --out runs/replay
+  benchseal replay qwen3-asr.tar.zst --key team.pub --target vllm=http://10.0.0.5:8000 --only vllm --out runs/replay-vllm
+  benchseal replay no-audio.tar.zst --key team.pub --audio clips/ --tolerance 20% --json --out runs/replay`,
+		Args: exactArgs(1, "one bundle or run directory"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runReplay(cmd, e, &f, args[0])
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&f.targets, "target", nil, "send target NAME of the sealed run to URL instead, as NAME=URL; repeatable")
+	fl.StringArrayVar(&f.only, "only", nil, "replay only target NAME (repeatable; default every target)")
+	fl.StringVar(&f.key, "key", "", "public key (file or KMS reference) the bundle must be signed with")
+	fl.StringVar(&f.audio, "audio", "", "folder of the original clips, for a bundle sealed with --no-audio")
+	fl.StringVar(&f.out, "out", "", "run directory of the replay to create (must not exist)")
+	fl.StringVar(&f.tolerance, "tolerance", "10%", "largest relative change that still agrees, e.g. 10%")
+	fl.Float64Var(&f.werTolerance, "wer-tolerance", claims.DefaultTolerance.WERPoints, "largest change of wer that still agrees, in percentage points")
+	fl.StringVar(&f.apiKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never recorded")
+	fl.DurationVar(&f.timeout, "timeout", 0, "limit per request (default: the sealed run's)")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variants' sample indices (default: the sealed run's)")
+	fl.BoolVar(&f.asJSON, "json", false, "print the comparison as JSON")
+	fl.StringArrayVar(&f.gpus, "gpu", nil, "GPUs of a target as NAME=0,1 (NVML indices), sampled during its steps (default: the sealed run's)")
+	fl.DurationVar(&f.sampleInterval, "sample-interval", fingerprint.DefaultSampleInterval, "how often GPUs and the host are sampled")
+	fl.BoolVar(&f.redactHost, "redact-host", false, "write [REDACTED] instead of this machine's hostname")
+	return cmd
+}
+
+// parsePercent reads "10%" or "10" as 0.10.
+func parsePercent(flag, s string) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%")), 64)
+	if err != nil || v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, usageErrorf("%s %q: want a percentage such as 10%%", flag, s)
+	}
+	return v / 100, nil
+}
+
+func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
+	if f.out == "" {
+		return usageErrorf("--out is required: the run directory of the replay to create")
+	}
+	rel, err := parsePercent("--tolerance", f.tolerance)
+	if err != nil {
+		return err
+	}
+	if f.werTolerance < 0 {
+		return usageErrorf("--wer-tolerance %v: must be at least 0", f.werTolerance)
+	}
+	tol := claims.Tolerance{Relative: rel, WERPoints: f.werTolerance}
+	if cmd.Flags().Changed("timeout") && f.timeout <= 0 {
+		return usageErrorf("--timeout %v: must be positive", f.timeout)
+	}
+	if f.sampleInterval <= 0 {
+		return usageErrorf("--sample-interval %v: must be positive", f.sampleInterval)
+	}
+	if f.audio != "" {
+		if st, err := os.Stat(f.audio); err != nil || !st.IsDir() {
+			return usageErrorf("--audio %s: not a directory", f.audio)
+		}
+	}
+	if _, err := os.Lstat(f.out); err == nil {
+		return runError(&bench.OutExistsError{Path: f.out})
+	}
+	ctx := cmd.Context()
+	sealed, err := loadSealed(ctx, e, src, f.key, f.audio)
+	if err != nil {
+		return err
+	}
+	plan, timeout, gpus, err := replayPlan(sealed, f, cmd.Flags().Changed("seed"))
+	if err != nil {
+		return err
+	}
+	key := f.apiKey
+	if key == "" {
+		key = e.getenv("OPENAI_API_KEY")
+	}
+	tool, err := fingerprint.Tool()
+	if err != nil {
+		warnf(e.stderr, "client identity: %v", err)
+	}
+	tty := false
+	if fd, ok := e.stderr.(interface{ Fd() uintptr }); ok {
+		tty = term.IsTerminal(int(fd.Fd()))
+	}
+	defer drainOnInterrupt(e)()
+
+	setup := &serverSetup{launch: map[string]string{}, launchCmd: map[string]string{}, launchLog: map[string]string{},
+		configs: map[string][]string{}, gpus: gpus, urls: map[string]string{}}
+	for _, t := range plan.Targets {
+		setup.urls[t.Name] = t.URL
+	}
+	sv := &servers{procs: map[string]*fingerprint.Process{}, logs: map[string]string{}, out: f.out}
+	rec := newRecorder(&runFlags{redactHost: f.redactHost, sampleInterval: f.sampleInterval}, setup, key, plan.Command)
+	origin := sealed.origin
+	mark := bench.Hooks{BeforeSweep: func(_ context.Context, d *bench.Dir) error {
+		d.Run.ReplayOf = &origin
+		what := "run directory " + origin.Source
+		if origin.BundleSHA256 != "" {
+			what = "bundle sha256:" + origin.BundleSHA256
+		}
+		d.Run.Notes = append(d.Run.Notes, fmt.Sprintf("replay of %s (sealed run started %s)", what, origin.StartedAt.Format(time.RFC3339)))
+		return nil
+	}}
+	infof(e.stderr, "replaying %s into %s", src, f.out)
+	res, err := bench.Run(ctx, f.out, plan, bench.WithTimeout(timeout), bench.WithAPIKey(key), bench.WithTool(tool),
+		bench.WithProgress(bench.NewProgress(e.stderr, tty)), bench.WithHooks(mark), bench.WithHooks(recorderHooks(setup, sv, rec)))
+	switch {
+	case errors.Is(err, bench.ErrInterrupted):
+		infof(e.stderr, "kept what was measured in %s (run marked incomplete); nothing compared", res.Dir)
+		return errInterrupted
+	case err != nil:
+		return runError(err)
+	}
+	infof(e.stderr, "replay written to %s", res.Dir)
+
+	want := sealed.claims
+	want.Targets = slices.DeleteFunc(slices.Clone(want.Targets), func(t schemas.TargetClaims) bool {
+		return !slices.ContainsFunc(plan.Targets, func(p bench.Target) bool { return p.Name == t.Target })
+	})
+	diffs := claims.Compare(want, res.Claims, tol)
+	nd := 0
+	for _, d := range diffs {
+		if d.Verdict == claims.Diff {
+			nd++
+		}
+	}
+	if f.asJSON {
+		err = writeReplayJSON(e.stdout, replayJSON{Source: src, BundleSHA256: origin.BundleSHA256, KeyFingerprint: origin.KeyFingerprint,
+			KeyPinned: origin.KeyPinned, Replay: res.Dir, Tolerance: replayTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints},
+			OK: nd == 0, Differ: nd, Differences: diffs})
+	} else {
+		err = printComparison(e.stdout, diffs)
+	}
+	if err != nil {
+		return err
+	}
+	if nd > 0 {
+		infof(e.stderr, "%d of %d figures differ beyond the tolerance (%s, wer %g points): the replay does not reproduce the sealed claims", nd, len(diffs), f.tolerance, f.werTolerance)
+		return &exitError{exitFailure}
+	}
+	infof(e.stderr, "all %d figures agree within the tolerance (%s, wer %g points)", len(diffs), f.tolerance, f.werTolerance)
+	return nil
+}
+
+// drainOnInterrupt makes the first Ctrl-C drain (the root's context is
+// cancelled) and a second one exit at once, as run does. The returned
+// function stops listening.
+func drainOnInterrupt(e *env) func() {
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		n := 0
+		for range sig {
+			n++
+			if n == 1 {
+				infof(e.stderr, "interrupted: letting requests in flight finish (Ctrl-C again to exit at once)")
+				continue
+			}
+			infof(e.stderr, "interrupted again: exiting now")
+			os.Exit(exitInterrupted)
+		}
+	}()
+	return func() { signal.Stop(sig) }
+}
+
+// replayPlan rebuilds the sealed run's plan, with the flags' overrides,
+// each recorded in sealed.origin.Overrides.
+func replayPlan(s *sealedRun, f *replayFlags, seedSet bool) (bench.Plan, time.Duration, map[string][]int, error) {
+	run := s.run
+	pr := run.Protocol
+	var p bench.Plan
+	if pr.TargetOrder != "" && pr.TargetOrder != "alternate" {
+		return p, 0, nil, fmt.Errorf("replay: the sealed run's target order %q is not one benchseal runs", pr.TargetOrder)
+	}
+	if pr.SuccessRule != schemas.SuccessRule {
+		return p, 0, nil, fmt.Errorf("replay: the sealed run's success rule %q is not one benchseal runs", pr.SuccessRule)
+	}
+	names := make([]string, len(run.Targets))
+	for i, t := range run.Targets {
+		names[i] = t.Name
+	}
+	known := func(flag, name string) error {
+		if !slices.Contains(names, name) {
+			return usageErrorf("%s %s: the sealed run has no target %q (it has %s)", flag, name, name, strings.Join(names, ", "))
+		}
+		return nil
+	}
+	urls := map[string]string{}
+	for _, kv := range f.targets {
+		name, url, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || !(strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "https://")) {
+			return p, 0, nil, usageErrorf("--target %q: want NAME=URL with an http:// or https:// URL", kv)
+		}
+		if err := known("--target", name); err != nil {
+			return p, 0, nil, err
+		}
+		if _, dup := urls[name]; dup {
+			return p, 0, nil, usageErrorf("--target %s is given twice", name)
+		}
+		urls[name] = url
+	}
+	for _, name := range f.only {
+		if err := known("--only", name); err != nil {
+			return p, 0, nil, err
+		}
+	}
+	gpus := map[string][]int{}
+	if len(f.gpus) > 0 {
+		ts := make([]bench.Target, len(run.Targets))
+		for i, t := range run.Targets {
+			ts[i] = bench.Target{Name: t.Name, URL: t.URL}
+		}
+		setup, err := parseServerSetup(&runFlags{gpus: f.gpus}, ts)
+		if err != nil {
+			return p, 0, nil, err
+		}
+		gpus = setup.gpus
+	}
+	ov := &s.origin.Overrides
+	for _, t := range run.Targets {
+		if len(f.only) > 0 && !slices.Contains(f.only, t.Name) {
+			continue
+		}
+		url := t.URL
+		if u, ok := urls[t.Name]; ok && u != url {
+			url = u
+			*ov = append(*ov, fmt.Sprintf("target %s url %s (sealed: %s)", t.Name, fingerprint.Redact(u), t.URL))
+		}
+		fields := map[string]string{}
+		for k, v := range t.RequestFields {
+			fields[k] = v
+		}
+		p.Targets = append(p.Targets, bench.Target{Name: t.Name, URL: url, Model: t.Model, Fields: fields})
+		if len(f.gpus) == 0 {
+			gpus[t.Name] = slices.Clone(t.GPUs)
+		}
+	}
+	if len(f.only) > 0 {
+		*ov = append(*ov, "only "+strings.Join(f.only, ", "))
+	}
+	for _, cl := range run.Corpus {
+		c := s.clips[cl.ID]
+		p.Corpus = append(p.Corpus, bench.Clip{ID: cl.ID, Source: c.from, Text: cl.Text, Language: cl.Language, WAV: c.wav, SHA256: c.sum})
+	}
+	p.Levels, p.Requests, p.Passes, p.Repeats = slices.Clone(pr.Levels), slices.Clone(pr.Requests), pr.Passes, pr.Repeats
+	if len(pr.Warmup) > 0 {
+		p.Warmup = slices.Clone(pr.Warmup)
+	}
+	p.Seed, p.NoPerturb, p.Stream, p.Scoring = run.Seed, !pr.Perturb, pr.Stream, run.Scoring
+	if seedSet && f.seed != run.Seed {
+		p.Seed = f.seed
+		*ov = append(*ov, fmt.Sprintf("seed %d (sealed: %d)", f.seed, run.Seed))
+	}
+	timeout := time.Duration(pr.TimeoutS * float64(time.Second))
+	if f.timeout > 0 && f.timeout != timeout {
+		timeout = f.timeout
+		*ov = append(*ov, fmt.Sprintf("timeout %v (sealed: %v)", f.timeout, time.Duration(pr.TimeoutS*float64(time.Second))))
+	}
+	if timeout <= 0 {
+		timeout = bench.DefaultTimeout
+	}
+	p.Command = fingerprint.RedactArgs(append([]string{"benchseal"}, os.Args[1:]...))
+	return p, timeout, gpus, nil
+}
+
+type replayTolerance struct {
+	Relative  float64 `json:"relative"`
+	WERPoints float64 `json:"wer_points"`
+}
+
+// replayJSON is what replay --json prints.
+type replayJSON struct {
+	Source         string              `json:"source"`
+	BundleSHA256   string              `json:"bundle_sha256,omitempty"`
+	KeyFingerprint string              `json:"key_fingerprint,omitempty"`
+	KeyPinned      bool                `json:"key_pinned"`
+	Replay         string              `json:"replay"` // the replay's run directory
+	Tolerance      replayTolerance     `json:"tolerance"`
+	OK             bool                `json:"ok"`
+	Differ         int                 `json:"differ"` // figures beyond the tolerance
+	Differences    []claims.Difference `json:"differences"`
+}
+
+func writeReplayJSON(w io.Writer, v replayJSON) error {
+	if v.Differences == nil {
+		v.Differences = []claims.Difference{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// printComparison writes one aligned row per compared figure.
+func printComparison(w io.Writer, diffs []claims.Difference) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "target\tC\tmetric\tsealed\treplayed\tchange\t")
+	for _, d := range diffs {
+		metric := d.Metric
+		if metric == "" {
+			metric = "-"
+		}
+		line := fmt.Sprintf("%s\t%d\t%s\t%s\t%s\t%s\t%s", d.Target, d.Concurrency, metric,
+			formatFigure(d.Metric, d.Sealed), formatFigure(d.Metric, d.Replayed), formatChange(d), d.Verdict)
+		if d.Reason != "" {
+			line += "  " + d.Reason
+		}
+		fmt.Fprintln(tw, line)
+	}
+	return tw.Flush()
+}
+
+func formatFigure(metric string, v *float64) string {
+	switch {
+	case v == nil:
+		return "-"
+	case metric == "wer":
+		return fmt.Sprintf("%.2f%%", *v*100)
+	case metric == "succeeded" || metric == "failed":
+		return strconv.FormatFloat(*v, 'f', -1, 64)
+	case metric == "latency_p50_s" || metric == "latency_p99_s":
+		return fmt.Sprintf("%.4f", *v)
+	}
+	return fmt.Sprintf("%.2f", *v)
+}
+
+func formatChange(d claims.Difference) string {
+	switch {
+	case d.Change == nil:
+		return "-"
+	case d.ChangeUnit == claims.ChangePoints:
+		return fmt.Sprintf("%+.2fpt", *d.Change)
+	}
+	return fmt.Sprintf("%+.1f%%", *d.Change*100)
+}
