@@ -132,11 +132,18 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 		return runError(&bench.OutExistsError{Path: f.out})
 	}
 	ctx := cmd.Context()
-	sealed, err := loadSealed(ctx, e, src, f.key, f.audio)
+	sealed, err := loadSealed(ctx, e, src, f.key)
 	if err != nil {
 		return err
 	}
-	plan, timeout, gpus, err := replayPlan(sealed, f, cmd.Flags().Changed("seed"))
+	urls, err := replayTargets(sealed.run, f)
+	if err != nil {
+		return err
+	}
+	if err := sealed.loadClips(src, f.audio); err != nil {
+		return err
+	}
+	plan, timeout, gpus, err := replayPlan(sealed, f, urls, cmd.Flags().Changed("seed"))
 	if err != nil {
 		return err
 	}
@@ -233,18 +240,9 @@ func drainOnInterrupt(e *env) func() {
 	return func() { signal.Stop(sig) }
 }
 
-// replayPlan rebuilds the sealed run's plan, with the flags' overrides,
-// each recorded in sealed.origin.Overrides.
-func replayPlan(s *sealedRun, f *replayFlags, seedSet bool) (bench.Plan, time.Duration, map[string][]int, error) {
-	run := s.run
-	pr := run.Protocol
-	var p bench.Plan
-	if pr.TargetOrder != "" && pr.TargetOrder != "alternate" {
-		return p, 0, nil, fmt.Errorf("replay: the sealed run's target order %q is not one benchseal runs", pr.TargetOrder)
-	}
-	if pr.SuccessRule != schemas.SuccessRule {
-		return p, 0, nil, fmt.Errorf("replay: the sealed run's success rule %q is not one benchseal runs", pr.SuccessRule)
-	}
+// replayTargets checks --target and --only against the sealed run's
+// targets and returns the URL overrides by name.
+func replayTargets(run schemas.Run, f *replayFlags) (map[string]string, error) {
 	names := make([]string, len(run.Targets))
 	for i, t := range run.Targets {
 		names[i] = t.Name
@@ -259,20 +257,35 @@ func replayPlan(s *sealedRun, f *replayFlags, seedSet bool) (bench.Plan, time.Du
 	for _, kv := range f.targets {
 		name, url, ok := strings.Cut(kv, "=")
 		if !ok || name == "" || !(strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "https://")) {
-			return p, 0, nil, usageErrorf("--target %q: want NAME=URL with an http:// or https:// URL", kv)
+			return nil, usageErrorf("--target %q: want NAME=URL with an http:// or https:// URL", kv)
 		}
 		if err := known("--target", name); err != nil {
-			return p, 0, nil, err
+			return nil, err
 		}
 		if _, dup := urls[name]; dup {
-			return p, 0, nil, usageErrorf("--target %s is given twice", name)
+			return nil, usageErrorf("--target %s is given twice", name)
 		}
 		urls[name] = url
 	}
 	for _, name := range f.only {
 		if err := known("--only", name); err != nil {
-			return p, 0, nil, err
+			return nil, err
 		}
+	}
+	return urls, nil
+}
+
+// replayPlan rebuilds the sealed run's plan, with the flags' overrides,
+// each recorded in sealed.origin.Overrides.
+func replayPlan(s *sealedRun, f *replayFlags, urls map[string]string, seedSet bool) (bench.Plan, time.Duration, map[string][]int, error) {
+	run := s.run
+	pr := run.Protocol
+	var p bench.Plan
+	if pr.TargetOrder != "" && pr.TargetOrder != "alternate" {
+		return p, 0, nil, fmt.Errorf("replay: the sealed run's target order %q is not one benchseal runs", pr.TargetOrder)
+	}
+	if pr.SuccessRule != schemas.SuccessRule {
+		return p, 0, nil, fmt.Errorf("replay: the sealed run's success rule %q is not one benchseal runs", pr.SuccessRule)
 	}
 	gpus := map[string][]int{}
 	if len(f.gpus) > 0 {

@@ -27,7 +27,8 @@ import (
 type sealedRun struct {
 	run    schemas.Run
 	claims schemas.Claims
-	clips  map[string]sealedClip // by run.json corpus id
+	clips  map[string]sealedClip // by run.json corpus id, once loadClips ran
+	files  map[string][]byte     // the clips at hand, by run-directory path
 	origin schemas.ReplayOf
 }
 
@@ -37,8 +38,9 @@ type sealedClip struct {
 	sum  [32]byte
 }
 
-// loadSealed reads src, a bundle or a run directory.
-func loadSealed(ctx context.Context, e *env, src, key, audio string) (*sealedRun, error) {
+// loadSealed reads src, a bundle or a run directory; its clips are read
+// by loadClips.
+func loadSealed(ctx context.Context, e *env, src, key string) (*sealedRun, error) {
 	st, err := os.Stat(src)
 	if err != nil {
 		return nil, withHint(fmt.Errorf("replay: %s: %w", src, unwrapPath(err)),
@@ -63,9 +65,7 @@ func loadSealed(ctx context.Context, e *env, src, key, audio string) (*sealedRun
 	if !s.run.Complete {
 		warnf(e.stderr, "the sealed run is incomplete (%s): only what it measured can agree", s.run.Incomplete)
 	}
-	if err := s.loadClips(src, files, audio); err != nil {
-		return nil, err
-	}
+	s.files = files
 	return s, nil
 }
 
@@ -237,10 +237,11 @@ func (e *ClipError) Error() string {
 	return fmt.Sprintf("clip %s (%s): %s", e.Clip, e.File, e.Reason)
 }
 
-// loadClips takes each clip of run.json from files (the bundle's or run
-// directory's inputs/) or else from audio, matched by SHA-256, and checks
+// loadClips takes each clip of run.json from the bundle's or run
+// directory's inputs/, or else from audio, matched by SHA-256, and checks
 // it is the clip run.json describes.
-func (s *sealedRun) loadClips(src string, files map[string][]byte, audio string) error {
+func (s *sealedRun) loadClips(src, audio string) error {
+	files := s.files
 	var byHash map[string]string
 	s.clips = map[string]sealedClip{}
 	var missing []string
