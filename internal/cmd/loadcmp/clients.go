@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -36,6 +37,11 @@ type clientOut struct {
 	// last measured one: what sending costs, without start-up or
 	// benchseal's variant hashing (done before a step starts).
 	SendCPUS float64 `json:"send_cpu_s"`
+	// GapS (benchseal only: its records name the worker) is, for every
+	// measured request but a worker's first, the time from the end of
+	// that worker's previous request to its start: the client's own
+	// dispatch delay, outside the measured latency.
+	GapS []float64 `json:"gap_s,omitempty"`
 }
 
 func selfCPU() float64 {
@@ -148,10 +154,16 @@ func runBenchseal(f clientFlags) (*clientOut, error) {
 		return nil, err
 	}
 	out := &clientOut{Requests: m.Requests, Succeeded: m.Succeeded, WindowS: m.WindowS, SendCPUS: cpu}
+	last := map[int]int64{} // worker -> end of its previous measured request
+	slices.SortFunc(recs, func(a, b schemas.Record) int { return cmp.Compare(a.StartNs, b.StartNs) })
 	for _, r := range recs {
 		if r.Phase != schemas.PhaseMeasure {
 			continue
 		}
+		if end, ok := last[r.Worker]; ok {
+			out.GapS = append(out.GapS, float64(r.StartNs-end)/1e9)
+		}
+		last[r.Worker] = r.EndNs
 		out.Intervals = append(out.Intervals, [2]float64{float64(r.StartNs) / 1e9, float64(r.EndNs) / 1e9})
 		if r.OK {
 			out.LatencyS = append(out.LatencyS, float64(r.EndNs-r.StartNs)/1e9)

@@ -270,6 +270,9 @@ type row struct {
 	ReqPerS      float64
 	CPUPer1k     float64 // client CPU seconds per 1000 requests sent (warm-ups included)
 	P50, P99     float64 // seconds
+	MeanInFlight float64 // req/s × mean latency: Little's law, the time-averaged requests in flight
+	GapMean      float64 // seconds a worker waits between requests: (C - MeanInFlight) / req/s
+	GapP99       float64 // from benchseal's records (per worker); -1 when the client cannot say
 	PeakInFlight int64   // counted by the server
 	ClientPeak   int     // from the client's own start/end times
 	ServiceP99   float64
@@ -348,6 +351,18 @@ func loadSweep(ctx context.Context, o options, tmp string, rep *report, stderr i
 					r.ReqPerS = float64(out.Succeeded) / out.WindowS
 					r.CPUPer1k = cr.CPU.Seconds() / float64(o.n+c) * 1000
 					r.P50, r.P99 = percentile(lat, 50), percentile(lat, 99)
+					if len(lat) > 0 {
+						var sum float64
+						for _, x := range lat {
+							sum += x
+						}
+						r.MeanInFlight = r.ReqPerS * sum / float64(len(lat))
+						r.GapMean = (float64(c) - r.MeanInFlight) / r.ReqPerS
+					}
+					r.GapP99 = -1
+					if len(out.GapS) > 0 {
+						r.GapP99 = percentile(sortedCopy(out.GapS), 99)
+					}
 					r.PeakInFlight, r.ClientPeak, r.ServiceP99 = max(st.MaxInFlight, st.MaxSampled), peakInFlight(out.Intervals), st.ServiceP99S
 					r.ServerCPU1k = st.CPUS / float64(o.n+c) * 1000
 					r.SendCPU1k = out.SendCPUS / float64(o.n+c) * 1000
