@@ -376,7 +376,7 @@ func writeReplayJSON(w io.Writer, v replayJSON) error {
 // printComparison writes one aligned row per compared figure.
 func printComparison(w io.Writer, diffs []claims.Difference) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "target\tC\tmetric\tsealed\treplayed\tchange\t")
+	fmt.Fprintln(tw, "target\tC\tmetric\tsealed\treplayed\tchange\tverdict")
 	for _, d := range diffs {
 		metric := d.Metric
 		if metric == "" {
