@@ -34,6 +34,7 @@ type replayFlags struct {
 	apiKey              string
 	timeout             time.Duration
 	seed                uint64
+	sameVariants        bool
 	asJSON, redactHost  bool
 	sampleInterval      time.Duration
 }
@@ -45,7 +46,7 @@ func newReplayCmd(e *env) *cobra.Command {
 		Short: "re-run a sealed run's protocol against live servers and compare with its claims",
 		Long: `replay reads a sealed run (a bundle, through the hardened reader; or a run
 directory) and runs its protocol again against live servers: the same levels,
-requests, warm-ups, repeats, seed, perturbation, streaming, scoring, targets
+requests, warm-ups, repeats, perturbation, streaming, scoring, targets
 (name, model, request fields) in the same order, and the same clips. It then
 compares the replay's claims with the sealed ones.
 
@@ -68,8 +69,13 @@ level's requests), DIFF beyond it; wer is compared in percentage points against
 figure agrees, 1 when one differs (or the replay failed); the first Ctrl-C keeps
 what was measured (exit status 130).
 
-The same seed sends the very variants the sealed run sent: a server that cached
-them then could answer from its cache. Give --seed to send other ones.`,
+A replay sends only variants the sealed run never sent: under the same seed,
+each clip's variants are numbered on from the highest number in the sealed
+records, and the plan is a permutation, so none of the sealed run's variants
+comes back and no cache that saw them can answer. --same-variants sends the
+sealed run's variants again (to test a server's determinism, say); --seed N
+uses another seed (whose variants may meet a few of the sealed ones by
+chance).`,
 		Example: `  benchseal replay qwen3-asr.tar.zst --key team.pub --out runs/replay
   benchseal replay qwen3-asr.tar.zst --key team.pub --target vllm=http://10.0.0.5:8000 --only vllm --out runs/replay-vllm
   benchseal replay no-audio.tar.zst --key team.pub --audio clips/ --tolerance 20% --json --out runs/replay`,
@@ -88,7 +94,8 @@ them then could answer from its cache. Give --seed to send other ones.`,
 	fl.Float64Var(&f.werTolerance, "wer-tolerance", claims.DefaultTolerance.WERPoints, "largest change of wer that still agrees, in percentage points")
 	fl.StringVar(&f.apiKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never recorded")
 	fl.DurationVar(&f.timeout, "timeout", 0, "limit per request (default: the sealed run's)")
-	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variants' sample indices (default: the sealed run's)")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variants' sample indices (default: the sealed run's, variants numbered past its)")
+	fl.BoolVar(&f.sameVariants, "same-variants", false, "send the sealed run's variants again, which a cache may recognise")
 	fl.BoolVar(&f.asJSON, "json", false, "print the comparison as JSON")
 	fl.StringArrayVar(&f.gpus, "gpu", nil, "GPUs of a target as NAME=0,1 (NVML indices), sampled during its steps (default: the sealed run's)")
 	fl.DurationVar(&f.sampleInterval, "sample-interval", fingerprint.DefaultSampleInterval, "how often GPUs and the host are sampled")
@@ -143,7 +150,11 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	if err := sealed.loadClips(src, f.audio); err != nil {
 		return err
 	}
-	plan, timeout, gpus, err := replayPlan(sealed, f, urls, cmd.Flags().Changed("seed"))
+	seedSet := cmd.Flags().Changed("seed")
+	if seedSet && f.sameVariants {
+		return usageErrorf("replay: --seed and --same-variants exclude each other")
+	}
+	plan, timeout, gpus, err := replayPlan(sealed, f, urls, seedSet)
 	if err != nil {
 		return err
 	}
@@ -330,9 +341,16 @@ func replayPlan(s *sealedRun, f *replayFlags, urls map[string]string, seedSet bo
 		p.Warmup = slices.Clone(pr.Warmup)
 	}
 	p.Seed, p.NoPerturb, p.Stream, p.Scoring = run.Seed, !pr.Perturb, pr.Stream, run.Scoring
-	if seedSet && f.seed != run.Seed {
+	switch {
+	case seedSet && f.seed != run.Seed:
 		p.Seed = f.seed
 		*ov = append(*ov, fmt.Sprintf("seed %d (sealed: %d)", f.seed, run.Seed))
+	case !seedSet && !f.sameVariants && pr.Perturb:
+		p.FirstVariant = map[[32]byte]int64{}
+		for _, c := range p.Corpus {
+			p.FirstVariant[c.SHA256] = s.nextVariant[c.ID]
+		}
+		*ov = append(*ov, "variants numbered past the sealed run's")
 	}
 	timeout := time.Duration(pr.TimeoutS * float64(time.Second))
 	if f.timeout > 0 && f.timeout != timeout {

@@ -10,6 +10,7 @@ import (
 	"crypto"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,38 @@ type sealedRun struct {
 	clips  map[string]sealedClip // by run.json corpus id, once loadClips ran
 	files  map[string][]byte     // the clips at hand, by run-directory path
 	origin schemas.ReplayOf
+	// nextVariant is, per clip id, one past the highest variant number in
+	// the sealed records: where a replay's numbering starts.
+	nextVariant map[string]int64
+}
+
+// isRecords says whether a run-directory path is a records file.
+func isRecords(name string) bool {
+	return strings.HasPrefix(name, "records/") && strings.HasSuffix(name, ".jsonl")
+}
+
+// scanVariants reads records (JSONL) to the end and raises next[clip] past
+// every variant number it finds. A cut-short last line (a crashed run) ends
+// the scan without error: its variant was never complete.
+func scanVariants(r io.Reader, next map[string]int64) error {
+	dec := json.NewDecoder(r)
+	for {
+		var rec struct {
+			Clip    string `json:"clip"`
+			Variant int64  `json:"variant"`
+		}
+		err := dec.Decode(&rec)
+		if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+			_, err = io.Copy(io.Discard, r)
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		if rec.Variant+1 > next[rec.Clip] {
+			next[rec.Clip] = rec.Variant + 1
+		}
+	}
 }
 
 type sealedClip struct {
@@ -87,6 +120,18 @@ func loadSealedDir(dir string) (*sealedRun, map[string][]byte, error) {
 		return nil, nil, err
 	}
 	s.origin.Source = dir
+	recs, _ := filepath.Glob(filepath.Join(dir, "records", "*", "*.jsonl"))
+	for _, name := range recs {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, nil, fmt.Errorf("replay: %s: %w", name, unwrapPath(err))
+		}
+		err = scanVariants(f, s.nextVariant)
+		f.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("replay: %s: %w", name, err)
+		}
+	}
 	files := map[string][]byte{}
 	for _, cl := range s.run.Corpus {
 		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(cl.File)))
@@ -125,6 +170,7 @@ func loadSealedBundle(ctx context.Context, e *env, file, key string) (*sealedRun
 	defer rd.Close()
 	b := &bundle.Bundle{}
 	kept := map[string][]byte{}
+	variants := map[string]int64{}
 	for {
 		ent, err := rd.Next()
 		if err == io.EOF {
@@ -143,6 +189,10 @@ func loadSealedBundle(ctx context.Context, e *env, file, key string) (*sealedRun
 			limit = bundle.DefaultLimits.MaxEntrySize
 		}
 		switch {
+		case isRecords(ent.Name):
+			if err := scanVariants(rd, variants); err != nil {
+				return nil, nil, sealedRefusal(file, &bundle.EntryError{Name: ent.Name, Reason: err})
+			}
 		case !keep:
 			if _, err := io.Copy(io.Discard, rd); err != nil {
 				return nil, nil, sealedRefusal(file, err)
@@ -195,6 +245,7 @@ func loadSealedBundle(ctx context.Context, e *env, file, key string) (*sealedRun
 	if err != nil {
 		return nil, nil, sealedRefusal(file, err)
 	}
+	s.nextVariant = variants
 	fp, err := bundle.Fingerprint(pub)
 	if err != nil {
 		return nil, nil, fmt.Errorf("replay: %s: the signing key: %w", file, err)
@@ -205,7 +256,7 @@ func loadSealedBundle(ctx context.Context, e *env, file, key string) (*sealedRun
 }
 
 func decodeSealed(docs map[string][]byte, prefix string) (*sealedRun, error) {
-	s := &sealedRun{}
+	s := &sealedRun{nextVariant: map[string]int64{}}
 	for _, d := range replayDocs {
 		b, ok := docs[d.name]
 		if !ok {

@@ -31,9 +31,14 @@ type Plan struct {
 	Repeats   int   // 0: DefaultRepeats
 	Seed      uint64
 	NoPerturb bool // send the clips unchanged (to demonstrate caches); recorded
-	Stream    bool // stream=true: first_byte_ns is the first text delta over SSE
-	Scoring   schemas.Scoring
-	Command   []string // the client's command line, already redacted
+	// FirstVariant numbers each clip's variants (by the clip's SHA-256) from
+	// this value instead of 0. A replay under the sealed run's seed starts
+	// past every variant that run sent, so it sends none of them again: the
+	// plan is a permutation, so numbers never used give indices never used.
+	FirstVariant map[[32]byte]int64
+	Stream       bool // stream=true: first_byte_ns is the first text delta over SSE
+	Scoring      schemas.Scoring
+	Command      []string // the client's command line, already redacted
 }
 
 // DefaultRepeats is the number of repeats of every level and target.

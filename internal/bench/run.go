@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -114,7 +115,7 @@ func checkBudget(p Plan) error {
 		}
 	}
 	for _, c := range p.Corpus {
-		if n := need[c.SHA256]; n > c.WAV.Samples() {
+		if n := need[c.SHA256] + p.FirstVariant[c.SHA256]; n > c.WAV.Samples() {
 			return &VariantBudgetError{c.ID, c.WAV.Samples(), n}
 		}
 	}
@@ -136,7 +137,10 @@ type runner struct {
 }
 
 func newRunner(p Plan, cfg *config, dir string) (*runner, error) {
-	r := &runner{plan: p, cfg: cfg, used: map[[32]byte]int64{}, gone: map[string]string{}}
+	r := &runner{plan: p, cfg: cfg, used: maps.Clone(p.FirstVariant), gone: map[string]string{}}
+	if r.used == nil {
+		r.used = map[[32]byte]int64{}
+	}
 	r.d.Path = dir
 	maxC := slices.Max(p.Levels)
 	for _, t := range p.Targets {

@@ -243,3 +243,47 @@ func TestAPIKeyIsSentNeverWritten(t *testing.T) {
 		return nil
 	})
 }
+
+// TestFirstVariantSkipsUsedVariants: with FirstVariant a run numbers each
+// clip's variants from there, so under the same seed it sends none of the
+// variants a run without it sent; and the budget counts the skipped ones.
+func TestFirstVariantSkipsUsedVariants(t *testing.T) {
+	clips, sc := testCorpus(t, 2, 0.1)
+	srv := simServer(t, sim.Config{Corpus: sc})
+	p := Plan{Targets: []Target{{Name: "a", URL: srv.URL}}, Corpus: clips, Levels: []int{2}, Requests: []int{6}, Repeats: 1, Seed: 9}
+	inputs := func(dir string) (map[string]bool, map[string]int64) {
+		sent, lowest := map[string]bool{}, map[string]int64{}
+		for _, rs := range loadRun(t, dir).files {
+			for _, r := range rs {
+				sent[r.InputSHA256] = true
+				if v, ok := lowest[r.Clip]; !ok || r.Variant < v {
+					lowest[r.Clip] = r.Variant
+				}
+			}
+		}
+		return sent, lowest
+	}
+	first, _, err := runPlan(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent, _ := inputs(first)
+	p.FirstVariant = map[[32]byte]int64{clips[0].SHA256: 4, clips[1].SHA256: 4}
+	second, _, err := runPlan(t, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, lowest := inputs(second)
+	for h := range again {
+		if sent[h] {
+			t.Errorf("variant %s sent by both runs", h)
+		}
+	}
+	if len(again) != len(sent) || lowest[clips[0].ID] != 4 || lowest[clips[1].ID] != 4 {
+		t.Errorf("%d variants (want %d), lowest numbers %v (want 4 each)", len(again), len(sent), lowest)
+	}
+	p.FirstVariant[clips[0].SHA256] = clips[0].WAV.Samples() - 1
+	if _, _, err := runPlan(t, p); !errors.As(err, new(*VariantBudgetError)) {
+		t.Errorf("FirstVariant past the clip's samples: err = %v, want a *VariantBudgetError", err)
+	}
+}
