@@ -53,9 +53,9 @@ func checkFairness(rep *Report, ev *evidence) {
 	case Pass:
 		c.Summary = strings.Join(done, "; ")
 	default:
-		c.Summary = fmt.Sprintf("%d targets: not shown fair", len(run.Targets))
+		c.Summary = fmt.Sprintf("%d targets: the comparison is not shown fair (see below)", len(run.Targets))
 		if len(done) > 0 {
-			c.Summary += " (" + strings.Join(done, "; ") + ")"
+			c.Summary += "; held: " + strings.Join(done, "; ")
 		}
 	}
 }
