@@ -28,6 +28,22 @@ func (f Format) lsb() (byteInSample int64, mask byte) {
 // Variant flips the least significant valid bit of sample index and
 // returns the variant with its SHA-256, computed without copying the file.
 func (w *WAV) Variant(index int64) (Variant, error) {
+	v, err := w.locate(index)
+	if err != nil {
+		return Variant{}, err
+	}
+	h := sha256.New()
+	s := w.Splice(v)
+	h.Write(s.Head)
+	h.Write(oneByte[s.Byte : int(s.Byte)+1])
+	h.Write(s.Tail)
+	h.Sum(v.SHA256[:0])
+	return v, nil
+}
+
+// locate is Variant without the SHA-256: which byte changes, to what, and
+// the sample's values.
+func (w *WAV) locate(index int64) (Variant, error) {
 	if n := w.Samples(); index < 0 || index >= n {
 		return Variant{}, &Error{File: w.Name, Err: &IndexError{Index: index, Samples: n}}
 	}
@@ -46,13 +62,6 @@ func (w *WAV) Variant(index int64) (Variant, error) {
 		return Variant{}, &Error{File: w.Name, Err: fmt.Errorf("sample %d at offset %d: %w", index, start, err)}
 	}
 	v.NewValue, _ = f.value(changed[:size])
-
-	h := sha256.New()
-	s := w.Splice(v)
-	h.Write(s.Head)
-	h.Write(oneByte[s.Byte : int(s.Byte)+1])
-	h.Write(s.Tail)
-	h.Sum(v.SHA256[:0])
 	return v, nil
 }
 
