@@ -131,9 +131,12 @@ type runner struct {
 	client []*http.Client
 	auth   []string
 	used   map[[32]byte]int64 // variants handed out per clip so far
-	steps  []StepResult
-	fatal  error
-	gone   map[string]string // targets whose server went away -> why
+	// hashers keep each clip's SHA-256 checkpoints across steps, so that
+	// a variant's hash starts at its changed byte, not at the clip's start.
+	hashers map[[32]byte]*perturb.Hasher
+	steps   []StepResult
+	fatal   error
+	gone    map[string]string // targets whose server went away -> why
 }
 
 func newRunner(p Plan, cfg *config, dir string) (*runner, error) {
@@ -426,6 +429,12 @@ func (r *runner) jobs(li int) ([]job, error) {
 		}
 		jobs[seq].variant = r.used[c.SHA256]
 		r.used[c.SHA256]++
+		if r.hashers[c.SHA256] == nil {
+			if r.hashers == nil {
+				r.hashers = map[[32]byte]*perturb.Hasher{}
+			}
+			r.hashers[c.SHA256] = perturb.NewHasher(c.WAV)
+		}
 	}
 	if p.NoPerturb {
 		return jobs, nil
@@ -443,7 +452,7 @@ func (r *runner) jobs(li int) ([]job, error) {
 				j := &jobs[i]
 				idx, err := perturb.Plan{Seed: p.Seed}.Index(j.clip.SHA256, j.clip.WAV.Samples(), j.variant)
 				if err == nil {
-					j.v, err = j.clip.WAV.Variant(idx)
+					j.v, err = r.hashers[j.clip.SHA256].Variant(idx)
 				}
 				if err != nil {
 					errs[g] = fmt.Errorf("clip %q variant %d: %w", j.clip.ID, j.variant, err)
