@@ -23,9 +23,12 @@
 //	7 protocol   one records file per target, level and repeat, each with the
 //	             declared warm-ups and measured requests; seqs distinct; start <=
 //	             first byte <= end; a worker sends one request at a time; warm-ups
-//	             end before measurement starts; peak in-flight == C (or the
-//	             step's request count when smaller); steps do not overlap, in the
-//	             declared order
+//	             end before measurement starts; never more than C in flight
+//	             (FAIL); while measuring, peak in-flight == C (or the step's
+//	             request count when smaller): below it is a WARN (a fast server
+//	             answers before the last worker has started), a FAIL when a worker
+//	             that finished a request stayed idle (over 10 ms) while another
+//	             started one; steps do not overlap, in the declared order
 //	8 fairness   with two or more targets: the same GPU model (env/gpu.json and
 //	             each target's gpus), the same engine knobs (max running requests:
 //	             max_num_seqs / max_running_requests; memory fraction:
@@ -53,11 +56,27 @@
 //
 // # Resources
 //
-// Bundle reads its input once. Every file is kept for the later checks:
-// in memory up to Options.MemoryLimit (DefaultMemoryLimit, 1 GiB: a run's
-// corpus and records are usually far smaller), beyond it in a temporary
-// directory removed before Bundle returns. Beyond the files themselves,
-// memory grows with the records only by what checks need per record (the
-// decoded record, a map entry for its input hash). A check keeps at most
-// MaxFindings findings and counts the rest.
+// Bundle reads its input once, in archive order (bundle/doc.go): the
+// clips (inputs/) stream past before the records and run.json that say
+// which variants to re-derive from them, so the clips are kept until then:
+// in memory while the files kept so far fit in Options.MemoryLimit
+// (DefaultMemoryLimit, 64 MiB), beyond it in a temporary directory under
+// Options.TempDir, removed before Bundle returns. bundle.Reader hashes
+// every file as it streams; its digests serve check 3 and the comparison
+// of each clip with run.json, so no file is hashed twice for its digest.
+//
+// Check 5 then takes the clips one by one (a clip with many records is
+// shared by several cores): it reads a spilled clip back into a reused
+// buffer, re-derives its records' variants through a perturb.Hasher (each
+// variant hashes the clip from its changed byte on) and drops it. So peak
+// memory is about
+//
+//	min(MemoryLimit, files) + a clip per core + what grows with the requests
+//
+// and does not grow with the audio. What grows with the requests is what
+// the checks need per record: the decoded records (claims.Compute needs
+// them all), a map entry per input hash and per variant number, and the
+// records files themselves (kept like any other file); a few hundred
+// bytes to a kilobyte per request. A check keeps at most MaxFindings findings and counts
+// the rest.
 package verify

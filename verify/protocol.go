@@ -2,7 +2,9 @@ package verify
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"time"
 
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/schemas"
@@ -10,8 +12,9 @@ import (
 
 // checkProtocol is check 7: the records show the protocol run.json
 // declares: one file per target, level and repeat, with the declared
-// warm-ups and measured requests, never more (nor fewer) than C in flight,
-// each worker one request at a time, warm-ups before measurement, and the
+// warm-ups and measured requests, never more than C in flight (and C, or
+// as many as there are, while measuring; see checkInFlight), each worker
+// one request at a time, warm-ups before measurement, and the
 // steps one after the other in the declared order.
 func checkProtocol(rep *Report, ev *evidence) {
 	c := rep.Check(CheckProtocol)
@@ -161,18 +164,83 @@ func checkStep(c *Check, f string, recs []schemas.Record, target string, conc, r
 			}
 		}
 	}
-	peak := claims.PeakInFlight(recs)
-	want := conc
-	if max(warm, meas) < conc {
-		want = max(warm, meas)
-	}
-	switch {
-	case peak > conc:
-		c.failf(f, nil, "peak in-flight %d, more than the concurrency %d", peak, conc)
-	case peak < want && complete:
-		c.failf(f, nil, "peak in-flight %d, but the level's concurrency is %d: the client never held %d requests in flight", peak, conc, want)
-	}
+	checkInFlight(c, f, recs, conc, complete)
 	return first, last
+}
+
+// idleTolerance is how long a worker may seem idle while another starts a
+// request before check 7 calls it idle: a scheduler or GC pause on a busy
+// machine stays under it, a client that holds workers back does not.
+const idleTolerance = 10 * time.Millisecond
+
+// checkInFlight checks what the records prove about concurrency: never
+// more than C requests in flight, in any phase (FAIL), and in the measured
+// phase C of them at once, or all of them when there are fewer than C.
+// Fewer can be legitimate: workers start one after another, and a fast
+// server answers the first requests before the last worker has sent one.
+// That is a WARN, unless a worker that had finished a request stayed idle
+// while another worker started one (a request it should have taken): FAIL.
+func checkInFlight(c *Check, f string, recs []schemas.Record, conc int, complete bool) {
+	var meas []schemas.Record
+	for _, ph := range []string{schemas.PhaseWarmup, schemas.PhaseMeasure} {
+		var rs []schemas.Record
+		for _, r := range recs {
+			if r.Phase == ph {
+				rs = append(rs, r)
+			}
+		}
+		if peak := claims.PeakInFlight(rs); peak > conc {
+			c.failf(f, nil, "peak in-flight %d in the %s phase, more than the concurrency %d", peak, ph, conc)
+		}
+		if ph == schemas.PhaseMeasure {
+			meas = rs
+		}
+	}
+	want := min(conc, len(meas))
+	peak := claims.PeakInFlight(meas)
+	if peak >= want || !complete {
+		return
+	}
+	if idle := idleWorker(meas); idle != "" {
+		c.failf(f, nil, "peak in-flight %d of %d measured requests at concurrency %d, and %s: a free worker must take the next request", peak, len(meas), conc, idle)
+		return
+	}
+	c.warnf(f, "peak in-flight %d of %d measured requests at concurrency %d: the server answered requests before every worker had sent its first; no worker stayed idle while requests remained",
+		peak, len(meas), conc)
+}
+
+// idleWorker looks for a worker that finished a request and then stayed
+// idle (for longer than idleTolerance on both sides) while another worker
+// started a request. It describes the first it finds, or returns "".
+// A worker's wait for its first request is not idling: workers start one
+// after another.
+func idleWorker(recs []schemas.Record) string {
+	starts := make([]schemas.Record, len(recs))
+	copy(starts, recs)
+	slices.SortFunc(starts, func(a, b schemas.Record) int { return cmpInt(a.StartNs, b.StartNs) })
+	byWorker := map[int][]schemas.Record{}
+	for _, r := range starts {
+		byWorker[r.Worker] = append(byWorker[r.Worker], r)
+	}
+	tol := int64(idleTolerance)
+	for _, w := range sortedInts(byWorker) {
+		rs := byWorker[w]
+		for j, r := range rs {
+			// Idle from r's end to w's next start; after its last request,
+			// to the end (any later start by another worker was work left).
+			until := int64(math.MaxInt64)
+			if j+1 < len(rs) {
+				until = rs[j+1].StartNs
+			}
+			from := r.EndNs + tol
+			k, _ := slices.BinarySearchFunc(starts, from+1, func(x schemas.Record, t int64) int { return cmpInt(x.StartNs, t) })
+			if k < len(starts) && starts[k].StartNs < until-tol && starts[k].Worker != w {
+				o := starts[k]
+				return fmt.Sprintf("worker %d was idle from %d ns (its seq %d ended) while worker %d started seq %d at %d ns", w, r.EndNs, r.Seq, o.Worker, o.Seq, o.StartNs)
+			}
+		}
+	}
+	return ""
 }
 
 func sortedInts[V any](m map[int]V) []int {

@@ -12,39 +12,87 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/benchseal/benchseal/bundle"
 )
 
 // DefaultMemoryLimit is how many bytes of a bundle's files Bundle keeps in
-// memory before it spills the rest to a temporary directory.
-const DefaultMemoryLimit = 1 << 30
+// memory before it spills the rest to a temporary directory. It is small
+// on purpose: beyond it, memory must not grow with the audio (see the
+// package doc, "Resources").
+const DefaultMemoryLimit = 64 << 20
 
 // files is what the checks read: every file of a bundle or run directory by
 // its slash path. A bundle's files are kept in memory up to a limit and
-// spilled to a temporary directory beyond it; a run directory's are read
-// from disk when asked for.
+// spilled beyond it, one after the other, into one temporary file (one
+// file, not one per entry: creating thousands of files costs more than
+// writing the gigabyte); a run directory's are read from disk when asked
+// for.
 type files struct {
 	names []string // sorted bytewise
 	size  map[string]int64
 	mem   map[string][]byte
-	disk  map[string]string // name -> path on disk
-	tmp   string            // temporary directory to remove, "" when none
+	disk  map[string]string // name -> path on disk (a run directory)
+	// spilled locates a bundle file in the spill file.
+	spilled map[string]int64 // name -> offset; its size is size[name]
+	spill   *os.File         // nil until the first file spills
+	end     int64            // bytes written to spill
+	copyBuf []byte
+	// sum is the SHA-256 (hex) bundle.Reader computed while the file
+	// streamed past, so that no check hashes a file again just to know
+	// its digest; a run directory's files have none.
+	sum map[string]string
 }
 
 func newFiles() *files {
-	return &files{size: map[string]int64{}, mem: map[string][]byte{}, disk: map[string]string{}}
+	return &files{size: map[string]int64{}, mem: map[string][]byte{}, disk: map[string]string{},
+		spilled: map[string]int64{}, sum: map[string]string{}}
 }
 
 func (f *files) has(name string) bool { _, ok := f.size[name]; return ok }
 
 // read returns the contents of name.
 func (f *files) read(name string) ([]byte, error) {
+	return f.readInto(name, nil)
+}
+
+// readInto is read for a file the caller holds only for a while: a file
+// on disk is read into buf (grown when too small) instead of a fresh
+// slice. The result shares buf or the kept bytes; the caller must not
+// change it. It is safe for concurrent use once the files are all kept.
+func (f *files) readInto(name string, buf []byte) ([]byte, error) {
 	if b, ok := f.mem[name]; ok {
 		return b, nil
 	}
+	if off, ok := f.spilled[name]; ok {
+		n := f.size[name]
+		if int64(cap(buf)) < n {
+			buf = make([]byte, n)
+		}
+		buf = buf[:n]
+		if _, err := f.spill.ReadAt(buf, off); err != nil {
+			return nil, fmt.Errorf("reading %s back from %s: %w", name, f.spill.Name(), err)
+		}
+		return buf, nil
+	}
 	if p, ok := f.disk[name]; ok {
-		return os.ReadFile(p)
+		return readFileInto(p, buf)
 	}
 	return nil, fmt.Errorf("%s: %w", name, fs.ErrNotExist)
+}
+
+// readFileInto reads the file at p into buf, reallocating it when the file
+// is larger.
+func readFileInto(p string, buf []byte) ([]byte, error) {
+	fh, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	if st, err := fh.Stat(); err == nil && int64(cap(buf)) < st.Size()+1 {
+		buf = make([]byte, 0, st.Size()+1) // +1: EOF is seen without growing
+	}
+	return readAllInto(buf[:0], fh)
 }
 
 // glob lists the names matching a path.Match pattern.
@@ -59,8 +107,9 @@ func (f *files) glob(pattern string) []string {
 }
 
 func (f *files) close() {
-	if f.tmp != "" {
-		os.RemoveAll(f.tmp)
+	if f.spill != nil {
+		f.spill.Close()
+		os.Remove(f.spill.Name())
 	}
 }
 
@@ -70,7 +119,7 @@ func (f *files) keep(name string, size int64, r io.Reader, budget *int64, tempDi
 	f.size[name] = size
 	f.names = append(f.names, name)
 	if size <= *budget {
-		b := make([]byte, 0, size)
+		b := make([]byte, 0, size+1) // +1: EOF is seen without growing
 		b, err := readAllInto(b, r)
 		if err != nil {
 			return err
@@ -79,25 +128,29 @@ func (f *files) keep(name string, size int64, r io.Reader, budget *int64, tempDi
 		f.mem[name] = b
 		return nil
 	}
-	if f.tmp == "" {
-		d, err := os.MkdirTemp(tempDir, "benchseal-verify-")
+	if f.spill == nil {
+		t, err := os.CreateTemp(tempDir, "benchseal-verify-*.spill")
 		if err != nil {
 			return fmt.Errorf("spilling %s: %w", name, err)
 		}
-		f.tmp = d
+		f.spill = t
 	}
-	out, err := os.CreateTemp(f.tmp, "entry-")
+	if f.copyBuf == nil {
+		f.copyBuf = make([]byte, 256<<10)
+	}
+	// Through a plain Writer: *os.File's ReadFrom would take a fresh
+	// buffer for every file.
+	n, err := io.CopyBuffer(struct{ io.Writer }{f.spill}, r, f.copyBuf)
 	if err != nil {
-		return fmt.Errorf("spilling %s: %w", name, err)
-	}
-	_, err = io.Copy(out, r)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+		var ee *bundle.EntryError
+		if !errors.As(err, &ee) {
+			err = fmt.Errorf("spilling %s to %s: %w", name, f.spill.Name(), err)
+		}
 		return err
 	}
-	f.disk[name] = out.Name()
+	f.spilled[name] = f.end
+	f.end += n
+	f.size[name] = n
 	return nil
 }
 

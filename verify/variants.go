@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
@@ -37,10 +40,26 @@ func (e *VariantError) reason() string {
 	return fmt.Sprintf("clip %s variant %d: %s is %s, re-derived %s", e.Clip, e.Variant, e.What, e.Want, e.Got)
 }
 
+// clipData is one clip of run.json's corpus, where its bytes are, and the
+// records whose variants are re-derived from it.
 type clipData struct {
 	clip schemas.Clip
 	sum  [32]byte
-	wav  *perturb.WAV // nil when the audio is not at hand
+	// name is the clip's file among the bundle's or run directory's
+	// files, or else path its file in AudioDir; both "" when the audio is
+	// not at hand.
+	name, path string
+	// digest is the clip's SHA-256 (hex) when something already hashed it
+	// (bundle.Reader as the file streamed past, or the AudioDir index):
+	// the clip is not hashed again to compare it with run.json.
+	digest string
+	todo   []recRef
+}
+
+// recRef is a record: its file and its index in ev.records[file].
+type recRef struct {
+	file string
+	i    int
 }
 
 // checkVariants is check 5.
@@ -52,6 +71,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 		nrec += len(ev.records[f])
 	}
 	clips := map[string]*clipData{}
+	order := make([]*clipData, 0, len(run.Corpus))
 	for _, cl := range run.Corpus {
 		cd := &clipData{clip: cl}
 		if b, err := hex.DecodeString(cl.SHA256); err != nil || len(b) != 32 {
@@ -60,6 +80,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 			copy(cd.sum[:], b)
 		}
 		clips[cl.ID] = cd
+		order = append(order, cd)
 	}
 
 	if !run.Protocol.Perturb {
@@ -77,7 +98,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 		return nil
 	}
 
-	missing, err := loadClips(c, ev, clips, audioDir)
+	missing, err := findClips(ev, order, audioDir)
 	if err != nil {
 		return err
 	}
@@ -96,11 +117,8 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 	}
 	hashes := make(map[string]loc, nrec)
 	variants := map[string]map[int64]loc{}
-	derived := 0
 	for _, f := range ev.recFiles {
-		recs := ev.records[f]
-		todo := make([]int, 0, len(recs)) // records whose bytes to re-derive
-		for i, r := range recs {
+		for i, r := range ev.records[f] {
 			line := i + 1
 			cd, ok := clips[r.Clip]
 			if !ok {
@@ -133,117 +151,258 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 				c.add(Finding{Status: Fail, Path: f, Line: line, Reason: e.reason() + " (not the seeded plan's)", Err: e})
 				continue
 			}
-			if cd.wav != nil {
-				todo = append(todo, i)
-			}
-		}
-		errs := derive(recs, todo, clips)
-		derived += len(todo)
-		for _, e := range errs {
-			if e != nil {
-				e.Path = f
-				c.add(Finding{Status: Fail, Path: f, Line: e.Line, Reason: e.reason(), Err: e})
+			if cd.name != "" || cd.path != "" {
+				cd.todo = append(cd.todo, recRef{f, i})
 			}
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 	}
+
+	res, err := derive(ctx, ev, order)
+	if err != nil {
+		return err
+	}
+	for _, f := range res.clips {
+		c.add(f)
+	}
+	slices.SortFunc(res.errs, func(a, b *VariantError) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
+	})
+	for _, e := range res.errs {
+		c.add(Finding{Status: Fail, Path: e.Path, Line: e.Line, Reason: e.reason(), Err: e})
+	}
 	switch c.Status {
 	case Pass:
 		c.Summary = fmt.Sprintf("%d records: every variant re-derives from its clip, one byte differs, all input hashes distinct", nrec)
 	case Warn:
-		c.Summary = fmt.Sprintf("%d records: %d variants re-derived, plan indices match, all input hashes distinct", nrec, derived)
+		c.Summary = fmt.Sprintf("%d records: %d variants re-derived, plan indices match, all input hashes distinct", nrec, res.derived)
 	default:
-		c.Summary = fmt.Sprintf("%d records checked, %d variants re-derived", nrec, derived)
+		c.Summary = fmt.Sprintf("%d records checked, %d variants re-derived", nrec, res.derived)
 	}
 	return nil
 }
 
-// derive re-derives the variants of recs[todo] on every core and returns
-// one error (or nil) per entry of todo, in order.
-func derive(recs []schemas.Record, todo []int, clips map[string]*clipData) []*VariantError {
-	out := make([]*VariantError, len(todo))
-	workers := min(runtime.GOMAXPROCS(0), len(todo))
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := w; k < len(todo); k += workers {
-				i := todo[k]
-				r := recs[i]
-				cd := clips[r.Clip]
-				e := &VariantError{Line: i + 1, Clip: r.Clip, Variant: r.Variant, Index: r.SampleIndex}
-				v, err := cd.wav.Variant(r.SampleIndex)
-				switch {
-				case err != nil:
-					e.What, e.Want, e.Got = "sample_index", fmt.Sprint(r.SampleIndex), err.Error()
-				case hex.EncodeToString(v.SHA256[:]) != r.InputSHA256:
-					e.What, e.Want, e.Got = "input_sha256", short(r.InputSHA256), short(hex.EncodeToString(v.SHA256[:]))
-				case v.ByteOffset != r.ByteOffset:
-					e.What, e.Want, e.Got = "byte_offset", fmt.Sprint(r.ByteOffset), fmt.Sprint(v.ByteOffset)
-				default:
-					continue
-				}
-				out[k] = e
-			}
-		}()
-	}
-	wg.Wait()
-	return out
-}
-
-// loadClips finds each clip's bytes (in the bundle, else in audioDir by
-// SHA-256), checks them against run.json and parses them. It returns how
-// many clips have no audio at hand.
-func loadClips(c *Check, ev *evidence, clips map[string]*clipData, audioDir string) (int, error) {
+// findClips says where each clip's bytes are: in the files, else in
+// audioDir (matched by SHA-256). It returns how many clips have no audio
+// at hand.
+func findClips(ev *evidence, order []*clipData, audioDir string) (int, error) {
 	var byHash map[string]string // sha256 -> file in audioDir
 	missing := 0
-	for _, cl := range ev.run.Corpus {
-		cd := clips[cl.ID]
-		var b []byte
-		name := cl.File
-		if ev.f.has(cl.File) {
-			var err error
-			if b, err = ev.f.read(cl.File); err != nil {
-				return 0, err
-			}
-		} else if audioDir != "" {
+	for _, cd := range order {
+		switch {
+		case ev.f.has(cd.clip.File):
+			cd.name, cd.digest = cd.clip.File, ev.f.sum[cd.clip.File]
+			continue
+		case audioDir == "":
+		default:
 			if byHash == nil {
 				var err error
 				if byHash, err = indexAudio(audioDir); err != nil {
 					return 0, err
 				}
 			}
-			if p, ok := byHash[cl.SHA256]; ok {
-				var err error
-				if b, err = os.ReadFile(p); err != nil {
-					return 0, err
-				}
-				name = p
+			if p, ok := byHash[cd.clip.SHA256]; ok {
+				cd.path, cd.digest = p, cd.clip.SHA256
+				continue
 			}
 		}
-		if b == nil {
-			missing++
-			continue
-		}
-		if got := sha256.Sum256(b); got != cd.sum {
-			c.failf(name, nil, "clip %s: sha256 %s, run.json says %s", cl.ID, short(hex.EncodeToString(got[:])), short(cl.SHA256))
-			continue
-		}
-		w, err := perturb.Parse(name, b)
-		if err != nil {
-			c.failf(name, err, "clip %s: %v", cl.ID, err)
-			continue
-		}
-		if w.Samples() != cl.Frames*int64(cl.Channels) {
-			c.failf(name, nil, "clip %s: %d samples, run.json says %d frames of %d channels", cl.ID, w.Samples(), cl.Frames, cl.Channels)
-			continue
-		}
-		cd.wav = w
+		missing++
 	}
 	return missing, nil
+}
+
+// derived is what derive found: findings about clips (in corpus order),
+// records whose variant does not re-derive, and how many were re-derived.
+type derived struct {
+	clips   []Finding
+	errs    []*VariantError
+	derived int
+}
+
+// task is a share of one clip's records to re-derive. A clip is one task
+// or, with many records, several, so that every core has work even when
+// a run sent one clip over and over.
+type task struct {
+	clip     int // index into the clips
+	from, to int // its records: todo[from:to]
+}
+
+// clipChunk is how many records of one clip a task re-derives: enough to
+// make a checkpointed hasher pay, few enough to share one clip among cores.
+const clipChunk = 64
+
+// derive checks each clip's bytes against run.json and re-derives the
+// variants of its records, on every core, clip by clip. A clip's bytes are
+// held only while its tasks run (tasks go out clip by clip, so about one
+// clip per core at a time), with one perturb.Hasher shared by its tasks.
+func derive(ctx context.Context, ev *evidence, order []*clipData) (*derived, error) {
+	var tasks []task
+	for ci, cd := range order {
+		if cd.name == "" && cd.path == "" {
+			continue
+		}
+		for from := 0; from == 0 || from < len(cd.todo); from += clipChunk {
+			tasks = append(tasks, task{clip: ci, from: from, to: min(from+clipChunk, len(cd.todo))})
+		}
+	}
+	// open is a clip being worked on: loaded by its first task, dropped
+	// by its last.
+	type open struct {
+		once    sync.Once
+		hasher  *perturb.Hasher // nil when the clip is not usable
+		buf     *[]byte         // pooled buffer holding the bytes, nil for kept files
+		pending atomic.Int32
+	}
+	opened := make([]*open, len(order))
+	for _, t := range tasks {
+		if opened[t.clip] == nil {
+			opened[t.clip] = &open{}
+		}
+		opened[t.clip].pending.Add(1)
+	}
+	clipFindings := make([]*Finding, len(order))
+	var (
+		mu      sync.Mutex
+		out     derived
+		ioErr   error
+		next    atomic.Int64
+		stopped atomic.Bool
+	)
+	// Free buffers for clips read from disk: a plain free list, not a
+	// sync.Pool, which may drop what it is given (and does, on purpose,
+	// under the race detector), so that reading clip after clip reuses
+	// about one buffer per core.
+	var free []*[]byte
+	getBuf := func() *[]byte {
+		mu.Lock()
+		defer mu.Unlock()
+		if n := len(free); n > 0 {
+			b := free[n-1]
+			free = free[:n-1]
+			return b
+		}
+		return new([]byte)
+	}
+	putBuf := func(b *[]byte) {
+		mu.Lock()
+		free = append(free, b)
+		mu.Unlock()
+	}
+	load := func(ci int, o *open) {
+		cd := order[ci]
+		var b []byte
+		var err error
+		name := cd.name
+		switch {
+		case cd.name != "" && ev.f.mem[cd.name] != nil:
+			b = ev.f.mem[cd.name]
+		case cd.name != "":
+			o.buf = getBuf()
+			b, err = ev.f.readInto(cd.name, *o.buf)
+			*o.buf = b
+		default:
+			name = cd.path
+			o.buf = getBuf()
+			b, err = readFileInto(cd.path, *o.buf)
+			*o.buf = b
+		}
+		if err != nil {
+			mu.Lock()
+			ioErr = cmp.Or(ioErr, err)
+			mu.Unlock()
+			stopped.Store(true)
+			return
+		}
+		cl := cd.clip
+		w, err := perturb.Parse(name, b)
+		var h *perturb.Hasher
+		if err == nil {
+			h = perturb.NewHasher(w)
+		}
+		digest := cd.digest
+		if digest == "" && h != nil {
+			s := h.Sum() // makes every checkpoint too: the variants hash only their tails
+			digest = hex.EncodeToString(s[:])
+		} else if digest == "" {
+			s := sha256.Sum256(b)
+			digest = hex.EncodeToString(s[:])
+		}
+		var f *Finding
+		switch {
+		case digest != cl.SHA256:
+			f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: sha256 %s, run.json says %s", cl.ID, short(digest), short(cl.SHA256))}
+		case err != nil:
+			f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: %v", cl.ID, err), Err: err}
+		case w.Samples() != cl.Frames*int64(cl.Channels):
+			f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: %d samples, run.json says %d frames of %d channels", cl.ID, w.Samples(), cl.Frames, cl.Channels)}
+		default:
+			o.hasher = h
+		}
+		clipFindings[ci] = f
+	}
+	run := func(t task) {
+		o := opened[t.clip]
+		o.once.Do(func() { load(t.clip, o) })
+		defer func() {
+			if o.pending.Add(-1) == 0 {
+				o.hasher = nil
+				if o.buf != nil {
+					putBuf(o.buf)
+				}
+			}
+		}()
+		if o.hasher == nil {
+			return
+		}
+		var errs []*VariantError
+		for _, ref := range order[t.clip].todo[t.from:t.to] {
+			r := ev.records[ref.file][ref.i]
+			e := &VariantError{Path: ref.file, Line: ref.i + 1, Clip: r.Clip, Variant: r.Variant, Index: r.SampleIndex}
+			v, err := o.hasher.Variant(r.SampleIndex)
+			switch {
+			case err != nil:
+				e.What, e.Want, e.Got = "sample_index", fmt.Sprint(r.SampleIndex), err.Error()
+			case hex.EncodeToString(v.SHA256[:]) != r.InputSHA256:
+				e.What, e.Want, e.Got = "input_sha256", short(r.InputSHA256), short(hex.EncodeToString(v.SHA256[:]))
+			case v.ByteOffset != r.ByteOffset:
+				e.What, e.Want, e.Got = "byte_offset", fmt.Sprint(r.ByteOffset), fmt.Sprint(v.ByteOffset)
+			default:
+				continue
+			}
+			errs = append(errs, e)
+		}
+		mu.Lock()
+		out.errs = append(out.errs, errs...)
+		out.derived += t.to - t.from
+		mu.Unlock()
+	}
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(tasks)) {
+		wg.Go(func() {
+			for !stopped.Load() && ctx.Err() == nil {
+				k := int(next.Add(1) - 1)
+				if k >= len(tasks) {
+					return
+				}
+				run(tasks[k])
+			}
+		})
+	}
+	wg.Wait()
+	if ioErr != nil {
+		return nil, ioErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, f := range clipFindings {
+		if f != nil {
+			out.clips = append(out.clips, *f)
+		}
+	}
+	return &out, nil
 }
 
 // indexAudio hashes every .wav under dir.

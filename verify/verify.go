@@ -24,8 +24,10 @@ type Options struct {
 	// so that check 5 can re-derive the variants.
 	AudioDir string
 	// MemoryLimit caps the bytes of a bundle's files kept in memory
-	// (0: DefaultMemoryLimit); the rest are spilled to a temporary
-	// directory under TempDir ("" : the system's) and removed on return.
+	// (0: DefaultMemoryLimit, 64 MiB); the rest are spilled to a
+	// temporary directory under TempDir ("" : the system's) and removed
+	// on return. Clips are read back one at a time (see the package doc,
+	// "Resources").
 	MemoryLimit int64
 	TempDir     string
 }
@@ -123,6 +125,8 @@ func readBundle(ctx context.Context, r io.Reader, limits bundle.Limits, b *bundl
 			}
 			return nil, err
 		}
+		// keep read the entry to its end, so the reader has hashed it.
+		fl.sum[e.Name] = e.SHA256
 		if e.Name == bundle.PublicKeyName {
 			b.PublicPEM, _ = fl.read(e.Name)
 		}

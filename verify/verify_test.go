@@ -281,7 +281,7 @@ func vectors() []vector {
 }
 
 func TestVectors(t *testing.T) {
-	for _, v := range vectors() {
+	for _, v := range append(vectors(), protocolVectors()...) {
 		t.Run(v.name, func(t *testing.T) {
 			t.Parallel()
 			b, opts := v.make(t)
