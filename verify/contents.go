@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/claims"
@@ -114,6 +117,10 @@ func checkSchemas(rep *Report, ev *evidence) error {
 			other++
 			continue
 		}
+		if isRecords(name) {
+			lines++ // validated below, with their decoding
+			continue
+		}
 		b, err := ev.f.read(name)
 		if err != nil {
 			return err
@@ -164,30 +171,39 @@ func checkSchemas(rep *Report, ev *evidence) error {
 		}
 	}
 	// Records last: whether a truncated last line is tolerated depends on
-	// run.json.
+	// run.json. They are most of the JSON, so each file is validated and
+	// decoded on its own core; the findings keep the files' order.
+	var recFiles []string
 	for _, name := range ev.f.names {
-		if !isRecords(name) {
-			continue
+		if isRecords(name) {
+			recFiles = append(recFiles, name)
 		}
-		b, err := ev.f.read(name)
-		if err != nil {
-			return err
-		}
-		recs, err := claims.ReadRecords(name, bytes.NewReader(b))
-		if err != nil {
-			var le *claims.LineError
-			line := 0
-			if errors.As(err, &le) {
-				line = le.Line
+	}
+	found := make([][]Finding, len(recFiles))
+	recs := make([][]schemas.Record, len(recFiles))
+	errs := make([]error, len(recFiles))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(recFiles)) {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(recFiles) {
+					return
+				}
+				found[k], recs[k], errs[k] = checkRecordsFile(recFiles[k], ev.f, ev.run)
 			}
-			switch {
-			case errors.Is(err, claims.ErrTruncatedLine) && ev.run != nil && !ev.run.Complete:
-				c.add(Finding{Status: Warn, Path: name, Line: line, Reason: "last line cut short (the run did not complete); the records before it are kept", Err: err})
-			default:
-				c.add(Finding{Status: Fail, Path: name, Line: line, Reason: "records cannot be decoded: " + errText(err), Err: err})
-			}
+		})
+	}
+	wg.Wait()
+	for k, name := range recFiles {
+		if errs[k] != nil {
+			return errs[k]
 		}
-		ev.records[name] = recs
+		for _, f := range found[k] {
+			c.add(f)
+		}
+		ev.records[name] = recs[k]
 		ev.recFiles = append(ev.recFiles, name)
 	}
 	slices.Sort(ev.recFiles)
@@ -207,6 +223,38 @@ func checkSchemas(rep *Report, ev *evidence) error {
 		c.Summary = fmt.Sprintf("%d documents and %d JSONL files checked", docs, lines)
 	}
 	return nil
+}
+
+// checkRecordsFile validates one records file line by line and decodes
+// it. err is only for a file that cannot be read.
+func checkRecordsFile(name string, fl *files, run *schemas.Run) (found []Finding, recs []schemas.Record, err error) {
+	b, err := fl.read(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := schemas.ValidateLines("record", b); err != nil {
+		f := Finding{Status: Fail, Path: name, Reason: err.Error(), Err: err}
+		var le *schemas.LineError
+		if errors.As(err, &le) {
+			f.Line, f.Reason = le.Line, le.Err.Error()
+		}
+		found = append(found, f)
+	}
+	recs, err = claims.ReadRecords(name, bytes.NewReader(b))
+	if err != nil {
+		var le *claims.LineError
+		line := 0
+		if errors.As(err, &le) {
+			line = le.Line
+		}
+		switch {
+		case errors.Is(err, claims.ErrTruncatedLine) && run != nil && !run.Complete:
+			found = append(found, Finding{Status: Warn, Path: name, Line: line, Reason: "last line cut short (the run did not complete); the records before it are kept", Err: err})
+		default:
+			found = append(found, Finding{Status: Fail, Path: name, Line: line, Reason: "records cannot be decoded: " + errText(err), Err: err})
+		}
+	}
+	return found, recs, nil
 }
 
 // errText is an error's message without the file name its type already

@@ -60,10 +60,12 @@
 // clips (inputs/) stream past before the records and run.json that say
 // which variants to re-derive from them, so the clips are kept until then:
 // in memory while the files kept so far fit in Options.MemoryLimit
-// (DefaultMemoryLimit, 64 MiB), beyond it in a temporary directory under
-// Options.TempDir, removed before Bundle returns. bundle.Reader hashes
-// every file as it streams; its digests serve check 3 and the comparison
-// of each clip with run.json, so no file is hashed twice for its digest.
+// (DefaultMemoryLimit, 16 MiB), beyond it appended to one temporary file
+// under Options.TempDir (written by a goroutine of its own, so that the
+// copies overlap decompressing and hashing), removed before Bundle
+// returns. bundle.Reader hashes every file as it streams; its digests
+// serve check 3 and the comparison of each clip with run.json, so no file
+// is hashed again for its digest.
 //
 // Check 5 then takes the clips one by one (a clip with many records is
 // shared by several cores): it reads a spilled clip back into a reused
@@ -76,7 +78,7 @@
 // and does not grow with the audio. What grows with the requests is what
 // the checks need per record: the decoded records (claims.Compute needs
 // them all), a map entry per input hash and per variant number, and the
-// records files themselves (kept like any other file); a few hundred
-// bytes to a kilobyte per request. A check keeps at most MaxFindings findings and counts
-// the rest.
+// records files while they are validated; a few hundred bytes to a
+// kilobyte per request. A check keeps at most MaxFindings findings and
+// counts the rest.
 package verify

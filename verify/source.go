@@ -12,15 +12,13 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/benchseal/benchseal/bundle"
 )
 
 // DefaultMemoryLimit is how many bytes of a bundle's files Bundle keeps in
-// memory before it spills the rest to a temporary directory. It is small
-// on purpose: beyond it, memory must not grow with the audio (see the
-// package doc, "Resources").
-const DefaultMemoryLimit = 64 << 20
+// memory before it spills the rest to a temporary file. It is small on
+// purpose: beyond it, memory must not grow with the audio (see the
+// package doc, "Resources"); the spilled bytes stay in the page cache.
+const DefaultMemoryLimit = 16 << 20
 
 // files is what the checks read: every file of a bundle or run directory by
 // its slash path. A bundle's files are kept in memory up to a limit and
@@ -36,8 +34,12 @@ type files struct {
 	// spilled locates a bundle file in the spill file.
 	spilled map[string]int64 // name -> offset; its size is size[name]
 	spill   *os.File         // nil until the first file spills
-	end     int64            // bytes written to spill
-	copyBuf []byte
+	end     int64            // bytes kept in spill (once flushed)
+	// writes go to the spill file's writer goroutine, which returns the
+	// buffers on free and closes written when writes is closed.
+	writes, free chan []byte
+	written      chan struct{}
+	spillErr     error // the writer's; read after written is closed
 	// sum is the SHA-256 (hex) bundle.Reader computed while the file
 	// streamed past, so that no check hashes a file again just to know
 	// its digest; a run directory's files have none.
@@ -108,13 +110,22 @@ func (f *files) glob(pattern string) []string {
 
 func (f *files) close() {
 	if f.spill != nil {
+		f.flush()
 		f.spill.Close()
 		os.Remove(f.spill.Name())
 	}
 }
 
+// spillBufs and spillBuf size the writes to the spill file in flight: a
+// goroutine of its own writes them, so that the write(2) copies overlap
+// decompressing and hashing the next bytes.
+const (
+	spillBufs = 4
+	spillBuf  = 256 << 10
+)
+
 // keep stores one file read from r: in memory while the memory budget
-// lasts, else in the spill directory.
+// lasts, else at the end of the spill file.
 func (f *files) keep(name string, size int64, r io.Reader, budget *int64, tempDir string) error {
 	f.size[name] = size
 	f.names = append(f.names, name)
@@ -134,24 +145,56 @@ func (f *files) keep(name string, size int64, r io.Reader, budget *int64, tempDi
 			return fmt.Errorf("spilling %s: %w", name, err)
 		}
 		f.spill = t
-	}
-	if f.copyBuf == nil {
-		f.copyBuf = make([]byte, 256<<10)
-	}
-	// Through a plain Writer: *os.File's ReadFrom would take a fresh
-	// buffer for every file.
-	n, err := io.CopyBuffer(struct{ io.Writer }{f.spill}, r, f.copyBuf)
-	if err != nil {
-		var ee *bundle.EntryError
-		if !errors.As(err, &ee) {
-			err = fmt.Errorf("spilling %s to %s: %w", name, f.spill.Name(), err)
+		f.writes, f.free, f.written = make(chan []byte, spillBufs), make(chan []byte, spillBufs), make(chan struct{})
+		for range spillBufs {
+			f.free <- make([]byte, spillBuf)
 		}
-		return err
+		go f.writer()
+	}
+	var n int64
+	for {
+		buf := <-f.free
+		k, err := io.ReadFull(r, buf)
+		n += int64(k)
+		f.writes <- buf[:k]
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
 	}
 	f.spilled[name] = f.end
 	f.end += n
 	f.size[name] = n
 	return nil
+}
+
+// writer writes the spill buffers in order and hands them back.
+func (f *files) writer() {
+	defer close(f.written)
+	for b := range f.writes {
+		if f.spillErr == nil && len(b) > 0 {
+			if _, err := f.spill.Write(b); err != nil {
+				f.spillErr = fmt.Errorf("spilling to %s: %w", f.spill.Name(), err)
+			}
+		}
+		f.free <- b[:cap(b)]
+	}
+}
+
+// flush waits for the spill file to hold everything kept; the files can
+// be read once it returns nil.
+func (f *files) flush() error {
+	if f.spill == nil {
+		return nil
+	}
+	if f.writes != nil {
+		close(f.writes)
+		f.writes = nil
+		<-f.written
+	}
+	return f.spillErr
 }
 
 func readAllInto(b []byte, r io.Reader) ([]byte, error) {

@@ -24,8 +24,8 @@ type Options struct {
 	// so that check 5 can re-derive the variants.
 	AudioDir string
 	// MemoryLimit caps the bytes of a bundle's files kept in memory
-	// (0: DefaultMemoryLimit, 64 MiB); the rest are spilled to a
-	// temporary directory under TempDir ("" : the system's) and removed
+	// (0: DefaultMemoryLimit, 16 MiB); the rest are spilled to a
+	// temporary file under TempDir ("" : the system's) and removed
 	// on return. Clips are read back one at a time (see the package doc,
 	// "Resources").
 	MemoryLimit int64
@@ -54,6 +54,9 @@ func Bundle(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 
 	b := &bundle.Bundle{}
 	unsafe, err := readBundle(ctx, r, limits, b, fl, &budget, opts.TempDir)
+	if ferr := fl.flush(); err == nil {
+		err = ferr
+	}
 	if err != nil {
 		return nil, err
 	}
