@@ -19,14 +19,21 @@ var audioHeavy = runSpec{clips: 8, seconds: 10, levels: []int{4, 8}, requests: [
 
 // BenchmarkBundle is verify throughput in bundle bytes per second; the
 // records/s metric shows the cost per record.
-func BenchmarkBundle(b *testing.B) {
+func BenchmarkBundle(b *testing.B) { benchmarkBundle(b, 0) }
+
+// BenchmarkBundleSpilled is BenchmarkBundle with every file spilled to
+// disk and read back (Options.MemoryLimit of one byte), as the audio of a
+// bundle larger than DefaultMemoryLimit is.
+func BenchmarkBundleSpilled(b *testing.B) { benchmarkBundle(b, 1) }
+
+func benchmarkBundle(b *testing.B, memoryLimit int64) {
 	base := b.TempDir()
 	corpus, run := filepath.Join(base, "corpus"), filepath.Join(base, "run")
 	must(b, os.Mkdir(corpus, 0o755))
 	makeRun(b, audioHeavy, corpus, run)
 	s := testSigner(b)
 	data := seal(b, run, s, bundle.SealOptions{})
-	opts := verify.Options{PublicKey: s.PublicKey()}
+	opts := verify.Options{PublicKey: s.PublicKey(), MemoryLimit: memoryLimit, TempDir: b.TempDir()}
 	records := 0
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()

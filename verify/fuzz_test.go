@@ -57,7 +57,7 @@ func FuzzBundle(f *testing.F) {
 		f.Fatal("no seeds")
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		rep, err := verify.Bundle(context.Background(), bytes.NewReader(b), verify.Options{Limits: fuzzLimits, MemoryLimit: 8 << 20})
+		rep, err := verify.Bundle(context.Background(), bytes.NewReader(b), verify.Options{Limits: fuzzLimits, MemoryLimit: 16 << 10, TempDir: t.TempDir()})
 		if err != nil {
 			t.Fatalf("Bundle returned an error for in-memory input: %v", err)
 		}
