@@ -146,8 +146,17 @@ func flatten(v any) (map[string]string, []string, error) {
 				keys = append(keys, prefix)
 			}
 		case []any:
+			// A name seen twice in one array (a target or level listed
+			// twice) gets its occurrence number: otherwise the later copy
+			// would overwrite the earlier one here and a made-up copy
+			// could hide before the true one.
+			seen := map[string]int{}
 			for i, sub := range x {
-				walk(prefix+"["+elemName(key, i, sub)+"]", "", sub)
+				name := elemName(key, i, sub)
+				if seen[name]++; seen[name] > 1 {
+					name += "#" + strconv.Itoa(seen[name])
+				}
+				walk(prefix+"["+name+"]", "", sub)
 			}
 			if len(x) == 0 {
 				m[prefix] = "[]"
