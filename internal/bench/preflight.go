@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/benchseal/benchseal/internal/fingerprint"
 )
 
 // TargetError says a target did not answer the preflight check.
@@ -20,7 +22,7 @@ type TargetError struct {
 }
 
 func (e *TargetError) Error() string {
-	return fmt.Sprintf("target %q (%s) is not answering: %v", e.Target, e.URL, e.Err)
+	return fmt.Sprintf("target %q (%s) is not answering: %v", e.Target, fingerprint.Redact(e.URL), e.Err)
 }
 func (e *TargetError) Unwrap() error { return e.Err }
 

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -203,11 +204,13 @@ func (r *runner) create() error {
 		run.Tool.Modules = []schemas.Module{}
 	}
 	for _, t := range p.Targets {
-		fields := map[string]string{}
-		for k, v := range t.Fields {
-			fields[k] = v
+		fields, err := redactFields(t.Fields)
+		if err != nil {
+			return err
 		}
-		run.Targets = append(run.Targets, schemas.Target{Name: t.Name, URL: t.URL, Model: t.Model, RequestFields: fields})
+		// A password in the URL (http://user:pw@host) or a secret-named
+		// form field (api_key=...) is sent, never written.
+		run.Targets = append(run.Targets, schemas.Target{Name: t.Name, URL: fingerprint.Redact(t.URL), Model: t.Model, RequestFields: fields})
 	}
 	if err := os.Mkdir(filepath.Join(r.d.Path, "inputs"), 0o755); err != nil {
 		return err
@@ -230,6 +233,23 @@ func (r *runner) create() error {
 	}
 	r.d.Run = run
 	return r.writeRun()
+}
+
+// redactFields copies form fields with the values of secret-named ones
+// (api_key, token, ...) replaced by fingerprint.Redacted.
+func redactFields(f map[string]string) (map[string]string, error) {
+	out := map[string]string{}
+	if len(f) == 0 {
+		return out, nil
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	if b, err = fingerprint.RedactJSON(b); err != nil {
+		return nil, err
+	}
+	return out, json.Unmarshal(b, &out)
 }
 
 // writeRun replaces run.json atomically: a reader never sees half of it.

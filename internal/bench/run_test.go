@@ -287,3 +287,44 @@ func TestFirstVariantSkipsUsedVariants(t *testing.T) {
 		t.Errorf("FirstVariant past the clip's samples: err = %v, want a *VariantBudgetError", err)
 	}
 }
+
+// TestSecretsInURLAndFieldsNeverWritten: a password in the target URL
+// (http://user:pw@host) and a secret-named form field (api_key=...) reach
+// the server but no file of the run directory.
+func TestSecretsInURLAndFieldsNeverWritten(t *testing.T) {
+	const pw, fieldKey = "hunter2-url-password", "form-secret-4242"
+	clips, sc := testCorpus(t, 1, 0.1)
+	s, _ := sim.New(sim.Config{Corpus: sc})
+	var bad atomic.Int64
+	guard := httptestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "user" || p != pw {
+			bad.Add(1)
+		}
+		if r.URL.Path == "/v1/audio/transcriptions" && r.FormValue("api_key") != fieldKey {
+			bad.Add(1)
+		}
+		s.ServeHTTP(w, r)
+	})
+	url := strings.Replace(guard.URL, "http://", "http://user:"+pw+"@", 1)
+	dir, _, err := runPlan(t, Plan{Targets: []Target{{Name: "a", URL: url, Fields: map[string]string{"api_key": fieldKey, "language": "en"}}},
+		Corpus: clips, Levels: []int{1}, Requests: []int{2}, Repeats: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bad.Load(); n != 0 {
+		t.Errorf("%d requests without the credentials", n)
+	}
+	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			b, _ := os.ReadFile(path)
+			if strings.Contains(string(b), pw) || strings.Contains(string(b), fieldKey) {
+				t.Errorf("%s contains a secret", path)
+			}
+		}
+		return nil
+	})
+	l := loadRun(t, dir)
+	if got := l.run.Targets[0].RequestFields["language"]; got != "en" {
+		t.Errorf("request field language = %q, want it kept", got)
+	}
+}
