@@ -196,6 +196,10 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 	sv.stopAll(e)
 	var se *bench.TargetStoppedError
 	switch {
+	case err != nil && res == nil && ctx.Err() != nil:
+		// Ctrl-C before the sweep (preflight): not a target's fault.
+		infof(e.stderr, "interrupted before measuring")
+		return errInterrupted
 	case errors.Is(err, bench.ErrInterrupted):
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete)", res.Dir)
 		if f.seal != "" {
