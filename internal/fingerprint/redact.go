@@ -15,11 +15,16 @@ const Redacted = "[REDACTED]"
 // secretName matches the tail of a key, flag or variable name that holds a
 // secret. It is matched against the end of the name so that max_tokens or
 // --tokenizer stay visible while HF_TOKEN, --api-key and hf_token do not.
-const secretName = `(?:api[_-]?key|apikey|access[_-]?key|token|secret|password|passwd|credentials?)`
+// Plurals count (api_keys, passwords) except for token: max_num_batched_tokens
+// is an engine knob the fairness check reads.
+const secretName = `(?:api[_-]?keys?|apikeys?|access[_-]?keys?|(?:secret|private)[_-]?keys?|token|secrets?|passwords?|passwd|credentials?)`
 
 var (
-	// Authorization: Bearer X, "Authorization": "Basic X", authorization=X.
-	authRe = regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?)(?:(bearer|basic|token)\s+)?([^\s"',;]+)`)
+	// Authorization: Bearer X, "Authorization": "Basic X", authorization=X:
+	// everything up to the closing quote or the end of the line, since a
+	// scheme (Key X, AWS4-HMAC-SHA256 Credential=..., Signature=...) may
+	// carry its secret in any word.
+	authRe = regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?)(?:(bearer|basic|token|digest|key|apikey|api-key)\s+)?([^"'\r\n]*[^\s"'])`)
 	// A bearer token anywhere else (curl -H, logs).
 	bearerRe = regexp.MustCompile(`(?i)(\bbearer\s+)([A-Za-z0-9._~+/=-]+)`)
 	// key=value, key: value, "key": "value", 'key': ['v1', 'v2'] (Python
@@ -30,8 +35,10 @@ var (
 	// Tokens recognisable by their prefix wherever they appear: Hugging
 	// Face, OpenAI and Anthropic style, GitHub.
 	tokenRe = regexp.MustCompile(`hf_[A-Za-z0-9]{16,}|sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}`)
-	// user:password@ in URLs.
-	urlPassRe = regexp.MustCompile(`(://[^/\s:@]+:)([^/\s@]+)@`)
+	// user:password@ in URLs (up to the last @, as URL parsers read it).
+	urlPassRe = regexp.MustCompile(`(://[^/\s:@]+:)([^/\s]+)@`)
+	// A user alone (https://TOKEN@host) is most often a token.
+	urlUserRe = regexp.MustCompile(`(://)([^/\s:@\[\]]+)@`)
 )
 
 // harmlessKey reports keys that look secret by name but are not: the
@@ -79,6 +86,7 @@ func Redact(s string) string {
 	}
 	if has("://") {
 		s = urlPassRe.ReplaceAllString(s, "${1}"+Redacted+"@")
+		s = urlUserRe.ReplaceAllString(s, "${1}"+Redacted+"@")
 	}
 	return s
 }

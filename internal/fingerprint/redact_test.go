@@ -31,6 +31,15 @@ var redactCases = []struct {
 	{"hf token bare", "using hf_" + secret, "using [REDACTED]"},
 	{"sk token bare", "key sk-proj-" + secret + ".", "key [REDACTED]."},
 	{"url password", "https://user:" + secret + "@example.com/x", "https://user:[REDACTED]@example.com/x"},
+	{"url user only", "git clone https://" + secret + "@example.com/x", "git clone https://[REDACTED]@example.com/x"},
+	{"url password with @", "https://user:p@" + secret + "@example.com/x", "https://user:[REDACTED]@example.com/x"},
+	{"auth other scheme", `{"authorization": "ApiKey ` + secret + `"}`, `{"authorization": "ApiKey [REDACTED]"}`},
+	{"auth aws", "Authorization: AWS4-HMAC-SHA256 Credential=AKIA/x, Signature=" + secret, "Authorization: [REDACTED]"},
+	{"auth two words", `{"authorization":"x ` + secret + `"}`, `{"authorization":"[REDACTED]"}`},
+	{"json api_keys", `{"api_keys": ["` + secret + `"], "port": 8000}`, `{"api_keys": [REDACTED], "port": 8000}`},
+	{"json secret_key", `{"secret_key": "` + secret + `", "private_key": "` + secret + `"}`, `{"secret_key": "[REDACTED]", "private_key": "[REDACTED]"}`},
+	{"passwords env", "DB_PASSWORDS=" + secret, "DB_PASSWORDS=[REDACTED]"},
+	{"batched tokens kept", `{"max_num_batched_tokens": 8192}`, `{"max_num_batched_tokens": 8192}`},
 	{"max tokens kept", "--max-tokens 256 max_tokens=5 --tokenizer Qwen/x", "--max-tokens 256 max_tokens=5 --tokenizer Qwen/x"},
 	{"special tokens kept", `{"eos_token": "</s>", "pad_token": "<pad>"}`, `{"eos_token": "</s>", "pad_token": "<pad>"}`},
 	{"short sk kept", "pip install sk-learn", "pip install sk-learn"},
@@ -64,7 +73,7 @@ func TestRedactArgs(t *testing.T) {
 }
 
 func TestRedactJSON(t *testing.T) {
-	in := `{"model": "m", "api_key": 12345, "nested": {"HF_TOKEN": ["a"], "cmd": "x --token ` + secret + `"}, "list": [{"password": {"a": 1}}], "max_tokens": 5}`
+	in := `{"model": "m", "api_key": 12345, "server": {"api_keys": ["` + secret + `"], "secret_key": "` + secret + `"}, "nested": {"HF_TOKEN": ["a"], "cmd": "x --token ` + secret + `"}, "list": [{"password": {"a": 1}}], "max_tokens": 5}`
 	out, err := RedactJSON([]byte(in))
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +85,9 @@ func TestRedactJSON(t *testing.T) {
 	if v["api_key"] != Redacted || v["nested"].(map[string]any)["HF_TOKEN"] != Redacted ||
 		v["list"].([]any)[0].(map[string]any)["password"] != Redacted {
 		t.Errorf("secret keys kept: %s", out)
+	}
+	if srv := v["server"].(map[string]any); srv["api_keys"] != Redacted || srv["secret_key"] != Redacted {
+		t.Errorf("plural or secret_key kept: %s", out)
 	}
 	if v["nested"].(map[string]any)["cmd"] != "x --token [REDACTED]" || v["model"] != "m" || v["max_tokens"].(float64) != 5 {
 		t.Errorf("wrong redaction: %s", out)
