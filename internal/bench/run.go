@@ -735,13 +735,14 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 		return
 	}
 	defer resp.Body.Close()
+	respBody := &capReader{r: resp.Body, left: maxResponseBytes}
 	rec.Status = resp.StatusCode
 	if !p.Stream || resp.StatusCode != http.StatusOK {
 		rec.FirstByteNs = time.Since(anchor).Nanoseconds()
 	}
 	var text string
 	if p.Stream && resp.StatusCode == http.StatusOK && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		wk.br.Reset(resp.Body)
+		wk.br.Reset(respBody)
 		text, err = readSSE(wk.br, func() { rec.FirstByteNs = time.Since(anchor).Nanoseconds() })
 		rec.EndNs = time.Since(anchor).Nanoseconds()
 		wk.br.Reset(nil)
@@ -755,7 +756,7 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 			rec.FirstByteNs = time.Since(anchor).Nanoseconds()
 		}
 		wk.buf.Reset()
-		_, err = wk.buf.ReadFrom(resp.Body)
+		_, err = wk.buf.ReadFrom(respBody)
 		rec.EndNs = time.Since(anchor).Nanoseconds()
 		if err != nil {
 			rec.ErrorClass, rec.Error = classify(ctx, err), "reading the response: "+err.Error()
@@ -781,9 +782,43 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 	rec.OK = true
 }
 
+// maxResponseBytes bounds the response body read per request: a
+// transcript is kilobytes, and a server that sends without end must fail
+// the request (decode), not exhaust the client's memory.
+var maxResponseBytes int64 = 64 << 20
+
+// errTooLarge is the error of a response past maxResponseBytes.
+var errTooLarge = errors.New("the response is larger than the limit")
+
+// capReader reads at most left bytes and fails with errTooLarge past them,
+// so a cut-off body is never taken for a whole one.
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, fmt.Errorf("%w (%d bytes)", errTooLarge, maxResponseBytes)
+	}
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n, fmt.Errorf("%w (%d bytes)", errTooLarge, maxResponseBytes)
+	}
+	return n, err
+}
+
 func classify(ctx context.Context, err error) string {
 	var ne net.Error
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
 	switch {
+	case errors.Is(err, errTooLarge), errors.As(err, &se), errors.As(err, &te):
+		return schemas.ErrDecode
 	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded),
 		errors.As(err, &ne) && ne.Timeout():
 		return schemas.ErrTimeout

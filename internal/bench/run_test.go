@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -326,5 +327,54 @@ func TestSecretsInURLAndFieldsNeverWritten(t *testing.T) {
 	l := loadRun(t, dir)
 	if got := l.run.Targets[0].RequestFields["language"]; got != "en" {
 		t.Errorf("request field language = %q, want it kept", got)
+	}
+}
+
+// TestHostileResponses: a body without end fails its request (decode)
+// within the response limit instead of being buffered whole, and a stream
+// event that is not JSON is a decode error, not a broken connection.
+func TestHostileResponses(t *testing.T) {
+	old := maxResponseBytes
+	maxResponseBytes = 1 << 20
+	t.Cleanup(func() { maxResponseBytes = old })
+	clips, _ := testCorpus(t, 1, 0.1)
+	var sent atomic.Int64
+	ts := httptestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			w.Write([]byte(`{"data":[{"id":"m"}]}`))
+			return
+		}
+		if r.FormValue("stream") == "true" {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Write([]byte("data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\ndata: not json\n\n"))
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"text":"`))
+		chunk := bytes.Repeat([]byte("a"), 64<<10)
+		for range 64 { // 4 MiB, past the 1 MiB limit
+			n, err := w.Write(chunk)
+			sent.Add(int64(n))
+			if err != nil {
+				return
+			}
+		}
+		w.Write([]byte(`"}`))
+	})
+	for _, stream := range []bool{false, true} {
+		dir, _, err := runPlan(t, Plan{Targets: []Target{{Name: "a", URL: ts.URL}}, Corpus: clips,
+			Levels: []int{1}, Requests: []int{2}, Warmup: []int{0}, Repeats: 1, Stream: stream})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := loadRun(t, dir)
+		for _, r := range l.recs {
+			if r.OK || r.ErrorClass != schemas.ErrDecode {
+				t.Errorf("stream=%v seq %d: ok %v class %q (%s), want a decode failure", stream, r.Seq, r.OK, r.ErrorClass, r.Error)
+			}
+			if len(r.Text) > 1<<20 {
+				t.Errorf("stream=%v seq %d: %d bytes of text kept", stream, r.Seq, len(r.Text))
+			}
+		}
 	}
 }
