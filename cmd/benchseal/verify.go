@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode"
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/verify"
@@ -134,7 +135,7 @@ func printChecklist(w io.Writer, rep *verify.Report) error {
 	}
 	var b strings.Builder
 	for _, c := range rep.Checks {
-		fmt.Fprintf(&b, "%s  %d %-*s  %s\n", c.Status, c.ID, width, c.Name, c.Summary)
+		fmt.Fprintf(&b, "%s  %d %-*s  %s\n", c.Status, c.ID, width, c.Name, oneLine(c.Summary))
 		for _, f := range c.Findings {
 			fmt.Fprintf(&b, "        %s %s\n", f.Status, oneLine(f.String()))
 		}
@@ -160,9 +161,32 @@ func plural(n int, word string) string {
 }
 
 // oneLine keeps a finding on its line: validator messages span several.
+// It also escapes control and format characters: a finding quotes what a
+// bundle holds (a record's target, a clip id), and a terminal escape or a
+// bidi override there could hide a FAIL or the verdict from the reader.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return visible(strings.Join(strings.Fields(s), " "))
 }
+
+func visible(s string) string {
+	if !strings.ContainsFunc(s, hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case !hidden(r):
+			b.WriteRune(r)
+		case r < 0x80:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
+}
+
+func hidden(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
 
 // unwrapPath drops the operation and path an *os.PathError repeats.
 func unwrapPath(err error) error {
