@@ -203,6 +203,15 @@ func (r *runner) create() error {
 	if run.Tool.Modules == nil {
 		run.Tool.Modules = []schemas.Module{}
 	}
+	for li, c := range p.Levels {
+		// Fewer measured requests than workers never load the server
+		// with C at once: the level's figures are not concurrency C's.
+		if n := p.Requests[li]; n < c {
+			msg := fmt.Sprintf("concurrency %d measures only %d requests per repeat: at most %d are ever in flight, so its figures are not those of %d concurrent requests", c, n, n, c)
+			run.Notes = append(run.Notes, msg)
+			r.cfg.progress.Warnf("%s", msg)
+		}
+	}
 	for _, t := range p.Targets {
 		fields, err := redactFields(t.Fields)
 		if err != nil {

@@ -378,3 +378,19 @@ func TestHostileResponses(t *testing.T) {
 		}
 	}
 }
+
+// TestFewerRequestsThanConcurrencyIsNoted: a level that measures fewer
+// requests than its concurrency never has C in flight; run.json says so.
+func TestFewerRequestsThanConcurrencyIsNoted(t *testing.T) {
+	clips, sc := testCorpus(t, 1, 0.1)
+	ts := simServer(t, sim.Config{Corpus: sc})
+	dir, _, err := runPlan(t, Plan{Targets: []Target{{Name: "a", URL: ts.URL}}, Corpus: clips,
+		Levels: []int{2, 8}, Requests: []int{4}, Repeats: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := loadRun(t, dir)
+	if len(l.run.Notes) != 1 || !strings.Contains(l.run.Notes[0], "concurrency 8 measures only 4 requests") {
+		t.Errorf("notes %q, want one about concurrency 8", l.run.Notes)
+	}
+}
