@@ -177,8 +177,12 @@ func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Sco
 		if err != nil {
 			return m, false, fmt.Errorf("score transcripts: %w", err)
 		}
-		w := res.Rate
-		m.WER = &w
+		// No reference unit scored (every request failed, failures
+		// excluded): the rate is unknown, not 0.
+		if res.RefUnits() > 0 {
+			w := res.Rate
+			m.WER = &w
+		}
 	}
 	return m, true, nil
 }

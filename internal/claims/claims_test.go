@@ -265,3 +265,33 @@ func TestComputeWERWithReferences(t *testing.T) {
 		t.Errorf("claims.scoring = %+v", c.Scoring)
 	}
 }
+
+// TestComputeWERNullWhenNothingScored: a repeat whose every request failed
+// (failures excluded) scored no word; its WER is unknown, not 0 %, or a
+// server that fails everything would publish a perfect WER.
+func TestComputeWERNullWhenNothingScored(t *testing.T) {
+	run := testRun()
+	run.Protocol.Repeats = 1
+	run.Scoring.Normalizer = "basic"
+	run.Corpus[0].Text = "one two three four"
+	rs := oneRepeat("a", 1)
+	for i := range rs {
+		rs[i].OK, rs[i].ErrorClass, rs[i].TextScored = false, "http", ""
+	}
+	c, err := Compute(run, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := c.Targets[0].Levels[0]
+	if m := l.Repeats[0]; m.WER != nil || l.Median.WER != nil {
+		t.Errorf("wer = %v (median %v) with nothing scored, want null", m.WER, l.Median.WER)
+	}
+	// With failures as deletions every reference word is a deletion.
+	run.Scoring.Failures = "deletions"
+	if c, err = Compute(run, rs); err != nil {
+		t.Fatal(err)
+	}
+	if m := c.Targets[0].Levels[0].Repeats[0]; m.WER == nil || *m.WER != 1 {
+		t.Errorf("wer = %v with failures as deletions, want 1", m.WER)
+	}
+}

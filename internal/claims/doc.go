@@ -35,7 +35,8 @@
 //     corpus rate of internal/score over the measured requests whose clip
 //     has a reference (hypothesis: text_scored), with the run's Scoring
 //     options; it holds CER when the scoring unit is "char". Null without
-//     references.
+//     references, and null when no reference unit was scored (every such
+//     request failed and failures are excluded): unknown, not 0.
 //   - errors: failed measured requests by error_class.
 //
 // Over repeats, median, min and max are taken field by field, each field
