@@ -21,7 +21,9 @@
 // the file part header), the variant as shared slices of the clip (head,
 // one byte, tail) and the closing boundary; no request copies its clip.
 //
-// Success is HTTP 200 and a non-empty transcript. start_ns is taken just
+// Success is HTTP 200 and a non-empty transcript (after text_scored's
+// stripping: a bare Qwen3-ASR prefix is empty_text). A response body past
+// 64 MiB fails the request (decode) rather than being buffered. start_ns is taken just
 // before the request is sent, end_ns after the last byte of the response;
 // first_byte_ns is when the response headers arrived, or with Stream the
 // first non-empty text delta of the SSE stream (vLLM's
