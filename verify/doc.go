@@ -16,7 +16,10 @@
 //	5 variants   each record's sample_index is perturb.Plan{Seed: run.seed}.Index(clip
 //	             sha256, samples, variant); flipping it re-derives the recorded
 //	             input_sha256 and byte_offset from the clip; variant numbers of a
-//	             clip and input hashes are distinct across the run
+//	             clip and input hashes are distinct across the run; each
+//	             clip's seconds are its frames over its sample rate (as the
+//	             WAV says) and each record's audio_seconds its clip's, since
+//	             RTFx sums them
 //	6 claims     internal/claims.Compute over the records equals claims.json and
 //	             the predicate, field by field, exactly (integers, and float64
 //	             after a JSON round trip)

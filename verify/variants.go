@@ -83,6 +83,8 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 		order = append(order, cd)
 	}
 
+	checkSeconds(c, ev, order, clips)
+
 	if !run.Protocol.Perturb {
 		c.warnf("run.json", "PERTURBATION WAS OFF (--no-perturb): every request sent its clip unchanged, so a server cache could answer repeats; these numbers do not measure uncached serving")
 		for _, f := range ev.recFiles {
@@ -182,6 +184,35 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 		c.Summary = fmt.Sprintf("%d records checked, %d variants re-derived", nrec, res.derived)
 	}
 	return nil
+}
+
+// checkSeconds checks the audio durations RTFx is computed from (claims
+// sum the records' audio_seconds): each clip's seconds must be its frames
+// over its sample rate, as the runner computes it, and each record's
+// audio_seconds its clip's. Without it, records claiming longer audio
+// would inflate RTFx and still recompute to the same claims.
+func checkSeconds(c *Check, ev *evidence, order []*clipData, clips map[string]*clipData) {
+	for _, cd := range order {
+		cl := cd.clip
+		if cl.SampleRate <= 0 {
+			continue // the schema check says why
+		}
+		if want := float64(cl.Frames) / float64(cl.SampleRate); cl.Seconds != want {
+			c.failf("run.json", nil, "clip %s: seconds %v, but %d frames at %d Hz are %v", cl.ID, cl.Seconds, cl.Frames, cl.SampleRate, want)
+		}
+	}
+	for _, f := range ev.recFiles {
+		for i, r := range ev.records[f] {
+			cd, ok := clips[r.Clip]
+			if !ok || cd.clip.SampleRate <= 0 {
+				continue // reported with the variants
+			}
+			if want := float64(cd.clip.Frames) / float64(cd.clip.SampleRate); r.AudioSeconds != want {
+				c.add(Finding{Status: Fail, Path: f, Line: i + 1, Reason: fmt.Sprintf("audio_seconds %v, but clip %s is %v s (%d frames at %d Hz)",
+					r.AudioSeconds, r.Clip, want, cd.clip.Frames, cd.clip.SampleRate)})
+			}
+		}
+	}
 }
 
 // findClips says where each clip's bytes are: in the files, else in
@@ -335,8 +366,9 @@ func derive(ctx context.Context, ev *evidence, order []*clipData) (*derived, err
 			f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: sha256 %s, run.json says %s", cl.ID, short(digest), short(cl.SHA256))}
 		case err != nil:
 			f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: %v", cl.ID, err), Err: err}
-		case w.Samples() != cl.Frames*int64(cl.Channels):
-			f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: %d samples, run.json says %d frames of %d channels", cl.ID, w.Samples(), cl.Frames, cl.Channels)}
+		case w.Samples() != cl.Frames*int64(cl.Channels) || w.Frames() != cl.Frames || w.Format.SampleRate != cl.SampleRate:
+			f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: %d frames of %d channels at %d Hz, run.json says %d frames of %d channels at %d Hz",
+				cl.ID, w.Frames(), w.Format.Channels, w.Format.SampleRate, cl.Frames, cl.Channels, cl.SampleRate)}
 		default:
 			o.hasher = h
 		}

@@ -1,0 +1,85 @@
+package verify_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
+)
+
+// recomputeClaims rewrites claims.json from the (damaged) records, as a
+// forger who re-seals would: the claims then agree with the records.
+func recomputeClaims(t testing.TB, dir string) {
+	t.Helper()
+	run, recs, tel, err := claims.LoadDirTelemetry(os.DirFS(dir))
+	must(t, err)
+	c, err := claims.Compute(run, recs, claims.WithTelemetry(tel))
+	must(t, err)
+	b, err := json.MarshalIndent(c, "", "  ")
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, "claims.json"), append(b, '\n'), 0o644))
+}
+
+// TestAudioSecondsInflated: RTFx is audio seconds over the window, summed
+// from the records' audio_seconds. Records (or run.json's corpus) that
+// claim longer clips than the WAVs hold, with claims recomputed to match
+// and re-sealed, must FAIL check 5, not pass with a doubled RTFx.
+func TestAudioSecondsInflated(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		damage     func(t testing.TB, dir string)
+	}{
+		{"records", "audio_seconds", func(t testing.TB, dir string) {
+			files, _ := filepath.Glob(filepath.Join(dir, "records", "*", "*.jsonl"))
+			for _, f := range files {
+				editLines(t, f, func(i int, l []byte) []byte {
+					var r schemas.Record
+					must(t, json.Unmarshal(l, &r))
+					return setField(t, l, "audio_seconds", r.AudioSeconds*2)
+				})
+			}
+		}},
+		{"corpus", "seconds", func(t testing.TB, dir string) {
+			p := filepath.Join(dir, "run.json")
+			b, err := os.ReadFile(p)
+			must(t, err)
+			var m map[string]any
+			must(t, json.Unmarshal(b, &m))
+			for _, c := range m["corpus"].([]any) {
+				c := c.(map[string]any)
+				c["seconds"] = c["seconds"].(float64) * 2
+				c["sample_rate"] = c["sample_rate"].(float64) / 2
+			}
+			b, err = json.MarshalIndent(m, "", "  ")
+			must(t, err)
+			must(t, os.WriteFile(p, b, 0o644))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := damagedRun(t, func(dir string) { tc.damage(t, dir); recomputeClaims(t, dir) })
+			s := testSigner(t)
+			b := seal(t, dir, s, bundle.SealOptions{})
+			rep, err := verify.Bundle(context.Background(), bytes.NewReader(b), verify.Options{PublicKey: s.PublicKey()})
+			must(t, err)
+			c := rep.Check(verify.CheckVariants)
+			if c.Status != verify.Fail {
+				t.Fatalf("check 5 is %s with inflated %s, want FAIL", c.Status, tc.name)
+			}
+			found := false
+			for _, f := range c.Findings {
+				found = found || strings.Contains(f.Reason, tc.text)
+			}
+			if !found {
+				t.Errorf("no finding names %s: %+v", tc.text, c.Findings)
+			}
+		})
+	}
+}
