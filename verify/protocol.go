@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/benchseal/benchseal/internal/claims"
@@ -123,6 +124,15 @@ func checkStep(c *Check, f string, recs []schemas.Record, target string, conc, r
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("start_ns %d, end_ns %d: time runs backwards", r.StartNs, r.EndNs)})
 		case r.FirstByteNs != 0 && (r.FirstByteNs < r.StartNs || r.FirstByteNs > r.EndNs):
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("first_byte_ns %d is outside [start_ns %d, end_ns %d]", r.FirstByteNs, r.StartNs, r.EndNs)})
+		}
+		// The success rule (run.json success_rule): HTTP 200 and a
+		// non-empty scored transcript; claims count ok as success.
+		switch {
+		case r.OK && (r.Status != 200 || r.ErrorClass != "" || strings.TrimSpace(r.TextScored) == ""):
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("ok, yet status %d, error_class %q, text_scored %d bytes: not a success by the rule HTTP 200 and non-empty text",
+				r.Status, r.ErrorClass, len(strings.TrimSpace(r.TextScored)))})
+		case !r.OK && r.ErrorClass == "":
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: "failed, yet no error_class"})
 		}
 		if r.Worker < 0 || r.Worker >= conc {
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("worker %d at concurrency %d", r.Worker, conc)})

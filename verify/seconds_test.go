@@ -83,3 +83,23 @@ func TestAudioSecondsInflated(t *testing.T) {
 		})
 	}
 }
+
+// TestSuccessRule: a failed request turned into a success (ok: true with
+// status 500), claims recomputed and re-sealed, must FAIL check 7.
+func TestSuccessRule(t *testing.T) {
+	dir := damagedRun(t, func(dir string) {
+		editLines(t, firstRecords(dir), func(i int, l []byte) []byte {
+			if i == 3 {
+				l = setField(t, l, "status", 500)
+			}
+			return l
+		})
+		recomputeClaims(t, dir)
+	})
+	s := testSigner(t)
+	rep, err := verify.Bundle(context.Background(), bytes.NewReader(seal(t, dir, s, bundle.SealOptions{})), verify.Options{PublicKey: s.PublicKey()})
+	must(t, err)
+	if c := rep.Check(verify.CheckProtocol); c.Status != verify.Fail {
+		t.Errorf("check 7 is %s with an ok record of status 500, want FAIL: %+v", c.Status, c.Findings)
+	}
+}
