@@ -24,9 +24,9 @@
 //	             the predicate, field by field, exactly (integers, and float64
 //	             after a JSON round trip)
 //	7 protocol   one records file per target, level and repeat, each with the
-//	             success rule held by every record (ok only with HTTP 200, no
-//	             error_class and a non-empty text_scored; a failure names its class);
-//	             declared warm-ups and measured requests; seqs distinct; start <=
+//	             declared warm-ups and measured requests; the success rule held
+//	             by every record (ok only with HTTP 200, no error_class and a
+//	             non-empty text_scored; a failure names its class); seqs distinct; start <=
 //	             first byte <= end; a worker sends one request at a time; warm-ups
 //	             end before measurement starts; never more than C in flight
 //	             (FAIL); while measuring, peak in-flight == C (or the step's
