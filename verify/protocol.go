@@ -134,6 +134,11 @@ func checkStep(c *Check, f string, recs []schemas.Record, target string, conc, r
 		case !r.OK && r.ErrorClass == "":
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: "failed, yet no error_class"})
 		}
+		// What was scored must be what the rule derives from the text as
+		// returned, or a record could score a transcript the server never sent.
+		if want := claims.ScoredText(r.Text); r.TextScored != want {
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("text_scored %q is not what text %q scores as (%q)", r.TextScored, r.Text, want)})
+		}
 		if r.Worker < 0 || r.Worker >= conc {
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("worker %d at concurrency %d", r.Worker, conc)})
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,5 +102,30 @@ func TestSuccessRule(t *testing.T) {
 	must(t, err)
 	if c := rep.Check(verify.CheckProtocol); c.Status != verify.Fail {
 		t.Errorf("check 7 is %s with an ok record of status 500, want FAIL: %+v", c.Status, c.Findings)
+	}
+}
+
+// TestTextScoredRederived: a record whose text_scored is not what its text
+// scores as (a transcript the server never sent, scored in its place), with
+// claims recomputed and re-sealed, must FAIL check 7.
+func TestTextScoredRederived(t *testing.T) {
+	dir := damagedRun(t, func(dir string) {
+		editLines(t, firstRecords(dir), func(i int, l []byte) []byte {
+			if i == 3 {
+				l = setField(t, l, "text_scored", "a transcript nobody sent")
+			}
+			return l
+		})
+		recomputeClaims(t, dir)
+	})
+	s := testSigner(t)
+	rep, err := verify.Bundle(context.Background(), bytes.NewReader(seal(t, dir, s, bundle.SealOptions{})), verify.Options{PublicKey: s.PublicKey()})
+	must(t, err)
+	c := rep.Check(verify.CheckProtocol)
+	if c.Status != verify.Fail {
+		t.Fatalf("check 7 is %s with an edited text_scored, want FAIL: %+v", c.Status, c.Findings)
+	}
+	if !strings.Contains(fmt.Sprint(c.Findings), "a transcript nobody sent") {
+		t.Errorf("findings do not name the edited text_scored: %+v", c.Findings)
 	}
 }

@@ -783,7 +783,7 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 		}
 	}
 	rec.Text = text
-	rec.TextScored = ScoredText(text)
+	rec.TextScored = claims.ScoredText(text)
 	if strings.TrimSpace(rec.TextScored) == "" {
 		rec.ErrorClass, rec.Error = schemas.ErrEmptyText, "HTTP 200 with an empty transcript"
 		return
