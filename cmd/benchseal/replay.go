@@ -35,6 +35,7 @@ type replayFlags struct {
 	timeout             time.Duration
 	seed                uint64
 	sameVariants        bool
+	forms               []string
 	asJSON, redactHost  bool
 	sampleInterval      time.Duration
 }
@@ -95,6 +96,7 @@ chance).`,
 	fl.StringVar(&f.apiKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never recorded")
 	fl.DurationVar(&f.timeout, "timeout", 0, "limit per request (default: the sealed run's)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variants' sample indices (default: the sealed run's, variants numbered past its)")
+	fl.StringArrayVar(&f.forms, "form", nil, "set a form field of every replayed target as key=value (for values redacted when sealed; never recorded)")
 	fl.BoolVar(&f.sameVariants, "same-variants", false, "send the sealed run's variants again, which a cache may recognise")
 	fl.BoolVar(&f.asJSON, "json", false, "print the comparison as JSON")
 	fl.StringArrayVar(&f.gpus, "gpu", nil, "GPUs of a target as NAME=0,1 (NVML indices), sampled during its steps (default: the sealed run's)")
@@ -311,6 +313,15 @@ func replayPlan(s *sealedRun, f *replayFlags, urls map[string]string, seedSet bo
 		gpus = setup.gpus
 	}
 	ov := &s.origin.Overrides
+	forms := map[string]string{}
+	for _, kv := range f.forms {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return p, 0, nil, usageErrorf("replay: --form %q: want key=value", fingerprint.Redact(kv))
+		}
+		forms[k] = v
+		*ov = append(*ov, fmt.Sprintf("form field %s given (value not recorded)", k))
+	}
 	for _, t := range run.Targets {
 		if len(f.only) > 0 && !slices.Contains(f.only, t.Name) {
 			continue
@@ -320,9 +331,22 @@ func replayPlan(s *sealedRun, f *replayFlags, urls map[string]string, seedSet bo
 			url = u
 			*ov = append(*ov, fmt.Sprintf("target %s url %s (sealed: %s)", t.Name, fingerprint.Redact(u), t.URL))
 		}
+		if strings.Contains(url, fingerprint.Redacted) {
+			return p, 0, nil, withHint(usageErrorf("replay: target %q's URL was redacted when sealed (%s)", t.Name, url),
+				"give it with --target %s=URL", t.Name)
+		}
 		fields := map[string]string{}
 		for k, v := range t.RequestFields {
 			fields[k] = v
+		}
+		for k, v := range forms {
+			fields[k] = v
+		}
+		for k, v := range fields {
+			if strings.Contains(v, fingerprint.Redacted) {
+				return p, 0, nil, withHint(usageErrorf("replay: target %q's form field %q was redacted when sealed", t.Name, k),
+					"give its value with --form %s=VALUE (sent, never recorded)", k)
+			}
 		}
 		p.Targets = append(p.Targets, bench.Target{Name: t.Name, URL: url, Model: t.Model, Fields: fields})
 		if len(f.gpus) == 0 {

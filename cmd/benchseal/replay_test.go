@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/demo"
+	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -49,4 +55,58 @@ vllm    8  -              -       -         -        DIFF  level not in the repl
 	if b.String() != want {
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
 	}
+}
+
+// TestReplayRedactedField: a form field redacted when sealed (an API key in
+// --form) is not sent as "[REDACTED]": replay refuses until --form gives the
+// value, and the value is then sent but written nowhere.
+func TestReplayRedactedField(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	if err := demo.WriteCorpus(corpus); err != nil {
+		t.Fatal(err)
+	}
+	clips, err := sim.LoadCorpus(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, stop, err := startSim(sim.Config{Corpus: clips})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	const secret = "sk-replay-secret-0123456789abcdef"
+	cli := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(args, strings.NewReader(""), &stdout, &stderr)
+		return code, stdout.String(), stderr.String()
+	}
+	bundlePath := filepath.Join(dir, "b.tar.zst")
+	if code, _, stderr := cli("run", "--target", "a="+url, "--corpus", corpus, "--concurrency", "1", "--requests", "5",
+		"--repeats", "1", "--form", "api_key="+secret, "--out", filepath.Join(dir, "run"), "--seal", bundlePath); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	code, _, stderr := cli("replay", bundlePath, "--out", filepath.Join(dir, "refused"))
+	if code != exitUsage || !strings.Contains(stderr, `form field "api_key" was redacted when sealed`) || !strings.Contains(stderr, "--form api_key=VALUE") {
+		t.Fatalf("replay without --form: exit %d, stderr:\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "refused")); !os.IsNotExist(err) {
+		t.Errorf("a refused replay left %s behind (%v)", filepath.Join(dir, "refused"), err)
+	}
+	out := filepath.Join(dir, "replay")
+	code, stdout, stderr := cli("replay", bundlePath, "--out", out, "--form", "api_key="+secret, "--tolerance", "1000%")
+	if code != 0 {
+		t.Fatalf("replay with --form: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	if strings.Contains(stdout+stderr, secret) {
+		t.Error("the secret was printed")
+	}
+	filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s holds the secret", p)
+			}
+		}
+		return nil
+	})
 }
