@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Limits bound what a Reader accepts, so that a hostile archive is refused
@@ -93,7 +94,7 @@ type Reader struct {
 	zr      *zstd.Decoder
 	tr      *tar.Reader
 	in, out *counter
-	seen    map[string]struct{}
+	seen    map[string]string // folded name -> name as written
 	total   int64
 	cur     *Entry
 	h       hash.Hash
@@ -115,7 +116,7 @@ func NewReader(r io.Reader, limits Limits) (*Reader, error) {
 	if err != nil {
 		return nil, &EntryError{Reason: fmt.Errorf("%w: %v", ErrCorrupt, err)}
 	}
-	rd := &Reader{limits: limits, zr: zr, in: in, seen: map[string]struct{}{}, h: sha256.New()}
+	rd := &Reader{limits: limits, zr: zr, in: in, seen: map[string]string{}, h: sha256.New()}
 	rd.out = &counter{r: zr, check: rd.checkRatio}
 	rd.tr = tar.NewReader(rd.out)
 	return rd, nil
@@ -206,7 +207,10 @@ func (r *Reader) Next() (*Entry, error) {
 	if err := checkName(name); err != nil {
 		return nil, r.fail(name, err)
 	}
-	if _, dup := r.seen[name]; dup {
+	if first, dup := r.seen[foldName(name)]; dup {
+		if first != name {
+			return nil, r.fail(name, fmt.Errorf("%w: the same file as %q where names ignore case or Unicode normalisation (macOS, Windows)", ErrDuplicate, first))
+		}
 		return nil, r.fail(name, ErrDuplicate)
 	}
 	if r.limits.MaxEntrySize > 0 && hdr.Size > r.limits.MaxEntrySize {
@@ -216,7 +220,7 @@ func (r *Reader) Next() (*Entry, error) {
 	if r.limits.MaxTotalSize > 0 && r.total > r.limits.MaxTotalSize {
 		return nil, r.fail(name, fmt.Errorf("%w: entries total more than %d bytes", ErrTooLarge, r.limits.MaxTotalSize))
 	}
-	r.seen[name] = struct{}{}
+	r.seen[foldName(name)] = name
 	r.cur = &Entry{Name: name, Size: hdr.Size}
 	r.h.Reset()
 	r.left = hdr.Size
@@ -313,3 +317,8 @@ func checkName(name string) error {
 	}
 	return nil
 }
+
+// foldName is how file systems that ignore case or Unicode normalisation
+// (macOS, Windows) see a name: two entries that fold alike would overwrite
+// each other when extracted there, so a bundle may not hold both.
+func foldName(name string) string { return norm.NFC.String(strings.ToLower(norm.NFC.String(name))) }

@@ -131,6 +131,9 @@ func hostileVectors() []vector {
 		{"device", v(tarZst(t, &tar.Header{Typeflag: tar.TypeChar, Name: "null", Devmajor: 1, Devminor: 3})), DefaultLimits, ErrNotRegular, "null"},
 		{"directory", v(tarZst(t, &tar.Header{Typeflag: tar.TypeDir, Name: "records/"})), DefaultLimits, ErrNotRegular, "records/"},
 		{"duplicate", v(tarZst(t, reg("claims.json"), reg("a"), reg("claims.json"))), DefaultLimits, ErrDuplicate, "claims.json"},
+		// Names one extraction on macOS or Windows would write to the same file.
+		{"duplicate-case", v(tarZst(t, reg("run.json"), reg("Run.json"))), DefaultLimits, ErrDuplicate, "Run.json"},
+		{"duplicate-unicode-form", v(tarZst(t, reg("records/caf\u00e9/c1-r1.jsonl"), reg("records/cafe\u0301/c1-r1.jsonl"))), DefaultLimits, ErrDuplicate, "records/cafe\u0301/c1-r1.jsonl"},
 		{"entry-too-large", v(rleBomb("zeros.bin", 1<<30)), small, ErrTooLarge, "zeros.bin"},
 		{"total-too-large", v(tarZst(t, &tar.Header{Typeflag: tar.TypeReg, Name: "a", Size: 1 << 20}, &tar.Header{Typeflag: tar.TypeReg, Name: "b", Size: 1 << 20},
 			&tar.Header{Typeflag: tar.TypeReg, Name: "c", Size: 1 << 20}, &tar.Header{Typeflag: tar.TypeReg, Name: "d", Size: 1 << 20},

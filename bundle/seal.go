@@ -338,6 +338,13 @@ func listRunDir(runDir string, noAudio bool) ([]sealFile, error) {
 		return nil, err
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
+	folded := map[string]string{}
+	for _, f := range files {
+		if first, dup := folded[foldName(f.name)]; dup {
+			return nil, &RunDirError{Path: f.abs, Err: fmt.Errorf("%w: the same file as %q where names ignore case or Unicode normalisation (macOS, Windows)", ErrDuplicate, first)}
+		}
+		folded[foldName(f.name)] = f.name
+	}
 	return files, nil
 }
 

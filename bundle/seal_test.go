@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -209,6 +210,22 @@ func TestSealRefusesSpecialFiles(t *testing.T) {
 			}
 			t.Log(err)
 		})
+	}
+}
+
+// TestSealRefusesFoldedDuplicates: two files whose names differ only in case
+// would overwrite each other when the bundle is extracted on macOS or
+// Windows (and then checked file by file with cosign), so seal refuses them.
+func TestSealRefusesFoldedDuplicates(t *testing.T) {
+	dir := t.TempDir()
+	writeRunDir(t, dir, smallRun)
+	if err := os.WriteFile(filepath.Join(dir, "Claims.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Seal(context.Background(), io.Discard, dir, testSigner(t), SealOptions{})
+	var re *RunDirError
+	if !errors.As(err, &re) || !errors.Is(err, ErrDuplicate) || !strings.Contains(err.Error(), `"Claims.json"`) {
+		t.Fatalf("Seal = %v, want a *RunDirError wrapping ErrDuplicate naming Claims.json", err)
 	}
 }
 
