@@ -105,4 +105,3 @@ func pick(deltas, done string) string {
 	}
 	return deltas
 }
-
