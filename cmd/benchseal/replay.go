@@ -8,11 +8,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -21,7 +19,6 @@ import (
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 func init() { register(newReplayCmd) }
@@ -160,18 +157,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	if err != nil {
 		return err
 	}
-	key := f.apiKey
-	if key == "" {
-		key = e.getenv("OPENAI_API_KEY")
-	}
-	tool, err := fingerprint.Tool()
-	if err != nil {
-		warnf(e.stderr, "client identity: %v", err)
-	}
-	tty := false
-	if fd, ok := e.stderr.(interface{ Fd() uintptr }); ok {
-		tty = term.IsTerminal(int(fd.Fd()))
-	}
+	key, tool, tty := clientSetup(e, f.apiKey)
 	defer drainOnInterrupt(e)()
 
 	setup := &serverSetup{launch: map[string]string{}, launchCmd: map[string]string{}, launchLog: map[string]string{},
@@ -230,27 +216,6 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	}
 	infof(e.stderr, "all %d figures agree within the tolerance (%s, wer %g points)", len(diffs), f.tolerance, f.werTolerance)
 	return nil
-}
-
-// drainOnInterrupt makes the first Ctrl-C drain (the root's context is
-// cancelled) and a second one exit at once, as run does. The returned
-// function stops listening.
-func drainOnInterrupt(e *env) func() {
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		n := 0
-		for range sig {
-			n++
-			if n == 1 {
-				infof(e.stderr, "interrupted: letting requests in flight finish (Ctrl-C again to exit at once)")
-				continue
-			}
-			infof(e.stderr, "interrupted again: exiting now")
-			os.Exit(exitInterrupted)
-		}
-	}()
-	return func() { signal.Stop(sig) }
 }
 
 // replayTargets checks --target and --only against the sealed run's

@@ -144,36 +144,9 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 	if _, err := os.Lstat(f.out); err == nil {
 		return runError(&bench.OutExistsError{Path: f.out})
 	}
-	key := f.apiKey
-	if key == "" {
-		key = e.getenv("OPENAI_API_KEY")
-	}
-	tool, err := fingerprint.Tool()
-	if err != nil {
-		warnf(e.stderr, "client identity: %v", err)
-	}
-	tty := false
-	if fd, ok := e.stderr.(interface{ Fd() uintptr }); ok {
-		tty = term.IsTerminal(int(fd.Fd()))
-	}
+	key, tool, tty := clientSetup(e, f.apiKey)
 
-	// The root's context is cancelled by the first interrupt (drain); a
-	// second one ends the process at once.
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sig)
-	go func() {
-		n := 0
-		for range sig {
-			n++
-			if n == 1 {
-				infof(e.stderr, "interrupted: letting requests in flight finish (Ctrl-C again to exit at once)")
-				continue
-			}
-			infof(e.stderr, "interrupted again: exiting now")
-			os.Exit(exitInterrupted)
-		}
-	}()
+	defer drainOnInterrupt(e)()
 
 	ctx := cmd.Context()
 	names := make([]string, len(plan.Targets))
@@ -410,3 +383,42 @@ func (v *unsetInt) Set(s string) error {
 }
 
 func (v *unsetInt) Type() string { return "int" }
+
+// clientSetup settles what run and replay share about the client: the API
+// key (--api-key, else OPENAI_API_KEY), the client's identity, and whether
+// progress goes to a terminal.
+func clientSetup(e *env, apiKey string) (key string, tool schemas.Tool, tty bool) {
+	key = apiKey
+	if key == "" {
+		key = e.getenv("OPENAI_API_KEY")
+	}
+	tool, err := fingerprint.Tool()
+	if err != nil {
+		warnf(e.stderr, "client identity: %v", err)
+	}
+	if fd, ok := e.stderr.(interface{ Fd() uintptr }); ok {
+		tty = term.IsTerminal(int(fd.Fd()))
+	}
+	return key, tool, tty
+}
+
+// drainOnInterrupt handles the signals of a measuring command: the root's
+// context is cancelled by the first interrupt (requests in flight drain);
+// a second one ends the process at once with exit status 130.
+func drainOnInterrupt(e *env) (stop func()) {
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		n := 0
+		for range sig {
+			n++
+			if n == 1 {
+				infof(e.stderr, "interrupted: letting requests in flight finish (Ctrl-C again to exit at once)")
+				continue
+			}
+			infof(e.stderr, "interrupted again: exiting now")
+			os.Exit(exitInterrupted)
+		}
+	}()
+	return func() { signal.Stop(sig) }
+}
