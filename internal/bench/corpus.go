@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,9 +36,26 @@ type CorpusError struct {
 
 func (e *CorpusError) Error() string {
 	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, reason(e.Err, e.File))
 	}
-	return fmt.Sprintf("%s: %v", e.File, e.Err)
+	return fmt.Sprintf("%s: %s", e.File, reason(e.Err, e.File))
+}
+
+// reason is err's message without the file name when err already leads
+// with it (perturb's errors, the os package's), so that the message names
+// the file once. Only the text changes: Unwrap still returns err itself.
+func reason(err error, file string) string {
+	switch x := err.(type) {
+	case *perturb.Error:
+		if x.File == file {
+			return x.Err.Error()
+		}
+	case *fs.PathError:
+		if x.Path == file {
+			return x.Err.Error()
+		}
+	}
+	return err.Error()
 }
 
 func (e *CorpusError) Unwrap() error { return e.Err }

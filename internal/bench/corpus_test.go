@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/benchseal/benchseal/perturb"
 )
 
 func TestLoadCorpusSources(t *testing.T) {
@@ -95,4 +97,51 @@ func FuzzParseSeedTTSLine(f *testing.F) {
 			t.Fatalf("accepted %q as id %q wav %q", line, id, wav)
 		}
 	})
+}
+
+// Every corpus error names each file once: perturb's and the os package's
+// errors already carry the path, and repeating it reads as a bug.
+func TestCorpusErrorsNameFileOnce(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "empty.wav")
+	os.WriteFile(bad, nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "a.wav"), makeWAV(16000, 0.1, 1), 0o644)
+	folder := filepath.Join(dir, "folder")
+	os.MkdirAll(folder, 0o755)
+	os.WriteFile(filepath.Join(folder, "empty.wav"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "m.jsonl"), []byte(`{"id": "a", "audio": "a.wav"}`+"\n"+`{"id": "e", "audio": "empty.wav"}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "missing.jsonl"), []byte(`{"id": "m", "audio": "gone.wav"}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "meta.lst"), []byte("u1|t|a.wav|x\nu2|t|empty|x\n"), 0o644)
+	for name, tc := range map[string]struct {
+		path, want string
+		perturb    bool // the cause is a *perturb.Error
+	}{
+		"single wav":       {bad, bad + ": not a RIFF file: the file is empty", true},
+		"folder":           {folder, filepath.Join(folder, "empty.wav") + ": not a RIFF file: the file is empty", true},
+		"manifest":         {filepath.Join(dir, "m.jsonl"), filepath.Join(dir, "m.jsonl") + ":2: " + bad + ": not a RIFF file: the file is empty", true},
+		"manifest missing": {filepath.Join(dir, "missing.jsonl"), filepath.Join(dir, "missing.jsonl") + ":1: " + filepath.Join(dir, "gone.wav") + ": no such file or directory", false},
+		"meta.lst":         {filepath.Join(dir, "meta.lst"), filepath.Join(dir, "meta.lst") + ":2: " + bad + ": not a RIFF file: the file is empty", true},
+		"no corpus":        {filepath.Join(dir, "nope"), filepath.Join(dir, "nope") + ": no such file or directory", false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := LoadCorpus(tc.path)
+			var ce *CorpusError
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v, want a *CorpusError", err)
+			}
+			if err.Error() != tc.want {
+				t.Errorf("err = %q\nwant  %q", err, tc.want)
+			}
+			var pe *perturb.Error
+			if errors.As(err, &pe) != tc.perturb {
+				t.Errorf("errors.As(*perturb.Error) = %v, want %v", !tc.perturb, tc.perturb)
+			}
+			if tc.perturb && !errors.Is(err, perturb.ErrNotRIFF) {
+				t.Errorf("err = %v, want it to wrap perturb.ErrNotRIFF", err)
+			}
+			if !tc.perturb && !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("err = %v, want it to wrap os.ErrNotExist", err)
+			}
+		})
+	}
 }
