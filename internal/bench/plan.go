@@ -169,5 +169,5 @@ type discard struct{}
 
 func (discard) Warnf(string, ...any) {}
 func (discard) Begin(Step, int)      {}
-func (discard) Done(bool)            {}
+func (discard) Done(string, bool)    {}
 func (discard) End(StepResult)       {}

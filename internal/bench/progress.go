@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
+
+	"github.com/benchseal/benchseal/schemas"
 )
 
 // Progress shows a run as it goes. Begin, End and Warnf are called from the
@@ -15,21 +17,25 @@ import (
 type Progress interface {
 	Warnf(format string, args ...any)
 	Begin(s Step, total int) // total: warm-ups + measured requests of the step
-	Done(ok bool)            // one request of the step ended
+	// Done says one request of the step ended; phase is schemas.PhaseWarmup
+	// or schemas.PhaseMeasure.
+	Done(phase string, ok bool)
 	End(r StepResult)
 }
 
 // NewProgress writes progress to w (stderr): a bar per step on a terminal,
-// one plain line per step otherwise:
+// one plain line per step otherwise. The bar's error count, like the line,
+// counts failed measured requests only:
 //
 //	benchseal: a c=16 r=1: 160/160 ok 0 errors 312.4 req/s
 func NewProgress(w io.Writer, terminal bool) Progress {
-	return &progress{w: w, terminal: terminal}
+	return &progress{w: w, terminal: terminal, throttle: 100 * time.Millisecond}
 }
 
 type progress struct {
 	w        io.Writer
 	terminal bool
+	throttle time.Duration // least time between two renders of the bar
 	mu       sync.Mutex
 	bar      *progressbar.ProgressBar
 	desc     string
@@ -59,14 +65,17 @@ func (p *progress) Begin(s Step, total int) {
 		progressbar.OptionShowCount(),
 		progressbar.OptionShowIts(),
 		progressbar.OptionSetItsString("req"),
-		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionThrottle(p.throttle),
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSetWidth(30),
 	)
 }
 
-func (p *progress) Done(ok bool) {
-	if !ok {
+func (p *progress) Done(phase string, ok bool) {
+	// Only measured failures are errors of the step, as in End's line and
+	// in claims; a failed warm-up is recorded but never counted.
+	failed := !ok && phase == schemas.PhaseMeasure
+	if failed {
 		p.errs.Add(1)
 	}
 	if !p.terminal {
@@ -75,7 +84,7 @@ func (p *progress) Done(ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.bar != nil {
-		if !ok {
+		if failed {
 			p.bar.Describe(fmt.Sprintf("%s (%d errors)", p.desc, p.errs.Load()))
 		}
 		p.bar.Add(1)

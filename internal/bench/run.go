@@ -635,7 +635,7 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 					r.do(reqBase, ti, wk, &jobs[seq], rec)
 					rec.Target, rec.Concurrency, rec.Repeat, rec.Phase, rec.Seq, rec.Worker = s.Target, s.Concurrency, s.Repeat, name, seq, wk.id
 					rf.write(rec)
-					r.cfg.progress.Done(rec.OK)
+					r.cfg.progress.Done(name, rec.OK)
 				}
 			})
 		}
