@@ -187,8 +187,12 @@ func (r *Reader) Next() (*Entry, error) {
 	hdr, err := r.tr.Next()
 	if err == io.EOF {
 		// tar's end: two zero blocks, or a stream that stops between
-		// entries. A stream cut inside a zstd frame fails in the decoder.
+		// entries. Read the compressed stream to its end too, so that the
+		// zstd checksum is verified and nothing hides after the archive.
 		r.cur = nil
+		if err := r.drain(); err != nil {
+			return nil, r.fail("", err)
+		}
 		return nil, io.EOF
 	}
 	if err != nil {
@@ -322,3 +326,24 @@ func checkName(name string) error {
 // (macOS, Windows) see a name: two entries that fold alike would overwrite
 // each other when extracted there, so a bundle may not hold both.
 func foldName(name string) string { return norm.NFC.String(strings.ToLower(norm.NFC.String(name))) }
+
+// drain reads what the decompressor still holds after tar's end: only
+// zero padding may follow the archive, and reaching the end of the zstd
+// stream verifies its checksum.
+func (r *Reader) drain() error {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.out.Read(buf)
+		for _, c := range buf[:n] {
+			if c != 0 {
+				return fmt.Errorf("%w: data after the archive's end", ErrCorrupt)
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("after the archive's end: %w", classify(err))
+		}
+	}
+}

@@ -145,6 +145,23 @@ func hostileVectors() []vector {
 		{"truncated", func(t testing.TB) []byte { b := sealedSmall(t); return b[:len(b)/2] }, DefaultLimits, ErrTruncated, ""},
 		{"truncated-frame-end", func(t testing.TB) []byte { b := sealedSmall(t); return b[:len(b)-5] }, DefaultLimits, ErrTruncated, ""},
 		{"garbage", v([]byte("this is not a bundle at all, not even zstd")), DefaultLimits, ErrCorrupt, ""},
+		// Every entry reads, but the frame's checksum does not match: only
+		// reading the stream to its end finds out.
+		{"bad-checksum", func(t testing.TB) []byte { b := bytes.Clone(sealedSmall(t)); b[len(b)-1] ^= 0xff; return b }, DefaultLimits, ErrCorrupt, ""},
+		// Data hidden after tar's end marker, inside the compressed stream.
+		{"data-after-end", func(t testing.TB) []byte {
+			var tb bytes.Buffer
+			tw := tar.NewWriter(&tb)
+			tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: "a", Size: 1, Mode: 0o644, Format: tar.FormatPAX})
+			tw.Write([]byte("x"))
+			tw.Close()
+			tb.WriteString("hidden after the end marker")
+			var zb bytes.Buffer
+			zw, _ := zstd.NewWriter(&zb, zstd.WithEncoderConcurrency(1))
+			zw.Write(tb.Bytes())
+			zw.Close()
+			return zb.Bytes()
+		}, DefaultLimits, ErrCorrupt, ""},
 	}
 }
 
