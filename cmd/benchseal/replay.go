@@ -187,6 +187,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	case err != nil:
 		return runError(err)
 	}
+	writeRunReport(e, res.Dir)
 	infof(e.stderr, "replay written to %s", res.Dir)
 
 	want := sealed.claims

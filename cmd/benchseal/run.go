@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/report"
 	"github.com/benchseal/benchseal/internal/score"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/spf13/cobra"
@@ -175,6 +177,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 		return errInterrupted
 	case errors.Is(err, bench.ErrInterrupted):
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete)", res.Dir)
+		writeRunReport(e, res.Dir)
 		if f.seal != "" {
 			warnf(e.stderr, "--seal: an interrupted run is not sealed")
 		}
@@ -188,6 +191,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 	case err != nil:
 		return runError(err)
 	}
+	writeRunReport(e, res.Dir)
 	infof(e.stderr, "run written to %s", res.Dir)
 	if f.seal == "" {
 		return nil
@@ -421,4 +425,24 @@ func drainOnInterrupt(e *env) (stop func()) {
 		}
 	}()
 	return func() { signal.Stop(sig) }
+}
+
+// writeRunReport writes REPORT.md into a finished (or interrupted) run
+// directory, so the bundle sealed from it carries its own human-readable
+// summary (DESIGN.md, Evidence bundle). The report is a convenience, never
+// evidence: failing to write it is a warning, and it never replaces a file.
+func writeRunReport(e *env, dir string) {
+	in, err := loadReportDir(e, dir)
+	if err == nil {
+		var f *os.File
+		if f, err = os.OpenFile(filepath.Join(dir, "REPORT.md"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+			err = report.Markdown(f, in)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+	}
+	if err != nil {
+		warnf(e.stderr, "REPORT.md not written: %v (benchseal report %s makes it later)", err, dir)
+	}
 }
