@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,12 +36,14 @@ func Capture(ctx context.Context, client *http.Client, target, baseURL string, h
 
 // Probe GETs each of ProbePaths. An endpoint that answers 404 or 405 is not
 // served and left out; any other answer is kept with its status and its
-// body, redacted; one that could not be reached is kept with Status 0 and
-// the error, so a reader sees what was tried.
+// body, redacted and scrubbed of the secret header values sent; one that
+// could not be reached is kept with Status 0 and the error, so a reader
+// sees what was tried.
 func Probe(ctx context.Context, client *http.Client, baseURL string, header http.Header) []schemas.Probe {
 	out := []schemas.Probe{}
+	sent := sentSecrets(header)
 	for _, path := range ProbePaths {
-		p, served := probeOne(ctx, client, strings.TrimSuffix(baseURL, "/")+path, header)
+		p, served := probeOne(ctx, client, strings.TrimSuffix(baseURL, "/")+path, header, sent)
 		if served {
 			p.Path = path
 			out = append(out, p)
@@ -49,11 +52,11 @@ func Probe(ctx context.Context, client *http.Client, baseURL string, header http
 	return out
 }
 
-func probeOne(ctx context.Context, client *http.Client, url string, header http.Header) (schemas.Probe, bool) {
+func probeOne(ctx context.Context, client *http.Client, url string, header http.Header, sent []string) (schemas.Probe, bool) {
 	var p schemas.Probe
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		p.Error = Redact(err.Error())
+		p.Error = Redact(scrub(err.Error(), sent))
 		return p, true
 	}
 	for k, v := range header {
@@ -61,7 +64,7 @@ func probeOne(ctx context.Context, client *http.Client, url string, header http.
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		p.Error = Redact(err.Error())
+		p.Error = Redact(scrub(err.Error(), sent))
 		return p, true
 	}
 	defer resp.Body.Close()
@@ -70,15 +73,59 @@ func probeOne(ctx context.Context, client *http.Client, url string, header http.
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, schemas.ProbeBodyLimit+1))
 	if err != nil {
-		p.Error = Redact(err.Error())
+		p.Error = Redact(scrub(err.Error(), sent))
 	}
 	if len(body) > schemas.ProbeBodyLimit {
 		body, p.Truncated = body[:schemas.ProbeBodyLimit], true
 	}
 	p.Status = resp.StatusCode
 	p.ContentType = resp.Header.Get("Content-Type")
-	p.Body = Redact(strings.ToValidUTF8(string(body), "\uFFFD"))
+	p.Body = Redact(scrub(strings.ToValidUTF8(string(body), "\uFFFD"), sent))
 	return p, true
+}
+
+// sentSecrets lists, longest first, the secret values of header (those
+// under a name like Authorization, Cookie or X-Api-Key): each value whole,
+// its credential without the scheme (Bearer K: K) and each cookie's value,
+// since a server that echoes a request (a debug endpoint, an error
+// message) may quote any of them where no pattern of Redact finds them.
+func sentSecrets(header http.Header) []string {
+	var out []string
+	add := func(v string) {
+		if v = strings.TrimSpace(v); v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	for name, vals := range header {
+		if !secretKeyRe.MatchString(name) || harmlessKey(name) {
+			continue
+		}
+		for _, v := range vals {
+			add(v)
+			if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+				add(cred)
+			}
+			if strings.HasSuffix(strings.ToLower(name), "cookie") {
+				for part := range strings.SplitSeq(v, ";") {
+					if _, val, ok := strings.Cut(part, "="); ok {
+						add(val)
+					}
+				}
+			}
+		}
+	}
+	// Longest first, so that a value containing another is replaced whole.
+	slices.SortFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
+
+// scrub replaces every occurrence of each sent secret in s, whatever
+// surrounds it.
+func scrub(s string, sent []string) string {
+	for _, v := range sent {
+		s = strings.ReplaceAll(s, v, Redacted)
+	}
+	return s
 }
 
 // MetricsError says why a /metrics scrape failed; the raw text read so far
@@ -117,7 +164,7 @@ func ScrapeMetrics(ctx context.Context, client *http.Client, baseURL string, hea
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, MetricsLimit))
-	raw = []byte(Redact(string(raw)))
+	raw = []byte(Redact(scrub(string(raw), sentSecrets(header))))
 	if err != nil {
 		return raw, nil, &MetricsError{URL: url, Status: resp.StatusCode, Err: err}
 	}

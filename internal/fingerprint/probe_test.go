@@ -166,3 +166,34 @@ func FuzzParseMetrics(f *testing.F) {
 		}
 	})
 }
+
+// TestProbeScrubsEchoedSecrets: a server that echoes what it was sent
+// (a debug endpoint, an error message) puts the key where no pattern finds
+// it; the exact values sent are scrubbed wherever they appear.
+func TestProbeScrubsEchoedSecrets(t *testing.T) {
+	const key = "Pl41nK3yW1thN0Pr3f1x" // no hf_/sk- prefix, no key= before it
+	const cookie = "c00k13V4lu3Echo"
+	echo := func(w http.ResponseWriter, r *http.Request) {
+		auth := r.Header.Get("Authorization")
+		xkey := r.Header.Get("X-Api-Key")
+		ck := r.Header.Get("Cookie")
+		w.Write([]byte("seen " + auth + "|" + strings.TrimPrefix(auth, "Bearer ") + "x|<" + xkey + ">|" + ck + "|x" + strings.TrimPrefix(ck, "sid=") + "\n"))
+	}
+	srv := httptest.NewServer(http.HandlerFunc(echo))
+	defer srv.Close()
+	h := http.Header{"Authorization": {"Bearer " + key}, "X-Api-Key": {key + "2"}, "Cookie": {"sid=" + cookie}, "Accept": {"text/plain"}}
+	c := Capture(context.Background(), srv.Client(), "a", srv.URL, h, "before")
+	b := mustValidate(t, "probe", c)
+	for _, s := range []string{key, cookie} {
+		if strings.Contains(string(b), s) {
+			t.Errorf("capture holds %q: %s", s, b)
+		}
+	}
+	if len(c.Probes) == 0 || !strings.HasPrefix(c.Probes[0].Body, "seen ") {
+		t.Errorf("probes = %+v", c.Probes)
+	}
+	raw, _, _ := ScrapeMetrics(context.Background(), srv.Client(), srv.URL, h)
+	if strings.Contains(string(raw), key) || strings.Contains(string(raw), cookie) || !strings.HasPrefix(string(raw), "seen ") {
+		t.Errorf("metrics holds a secret: %q", raw)
+	}
+}

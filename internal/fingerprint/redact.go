@@ -20,11 +20,17 @@ const Redacted = "[REDACTED]"
 const secretName = `(?:api[_-]?keys?|apikeys?|access[_-]?keys?|(?:secret|private)[_-]?keys?|token|secrets?|passwords?|passwd|credentials?)`
 
 var (
-	// Authorization: Bearer X, "Authorization": "Basic X", authorization=X:
-	// everything up to the closing quote or the end of the line, since a
-	// scheme (Key X, AWS4-HMAC-SHA256 Credential=..., Signature=...) may
-	// carry its secret in any word.
-	authRe = regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?)(?:(bearer|basic|token|digest|key|apikey|api-key)\s+)?([^"'\r\n]*[^\s"'])`)
+	// Authorization: Bearer X, "Authorization": "Basic X", authorization=X,
+	// Cookie: a=X, Set-Cookie: X; Path=/: everything up to the closing quote
+	// or the end of the line, since a scheme (Key X, AWS4-HMAC-SHA256
+	// Credential=..., Signature=...) or a cookie may carry its secret in any
+	// word. A list's first element is reached through its bracket so that
+	// what authListRe missed (an unclosed list) still reads cleanly.
+	authRe = regexp.MustCompile(`(?i)((?:authorization|cookie)["']?\s*[:=]\s*(?:\[\s*["']|["'])?)(?:(bearer|basic|token|digest|key|apikey|api-key)\s+)?([^"'\r\n]*[^\s"'])`)
+	// "Authorization": ["Bearer X", ...], as Go prints an http.Header in
+	// JSON and Python a dict of lists: the whole list becomes one redacted
+	// element, since any element may be a secret.
+	authListRe = regexp.MustCompile(`(?i)((?:authorization|cookie)["']?\s*[:=]\s*)\[\s*("(?:[^"\\]|\\.)*"|'[^']*')(?:\s*,\s*(?:"(?:[^"\\]|\\.)*"|'[^']*'))*\s*\]`)
 	// A bearer token anywhere else (curl -H, logs).
 	bearerRe = regexp.MustCompile(`(?i)(\bbearer\s+)([A-Za-z0-9._~+/=-]+)`)
 	// key=value, key: value, "key": "value", 'key': ['v1', 'v2'] (Python
@@ -56,10 +62,10 @@ func harmlessKey(k string) bool {
 
 // Redact replaces the secret values in s with [REDACTED]: HF_TOKEN=...,
 // *_API_KEY=..., *_TOKEN=..., --api-key X, --api-key=X, --token X,
-// Authorization and Bearer values, JSON, YAML and Python-repr fields named
-// like api_key, token, secret or password, passwords in URLs, and tokens
-// recognisable by their prefix (hf_..., sk-..., ghp_...). It is meant to
-// err on the side of hiding too much.
+// Authorization, Bearer, Cookie and Set-Cookie values, JSON, YAML and
+// Python-repr fields named like api_key, token, secret or password,
+// passwords in URLs, and tokens recognisable by their prefix (hf_...,
+// sk-..., ghp_...). It is meant to err on the side of hiding too much.
 func Redact(s string) string {
 	// The regular expressions cost far more than a scan for the words they
 	// need; most log lines have none of them.
@@ -72,7 +78,7 @@ func Redact(s string) string {
 		}
 		return false
 	}
-	if has("authorization") {
+	if has("authorization", "cookie") {
 		s = redactAuth(s)
 	}
 	if has("bearer") {
@@ -92,6 +98,11 @@ func Redact(s string) string {
 }
 
 func redactAuth(s string) string {
+	s = authListRe.ReplaceAllStringFunc(s, func(m string) string {
+		sm := authListRe.FindStringSubmatch(m)
+		q := sm[2][:1]
+		return sm[1] + "[" + q + Redacted + q + "]"
+	})
 	return authRe.ReplaceAllStringFunc(s, func(m string) string {
 		sm := authRe.FindStringSubmatch(m)
 		if sm[2] != "" {
@@ -147,14 +158,14 @@ func isSecretFlag(a string) bool {
 	return secretFlagRe.MatchString(a) && !harmlessKey(strings.TrimLeft(a, "-"))
 }
 
-var secretKeyRe = regexp.MustCompile(`(?i)^[a-z0-9_.-]*?(?:` + secretName[3:len(secretName)-1] + `|authorization)$`)
+var secretKeyRe = regexp.MustCompile(`(?i)^[a-z0-9_.-]*?(?:` + secretName[3:len(secretName)-1] + `|authorization|cookie)$`)
 
 // RedactJSON redacts a JSON document structurally: the value of every key
 // named like a secret (api_key, token, hf_token, password, secret,
-// authorization, ...) becomes "[REDACTED]" whatever its type, and every
-// other string goes through Redact. The result is re-encoded with sorted
-// keys; a document that is not JSON is returned as Redact of its text,
-// with the decoding error.
+// authorization, cookie, set-cookie, ...) becomes "[REDACTED]" whatever
+// its type, and every other string goes through Redact. The result is
+// re-encoded with sorted keys; a document that is not JSON is returned as
+// Redact of its text, with the decoding error.
 func RedactJSON(doc []byte) ([]byte, error) {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(doc))

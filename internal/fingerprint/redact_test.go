@@ -43,6 +43,13 @@ var redactCases = []struct {
 	{"max tokens kept", "--max-tokens 256 max_tokens=5 --tokenizer Qwen/x", "--max-tokens 256 max_tokens=5 --tokenizer Qwen/x"},
 	{"special tokens kept", `{"eos_token": "</s>", "pad_token": "<pad>"}`, `{"eos_token": "</s>", "pad_token": "<pad>"}`},
 	{"short sk kept", "pip install sk-learn", "pip install sk-learn"},
+	{"cookie header", "Cookie: sid=" + secret + "; theme=dark", "Cookie: [REDACTED]"},
+	{"set-cookie header", "Set-Cookie: sid=" + secret + "; Path=/; HttpOnly", "Set-Cookie: [REDACTED]"},
+	{"cookie json", `{"Cookie": "sid=` + secret + `", "x": 1}`, `{"Cookie": "[REDACTED]", "x": 1}`},
+	{"auth json array", `{"Authorization": ["Bearer ` + secret + `"]}`, `{"Authorization": ["[REDACTED]"]}`},
+	{"auth json array two", `{"Authorization": ["Bearer ` + secret + `", "Basic ` + secret + `"], "x": 1}`, `{"Authorization": ["[REDACTED]"], "x": 1}`},
+	{"auth python list", `{'authorization': ['x ` + secret + `']}`, `{'authorization': ['[REDACTED]']}`},
+	{"set-cookie json array", `{"Set-Cookie": ["sid=` + secret + `; Path=/"]}`, `{"Set-Cookie": ["[REDACTED]"]}`},
 	{"plain", "INFO: Uvicorn running on http://0.0.0.0:8000", "INFO: Uvicorn running on http://0.0.0.0:8000"},
 }
 
@@ -91,6 +98,14 @@ func TestRedactJSON(t *testing.T) {
 	}
 	if v["nested"].(map[string]any)["cmd"] != "x --token [REDACTED]" || v["model"] != "m" || v["max_tokens"].(float64) != 5 {
 		t.Errorf("wrong redaction: %s", out)
+	}
+	out, err = RedactJSON([]byte(`{"headers": {"Cookie": "sid=a", "Set-Cookie": ["sid=b"], "Accept": "*/*"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out, []byte(`"Cookie": "[REDACTED]"`)) || !bytes.Contains(out, []byte(`"Set-Cookie": "[REDACTED]"`)) ||
+		!bytes.Contains(out, []byte(`"Accept": "*/*"`)) {
+		t.Errorf("cookies kept or Accept lost: %s", out)
 	}
 	if _, err := RedactJSON([]byte("api_key=" + secret)); err == nil {
 		t.Error("non-JSON accepted")
@@ -144,6 +159,7 @@ func FuzzRedact(f *testing.F) {
 		forms := []string{
 			"HF_TOKEN=" + s, "OPENAI_API_KEY=" + s, "--api-key " + s, "--api-key=" + s, "--token " + s,
 			"Authorization: Bearer " + s, `{"api_key": "` + s + `"}`, "hf_" + s, "sk-" + s, `'hf_token': '` + s + `'`,
+			"Cookie: sid=" + s, "Set-Cookie: a=" + s + "; Path=/", `"Authorization": ["Bearer ` + s + `"]`, `"Authorization": ["x", "` + s + `"]`,
 		}
 		in := text + " " + forms[int(form)%len(forms)] + " " + text
 		out := Redact(in)
