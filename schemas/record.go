@@ -35,7 +35,7 @@ type Record struct {
 	InputSHA256  string  `json:"input_sha256"` // of the bytes sent
 	AudioSeconds float64 `json:"audio_seconds"`
 	StartNs      int64   `json:"start_ns"`
-	FirstByteNs  int64   `json:"first_byte_ns"` // 0 if no byte arrived
+	FirstByteNs  int64   `json:"first_byte_ns"` // headers' arrival, or streamed: the first event carrying text (delta or final); 0 if none
 	EndNs        int64   `json:"end_ns"`
 	Status       int     `json:"status"` // HTTP status, 0 if none
 	OK           bool    `json:"ok"`

@@ -25,10 +25,12 @@
 // stripping: a bare Qwen3-ASR prefix is empty_text). A response body past
 // 64 MiB fails the request (decode) rather than being buffered. start_ns is taken just
 // before the request is sent, end_ns after the last byte of the response;
-// first_byte_ns is when the response headers arrived, or with Stream the
-// first non-empty text delta of the SSE stream (vLLM's
-// {"choices":[{"delta":{"content"}}]} chunks or OpenAI's
-// transcript.text.delta events). text keeps the transcript as returned;
+// first_byte_ns is when the response headers arrived, or with Stream when
+// the first SSE event carrying text arrived, whatever its kind: a
+// non-empty delta (vLLM's {"choices":[{"delta":{"content"}}]} chunks or
+// OpenAI's transcript.text.delta events) or, when no delta came before it,
+// the final transcript.text.done with its text; a stream with no text has
+// none (0). text keeps the transcript as returned;
 // text_scored drops Qwen3-ASR's raw "language X<asr_text>" prefix.
 //
 // # Run directory

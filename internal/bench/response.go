@@ -47,8 +47,11 @@ type sseChunk struct {
 }
 
 // readSSE reads an event stream until [DONE] or its end and returns the
-// concatenated deltas; onDelta is called at the first non-empty one.
-func readSSE(br *bufio.Reader, onDelta func()) (string, error) {
+// concatenated deltas (or the final event's text). onText is called when
+// the first event carrying text arrives, whatever its kind: a stream that
+// sends its transcript only in transcript.text.done still has a first
+// byte, and a request without one would be left out of ttfb_p50.
+func readSSE(br *bufio.Reader, onText func()) (string, error) {
 	var text strings.Builder
 	var done string
 	first := true
@@ -81,13 +84,11 @@ func readSSE(br *bufio.Reader, onDelta func()) (string, error) {
 				if c.Type == "transcript.text.done" {
 					done, d = c.Text, ""
 				}
-				if d != "" {
-					if first {
-						onDelta()
-						first = false
-					}
-					text.WriteString(d)
+				if first && (d != "" || done != "") {
+					onText()
+					first = false
 				}
+				text.WriteString(d)
 			}
 		}
 		if err != nil {
