@@ -48,8 +48,9 @@
 // and takes the worst status of its findings. Only FAIL makes a report
 // not OK. WARN means the evidence holds but proves less than it could:
 // an unpinned signer; audio left out (seal --no-audio) so variants are
-// not re-derived (Options.AudioDir brings the clips back, matched by
-// SHA-256); a run without perturbation (--no-perturb, said loudly); an
+// not re-derived and the clips' lengths (seconds, sample rate, frames),
+// hence RTFx, rest on run.json alone (Options.AudioDir brings the clips
+// back, matched by SHA-256); a run without perturbation (--no-perturb, said loudly); an
 // incomplete run (seal --allow-incomplete, said loudly); a fairness
 // comparison whose data the run did not capture ("not available") or that
 // does not hold (knobs differ, cache hits). Targets on different GPU

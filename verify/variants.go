@@ -109,7 +109,9 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 		if audioDir != "" {
 			how = fmt.Sprintf("%d clips not found in %s", missing, audioDir)
 		}
-		c.warnf("", "%s: variants of %d clips not re-derived (pass --audio DIR with the original clips); plan indices and distinct hashes still checked", how, missing)
+		// Without the audio, checkSeconds only holds run.json to itself: the
+		// frames and sample rate it divides are the sealer's word.
+		c.warnf("", "%s: variants of %d clips not re-derived and their lengths (seconds, sample rate, frames) unverified, so RTFx rests on run.json alone (pass --audio DIR with the original clips); plan indices and distinct hashes still checked", how, missing)
 	}
 
 	plan := perturb.Plan{Seed: run.Seed}

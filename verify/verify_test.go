@@ -234,9 +234,10 @@ func vectors() []vector {
 		{name: "no-perturb", expect: "a run without perturbation: loud WARN",
 			make: sealed(func(t testing.TB) string { _, d := unperturb.get(t); return d }, bundle.SealOptions{}, "pinned"),
 			warn: []int{5, 8}, pass: []int{1, 2, 3, 4, 6, 7}, finding: 5, text: "PERTURBATION WAS OFF"},
-		{name: "no-audio", expect: "sealed with --no-audio: variants not re-derived, WARN",
+		{name: "no-audio", expect: "sealed with --no-audio: variants and clip lengths not checked against audio, WARN",
 			make: sealed(goodDir, bundle.SealOptions{NoAudio: true}, "pinned"),
-			warn: []int{5}, pass: []int{1, 2, 3, 4, 6, 7}, finding: 5, text: "audio not included"},
+			warn: []int{5}, pass: []int{1, 2, 3, 4, 6, 7}, finding: 5,
+			text: "audio not included: variants of 2 clips not re-derived and their lengths (seconds, sample rate, frames) unverified, so RTFx rests on run.json alone"},
 		{name: "no-audio-with-audio-dir", expect: "--no-audio, clips given back with --audio: PASS",
 			make: func(t testing.TB) ([]byte, verify.Options) {
 				b, o := sealed(goodDir, bundle.SealOptions{NoAudio: true}, "pinned")(t)

@@ -50,8 +50,9 @@ collecting every problem before it answers:
 
 Each check prints PASS, WARN or FAIL with a reason, and its findings below it.
 Given a run directory (not yet sealed), checks 1-3 are SKIP. A bundle sealed with
---no-audio cannot re-derive its variants (check 5 WARN) unless --audio DIR holds the
-original clips, matched by SHA-256. --key is a public key file, a private key file
+--no-audio cannot re-derive its variants nor check its clips' lengths, on which
+RTFx rests (check 5 WARN), unless --audio DIR holds the original clips, matched by
+SHA-256. --key is a public key file, a private key file
 (its password from BENCHSEAL_PASSWORD or COSIGN_PASSWORD) or a KMS reference.`,
 		Example: `  benchseal verify evidence.tar.zst --key benchseal.pub
   benchseal verify evidence.tar.zst --json | jq '.checks[] | select(.status == "FAIL")'
