@@ -165,3 +165,52 @@ func TestHTMLStructure(t *testing.T) {
 		t.Errorf("elements: svg %d table %d h1 %d style %d; want 3, 7, 1, 1", count["svg"], count["table"], count["h1"], count["style"])
 	}
 }
+
+// TestMarkdownDataMakesNoStructure: names, models and notes from the
+// input that look like Markdown blocks or links (a bare URL GitHub would
+// autolink, an e-mail address, "- ", "1. ", "#") render as their literal
+// text: URLs and addresses as code spans, leading markers escaped.
+func TestMarkdownDataMakesNoStructure(t *testing.T) {
+	const url, www, mail = "https://evil.example/a?b=1", "www.example.com/m", "ops@example.org"
+	in := fixture()
+	in.Run.Targets[0].Name = url
+	in.Claims.Targets[0].Target = url
+	in.Servers[0].Target = url
+	in.Run.Targets[1].Model = www
+	in.Run.Notes = []string{"- dash", "1. one", "2) two", "+ plus", "    indented", "# hash", "=", "---", "see " + mail + " or http://x.example/y|z"}
+	md, _, _ := render(t, in)
+	s := string(md)
+	// Every occurrence sits in a code span: GitHub links no code.
+	for _, data := range []string{url, www, mail, "http://x.example/y"} {
+		n := strings.Count(s, data)
+		if n == 0 {
+			t.Fatalf("Markdown lacks %q:\n%s", data, md)
+		}
+		if k := strings.Count(s, "`"+data+"`"); k != n {
+			t.Errorf("%q: %d of %d occurrences outside a code span:\n%s", data, n-k, n, md)
+		}
+	}
+	for _, want := range []string{"- \\- dash\n", "- 1\\. one\n", "- 2\\) two\n", "- \\+ plus\n", "- indented\n", "- \\# hash\n", "- \\=\n", "- \\---\n",
+		"- see `" + mail + "` or `http://x.example/y`\\|z\n", "# Speech-to-text benchmark: `" + url + "` vs vllm-omni\n"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("Markdown lacks the line %q:\n%s", want, md)
+		}
+	}
+}
+
+func TestMdText(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":                "plain",
+		"a|b":                  `a\|b`,
+		"go to https://x.y/z.": "go to `https://x.y/z`.",
+		"(https://x/a, b)":     "(`https://x/a`, b)",
+		"WWW.x.org and www.y":  "`WWW.x.org` and `www.y`",
+		"a@b.co":               "`a@b.co`",
+		"a@b":                  "a@b",
+		"http://a/`b`&c":       "``http://a/`b`&c``",
+	} {
+		if got := mdText(in); got != want {
+			t.Errorf("mdText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"bufio"
 	"io"
+	"regexp"
 	"strings"
 )
 
@@ -28,10 +29,10 @@ func writeMarkdown(w *bufio.Writer, bl block, link bool) {
 		if x.warn {
 			w.WriteString("> ")
 		}
-		w.WriteString(mdSpans(x.spans) + "\n")
+		w.WriteString(mdLine(mdSpans(x.spans)) + "\n")
 	case bullets:
 		for _, it := range x.items {
-			w.WriteString("- " + mdSpans(it) + "\n")
+			w.WriteString("- " + mdLine(mdSpans(it)) + "\n")
 		}
 	case codeBlock:
 		fence := "```"
@@ -67,7 +68,7 @@ func writeMarkdown(w *bufio.Writer, bl block, link bool) {
 			w.WriteString("\n")
 		}
 		if x.caption != "" {
-			w.WriteString("\n" + mdText(x.caption) + "\n")
+			w.WriteString("\n" + mdLine(mdText(x.caption)) + "\n")
 		}
 	}
 }
@@ -97,7 +98,54 @@ var mdEscaper = strings.NewReplacer(
 	"\n", " ", "\r", " ",
 )
 
-func mdText(s string) string { return mdEscaper.Replace(s) }
+// autolinkRe finds what GitHub links by itself in plain text: URLs
+// (http://, https://, ftp://, www.) and e-mail addresses. A pipe ends one,
+// so that it stays outside the code span (where it would still split a
+// table cell) and is escaped.
+var autolinkRe = regexp.MustCompile(`(?i)(?:\b(?:https?|ftp)://|\bwww\.)[^\s|]*|[a-z0-9.+_-]+@[a-z0-9_-]+(?:\.[a-z0-9_-]+)+`)
+
+// mdText escapes s with mdEscaper and shows what GitHub would autolink as
+// a code span, so the text is data, never a link.
+func mdText(s string) string {
+	if !strings.Contains(s, "://") && !strings.Contains(s, "@") && !strings.Contains(strings.ToLower(s), "www.") {
+		return mdEscaper.Replace(s)
+	}
+	var b strings.Builder
+	for {
+		loc := autolinkRe.FindStringIndex(s)
+		if loc == nil {
+			break
+		}
+		// Trailing punctuation is the sentence's, as GitHub reads it.
+		end := loc[0] + len(strings.TrimRight(s[loc[0]:loc[1]], `?!.,:;*_~'")`))
+		b.WriteString(mdEscaper.Replace(s[:loc[0]]))
+		b.WriteString(mdCode(s[loc[0]:end]))
+		s = s[end:]
+	}
+	b.WriteString(mdEscaper.Replace(s))
+	return b.String()
+}
+
+// orderedRe is the start of an ordered list item: up to 9 digits, then
+// "." or ")", then a space or the end.
+var orderedRe = regexp.MustCompile(`^\d{1,9}[.)](?:[ \t]|$)`)
+
+// mdLine makes an escaped line safe at the start of a block: the
+// indentation that would make it code is dropped (it never showed), and a
+// leading list marker, thematic break or setext underline (-, +, =, 1.,
+// 1)) is escaped; mdText already escapes #, >, * and _ everywhere.
+func mdLine(s string) string {
+	s = strings.TrimLeft(s, " \t")
+	switch {
+	case s == "":
+	case strings.IndexByte("-+=", s[0]) >= 0:
+		s = `\` + s
+	case orderedRe.MatchString(s):
+		i := strings.IndexAny(s, ".)")
+		s = s[:i] + `\` + s[i:]
+	}
+	return s
+}
 
 // mdCode is a code span that shows s verbatim: the fence is one backtick
 // longer than the longest run inside, padded when s starts or ends with one.
