@@ -3,6 +3,7 @@ package main
 import (
 	"crypto"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"os"
@@ -52,8 +53,9 @@ Each check prints PASS, WARN or FAIL with a reason, and its findings below it.
 Given a run directory (not yet sealed), checks 1-3 are SKIP. A bundle sealed with
 --no-audio cannot re-derive its variants nor check its clips' lengths, on which
 RTFx rests (check 5 WARN), unless --audio DIR holds the original clips, matched by
-SHA-256. --key is a public key file, a private key file
-(its password from BENCHSEAL_PASSWORD or COSIGN_PASSWORD) or a KMS reference.`,
+SHA-256. --key is a public key file, a private key file (its password from
+BENCHSEAL_PASSWORD or COSIGN_PASSWORD; verify warns that a reader needs only its
+public half, NAME.pub) or a KMS reference.`,
 		Example: `  benchseal verify evidence.tar.zst --key benchseal.pub
   benchseal verify evidence.tar.zst --json | jq '.checks[] | select(.status == "FAIL")'
   benchseal verify runs/qwen3-asr`,
@@ -72,6 +74,13 @@ SHA-256. --key is a public key file, a private key file
 			}
 			opts := verify.Options{AudioDir: audio}
 			if key != "" {
+				if isPrivateKeyFile(key) {
+					pub := "NAME.pub, as benchseal keygen writes it"
+					if strings.HasSuffix(key, ".key") {
+						pub = strings.TrimSuffix(key, ".key") + ".pub"
+					}
+					warnf(e.stderr, "--key %s is a private key: verifying needs only its public half (%s); give readers that, never the private key", key, pub)
+				}
 				var pub crypto.PublicKey
 				pub, err = bundle.LoadPublicKey(ctx, key, func() ([]byte, error) { return readPassword(e, false) })
 				if err != nil {
@@ -125,6 +134,26 @@ SHA-256. --key is a public key file, a private key file
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checklist as JSON")
 	cmd.Flags().StringVar(&audio, "audio", "", "folder of the original clips, for a bundle sealed with --no-audio")
 	return cmd
+}
+
+// isPrivateKeyFile reports whether ref is a key file whose PEM block is a
+// private key. Only the block's type is looked at; the key itself is
+// never shown.
+func isPrivateKeyFile(ref string) bool {
+	if bundle.IsKMSRef(ref) {
+		return false
+	}
+	f, err := os.Open(ref)
+	if err != nil {
+		return false // LoadPublicKey says why
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return false
+	}
+	block, _ := pem.Decode(raw)
+	return block != nil && strings.Contains(block.Type, "PRIVATE KEY")
 }
 
 // printChecklist writes one aligned line per check, its findings indented
