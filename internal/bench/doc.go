@@ -39,9 +39,9 @@
 // /v1/models (and settles the model when a target serves exactly one)
 // before creating anything, then writes inputs/<sha256>.wav (the original
 // clips), run.json (complete=false), records/<target>/c<C>-r<R>.jsonl (R
-// 1-based; one line per request, written as it ends by the file's one
-// writer goroutine, so a crash leaves valid JSONL minus at most the lines
-// not yet written), and at the end
+// 1-based; one line per request, written as it ends, several lines to a
+// write(2) when workers finish together, so a crash leaves valid JSONL
+// minus at most the lines not yet written), and at the end
 // run.json again (replaced atomically, complete=true, ended_at) and
 // claims.json, computed by internal/claims from the files on disk.
 //

@@ -495,22 +495,24 @@ func (r *runner) jobs(li int) ([]job, error) {
 	return jobs, errors.Join(errs...)
 }
 
-// recordFile appends one JSON line per finished request as it ends. One
-// goroutine owns the file: workers encode their line in a pooled buffer and
-// hand it over, so no worker waits for the disk or for another worker's
-// write(2) before its next request (with a lock around the write, the
-// dispatch gap's p99 at C=64 was 3-4.5 ms on two cores, against 0.6-1.4 ms
-// without). The writer writes whatever lines are queued in one write(2), as
-// soon as they come: a crash loses at most the lines not yet written, never
-// half a line.
+// recordFile appends one JSON line per finished request as it ends.
+// Workers encode their line in a pooled buffer and queue it; whichever
+// worker finds the file free writes the whole queue in one write(2), so no
+// worker waits for another's write before its next request (with a lock
+// around encode and write, the dispatch gap's p99 at C=64 was 3-4.5 ms on
+// two cores), and no goroutine is woken per request (a writer goroutine fed
+// by a channel cost C=1 a wake-up per request). A crash loses at most the
+// lines not yet written, never half a line.
 type recordFile struct {
-	f    *os.File
-	ch   chan *bytes.Buffer
-	done chan struct{}
-	err  error // set by the writer; read after done
-}
+	f *os.File
 
-var linePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+	qmu   sync.Mutex // guards queue
+	queue []byte     // encoded lines not yet written
+
+	wmu   sync.Mutex // held by the one worker writing to f
+	spare []byte     // the last batch written, reused (under wmu)
+	err   error      // first write error (under wmu)
+}
 
 func createRecordFile(path string) (*recordFile, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -520,37 +522,17 @@ func createRecordFile(path string) (*recordFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	rf := &recordFile{f: f, ch: make(chan *bytes.Buffer, 1024), done: make(chan struct{})}
-	go rf.writer()
-	return rf, nil
+	return &recordFile{f: f}, nil
 }
 
-func (rf *recordFile) writer() {
-	defer close(rf.done)
-	var batch []byte
-	for line := range rf.ch {
-		batch = append(batch[:0], line.Bytes()...)
-		linePool.Put(line)
-	more:
-		for len(batch) < 1<<20 {
-			select {
-			case line, ok := <-rf.ch:
-				if !ok {
-					break more
-				}
-				batch = append(batch, line.Bytes()...)
-				linePool.Put(line)
-			default:
-				break more
-			}
-		}
-		if rf.err == nil {
-			_, rf.err = rf.f.Write(batch)
-		}
-	}
-}
+var linePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// write queues rec, encoded by the calling worker.
+// write appends rec, encoded by the calling worker, to the file's queue;
+// whichever worker finds the file free writes everything queued in one
+// system call (flat combining). A worker alone, as at C=1, writes its own
+// line at once and wakes nobody; many workers share a few large writes,
+// and none waits for the file: a worker that finds it busy leaves its line
+// to the one writing, which looks at the queue again before it lets go.
 func (rf *recordFile) write(rec *schemas.Record) {
 	line := linePool.Get().(*bytes.Buffer)
 	line.Reset()
@@ -562,13 +544,48 @@ func (rf *recordFile) write(rec *schemas.Record) {
 		linePool.Put(line)
 		return
 	}
-	rf.ch <- line
+	rf.qmu.Lock()
+	rf.queue = append(rf.queue, line.Bytes()...)
+	rf.qmu.Unlock()
+	linePool.Put(line)
+	rf.flush()
 }
 
-// close writes what is queued and closes the file.
+// flush writes what is queued unless another worker is writing: that one
+// picks the queue up, because it looks again after unlocking.
+func (rf *recordFile) flush() {
+	for rf.wmu.TryLock() {
+		for {
+			rf.qmu.Lock()
+			batch := rf.queue
+			rf.queue = rf.spare[:0]
+			rf.qmu.Unlock()
+			if len(batch) == 0 {
+				rf.spare = batch
+				break
+			}
+			if rf.err == nil {
+				_, rf.err = rf.f.Write(batch)
+			}
+			rf.spare = batch
+		}
+		rf.wmu.Unlock()
+		rf.qmu.Lock()
+		empty := len(rf.queue) == 0
+		rf.qmu.Unlock()
+		if empty {
+			return
+		}
+	}
+}
+
 func (rf *recordFile) close() error {
-	close(rf.ch)
-	<-rf.done
+	rf.wmu.Lock() // every worker has returned; write what is left
+	defer rf.wmu.Unlock()
+	if len(rf.queue) > 0 && rf.err == nil {
+		_, rf.err = rf.f.Write(rf.queue)
+	}
+	rf.queue = nil
 	return errors.Join(rf.err, rf.f.Close())
 }
 
