@@ -50,7 +50,8 @@
 // an unpinned signer; audio left out (seal --no-audio) so variants are
 // not re-derived and the clips' lengths (seconds, sample rate, frames),
 // hence RTFx, rest on run.json alone (Options.AudioDir brings the clips
-// back, matched by SHA-256); a run without perturbation (--no-perturb, said loudly); an
+// back, matched by SHA-256); a run without perturbation (--no-perturb, said
+// loudly; its clips' bytes and lengths are still checked against the WAVs); an
 // incomplete run (seal --allow-incomplete, said loudly); a fairness
 // comparison whose data the run did not capture ("not available") or that
 // does not hold (knobs differ, cache hits). Targets on different GPU

@@ -129,3 +129,43 @@ func TestTextScoredRederived(t *testing.T) {
 		t.Errorf("findings do not name the edited text_scored: %+v", c.Findings)
 	}
 }
+
+// TestNoPerturbClipLengthsChecked: with perturbation off there are no
+// variants to re-derive, but the clips' lengths are still checked against
+// the WAVs, or halving run.json's sample rate (and doubling seconds) would
+// double RTFx unseen.
+func TestNoPerturbClipLengthsChecked(t *testing.T) {
+	_, src := unperturb.get(t)
+	dir := filepath.Join(t.TempDir(), "run")
+	copyDir(t, src, dir)
+	p := filepath.Join(dir, "run.json")
+	b, err := os.ReadFile(p)
+	must(t, err)
+	var m map[string]any
+	must(t, json.Unmarshal(b, &m))
+	for _, c := range m["corpus"].([]any) {
+		c := c.(map[string]any)
+		c["seconds"] = c["seconds"].(float64) * 2
+		c["sample_rate"] = c["sample_rate"].(float64) / 2
+	}
+	b, err = json.MarshalIndent(m, "", "  ")
+	must(t, err)
+	must(t, os.WriteFile(p, b, 0o644))
+	// The forger keeps the records consistent with the doctored corpus.
+	files, _ := filepath.Glob(filepath.Join(dir, "records", "*", "*.jsonl"))
+	for _, f := range files {
+		editLines(t, f, func(i int, l []byte) []byte {
+			var r schemas.Record
+			must(t, json.Unmarshal(l, &r))
+			return setField(t, l, "audio_seconds", r.AudioSeconds*2)
+		})
+	}
+	recomputeClaims(t, dir)
+	s := testSigner(t)
+	rep, err := verify.Bundle(context.Background(), bytes.NewReader(seal(t, dir, s, bundle.SealOptions{})), verify.Options{PublicKey: s.PublicKey()})
+	must(t, err)
+	c := rep.Check(verify.CheckVariants)
+	if c.Status != verify.Fail || !strings.Contains(fmt.Sprint(c.Findings), "Hz") {
+		t.Fatalf("check 5 is %s with a halved sample rate under --no-perturb, want FAIL naming it: %+v", c.Status, c.Findings)
+	}
+}
