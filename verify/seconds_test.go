@@ -38,31 +38,8 @@ func TestAudioSecondsInflated(t *testing.T) {
 		name, text string
 		damage     func(t testing.TB, dir string)
 	}{
-		{"records", "audio_seconds", func(t testing.TB, dir string) {
-			files, _ := filepath.Glob(filepath.Join(dir, "records", "*", "*.jsonl"))
-			for _, f := range files {
-				editLines(t, f, func(i int, l []byte) []byte {
-					var r schemas.Record
-					must(t, json.Unmarshal(l, &r))
-					return setField(t, l, "audio_seconds", r.AudioSeconds*2)
-				})
-			}
-		}},
-		{"corpus", "seconds", func(t testing.TB, dir string) {
-			p := filepath.Join(dir, "run.json")
-			b, err := os.ReadFile(p)
-			must(t, err)
-			var m map[string]any
-			must(t, json.Unmarshal(b, &m))
-			for _, c := range m["corpus"].([]any) {
-				c := c.(map[string]any)
-				c["seconds"] = c["seconds"].(float64) * 2
-				c["sample_rate"] = c["sample_rate"].(float64) / 2
-			}
-			b, err = json.MarshalIndent(m, "", "  ")
-			must(t, err)
-			must(t, os.WriteFile(p, b, 0o644))
-		}},
+		{"records", "audio_seconds", doubleAudioSeconds},
+		{"corpus", "seconds", halveSampleRate},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := damagedRun(t, func(dir string) { tc.damage(t, dir); recomputeClaims(t, dir) })
@@ -138,6 +115,21 @@ func TestNoPerturbClipLengthsChecked(t *testing.T) {
 	_, src := unperturb.get(t)
 	dir := filepath.Join(t.TempDir(), "run")
 	copyDir(t, src, dir)
+	halveSampleRate(t, dir)
+	doubleAudioSeconds(t, dir) // the forger keeps the records consistent with the doctored corpus
+	recomputeClaims(t, dir)
+	s := testSigner(t)
+	rep, err := verify.Bundle(context.Background(), bytes.NewReader(seal(t, dir, s, bundle.SealOptions{})), verify.Options{PublicKey: s.PublicKey()})
+	must(t, err)
+	c := rep.Check(verify.CheckVariants)
+	if c.Status != verify.Fail || !strings.Contains(fmt.Sprint(c.Findings), "Hz") {
+		t.Fatalf("check 5 is %s with a halved sample rate under --no-perturb, want FAIL naming it: %+v", c.Status, c.Findings)
+	}
+}
+
+// halveSampleRate doctors run.json's corpus: half the sample rate, twice
+// the seconds, consistent with each other but not with the WAVs.
+func halveSampleRate(t testing.TB, dir string) {
 	p := filepath.Join(dir, "run.json")
 	b, err := os.ReadFile(p)
 	must(t, err)
@@ -151,7 +143,10 @@ func TestNoPerturbClipLengthsChecked(t *testing.T) {
 	b, err = json.MarshalIndent(m, "", "  ")
 	must(t, err)
 	must(t, os.WriteFile(p, b, 0o644))
-	// The forger keeps the records consistent with the doctored corpus.
+}
+
+// doubleAudioSeconds doctors every record's audio_seconds.
+func doubleAudioSeconds(t testing.TB, dir string) {
 	files, _ := filepath.Glob(filepath.Join(dir, "records", "*", "*.jsonl"))
 	for _, f := range files {
 		editLines(t, f, func(i int, l []byte) []byte {
@@ -159,13 +154,5 @@ func TestNoPerturbClipLengthsChecked(t *testing.T) {
 			must(t, json.Unmarshal(l, &r))
 			return setField(t, l, "audio_seconds", r.AudioSeconds*2)
 		})
-	}
-	recomputeClaims(t, dir)
-	s := testSigner(t)
-	rep, err := verify.Bundle(context.Background(), bytes.NewReader(seal(t, dir, s, bundle.SealOptions{})), verify.Options{PublicKey: s.PublicKey()})
-	must(t, err)
-	c := rep.Check(verify.CheckVariants)
-	if c.Status != verify.Fail || !strings.Contains(fmt.Sprint(c.Findings), "Hz") {
-		t.Fatalf("check 5 is %s with a halved sample rate under --no-perturb, want FAIL naming it: %+v", c.Status, c.Findings)
 	}
 }
