@@ -28,6 +28,10 @@ type evidence struct {
 	records  map[string][]schemas.Record
 	recFiles []string
 	st       *bundle.Statement // nil for a run directory
+	// tel is telemetry/ decoded (empty when the run has none); telErr why
+	// it could not be.
+	tel    claims.Telemetry
+	telErr error
 }
 
 // schemaOf names the schema a file of the run directory must match: by
@@ -84,12 +88,15 @@ func checkContents(ctx context.Context, rep *Report, fl *files, st *bundle.State
 		}
 		return nil
 	}
+	ev.tel, ev.telErr = claims.LoadTelemetry(fsys{ev.f})
 	if err := checkVariants(ctx, rep, ev, opts.AudioDir); err != nil {
 		return err
 	}
+	checkSchedule(rep.Check(CheckVariants), ev)
 	checkClaims(rep, ev)
 	checkProtocol(rep, ev)
 	checkFairness(rep, ev)
+	checkEnvironment(rep, ev)
 	return nil
 }
 

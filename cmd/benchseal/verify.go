@@ -4,6 +4,7 @@ import (
 	"crypto"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,14 +20,33 @@ func init() { register(newVerifyCmd) }
 
 // verifyHints say what to do about each failing check, by check ID.
 var verifyHints = map[int]string{
-	verify.CheckArchive:   "the archive is unsafe or damaged: do not extract it; fetch the bundle again from its source",
+	verify.CheckArchive:   "the archive is damaged or unsafe: do not extract it; fetch the bundle again from its source",
 	verify.CheckSignature: "the signature does not hold: check that --key is the public key of whoever sealed the bundle",
 	verify.CheckSubjects:  "files were changed, added or removed after sealing: this is not the bundle that was signed",
 	verify.CheckSchemas:   "a document does not match its schema: it was edited, or written by an incompatible tool",
 	verify.CheckVariants:  "records name inputs that do not re-derive from the clips: the records or the clips were edited",
 	verify.CheckClaims:    "the published claims are not what the records give: do not trust those numbers",
 	verify.CheckProtocol:  "the records do not show the declared protocol: the numbers were not measured as claimed",
-	verify.CheckFairness:  "the targets ran on different hardware: the comparison measures the GPUs, not the engines",
+	verify.CheckFairness:  "the recorded environment contradicts itself or the targets ran on different hardware: the comparison does not measure the engines alone",
+}
+
+// findingHint is a hint for a finding whose cause the CLI words better
+// than the check's hint: the library says what is wrong, the CLI names
+// the flag that fixes it.
+func findingHint(c verify.Check) (string, bool) {
+	for _, f := range c.Findings {
+		switch {
+		case errors.Is(f.Err, verify.ErrNeedKey):
+			return "not checked: this bundle needs its sealer's public key (--key NAME.pub)", true
+		case errors.Is(f.Err, verify.ErrOtherKey):
+			return "pass the public key of whoever sealed the bundle with --key (the statement names the key that signed)", true
+		case errors.Is(f.Err, verify.ErrNotBenchseal):
+			return "the attestation is not benchseal's: this is not a benchseal bundle", true
+		case c.ID == verify.CheckArchive && errors.Is(f.Err, bundle.ErrEmpty):
+			return "the file is empty: fetch the bundle again from its source", true
+		}
+	}
+	return "", false
 }
 
 func newVerifyCmd(e *env) *cobra.Command {
@@ -95,6 +115,11 @@ public half, NAME.pub) or a KMS reference.`,
 					warnf(e.stderr, "%s is a run directory: nothing is signed, --key is not used", src)
 				}
 				rep, err = verify.Dir(ctx, src, opts)
+				var nr *verify.NotRunDirError
+				if errors.As(err, &nr) {
+					return withHint(fmt.Errorf("%s: not a run directory (no run.json)", src),
+						"give a bundle (benchseal seal writes NAME.tar.zst) or the directory benchseal run wrote")
+				}
 			} else {
 				var f *os.File
 				if f, err = os.Open(src); err != nil {
@@ -121,7 +146,11 @@ public half, NAME.pub) or a KMS reference.`,
 			}
 			for _, c := range rep.Checks {
 				if c.Status == verify.Fail {
-					fmt.Fprintf(e.stderr, "benchseal: hint: %d %s: %s\n", c.ID, c.Name, verifyHints[c.ID])
+					hint, ok := findingHint(c)
+					if !ok {
+						hint = verifyHints[c.ID]
+					}
+					fmt.Fprintf(e.stderr, "benchseal: hint: %d %s: %s\n", c.ID, c.Name, hint)
 				}
 			}
 			if !rep.OK() {
