@@ -638,6 +638,17 @@ func corpusKinds() []kind {
 				})
 				refresh(tb, dir)
 			}},
+		{name: "samples-after-last-step", class: "protocol", check: 7, status: warn, text: "were steps left out at the end of the run",
+			doctor: func(tb testing.TB, dir string) {
+				// What steps dropped from the end leave behind when the
+				// telemetry is not trimmed with them: samples long after.
+				tel, err := claims.LoadTelemetry(os.DirFS(dir))
+				must(tb, err)
+				h := tel.Host[len(tel.Host)-1]
+				h.TNs += int64(10 * time.Minute)
+				b, _ := json.Marshal(h)
+				editFile(tb, dir, "telemetry/host.jsonl", func(s string) string { return s + string(b) + "\n" })
+			}},
 		// 8 fairness and environment
 		{name: "gpu-sample-other-device", class: "environment", check: 8, status: fail, text: "which env/gpu.json does not list",
 			doctor: func(tb testing.TB, dir string) {

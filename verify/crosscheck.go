@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/schemas"
@@ -538,6 +539,44 @@ func checkSchedule(c *Check, ev *evidence) {
 					r.Clip, r.Variant, exp.variant)})
 				reported++
 			}
+		}
+	}
+}
+
+// tailTolerance is how long a run may go on after its last step ended:
+// the probes after the sweep, then the samplers stop and run.json is
+// written, seconds in all (a server that hangs on its probes can take
+// longer, hence a WARN).
+const tailTolerance = 60 * time.Second
+
+// checkRunTail (check 7) compares the end of the last step with what was
+// recorded after it: the telemetry samples run until the sweep's end and
+// run.json's ended_at comes after them. Steps dropped from the end of a
+// run leave both far behind its last record, unless they were trimmed too.
+func checkRunTail(c *Check, ev *evidence) {
+	var lastEnd int64
+	any := false
+	for _, f := range ev.recFiles {
+		for _, r := range ev.records[f] {
+			lastEnd, any = max(lastEnd, r.EndNs), true
+		}
+	}
+	if !any || !ev.run.Complete {
+		return
+	}
+	var lastSample int64
+	for _, h := range ev.tel.Host {
+		lastSample = max(lastSample, h.TNs)
+	}
+	for _, g := range ev.tel.GPU {
+		lastSample = max(lastSample, g.TNs)
+	}
+	if d := time.Duration(lastSample - lastEnd); d > tailTolerance {
+		c.warnf("telemetry", "samples go on for %s after the last step ended: were steps left out at the end of the run?", d.Round(time.Second))
+	}
+	if !ev.run.EndedAt.IsZero() {
+		if d := ev.run.EndedAt.Sub(ev.run.StartedAt) - time.Duration(lastEnd); d > tailTolerance {
+			c.warnf("run.json", "ended_at is %s after the last step ended: were steps left out at the end of the run?", d.Round(time.Second))
 		}
 	}
 }

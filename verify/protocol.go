@@ -85,6 +85,7 @@ func checkProtocol(rep *Report, ev *evidence) {
 	checkStepWindows(c, ev, &no)
 	checkServerCounters(c, ev, &no)
 	checkSuccesses(c, ev)
+	checkRunTail(c, ev)
 	if c.Status == Pass {
 		c.Summary = fmt.Sprintf("%d steps (%d targets × %d levels × %d repeats): counts, warm-ups, peak in-flight == C, timestamps in order",
 			steps, len(run.Targets), len(p.Levels), p.Repeats)
