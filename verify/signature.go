@@ -65,6 +65,10 @@ func checkSignature(rep *Report, b *bundle.Bundle, pub crypto.PublicKey) *bundle
 			signer = unsigned.Predicate.Key.Fingerprint
 		}
 		switch {
+		case unsigned == nil:
+			c.add(Finding{Status: Fail, Path: bundle.AttestationName, Err: err,
+				Reason: fmt.Sprintf("no signature of the attestation verifies with %s, and what it holds is not a benchseal statement naming the key that signed it", fp)})
+			c.Summary = "not valid for key " + fp
 		case signer != "" && signer != fp:
 			c.add(Finding{Status: Fail, Path: bundle.AttestationName, Err: fmt.Errorf("%w: %w", ErrOtherKey, err),
 				Reason: fmt.Sprintf("signed by a different key (%s, as the statement names it), not by %s", signer, fp)})
