@@ -60,16 +60,25 @@ func newVerifyCmd(e *env) *cobra.Command {
 		Long: `verify reads a bundle made by benchseal seal and runs every check of the checklist,
 collecting every problem before it answers:
 
-  1 archive    regular files only, safe names, no duplicates, within size caps
-  2 signature  valid for --key (without --key: the key the bundle carries, WARN unpinned)
+  1 archive    regular files of mode 0644, safe names, no duplicates, within size
+               caps, exactly one zstd frame
+  2 signature  valid for --key (without --key: the key the bundle carries, WARN
+               unpinned; a bundle that carries none needs --key NAME.pub)
   3 subjects   every file is a subject of the signed statement with a matching digest
   4 schemas    every document validates against its schema
-  5 variants   every record's variant re-derives from its clip; all inputs distinct
-  6 claims     claims recomputed from the records equal claims.json and the predicate
-  7 protocol   counts, warm-ups, repeats, peak in-flight == C, timestamps in order
-  8 fairness   same GPU model, same server knobs, no server cache hits
+  5 variants   every record's variant re-derives from its clip; all inputs distinct;
+               clips and variant numbers follow the runner's schedule
+  6 claims     claims recomputed from the records equal claims.json and the predicate;
+               cache counters equal the raw /metrics scrapes; REPORT.md follows
+  7 protocol   counts, warm-ups, repeats, peak in-flight == C, timestamps in order,
+               a closed loop of C workers, step windows, the server's own request
+               counts and latencies against the records
+  8 fairness   same GPU model, same server knobs, no server cache hits; GPUs,
+               command line and model agree across env/, telemetry and servers/
 
-Each check prints PASS, WARN or FAIL with a reason, and its findings below it.
+Each check prints PASS, WARN, FAIL or SKIP with a reason, and its findings below
+it; what the run did not record is "not observed" in the check's line, never a
+pass. A damaged or unsafe archive fails check 1 and skips the rest.
 Given a run directory (not yet sealed), checks 1-3 are SKIP. A bundle sealed with
 --no-audio cannot re-derive its variants nor check its clips' lengths, on which
 RTFx rests (check 5 WARN), unless --audio DIR holds the original clips, matched by
