@@ -133,7 +133,7 @@ var RequestCounters = []RequestCounter{
 	{Engine: "sglang-omni", Name: "sglang_omni_http_requests_total", Match: map[string]string{"route": "/v1/audio/transcriptions"},
 		StatusLabel: "status", Histogram: "sglang_omni_http_request_duration_seconds",
 		Counts: "an HTTP request answered, labelled method, model_name, route and status; every route but /metrics is counted (/health too), hence the route filter; the duration histogram is the handler's time",
-		Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request)"},
+		Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request; the route label is the FastAPI route's path), sglang_omni/serve/transcriptions.py@0ac0a86e (TRANSCRIPTIONS_ENDPOINT)"},
 	{Engine: "sglang", Name: "sglang:num_requests_total", Histogram: "sglang:e2e_request_latency_seconds",
 		Counts: "a request the engine finished (observe_one_finished_request), with its e2e latency",
 		Source: "sgl-project/sglang python/sglang/srt/metrics/collector.py@00ae9c15 (observe_one_finished_request)"},
