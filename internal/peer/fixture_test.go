@@ -14,9 +14,9 @@ var update = flag.Bool("update", false, "rewrite testdata/ from the fixtures")
 // sample is one line of a raw file, in asr.py's key order.
 type sample struct {
 	id, refText, hypText, refNorm, hypNorm, err string
-	ok                                         bool
-	wer                                        any // float64 or nil
-	audio, latency                             float64
+	ok                                          bool
+	wer                                         any // float64 or nil
+	audio, latency                              float64
 }
 
 func (s sample) line() string {
