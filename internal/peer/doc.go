@@ -95,8 +95,8 @@
 //     output tokens) / duration; total_output_tokens = sum(output_lens)
 //     (0 for a failed request), total_input_tokens = sum of input_lens of
 //     completed requests.
-//   - ttft, e2el (latency), itl (all inter-token gaps) and tpot ((latency
-//   - ttft)/(output_len - 1), output_len > 1) of completed requests:
+//   - ttft, e2el (latency), itl (all inter-token gaps) and tpot
+//     ((latency-ttft)/(output_len-1), output_len > 1) of completed requests:
 //     mean, median, std (population) and linear percentiles × 1000, the
 //     statistics of [0] when there is none (np.mean(values or 0)).
 //   - max_concurrent_requests: a sweep over the completed requests'
