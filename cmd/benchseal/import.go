@@ -130,7 +130,7 @@ func printImport(w io.Writer, rep *peer.Report) error {
 			}
 			line := f.Name + ": " + f.Reason
 			if f.Status == peer.Broken && (f.Published != nil || f.Recomputed != nil) {
-				line += fmt.Sprintf(" (published %s, raw data gives %s)", jsonValue(f.Published), jsonValue(f.Recomputed))
+				line += fmt.Sprintf(" (published %s, recomputed %s)", jsonValue(f.Published), jsonValue(f.Recomputed))
 			}
 			fmt.Fprintf(&b, "        %s %s\n", f.Status, oneLine(line))
 		}

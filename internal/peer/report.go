@@ -87,6 +87,8 @@ func (r *Report) add(g Group) {
 	r.Groups = append(r.Groups, g)
 }
 
+const notFollow = "does not follow from the raw data"
+
 // group collects the figures of one scope.
 type group struct{ g Group }
 
@@ -120,7 +122,7 @@ func (g *group) num(name string, published, recomputed *float64, digits int) {
 	case sameNumber(*published, *recomputed, digits):
 		g.held(name, *published, roundTo(*recomputed, digits))
 	default:
-		g.broken(name, "does not follow from the raw data", *published, roundTo(*recomputed, digits))
+		g.broken(name, notFollow, *published, roundTo(*recomputed, digits))
 	}
 }
 
@@ -132,7 +134,7 @@ func (g *group) count(name string, published *float64, recomputed int) {
 	case *published == r:
 		g.held(name, int(r), recomputed)
 	default:
-		g.broken(name, "does not follow from the raw data", *published, recomputed)
+		g.broken(name, notFollow, *published, recomputed)
 	}
 }
 

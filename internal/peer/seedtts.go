@@ -507,6 +507,11 @@ func seedAggregate(agg map[string]json.RawMessage, reps []map[string]json.RawMes
 		g.num(k+" max", number(st, "max"), hi, -1)
 		g.count(k+" n", number(st, "n"), len(v))
 	}
+	for i, f := range g.g.Figures {
+		if f.Status == Broken && f.Reason == notFollow {
+			g.g.Figures[i].Reason = "does not follow from the published per-repeat figures"
+		}
+	}
 	return g
 }
 
