@@ -41,9 +41,13 @@ type Metrics struct {
 	LatencyP99S  float64        `json:"latency_p99_s"`
 	LatencyMaxS  float64        `json:"latency_max_s"`
 	TTFBP50S     float64        `json:"ttfb_p50_s"`
-	PeakInFlight int            `json:"peak_in_flight"`
+	PeakInFlight int            `json:"peak_in_flight"` // measured phase only
 	WER          *float64       `json:"wer"`
 	Errors       map[string]int `json:"errors"`
+
+	// WarmupPeakInFlight is the peak in-flight of the warm-up requests of
+	// the level/repeat, absent when it had none.
+	WarmupPeakInFlight *int `json:"warmup_peak_in_flight,omitempty"`
 
 	// Telemetry and server counters, present when they were available.
 	GPUUtilMean     *float64 `json:"gpu_util_mean,omitempty"`

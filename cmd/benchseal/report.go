@@ -29,6 +29,7 @@ func newReportCmd(e *env) *cobra.Command {
 	var (
 		out, format, key string
 		check            bool
+		compat           string
 	)
 	cmd := &cobra.Command{
 		Use:   "report (BUNDLE.tar.zst | RUNDIR) [-o DIR] [--format md|html]",
@@ -61,6 +62,12 @@ failing verification still gives a report, flagged, and exit status 1.`,
 			if key != "" && !check {
 				return usageErrorf("--key is used only with --verify")
 			}
+			if err := checkCompat(compat); err != nil {
+				return err
+			}
+			if compat != "" && out == "" && format == "html" {
+				return usageErrorf("--compat prints a Markdown table on stdout: give -o DIR for the HTML report")
+			}
 			in, err := loadReport(e, args[0])
 			if err != nil {
 				return err
@@ -74,6 +81,11 @@ failing verification still gives a report, flagged, and exit status 1.`,
 			if err := writeReport(e, in, out, format, cmd.Flags().Changed("format")); err != nil {
 				return err
 			}
+			if compat != "" {
+				if err := printCompat(e, args[0], compat, false); err != nil {
+					return err
+				}
+			}
 			if failed {
 				return withHint(fmt.Errorf("report: %s failed verification (%s)", args[0], in.Verdict), "run benchseal verify %s for every finding", args[0])
 			}
@@ -84,6 +96,7 @@ failing verification still gives a report, flagged, and exit status 1.`,
 	cmd.Flags().StringVar(&format, "format", "md", "`md` or html")
 	cmd.Flags().BoolVar(&check, "verify", false, "verify the bundle first and show the verdict in the report")
 	cmd.Flags().StringVar(&key, "key", "", "with --verify: the public `KEY` that must have signed the bundle")
+	compatFlag(cmd, &compat, "print the figures (a Markdown table on stdout, after the report)")
 	return cmd
 }
 

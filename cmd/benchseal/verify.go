@@ -33,6 +33,7 @@ func newVerifyCmd(e *env) *cobra.Command {
 	var (
 		key, audio string
 		asJSON     bool
+		compat     string
 	)
 	cmd := &cobra.Command{
 		Use:   "verify BUNDLE|RUNDIR",
@@ -63,6 +64,9 @@ public half, NAME.pub) or a KMS reference.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			src := args[0]
+			if err := checkCompat(compat); err != nil {
+				return err
+			}
 			info, err := os.Stat(src)
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", src, unwrapPath(err))
@@ -119,6 +123,11 @@ public half, NAME.pub) or a KMS reference.`,
 			} else if err := printChecklist(e.stdout, rep); err != nil {
 				return err
 			}
+			if compat != "" {
+				if err := printCompat(e, src, compat, asJSON); err != nil {
+					return err
+				}
+			}
 			for _, c := range rep.Checks {
 				if c.Status == verify.Fail {
 					fmt.Fprintf(e.stderr, "benchseal: hint: %d %s: %s\n", c.ID, c.Name, verifyHints[c.ID])
@@ -133,6 +142,7 @@ public half, NAME.pub) or a KMS reference.`,
 	cmd.Flags().StringVar(&key, "key", "", "public key (file or KMS reference) the bundle must be signed with")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checklist as JSON")
 	cmd.Flags().StringVar(&audio, "audio", "", "folder of the original clips, for a bundle sealed with --no-audio")
+	compatFlag(cmd, &compat, "print the figures (after the checklist; with --json, a second JSON document)")
 	return cmd
 }
 
