@@ -138,9 +138,9 @@ func FuzzLoadTelemetry(f *testing.F) {
 	})
 }
 
-// mockGPUSamples are the telemetry/gpu.jsonl lines internal/fingerprint's
-// sampler writes from go-nvml's dgxh200 mock (fingerprint's
-// TestGPUSamplerDGXH200 checks it writes exactly these): GPUs 2 and 3 at
+// mockGPUSamples are telemetry/gpu.jsonl lines with the readings of the
+// NVML stub library (internal/nvmlstub; fingerprint's TestGPUSamplerStub
+// checks the sampler writes them as the stub gives them): GPUs 2 and 3 at
 // ticks 0..3, GPU i at tick k using 10*i+k % utilisation, (i+1) GiB + k MiB
 // of memory and 100*(i+1)+k W, both GPUs sampled at the same instant.
 func mockGPUSamples() []schemas.GPUSample {

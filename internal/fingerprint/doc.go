@@ -23,10 +23,15 @@
 //	                    Launch: each line of the server's stdout and stderr,
 //	                    "<RFC 3339 UTC ns> <stdout|stderr|benchseal> <redacted line>"
 //
-// GPU data comes from NVML through go-nvml, which needs cgo: a binary built
-// with CGO_ENABLED=0 reports "NVML not built in (CGO_ENABLED=0)", and a host
-// without libnvidia-ml says so in Reason; neither is an error. A field NVML
-// does not support on a device is null rather than a failure.
+// GPU data comes from NVML: libnvidia-ml.so.1 opened with dlopen through
+// cgo (gpu_dl.go), each function looked up before it is called. A binary
+// built with CGO_ENABLED=0 reports "NVML not built in (CGO_ENABLED=0)", and
+// a host without libnvidia-ml says so in Reason; neither is an error. A
+// field NVML does not support on a device is null rather than a failure; a
+// function the driver's library lacks (drivers before R450 have no
+// nvmlDeviceGetMigMode) leaves its field null with the note "not available
+// in this driver". Temperature is read with nvmlDeviceGetTemperatureV, the
+// deprecated nvmlDeviceGetTemperature only on drivers without it.
 //
 // Cache counters: CacheCounters reads vLLM's vllm:mm_cache_{hits,queries}_total
 // and vllm:prefix_cache_{hits,queries}_total (and the older

@@ -31,7 +31,7 @@ type SamplerConfig struct {
 	Host   io.Writer // telemetry/host.jsonl; nil: not written
 	GPU    io.Writer // telemetry/gpu.jsonl; nil: not written
 
-	gpus gpuReader // tests inject go-nvml's mocks here
+	gpus gpuReader // tests inject a reader of the stub library here
 }
 
 // Sampler reads the host (CPU from /proc/stat deltas, memory from
