@@ -127,6 +127,9 @@ func parseServerSetup(f *runFlags, targets []bench.Target) (*serverSetup, error)
 			}
 		}
 	}
+	if err := checkGPUFlags(s.gpus); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
