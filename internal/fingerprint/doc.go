@@ -14,8 +14,10 @@
 //	                    Sampler: one line per GPU or host sample, t_ns offsets
 //	                    from the run's anchor like records
 //	telemetry/steps.jsonl, servers/<t>/metrics/c<C>-r<R>-{before,after}.prom
-//	                    Recorder: per level/repeat the window, the target's GPUs
-//	                    and its cache counters before and after, raw
+//	                    Recorder: per level/repeat the window, the t_ns of the
+//	                    samples taken at its edges (just before the first
+//	                    measured request, just after the last), the target's
+//	                    GPUs and its cache counters before and after, raw
 //	servers/<t>/probes-{before,after}.json
 //	                    Capture: status and redacted body of each endpoint of
 //	                    ProbePaths that answered
