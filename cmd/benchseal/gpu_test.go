@@ -3,9 +3,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/benchseal/benchseal/internal/fingerprint"
@@ -45,4 +47,15 @@ func TestGPUScript(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 	})
+}
+
+// A binary without NVML (CGO_ENABLED=0) says how to build one with it; the
+// scripts above run a cgo build, so this wording is checked here.
+func TestGPUFlagNotBuiltIn(t *testing.T) {
+	err := gpuFlagError(&fingerprint.GPUUnavailableError{Reason: "NVML not built in (CGO_ENABLED=0)", NotBuiltIn: true}, map[string][]int{"a": {0}})
+	var he *hintError
+	if exitCode(err) != exitUsage || err.Error() != "--gpu: NVML not built in (CGO_ENABLED=0)" || !errors.As(err, &he) ||
+		!strings.Contains(he.hint, "CGO_ENABLED=1 go build ./cmd/benchseal") {
+		t.Errorf("not built in: %v (exit %d)", err, exitCode(err))
+	}
 }

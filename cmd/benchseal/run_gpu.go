@@ -20,8 +20,11 @@ func checkGPUFlags(gpus map[string][]int) error {
 	if len(want) == 0 {
 		return nil
 	}
-	info := fingerprint.GPU()
-	err := fingerprint.CheckGPUs(info, want)
+	return gpuFlagError(fingerprint.CheckGPUs(fingerprint.GPU(), want), gpus)
+}
+
+// gpuFlagError words a fingerprint.CheckGPUs error for the --gpu flags.
+func gpuFlagError(err error, gpus map[string][]int) error {
 	var ie *fingerprint.GPUIndexError
 	var ue *fingerprint.GPUUnavailableError
 	switch {
