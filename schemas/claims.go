@@ -56,4 +56,18 @@ type Metrics struct {
 	GPUPowerPeakW   *float64 `json:"gpu_power_peak_w,omitempty"`
 	HostCPUMean     *float64 `json:"host_cpu_mean,omitempty"`
 	CacheHits       *float64 `json:"cache_hits,omitempty"`
+	// GPUPeaks are each GPU's own peaks when the target runs on several
+	// (gpu_mem_peak_bytes and gpu_power_peak_w are sums over them).
+	GPUPeaks []GPUPeak `json:"gpu_peaks,omitempty"`
+	// TelemetryNote says why the sampled fields are absent although the
+	// run was sampled ("not observed (window shorter than
+	// --sample-interval)").
+	TelemetryNote string `json:"telemetry_note,omitempty"`
+}
+
+// GPUPeak is one GPU's largest memory use and power draw in a window.
+type GPUPeak struct {
+	GPU          int      `json:"gpu"` // NVML index
+	MemPeakBytes *float64 `json:"mem_peak_bytes,omitempty"`
+	PowerPeakW   *float64 `json:"power_peak_w,omitempty"`
 }

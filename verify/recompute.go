@@ -75,6 +75,9 @@ func checkClaims(rep *Report, ev *evidence) {
 	} else {
 		c.Summary = fmt.Sprintf("%d value(s) differ between the records and %s", n, where)
 	}
+	if s := telemetryNotObserved(got); s != "" {
+		c.Summary += "; " + s
+	}
 }
 
 // compareDocs compares two values field by field after a JSON round trip

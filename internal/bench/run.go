@@ -663,6 +663,11 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 		wg.Wait()
 	}
 	phase(schemas.PhaseWarmup, 0, w)
+	for _, h := range r.cfg.hooks {
+		if h.BeforeMeasure != nil && ctx.Err() == nil {
+			r.hookErr("before measuring "+stepName(s), h.BeforeMeasure(ctx, &r.d, s))
+		}
+	}
 	phase(schemas.PhaseMeasure, w, len(jobs))
 	if err := rf.close(); err != nil {
 		return res, fmt.Errorf("write records of %s: %w", stepName(s), err)

@@ -343,5 +343,6 @@ func summarize(reps []schemas.Metrics) (med, lo, hi schemas.Metrics) {
 			}
 		}
 	}
+	summarizeTelemetry(reps, &med, &lo, &hi)
 	return med, lo, hi
 }

@@ -55,15 +55,21 @@
 //
 // With WithTelemetry (LoadTelemetry reads the run directory's telemetry/),
 // each level/repeat also gets gpu_util_mean, gpu_util_max,
-// gpu_mem_peak_bytes, gpu_power_peak_w and host_cpu_mean, recomputed from
-// the raw samples of telemetry/gpu.jsonl and host.jsonl whose t_ns lies in
-// the measured window (first start_ns to last end_ns of the measured
-// records) for the target's run.json gpus, and cache_hits, recomputed
-// from the raw counter values cache_before/cache_after of its
-// telemetry/steps.jsonl line (CacheDelta, over schemas.CacheHitCounters).
-// steps.jsonl holds no summary: this package is the only one that
-// computes these figures. A field with no sample or no counter stays
-// absent. A verifier must pass the same telemetry to recompute claims.json:
+// gpu_mem_peak_bytes, gpu_power_peak_w (sums over the target's GPUs at one
+// sampling instant), gpu_peaks (each GPU's own peaks, for a target on more
+// than one GPU) and host_cpu_mean, recomputed from the raw samples of
+// telemetry/gpu.jsonl and host.jsonl whose t_ns lies in the measured
+// window (first start_ns to last end_ns of the measured records, widened
+// to the edge samples sample_start_ns and sample_end_ns of its steps.jsonl
+// line) for the target's run.json gpus, and cache_hits, recomputed from the
+// raw counter values cache_before/cache_after of its telemetry/steps.jsonl
+// line (CacheDelta, over schemas.CacheHitCounters). steps.jsonl holds no
+// summary: this package is the only one that computes these figures. A
+// window with fewer than 2 sampling instants in a sampled run has no
+// sampled field and telemetry_note TelemetryNotObserved; the median, min
+// and max carry the note when every repeat has it (applyTelemetry has the
+// exact definitions). A field with no sample or no counter stays absent.
+// A verifier must pass the same telemetry to recompute claims.json:
 //
 //	run, recs, tel, err := claims.LoadDirTelemetry(fsys)
 //	cl, err := claims.Compute(run, recs, claims.WithTelemetry(tel))

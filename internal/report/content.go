@@ -548,15 +548,29 @@ func (v *view) telemetry() []block {
 		name string
 		get  func(m *schemas.Metrics) *float64
 		fmt  func(float64) string
+		// each is a GPU's own value in a GPUPeak (memory and power only)
+		each func(p *schemas.GPUPeak) *float64
 	}
+	watts := func(x float64) string { return num(x) + " W" }
 	cols := []col{
-		{"GPU util mean", func(m *schemas.Metrics) *float64 { return m.GPUUtilMean }, func(x float64) string { return num(x) + " %" }},
-		{"GPU util max", func(m *schemas.Metrics) *float64 { return m.GPUUtilMax }, func(x float64) string { return num(x) + " %" }},
-		{"GPU memory peak", func(m *schemas.Metrics) *float64 { return m.GPUMemPeakBytes }, gib},
-		{"GPU power peak", func(m *schemas.Metrics) *float64 { return m.GPUPowerPeakW }, func(x float64) string { return num(x) + " W" }},
-		{"host CPU mean", func(m *schemas.Metrics) *float64 { return m.HostCPUMean }, func(x float64) string { return num(x) + " %" }},
+		{"GPU util mean", func(m *schemas.Metrics) *float64 { return m.GPUUtilMean }, func(x float64) string { return num(x) + " %" }, nil},
+		{"GPU util max", func(m *schemas.Metrics) *float64 { return m.GPUUtilMax }, func(x float64) string { return num(x) + " %" }, nil},
+		{"GPU memory peak", func(m *schemas.Metrics) *float64 { return m.GPUMemPeakBytes }, gib,
+			func(p *schemas.GPUPeak) *float64 { return p.MemPeakBytes }},
+		{"GPU power peak", func(m *schemas.Metrics) *float64 { return m.GPUPowerPeakW }, watts,
+			func(p *schemas.GPUPeak) *float64 { return p.PowerPeakW }},
+		{"host CPU mean", func(m *schemas.Metrics) *float64 { return m.HostCPUMean }, func(x float64) string { return num(x) + " %" }, nil},
 	}
 	var used []col
+	notes, multi := false, false
+	for _, tg := range v.targets {
+		for _, c := range v.levels {
+			if l := v.lookup(tg, c); l != nil {
+				notes = notes || l.Median.TelemetryNote != ""
+				multi = multi || len(l.Median.GPUPeaks) > 1
+			}
+		}
+	}
 	for _, cl := range cols {
 		for _, tg := range v.targets {
 			for _, c := range v.levels {
@@ -568,13 +582,20 @@ func (v *view) telemetry() []block {
 		}
 	next:
 	}
-	if len(used) == 0 {
+	if len(used) == 0 && !notes {
 		return nil
+	}
+	if len(used) == 0 {
+		used = cols // every window too short: say so in each column
 	}
 	header := []string{"target", "concurrency"}
 	right := []bool{false, true}
 	for _, cl := range used {
-		header = append(header, cl.name)
+		name := cl.name
+		if multi && cl.each != nil {
+			name += " (sum of GPUs)"
+		}
+		header = append(header, name)
 		right = append(right, true)
 	}
 	var rows [][]string
@@ -586,19 +607,36 @@ func (v *view) telemetry() []block {
 			}
 			row := []string{tg, strconv.Itoa(c)}
 			for _, cl := range used {
-				if p := cl.get(&l.Median); p != nil {
-					row = append(row, cl.fmt(*p))
-				} else {
+				p := cl.get(&l.Median)
+				switch {
+				case p == nil && l.Median.TelemetryNote != "":
+					row = append(row, l.Median.TelemetryNote)
+				case p == nil:
 					row = append(row, "–")
+				case cl.each != nil && len(l.Median.GPUPeaks) > 1:
+					var each []string
+					for _, g := range l.Median.GPUPeaks {
+						if x := cl.each(&g); x != nil {
+							each = append(each, "GPU "+strconv.Itoa(g.GPU)+": "+cl.fmt(*x))
+						}
+					}
+					row = append(row, cl.fmt(*p)+" ("+strings.Join(each, ", ")+")")
+				default:
+					row = append(row, cl.fmt(*p))
 				}
 			}
 			rows = append(rows, row)
 		}
 	}
-	return []block{heading{2, "Telemetry"}, table{
-		caption: "Sampled during measurement on the client machine, median over repeats.",
-		header:  header, right: right, rows: rows,
-	}}
+	caption := "Sampled during measurement on the client machine, median over repeats."
+	if multi {
+		caption += " For a target on several GPUs, memory and power peaks are the largest sum over its GPUs at one sampling instant" +
+			" (not one GPU's reading); each GPU's own peak follows in brackets."
+	}
+	if notes {
+		caption += " \"not observed\": the measured window held fewer than 2 samples; a shorter --sample-interval samples it."
+	}
+	return []block{heading{2, "Telemetry"}, table{caption: caption, header: header, right: right, rows: rows}}
 }
 
 func (v *view) environment() []block {

@@ -16,7 +16,9 @@
 //     p50/p90/p99 (medians over repeats), WER or CER (or "no references"),
 //     errors summed over repeats by class, server cache hits and
 //     telemetry (GPU utilisation, memory and power, host CPU) when
-//     recorded;
+//     recorded: memory and power peaks of a target on several GPUs are
+//     marked as sums with each GPU's own peak beside them, and a window
+//     claims marks "not observed" says so in its cells;
 //   - the environment and the servers' own descriptions when given;
 //   - "How to check these numbers": bundle SHA-256, key fingerprint, the
 //     benchseal verify and cosign commands, the benchseal version and
