@@ -1,0 +1,3 @@
+package report
+
+var zh = map[string]string{}
