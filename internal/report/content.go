@@ -166,7 +166,6 @@ func perLevel(xs []int) string {
 	return strconv.Itoa(xs[0])
 }
 
-
 func clipText(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) <= n {
@@ -802,4 +801,3 @@ func (v *view) servers() []block {
 	}
 	return append([]block{heading{2, v.tr("Targets")}}, out...)
 }
-
