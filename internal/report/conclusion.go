@@ -75,11 +75,34 @@ func (v *view) conclusion() []block {
 	out := []block{heading{2, v.tr("Conclusion")}}
 	for i := 0; i < len(v.targets); i++ {
 		for j := i + 1; j < len(v.targets); j++ {
-			out = append(out, v.pair(v.targets[i], v.targets[j])...)
+			a, bn := v.targets[i], v.targets[j]
+			if v.leads(bn, a) {
+				a, bn = bn, a // the ratio reads as the faster target's lead
+			}
+			out = append(out, v.pair(a, bn)...)
 		}
 	}
-	out = append(out, para{spans: []span{t(v.tr("Ratio: median successful requests per second of the first target over the second's, medians over repeats. Interval: 95 % percentile bootstrap over repeats (seeded, so the same bundle gives the same interval). Verdict, first rule that applies: a target that failed more than 1 % of its requests, or had no successful request, is not comparable; a level with one repeat has no interval; repeats whose min–max ranges overlap, or an interval containing 1, show no difference; otherwise the faster target leads by the ratio's distance from 1."))}})
+	out = append(out, para{spans: []span{t(v.tr("Ratio of the medians over repeats of successful requests per second (first target over second); 95 % interval by a seeded bootstrap over repeats. Verdict by rule: a target that failed more than 1 % of its requests is not comparable; overlapping repeats show no difference; one repeat gives no interval."))}})
 	return out
+}
+
+// leads says a has the higher median throughput at more shared levels
+// than b.
+func (v *view) leads(a, b string) bool {
+	n := 0
+	for _, c := range v.levels {
+		la, lb := v.lookup(a, c), v.lookup(b, c)
+		if la == nil || lb == nil {
+			continue
+		}
+		switch {
+		case la.Median.ReqPerS > lb.Median.ReqPerS:
+			n++
+		case la.Median.ReqPerS < lb.Median.ReqPerS:
+			n--
+		}
+	}
+	return n > 0
 }
 
 type levelVerdict struct {
@@ -106,7 +129,7 @@ func (v *view) pair(a, bn string) []block {
 	if len(lv) == 0 {
 		return nil
 	}
-	headline := []span{b(v.tr("Throughput, %s vs %s:", a, bn)), t(" " + v.groups(lv, a, bn) + ".")}
+	headline := []span{b(v.tr("Throughput, %s vs %s:", a, bn)), t(" " + v.groups(lv, a, bn) + v.tr("."))}
 	return []block{
 		para{spans: headline},
 		table{
@@ -157,34 +180,51 @@ func (v *view) caveats() []block {
 	if r == nil {
 		items = append(items, []span{b(v.tr("Not verified:")), t(" " + v.tr("benchseal verify did not run for this report, so the fairness of the comparison (server settings, GPUs, caches) and the evidence were not checked here; run benchseal verify on the bundle."))})
 	} else {
-		for _, c := range r.Checks {
-			if c.Status != verify.Warn && c.Status != verify.Fail {
-				continue
-			}
-			shown := 0
-			for _, f := range c.Findings {
-				if f.Status != verify.Warn && f.Status != verify.Fail {
-					continue
-				}
-				if shown == 6 {
-					break
-				}
-				shown++
-				items = append(items, []span{b(v.tr("%s (%s):", c.Name, f.Status.String())), t(" " + clipText(f.String(), 300))})
-			}
-			if more := len(c.Findings) + c.Omitted - shown; more > 0 {
-				items = append(items, []span{t(v.tr("%s: %d more findings; benchseal verify lists them.", c.Name, more))})
-			}
-		}
+		// Fairness first: it is what limits the comparison.
+		items = append(items, v.findings(r, true)...)
+	}
+	items = append(items, v.claimCaveats()...)
+	if r != nil {
+		items = append(items, v.findings(r, false)...)
 	}
 	if v.in.KeyEphemeral && (r == nil || !hasUnpinned(r)) {
 		items = append(items, []span{b(v.tr("Unpinned key:")), t(" " + v.tr("the bundle was signed with an ephemeral key whose public half it carries, so the signature shows the bundle unchanged since sealing, not who sealed it."))})
 	}
-	items = append(items, v.claimCaveats()...)
 	if len(items) == 0 {
 		items = append(items, []span{t(v.tr("None found: benchseal verify passed every check, no target failed more than 1 % of its requests, and every level has more than one repeat and at least C requests."))})
 	}
 	return []block{box{title: v.tr("Caveats"), items: items, warn: true}}
+}
+
+// findings are the warnings and failures of verify's fairness check
+// (fairness) or of every other check (!fairness), at most 6 per check.
+func (v *view) findings(r *verify.Report, fairness bool) [][]span {
+	var items [][]span
+	for _, c := range r.Checks {
+		if (c.ID == verify.CheckFairness) != fairness || (c.Status != verify.Warn && c.Status != verify.Fail) {
+			continue
+		}
+		label := v.tr(c.Name)
+		shown := 0
+		for _, f := range c.Findings {
+			if f.Status != verify.Warn && f.Status != verify.Fail {
+				continue
+			}
+			if shown == 6 {
+				break
+			}
+			shown++
+			l := label + ":"
+			if f.Status == verify.Fail {
+				l = v.tr("%s (FAILED):", label)
+			}
+			items = append(items, []span{b(l), t(" " + clipText(f.String(), 300))})
+		}
+		if more := len(c.Findings) + c.Omitted - shown; more > 0 {
+			items = append(items, []span{t(v.tr("%s: %d more findings; benchseal verify lists them.", label, more))})
+		}
+	}
+	return items
 }
 
 // hasUnpinned says verify already said the signer is unpinned.

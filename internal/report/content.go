@@ -348,7 +348,7 @@ func (v *view) summary() []span {
 	} else {
 		s = append(s, t(v.tr(" after %s warm-up requests", w)))
 	}
-	s = append(s, t("; "+v.plural(p.Repeats, "%d repeat", "%d repeats")))
+	s = append(s, t(v.tr("; %s", v.plural(p.Repeats, "%d repeat", "%d repeats"))))
 	if p.TargetOrder == "alternate" && len(r.Targets) > 1 {
 		s = append(s, t(v.tr(", targets interleaved in alternating order")))
 	}
@@ -361,7 +361,7 @@ func (v *view) summary() []span {
 	} else {
 		s = append(s, b(v.tr("Perturbation was OFF: repeated clips sent identical bytes.")))
 	}
-	s = append(s, t(" "+v.tr("Tables show the median over repeats, with [min–max] where repeats differ, and the share of failed requests where any failed; — marks a level without a successful request.")))
+	s = append(s, t(v.tr(" Tables show the median over repeats, with [min–max] where repeats differ, and the share of failed requests where any failed; — marks a level without a successful request.")))
 	return s
 }
 

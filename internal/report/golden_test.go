@@ -15,7 +15,7 @@ func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
 	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(path, got, 0o644); err != nil {
@@ -94,4 +94,11 @@ func TestGolden(t *testing.T) {
 	in.LinkCharts = false
 	md, _, _ = render(t, in)
 	golden(t, "stdout.md", md)
+
+	// Chinese: the same numbers and verdicts, other words.
+	in.LinkCharts, in.Lang = true, "zh"
+	md, page, svgs = render(t, in)
+	golden(t, "zh/REPORT.md", md)
+	golden(t, "zh/report.html", page)
+	golden(t, "zh/"+Latency.File(), svgs[Latency])
 }

@@ -265,8 +265,10 @@ func (v *view) svg(w *bufio.Writer, ch Chart) {
 	if v.repeats > 1 && len(v.targets) > 0 {
 		y += 6
 		w.WriteString(`<path d="M` + f1(legendX+14) + ` ` + f1(y-6) + `V` + f1(y+6) + `M` + f1(legendX+10) + ` ` + f1(y-6) + `H` + f1(legendX+18) + `M` + f1(legendX+10) + ` ` + f1(y+6) + `H` + f1(legendX+18) + `" stroke="#555555" fill="none"/>` + "\n")
-		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+4) + `">` + esc(v.tr("min–max over %d repeats", v.repeats)) + `</text>` + "\n")
-		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+20) + `">` + esc(v.tr("line: median")) + `</text>` + "\n")
+		// Short lines: the legend column is 140 units wide.
+		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+4) + `">` + esc(v.tr("min–max over")) + `</text>` + "\n")
+		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+20) + `">` + esc(v.plural(v.repeats, "%d repeat", "%d repeats")) + `</text>` + "\n")
+		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+36) + `">` + esc(v.tr("line: median")) + `</text>` + "\n")
 	}
 	w.WriteString("</g>\n</svg>\n")
 }
