@@ -204,7 +204,7 @@ func (v *view) findings(r *verify.Report, fairness bool) [][]span {
 		if (c.ID == verify.CheckFairness) != fairness || (c.Status != verify.Warn && c.Status != verify.Fail) {
 			continue
 		}
-		label := v.tr(c.Name)
+		label := upperFirst(v.tr(c.Name))
 		shown := 0
 		for _, f := range c.Findings {
 			if f.Status != verify.Warn && f.Status != verify.Fail {
@@ -306,4 +306,11 @@ func (v *view) claimCaveats() [][]span {
 		items = append(items, []span{b(v.tr("Cache hits not observable:")), t(" " + v.tr("%s exposed no cache-hit counter: whether it reused work across requests is not observed.", strings.Join(unseen, ", ")))})
 	}
 	return items
+}
+
+func upperFirst(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }

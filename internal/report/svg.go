@@ -84,9 +84,9 @@ type series struct {
 	colour string
 	marker int
 	dashed bool
-	// dx shifts the series sideways so that markers and whiskers of
-	// targets at one level never hide each other (p99 of one target
-	// under p50 of another): targets sit side by side around the tick.
+	// dx shifts the series sideways so that markers and whiskers at one
+	// level never hide each other (p99 of one target under p50 of
+	// another): they sit side by side around the tick.
 	dx     float64
 	points []point
 }
@@ -99,8 +99,17 @@ type point struct {
 func (v *view) series(ch Chart) []series {
 	var out []series
 	get := func(f func(m *schemas.Metrics) float64, dashed bool, i int, tg string) series {
+		// One slot per target; on the latency chart one per target and
+		// percentile, so that p99 sits beside p50 even when they are close.
+		slot, slots := float64(i), float64(len(v.targets))
+		if ch == Latency {
+			slot, slots = 2*slot, 2*slots
+			if dashed {
+				slot++
+			}
+		}
 		s := series{target: tg, colour: palette[i%len(palette)], marker: i % 4, dashed: dashed,
-			dx: (float64(i) - float64(len(v.targets)-1)/2) * markerGap}
+			dx: (slot - (slots-1)/2) * markerGap}
 		for _, c := range v.levels {
 			if l := v.lookup(tg, c); l != nil {
 				if _, ok, _ := tally(l); ok == 0 {
