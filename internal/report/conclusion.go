@@ -169,7 +169,7 @@ func (v *view) groups(lv []levelVerdict, a, b string) string {
 		parts = append(parts, v.tr("at C = %s: %s", joinInts(cs), text))
 		i = j
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, v.tr("; "))
 }
 
 // caveats lists what may make the comparison unfair or weaker than it

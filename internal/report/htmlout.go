@@ -8,7 +8,7 @@ import (
 
 // stylesheet is the whole style of the HTML page: no external assets, so the
 // file can be opened offline or pasted into a post.
-const stylesheet = `body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;color:#222;max-width:980px;margin:2em auto;padding:0 1em;line-height:1.45}
+const stylesheet = `body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,"PingFang SC","Microsoft YaHei","Noto Sans CJK SC","WenQuanYi Micro Hei",sans-serif;color:#222;max-width:980px;margin:2em auto;padding:0 1em;line-height:1.45}
 h1{font-size:1.6em}h2{margin-top:1.8em;border-bottom:1px solid #ddd;padding-bottom:.2em}
 .tw{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:.8em 0}th,td{border:1px solid #ccc;padding:.25em .6em}td{white-space:nowrap}
 th{background:#f3f4f6}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
@@ -19,7 +19,7 @@ pre{background:#f3f4f6;padding:.8em;overflow-x:auto}pre code{padding:0;backgroun
 .warn{background:#fff4e5;border-left:4px solid #d55e00;padding:.6em .9em}
 .warn ul{margin:.4em 0 0;padding-left:1.2em}.warn li{margin:.2em 0}
 figure{margin:1em 0}figure svg{max-width:100%;height:auto;display:block}
-@media (max-width:600px){body{margin:1em auto;padding:0 .6em;font-size:15px}h1{font-size:1.3em}th,td{padding:.2em .35em}pre{font-size:.8em}}`
+@media (max-width:600px){body{margin:1em auto;padding:0 .6em;font-size:15px}h1{font-size:1.3em}th,td{padding:.2em .35em}td{white-space:normal}pre{font-size:.8em}}`
 
 // HTML writes the report as one self-contained HTML page with the charts
 // inline.

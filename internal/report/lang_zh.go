@@ -74,6 +74,7 @@ var zh = map[string]string{
 	"%d passes over the corpus":  "遍历语料 %d 次",
 	" after 1 warm-up request":   "，之前先发送 1 个预热请求",
 	" after %s warm-up requests": "，之前先发送 %s 个预热请求",
+	"; ":                         "；",
 	"; %s":                       "；%s",
 	".":                          "。",
 	"%d repeat":                  "%d 次重复",
