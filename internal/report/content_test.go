@@ -221,3 +221,62 @@ func TestVerifyFailureFirst(t *testing.T) {
 		t.Error("a passing verification is shown as failed")
 	}
 }
+
+// TestFailuresShown: a level where every request failed shows "—", never
+// 0, in every table and is not comparable; a level with failures carries
+// its failed share beside each number; the caveats name the error rate,
+// levels with fewer requests than C, single repeats and cache counters
+// that do not exist.
+func TestFailuresShown(t *testing.T) {
+	in := fixture()
+	in.Run.Corpus[0].Text = ""
+	for ti := range in.Claims.Targets {
+		l := &in.Claims.Targets[ti].Levels[4] // C=16
+		if ti == 1 {
+			for r := range l.Repeats {
+				m := &l.Repeats[r]
+				m.Failed, m.Succeeded, m.ReqPerS, m.RTFx, m.LatencyP50S, m.WER = m.Requests, 0, 0, 0, 0, nil
+				m.Errors = map[string]int{"http": m.Requests}
+			}
+			l.Median, l.Min, l.Max = summarize(l.Repeats)
+		}
+		l0 := &in.Claims.Targets[ti].Levels[0] // C=1: one repeat, no cache counter
+		l0.Repeats = l0.Repeats[:1]
+		l0.Repeats[0].CacheHits = nil
+		l0.Median, l0.Min, l0.Max = summarize(l0.Repeats)
+		l1 := &in.Claims.Targets[ti].Levels[3] // C=8: fewer requests than C
+		for r := range l1.Repeats {
+			l1.Repeats[r].Requests = 5
+		}
+	}
+	for ti := range in.Claims.Targets {
+		for li := range in.Claims.Targets[ti].Levels {
+			for r := range in.Claims.Targets[ti].Levels[li].Repeats {
+				if ti == 1 {
+					in.Claims.Targets[ti].Levels[li].Repeats[r].CacheHits = nil
+				}
+			}
+		}
+	}
+	md, _, _ := render(t, in)
+	m := string(md)
+	for _, want := range []string{
+		"| 16 | 8.00 \\[7.76–8.24\\] | — |",                   // throughput
+		"| 16 | 52.0× \\[50.4×–53.6×\\] | — |",                // RTFx
+		"| 16 | vllm-omni | — | — | — | 100 % (1536/1536) |", // latency
+		"| 16 | — | — | not comparable: vllm-omni had no successful request |",
+		"vllm-omni failed more than 1 % of its requests: 100 % at C = 16 (http 1536)",
+		"**Fewer requests than C:** at C = 8 ",
+		"**Single repeat:** at C = 1 there is one repeat",
+		"**Cache hits not observable:** vllm-omni exposed no cache-hit counter",
+		"| 1 | 1.22× | — | single repeat: one observation, no interval |",
+		"Only requests for the 19 of 20 clips with a reference transcript are scored.",
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if strings.Contains(section(m, "Throughput"), "| 0 |") {
+		t.Error("a level without a successful request shows 0")
+	}
+}
