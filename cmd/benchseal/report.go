@@ -33,14 +33,15 @@ func newReportCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report (BUNDLE.tar.zst | RUNDIR) [-o DIR] [--format md|html] [--lang en|zh]",
 		Short: "write a Markdown or HTML report with SVG charts from a bundle or run directory",
-		Long: `report turns the claims of a sealed bundle (read through the hardened bundle
-reader) or of a run directory into a report ready to paste into a post: first the conclusion (for each
-pair of targets and level, the throughput ratio with a bootstrap interval
-and a verdict in words) and the caveats (benchseal verify's findings,
-failed requests, single repeats); then throughput, RTFx and latency charts
-and tables, WER/CER, errors, cache hits, telemetry, environment, the
-servers' own descriptions, and the evidence: what is sealed, how to check
-it with benchseal and cosign, and what it cannot show.
+		Long: `report turns the claims of a sealed bundle (read through the hardened
+bundle reader) or of a run directory into a report ready to paste into a
+post: first the conclusion (for each pair of targets and level, the
+throughput ratio with a bootstrap interval and a verdict in words) and the
+caveats (benchseal verify's findings, failed requests, single repeats);
+then throughput, RTFx and latency charts and tables, WER/CER, errors, cache
+hits, telemetry, environment, the servers' own descriptions, and the
+evidence: what is sealed, how to check it with benchseal and cosign, and
+what it cannot show.
 
 Without -o, the report is printed on stdout: Markdown (without charts) or, with
 --format html, one self-contained HTML page with the charts inline.
@@ -52,8 +53,9 @@ overwrites a file, and a failure leaves nothing behind.
 
 report shows the numbers of claims.json as sealed. It first runs every check
 of benchseal verify (signature with --key, or with the key the bundle
-carries): the findings become the report's caveats and the checklist is
-shown with the evidence. A failing verification still gives a report, whose
+carries; a bundle sealed with a key it does not carry needs --key): the
+findings become the report's caveats and the checklist is shown with the
+evidence. A failing verification still gives a report, whose
 first line says so, and exit status 1. --verify=false skips verification;
 the report then says it was not verified.
 
@@ -101,7 +103,7 @@ the same.`,
 	cmd.Flags().StringVar(&format, "format", "md", "`md` or html")
 	cmd.Flags().BoolVar(&check, "verify", true, "verify the bundle first and show its findings in the report (--verify=false skips it)")
 	cmd.Flags().StringVar(&lang, "lang", "en", "the report's `language`: en or zh")
-	cmd.Flags().StringVar(&key, "key", "", "with --verify: the public `KEY` that must have signed the bundle")
+	cmd.Flags().StringVar(&key, "key", "", "the public `KEY` that must have signed the bundle (needed when the bundle does not carry its key)")
 	return cmd
 }
 
