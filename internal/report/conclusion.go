@@ -82,6 +82,11 @@ func (v *view) conclusion() []block {
 			out = append(out, v.pair(a, bn)...)
 		}
 	}
+	if r := v.in.Verify; r != nil {
+		if c := r.Check(verify.CheckFairness); c != nil && c.Status >= verify.Warn {
+			out = append(out, para{warn: true, spans: []span{b(v.tr("Not shown fair:")), t(" " + v.tr("benchseal verify found differences or gaps in how the targets were set up (see the caveats below); a lead may come from the setup, not the engine."))}})
+		}
+	}
 	out = append(out, para{spans: []span{t(v.tr("Ratio of the medians over repeats of successful requests per second (first target over second); 95 % interval by a seeded bootstrap over repeats. Verdict by rule: a target that failed more than 1 % of its requests is not comparable; overlapping repeats show no difference; one repeat gives no interval."))}})
 	return out
 }
@@ -182,6 +187,13 @@ func (v *view) caveats() []block {
 	} else {
 		// Fairness first: it is what limits the comparison.
 		items = append(items, v.findings(r, true)...)
+	}
+	if run := v.in.Run; !run.Complete {
+		why := run.Incomplete
+		if why == "" {
+			why = v.tr("no reason recorded")
+		}
+		items = append(items, []span{b(v.tr("Incomplete run:")), t(" " + v.tr("the run stopped early (%s): levels or repeats may be missing.", why))})
 	}
 	items = append(items, v.claimCaveats()...)
 	if r != nil {

@@ -28,8 +28,11 @@ func HTML(w io.Writer, in Input) error {
 	v := newView(in)
 	blocks := v.build()
 	title := ""
-	if h, ok := blocks[0].(heading); ok {
-		title = h.text
+	for _, bl := range blocks {
+		if h, ok := bl.(heading); ok {
+			title = h.text
+			break
+		}
 	}
 	bw.WriteString("<!DOCTYPE html>\n<html lang=\"" + v.htmlLang() + "\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	bw.WriteString("<title>" + esc(title) + "</title>\n<style>\n" + stylesheet + "\n</style>\n</head>\n<body>\n<main>\n")

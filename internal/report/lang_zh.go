@@ -25,7 +25,9 @@ var zh = map[string]string{
 	"%s (FAILED):": "%s（失败）：",
 	"%s: %d more findings; benchseal verify lists them.": "%s：另有 %d 项发现，benchseal verify 会全部列出。",
 	"%s at C = %d (%s)": "C = %[2]d 时 %[1]s（%[3]s）",
-	"Errors:":           "错误：",
+	"Incomplete run:":   "运行不完整：",
+	"the run stopped early (%s): levels or repeats may be missing.": "运行提前停止（%s）：可能缺少部分级别或重复。",
+	"Errors:": "错误：",
 	"%s failed more than 1 %% of its requests: %s. Its latency and throughput are of the requests that succeeded.": "%s 的失败请求超过 1 %%：%s。其延迟和吞吐量只反映成功的请求。",
 	"Fewer requests than C:": "请求数少于 C：",
 	"at C = %s a repeat measured fewer requests than the concurrency, so the level never ran at full concurrency.": "在 C = %s 时，有一次重复测得的请求数少于并发数，因此该级别从未达到满并发。",
@@ -38,6 +40,8 @@ var zh = map[string]string{
 	"%s exposed no cache-hit counter: whether it reused work across requests is not observed.": "%s 未提供缓存命中计数器：无法观测它是否在请求之间复用了计算。",
 
 	// Conclusion.
+	"Not shown fair:": "未证明公平：",
+	"benchseal verify found differences or gaps in how the targets were set up (see the caveats below); a lead may come from the setup, not the engine.": "benchseal verify 发现各目标的配置存在差异或缺少信息（见下方注意事项）；领先可能来自配置，而非引擎本身。",
 	"Conclusion": "结论",
 	"Ratio of the medians over repeats of successful requests per second (first target over second); 95 % interval by a seeded bootstrap over repeats. Verdict by rule: a target that failed more than 1 % of its requests is not comparable; overlapping repeats show no difference; one repeat gives no interval.": "比值为各次重复中每秒成功请求数中位数之比（前一个目标比后一个）；95 % 区间由对重复做有固定种子的自助法（bootstrap）得出。结论按规则给出：失败请求超过 1 % 的目标不可比较；重复结果范围重叠则未显示差异；只有一次重复则没有区间。",
 	"Throughput, %s vs %s:":                 "吞吐量，%s 对比 %s：",
