@@ -87,7 +87,11 @@ func (v *view) conclusion() []block {
 			out = append(out, para{warn: true, spans: []span{b(v.tr("Not shown fair:")), t(" " + v.tr("benchseal verify found differences or gaps in how the targets were set up (see the caveats below); a lead may come from the setup, not the engine."))}})
 		}
 	}
-	out = append(out, para{spans: []span{t(v.tr("Ratio of the medians over repeats of successful requests per second (first target over second); 95 % interval by a seeded bootstrap over repeats. Verdict by rule: a target that failed more than 1 % of its requests is not comparable; overlapping repeats show no difference; one repeat gives no interval."))}})
+	rule := v.tr("Ratio of the medians over repeats of successful requests per second (first target over second); 95 % interval by a seeded bootstrap over repeats. Verdict by rule: a target that failed more than 1 % of its requests is not comparable; overlapping repeats show no difference; one repeat gives no interval.")
+	if v.repeats > 1 && v.repeats < 5 {
+		rule += v.tr(" With %d repeats the interval is a rough guide; the overlap rule is the safeguard.", v.repeats)
+	}
+	out = append(out, para{spans: []span{t(rule)}})
 	return out
 }
 

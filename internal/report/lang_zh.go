@@ -42,6 +42,7 @@ var zh = map[string]string{
 	// Conclusion.
 	"Not shown fair:": "未证明公平：",
 	"benchseal verify found differences or gaps in how the targets were set up (see the caveats below); a lead may come from the setup, not the engine.": "benchseal verify 发现各目标的配置存在差异或缺少信息（见下方注意事项）；领先可能来自配置，而非引擎本身。",
+	" With %d repeats the interval is a rough guide; the overlap rule is the safeguard.":                                                                 "只有 %d 次重复时，该区间仅供粗略参考；重叠规则才是保障。",
 	"Conclusion": "结论",
 	"Ratio of the medians over repeats of successful requests per second (first target over second); 95 % interval by a seeded bootstrap over repeats. Verdict by rule: a target that failed more than 1 % of its requests is not comparable; overlapping repeats show no difference; one repeat gives no interval.": "比值为各次重复中每秒成功请求数中位数之比（前一个目标比后一个）；95 % 区间由对重复做有固定种子的自助法（bootstrap）得出。结论按规则给出：失败请求超过 1 % 的目标不可比较；重复结果范围重叠则未显示差异；只有一次重复则没有区间。",
 	"Throughput, %s vs %s:":                 "吞吐量，%s 对比 %s：",
