@@ -3,7 +3,6 @@ module github.com/benchseal/benchseal
 go 1.26.8
 
 require (
-	github.com/NVIDIA/go-nvml v0.13.4-1
 	github.com/go-audio/wav v1.1.0
 	github.com/klauspost/compress v1.20.4
 	github.com/prometheus/client_model v0.6.3
@@ -24,7 +23,6 @@ require (
 	github.com/go-audio/audio v1.0.0 // indirect
 	github.com/go-audio/riff v1.0.0 // indirect
 	github.com/google/go-containerregistry v0.21.9 // indirect
-	github.com/google/uuid v1.6.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/influxdata/tdigest v0.0.1 // indirect
 	github.com/josharian/intern v1.0.0 // indirect

@@ -41,9 +41,13 @@ type Metrics struct {
 	LatencyP99S  float64        `json:"latency_p99_s"`
 	LatencyMaxS  float64        `json:"latency_max_s"`
 	TTFBP50S     float64        `json:"ttfb_p50_s"`
-	PeakInFlight int            `json:"peak_in_flight"`
+	PeakInFlight int            `json:"peak_in_flight"` // measured phase only
 	WER          *float64       `json:"wer"`
 	Errors       map[string]int `json:"errors"`
+
+	// WarmupPeakInFlight is the peak in-flight of the warm-up requests of
+	// the level/repeat, absent when it had none.
+	WarmupPeakInFlight *int `json:"warmup_peak_in_flight,omitempty"`
 
 	// Telemetry and server counters, present when they were available.
 	GPUUtilMean     *float64 `json:"gpu_util_mean,omitempty"`
@@ -52,4 +56,18 @@ type Metrics struct {
 	GPUPowerPeakW   *float64 `json:"gpu_power_peak_w,omitempty"`
 	HostCPUMean     *float64 `json:"host_cpu_mean,omitempty"`
 	CacheHits       *float64 `json:"cache_hits,omitempty"`
+	// GPUPeaks are each GPU's own peaks when the target runs on several
+	// (gpu_mem_peak_bytes and gpu_power_peak_w are sums over them).
+	GPUPeaks []GPUPeak `json:"gpu_peaks,omitempty"`
+	// TelemetryNote says why the sampled fields are absent although the
+	// run was sampled ("not observed (window shorter than
+	// --sample-interval)").
+	TelemetryNote string `json:"telemetry_note,omitempty"`
+}
+
+// GPUPeak is one GPU's largest memory use and power draw in a window.
+type GPUPeak struct {
+	GPU          int      `json:"gpu"` // NVML index
+	MemPeakBytes *float64 `json:"mem_peak_bytes,omitempty"`
+	PowerPeakW   *float64 `json:"power_peak_w,omitempty"`
 }

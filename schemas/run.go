@@ -76,6 +76,10 @@ type Protocol struct {
 	SuccessRule string  `json:"success_rule"` // "http_200_nonempty_text"
 	Stream      bool    `json:"stream"`
 	TargetOrder string  `json:"target_order"` // "alternate": reversed on every other repeat
+
+	// WarmupOnce: the warm-ups of a level were sent before its first
+	// repeat only (repeats 2.. have none), the seed client's schedule.
+	WarmupOnce bool `json:"warmup_once,omitempty"`
 }
 
 // SuccessRule is the only success rule: HTTP 200 and non-empty text.

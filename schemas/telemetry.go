@@ -101,6 +101,11 @@ type StepTelemetry struct {
 	CacheBefore map[string]float64 `json:"cache_before,omitempty"`
 	CacheAfter  map[string]float64 `json:"cache_after,omitempty"`
 	Notes       []string           `json:"notes,omitempty"` // why a fact is missing
+	// SampleStartNs and SampleEndNs are the t_ns of the samples taken
+	// just before the first measured request was sent and just after the
+	// last one ended: internal/claims counts them in the window.
+	SampleStartNs *int64 `json:"sample_start_ns,omitempty"`
+	SampleEndNs   *int64 `json:"sample_end_ns,omitempty"`
 }
 
 // RequestCounter is an engine's /metrics counter of the requests it served,

@@ -127,7 +127,7 @@ func makeFullRun(tb testing.TB, base string) {
 		Corpus:  clips, Levels: []int{1, 3}, Requests: []int{6}, Repeats: 2, Seed: 7, Command: args,
 		Scoring: schemas.Scoring{Normalizer: "whisper-en", Aligner: "unit", Unit: "word", Failures: "excluded"},
 	}
-	_, err = bench.Run(context.Background(), dir, plan, bench.WithHooks(hooks))
+	_, err = bench.Run(context.Background(), dir, plan, bench.WithHooks(hooks), bench.WithTool(testTool()))
 	must(tb, err)
 	// This machine has no GPU: give the run the GPU facts of one that has
 	// two of a kind, consistent everywhere (gpu.json, samples over the
@@ -246,25 +246,67 @@ func refresh(tb testing.TB, dir string) {
 	writeReport(tb, dir)
 }
 
-// writeReport writes REPORT.md as benchseal run does (report.Markdown over
-// run.json, claims.json, env/ and the probes before the sweep).
+// writeReport writes REPORT.md as benchseal run does, through renderReport.
 func writeReport(tb testing.TB, dir string) {
-	in := report.Input{}
-	getJSON(tb, filepath.Join(dir, "run.json"), &in.Run)
-	getJSON(tb, filepath.Join(dir, "claims.json"), &in.Claims)
-	in.GPU, in.Host = &schemas.GPUInfo{}, &schemas.HostInfo{}
-	getJSON(tb, filepath.Join(dir, "env/gpu.json"), in.GPU)
-	getJSON(tb, filepath.Join(dir, "env/host.json"), in.Host)
+	docs := map[string][]byte{}
+	names := []string{"run.json", "claims.json", "env/gpu.json", "env/host.json"}
 	probes, _ := filepath.Glob(filepath.Join(dir, "servers", "*", "probes-before.json"))
-	sort.Strings(probes)
 	for _, p := range probes {
+		rel, _ := filepath.Rel(dir, p)
+		names = append(names, filepath.ToSlash(rel))
+	}
+	for _, n := range names {
+		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(n))); err == nil {
+			docs[n] = b
+		}
+	}
+	b, err := renderReport(docs)
+	must(tb, err)
+	must(tb, os.WriteFile(filepath.Join(dir, "REPORT.md"), b, 0o644))
+}
+
+// testTool is this test binary as run.json records a client (its
+// SHA-256 is what makes RenderReportTool this very renderer's).
+var testTool = sync.OnceValue(func() schemas.Tool {
+	t, _ := fingerprint.Tool()
+	return t
+})
+
+// renderReport is what the CLI gives verify as Options.RenderReport
+// (cmd/benchseal renders through the same report.Markdown, from the
+// same documents; the script verify_good.txt checks a real run's).
+func renderReport(docs map[string][]byte) ([]byte, error) {
+	in := report.Input{}
+	if err := json.Unmarshal(docs["run.json"], &in.Run); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(docs["claims.json"], &in.Claims); err != nil {
+		return nil, err
+	}
+	if b, ok := docs["env/gpu.json"]; ok {
+		in.GPU = &schemas.GPUInfo{}
+		json.Unmarshal(b, in.GPU)
+	}
+	if b, ok := docs["env/host.json"]; ok {
+		in.Host = &schemas.HostInfo{}
+		json.Unmarshal(b, in.Host)
+	}
+	var names []string
+	for n := range docs {
+		if strings.HasPrefix(n, "servers/") {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
 		var sc schemas.ServerCapture
-		getJSON(tb, p, &sc)
-		in.Servers = append(in.Servers, sc)
+		if json.Unmarshal(docs[n], &sc) == nil {
+			in.Servers = append(in.Servers, sc)
+		}
 	}
 	var b bytes.Buffer
-	must(tb, report.Markdown(&b, in))
-	must(tb, os.WriteFile(filepath.Join(dir, "REPORT.md"), b.Bytes(), 0o644))
+	err := report.Markdown(&b, in)
+	return b.Bytes(), err
 }
 
 // lastStep is the records file of the run's last step (no later step can
@@ -522,6 +564,13 @@ func corpusKinds() []kind {
 				report, _ := os.ReadFile(filepath.Join(dir, "REPORT.md"))
 				refresh(tb, dir)
 				must(tb, os.WriteFile(filepath.Join(dir, "REPORT.md"), report, 0o644))
+			}},
+		{name: "report-other-build", class: "claims", check: 6, status: warn, text: "another build (binary",
+			doctor: func(tb testing.TB, dir string) {
+				// Sealed by another benchseal build whose report layout
+				// differs: not proven false, but not this renderer's either.
+				editRun(tb, dir, func(r *schemas.Run) { r.Tool.BinarySHA256 = strings.Repeat("0", 64) })
+				editFile(tb, dir, "REPORT.md", func(s string) string { return strings.Replace(s, "\n", "\n\n", 1) })
 			}},
 		{name: "claims-number-edited", class: "claims", check: 6, status: fail, text: "req_per_s",
 			doctor: func(tb testing.TB, dir string) {
@@ -871,7 +920,7 @@ func TestCorpusBase(t *testing.T) {
 	must(t, err)
 	s, err := bundle.NewSigner(key)
 	must(t, err)
-	rep, err := verify.Bundle(context.Background(), bytes.NewReader(seal(t, dir, s, bundle.SealOptions{})), verify.Options{PublicKey: key.Public()})
+	rep, err := verify.Bundle(context.Background(), bytes.NewReader(seal(t, dir, s, bundle.SealOptions{})), verify.Options{PublicKey: key.Public(), RenderReport: renderReport, RenderReportTool: testTool().BinarySHA256})
 	must(t, err)
 	for _, c := range rep.Checks {
 		if c.Status != verify.Pass {
@@ -920,6 +969,7 @@ func TestCorpus(t *testing.T) {
 				if k.bundle != nil {
 					b, opts = k.bundle(t, b, key)
 				}
+				opts.RenderReport, opts.RenderReportTool = renderReport, testTool().BinarySHA256
 				if *corpusOut != "" {
 					writeKind(t, k, b, s)
 				}

@@ -45,6 +45,7 @@ func checkFairness(rep *Report, ev *evidence) {
 		}
 	} else {
 		done = append(done, "one target: nothing to compare")
+		checkGPUIndices(c, ev)
 	}
 	if checkCacheHits(c, ev) {
 		done = append(done, "no cache hits")

@@ -79,6 +79,9 @@ func checkClaims(rep *Report, ev *evidence) {
 		c.Summary = fmt.Sprintf("%d value(s) differ between the records and %s", n, where)
 	}
 	c.Summary += no.String()
+	if s := telemetryNotObserved(got); s != "" {
+		c.Summary += "; " + s
+	}
 }
 
 // compareDocs compares two values field by field after a JSON round trip

@@ -319,7 +319,7 @@ func BenchmarkSeedTTS(b *testing.B) {
 	for b.Loop() {
 		f, err := os.Open(path)
 		must(b, err)
-		rep, err := verify.Bundle(context.Background(), bufio.NewReaderSize(f, 1<<20), verify.Options{PublicKey: s.PublicKey(), TempDir: b.TempDir()})
+		rep, err := verify.Bundle(context.Background(), bufio.NewReaderSize(f, 1<<20), verify.Options{PublicKey: s.PublicKey(), TempDir: b.TempDir(), RenderReport: renderReport, RenderReportTool: testTool().BinarySHA256})
 		f.Close()
 		if err != nil || !rep.OK() {
 			dump, _ := json.MarshalIndent(rep, "", "  ")

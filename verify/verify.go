@@ -32,6 +32,20 @@ type Options struct {
 	// "Resources").
 	MemoryLimit int64
 	TempDir     string
+	// RenderReport, when set, renders REPORT.md from a run's documents as
+	// benchseal run writes it: docs holds run.json, claims.json,
+	// env/gpu.json, env/host.json and each servers/<t>/probes-before.json
+	// that the run has, by path. Check 6 compares what it renders with the
+	// sealed REPORT.md. Nil: REPORT.md is not compared, and check 6 says
+	// so ("not observed"). The renderer is the caller's to give because
+	// internal/report depends on this package.
+	RenderReport func(docs map[string][]byte) ([]byte, error)
+	// RenderReportTool is the binary SHA-256 of the benchseal whose
+	// renderer RenderReport is. When it is the one run.json's tool names, a
+	// REPORT.md that differs does not follow from the data (FAIL); from
+	// another build it may be an older or newer layout, and a difference is
+	// a WARN.
+	RenderReportTool string
 }
 
 // maxEnvelope caps attestation.dsse.json, as bundle.Open does.

@@ -330,6 +330,7 @@ func replayPlan(s *sealedRun, f *replayFlags, urls map[string]string, seedSet bo
 	if len(pr.Warmup) > 0 {
 		p.Warmup = slices.Clone(pr.Warmup)
 	}
+	p.WarmupOnce = pr.WarmupOnce // --compat seedtts's schedule
 	p.Seed, p.NoPerturb, p.Stream, p.Scoring = run.Seed, !pr.Perturb, pr.Stream, run.Scoring
 	switch {
 	case seedSet && f.seed != run.Seed:

@@ -27,17 +27,22 @@ func init() { register(newReportCmd) }
 
 func newReportCmd(e *env) *cobra.Command {
 	var (
-		out, format, key string
-		check            bool
+		out, format, key, lang string
+		check                  bool
+		compat                 string
 	)
 	cmd := &cobra.Command{
-		Use:   "report (BUNDLE.tar.zst | RUNDIR) [-o DIR] [--format md|html]",
+		Use:   "report (BUNDLE.tar.zst | RUNDIR) [-o DIR] [--format md|html] [--lang en|zh]",
 		Short: "write a Markdown or HTML report with SVG charts from a bundle or run directory",
-		Long: `report turns the claims of a sealed bundle (read through the hardened bundle
-reader) or of a run directory into a report ready to paste into a post: summary,
-throughput, RTFx and latency charts and tables, WER/CER, errors, cache hits,
-telemetry, environment, the servers' own descriptions, and how to check every
-number (bundle SHA-256, key fingerprint, benchseal verify and cosign commands).
+		Long: `report turns the claims of a sealed bundle (read through the hardened
+bundle reader) or of a run directory into a report ready to paste into a
+post: first the conclusion (for each pair of targets and level, the
+throughput ratio with a bootstrap interval and a verdict in words) and the
+caveats (benchseal verify's findings, failed requests, single repeats);
+then throughput, RTFx and latency charts and tables, WER/CER, errors, cache
+hits, telemetry, environment, the servers' own descriptions, and the
+evidence: what is sealed, how to check it with benchseal and cosign, and
+what it cannot show.
 
 Without -o, the report is printed on stdout: Markdown (without charts) or, with
 --format html, one self-contained HTML page with the charts inline.
@@ -47,10 +52,16 @@ and rtfx.svg into DIR (only REPORT.md and the charts with --format md, only
 report.html with --format html). DIR must not exist or be empty: report never
 overwrites a file, and a failure leaves nothing behind.
 
-report shows the numbers of claims.json as sealed. With --verify it first runs
-every check of benchseal verify (signature with --key, or with the key the bundle
-carries) and puts the verdict at the top and the checklist in the report; a
-failing verification still gives a report, flagged, and exit status 1.`,
+report shows the numbers of claims.json as sealed. It first runs every check
+of benchseal verify (signature with --key, or with the key the bundle
+carries; a bundle sealed with a key it does not carry needs --key): the
+findings become the report's caveats and the checklist is shown with the
+evidence. A failing verification still gives a report, whose
+first line says so, and exit status 1. --verify=false skips verification;
+the report then says it was not verified.
+
+--lang zh writes the report in Chinese; the numbers and verdict rules are
+the same.`,
 		Args: exactArgs(1, "one bundle or run directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch format {
@@ -61,9 +72,23 @@ failing verification still gives a report, flagged, and exit status 1.`,
 			if key != "" && !check {
 				return usageErrorf("--key is used only with --verify")
 			}
+			if err := checkCompat(compat); err != nil {
+				return err
+			}
+			if compat != "" && out == "" && format == "html" {
+				return usageErrorf("--compat prints a Markdown table on stdout: give -o DIR for the HTML report")
+			}
+			if !report.KnownLang(lang) {
+				return usageErrorf("--lang %q: want one of %s", lang, strings.Join(report.Languages, ", "))
+			}
 			in, err := loadReport(e, args[0])
 			if err != nil {
 				return err
+			}
+			in.Lang = lang
+			if check && key == "" && in.BundleSHA256 != "" && !in.KeyEphemeral {
+				return withHint(fmt.Errorf("report: %s is signed by a key it does not carry, so the report cannot verify it without that key", args[0]),
+					"pass --key KEY.pub (the public half of the key it was sealed with), or --verify=false for a report that says it was not verified")
 			}
 			failed := false
 			if check {
@@ -74,16 +99,24 @@ failing verification still gives a report, flagged, and exit status 1.`,
 			if err := writeReport(e, in, out, format, cmd.Flags().Changed("format")); err != nil {
 				return err
 			}
+			if compat != "" {
+				if err := printCompat(e, args[0], compat, false); err != nil {
+					return err
+				}
+			}
 			if failed {
-				return withHint(fmt.Errorf("report: %s failed verification (%s)", args[0], in.Verdict), "run benchseal verify %s for every finding", args[0])
+				r := in.Verify
+				return withHint(fmt.Errorf("report: %s failed verification (%d checks passed, %d warned, %d failed, %d skipped)", args[0], r.Passed, r.Warned, r.Failed, r.Skipped), "run benchseal verify %s for every finding", args[0])
 			}
 			return nil
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the report files into `DIR` (must not exist or be empty)")
 	cmd.Flags().StringVar(&format, "format", "md", "`md` or html")
-	cmd.Flags().BoolVar(&check, "verify", false, "verify the bundle first and show the verdict in the report")
-	cmd.Flags().StringVar(&key, "key", "", "with --verify: the public `KEY` that must have signed the bundle")
+	cmd.Flags().BoolVar(&check, "verify", true, "verify the bundle first and show its findings in the report (--verify=false skips it)")
+	cmd.Flags().StringVar(&lang, "lang", "en", "the report's `language`: en or zh")
+	cmd.Flags().StringVar(&key, "key", "", "the public `KEY` that must have signed the bundle (needed when the bundle does not carry its key)")
+	compatFlag(cmd, &compat, "print the figures (a Markdown table on stdout, after the report)")
 	return cmd
 }
 
@@ -133,14 +166,7 @@ func verifyForReport(ctx context.Context, e *env, src, key string, in *report.In
 			return false, fmt.Errorf("verify %s: %w", src, err)
 		}
 	}
-	in.Verdict = fmt.Sprintf("%d checks passed, %d warned, %d failed, %d skipped", rep.Passed, rep.Warned, rep.Failed, rep.Skipped)
-	if !rep.Pinned && rep.Kind == "bundle" {
-		in.Verdict += "; the signer is unpinned (no --key)"
-	}
-	in.VerdictOK = rep.OK()
-	for _, c := range rep.Checks {
-		in.Verification = append(in.Verification, fmt.Sprintf("%s %d. %s: %s", c.Status, c.ID, c.Name, c.Summary))
-	}
+	in.Verify = rep
 	return !rep.OK(), nil
 }
 

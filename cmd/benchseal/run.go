@@ -42,6 +42,8 @@ type runFlags struct {
 	launchLog, serverConfigs []string
 	readyTimeout, stopGrace  time.Duration
 	seal, key                string
+
+	compat string // --compat: a peer's schedule, and its figures printed after the run
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -120,6 +122,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringArrayVar(&f.serverConfigs, "server-config", nil, "a config file of a server, as NAME=FILE (copied into servers/NAME/config/, redacted); repeatable")
 	fl.StringVar(&f.seal, "seal", "", "after a complete run, seal it into `OUT`.tar.zst (as 'benchseal seal')")
 	fl.StringVar(&f.key, "key", "", "with --seal: sign with `KEY` (a key file or KMS reference; default an ephemeral key)")
+	compatFlag(cmd, &f.compat, "run the peer's schedule (one warm-up pass before repeat 1, one pass per repeat) and print the figures")
 	return cmd
 }
 
@@ -127,6 +130,12 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 	plan, err := buildPlan(e, f)
 	if err != nil {
 		return err
+	}
+	if err := checkCompat(f.compat); err != nil {
+		return err
+	}
+	if f.compat != "" {
+		compatPreset(&plan, f)
 	}
 	setup, err := parseServerSetup(f, plan.Targets)
 	if err != nil {
@@ -193,6 +202,11 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 	}
 	writeRunReport(e, res.Dir)
 	infof(e.stderr, "run written to %s", res.Dir)
+	if f.compat != "" {
+		if err := printCompat(e, res.Dir, f.compat, false); err != nil {
+			return err
+		}
+	}
 	if f.seal == "" {
 		return nil
 	}

@@ -127,6 +127,9 @@ func parseServerSetup(f *runFlags, targets []bench.Target) (*serverSetup, error)
 			}
 		}
 	}
+	if err := checkGPUFlags(s.gpus); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -277,6 +280,7 @@ func recorderHooks(s *serverSetup, sv *servers, rec *fingerprint.Recorder) bench
 		BeforeStep: func(ctx context.Context, d *bench.Dir, st bench.Step) error {
 			return rec.StepStart(ctx, st.Target, st.Concurrency, st.Repeat)
 		},
+		BeforeMeasure: func(ctx context.Context, d *bench.Dir, st bench.Step) error { rec.MeasureStart(); return nil },
 		AfterStep: func(ctx context.Context, d *bench.Dir, r bench.StepResult) error {
 			_, err := rec.StepEnd(ctx, r.Target, r.Concurrency, r.Repeat, r.StartNs, r.EndNs)
 			if sv.exited(r.Target) {

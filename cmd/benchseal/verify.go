@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto"
 	"encoding/json"
 	"encoding/pem"
@@ -12,6 +13,8 @@ import (
 	"unicode"
 
 	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/report"
 	"github.com/benchseal/benchseal/verify"
 	"github.com/spf13/cobra"
 )
@@ -53,6 +56,7 @@ func newVerifyCmd(e *env) *cobra.Command {
 	var (
 		key, audio string
 		asJSON     bool
+		compat     string
 	)
 	cmd := &cobra.Command{
 		Use:   "verify BUNDLE|RUNDIR",
@@ -92,6 +96,9 @@ public half, NAME.pub) or a KMS reference.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			src := args[0]
+			if err := checkCompat(compat); err != nil {
+				return err
+			}
 			info, err := os.Stat(src)
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", src, unwrapPath(err))
@@ -101,7 +108,10 @@ public half, NAME.pub) or a KMS reference.`,
 					return usageErrorf("--audio %s: not a directory", audio)
 				}
 			}
-			opts := verify.Options{AudioDir: audio}
+			opts := verify.Options{AudioDir: audio, RenderReport: renderRunReport}
+			if t, err := fingerprint.Tool(); err == nil {
+				opts.RenderReportTool = t.BinarySHA256
+			}
 			if key != "" {
 				if isPrivateKeyFile(key) {
 					pub := "NAME.pub, as benchseal keygen writes it"
@@ -153,6 +163,11 @@ public half, NAME.pub) or a KMS reference.`,
 			} else if err := printChecklist(e.stdout, rep); err != nil {
 				return err
 			}
+			if compat != "" {
+				if err := printCompat(e, src, compat, asJSON); err != nil {
+					return err
+				}
+			}
 			for _, c := range rep.Checks {
 				if c.Status == verify.Fail {
 					hint, ok := findingHint(c)
@@ -171,6 +186,7 @@ public half, NAME.pub) or a KMS reference.`,
 	cmd.Flags().StringVar(&key, "key", "", "public key (file or KMS reference) the bundle must be signed with")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checklist as JSON")
 	cmd.Flags().StringVar(&audio, "audio", "", "folder of the original clips, for a bundle sealed with --no-audio")
+	compatFlag(cmd, &compat, "print the figures (after the checklist; with --json, a second JSON document)")
 	return cmd
 }
 
@@ -262,4 +278,17 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// renderRunReport renders REPORT.md from a run's documents exactly as
+// benchseal run writes it into the run directory (writeRunReport), so
+// that verify's check 6 can hold the sealed REPORT.md to the sealed data.
+func renderRunReport(docs map[string][]byte) ([]byte, error) {
+	in, err := reportDocs(docs).input(&env{stderr: io.Discard}, "", "bundle")
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	err = report.Markdown(&b, in)
+	return b.Bytes(), err
 }

@@ -68,15 +68,21 @@ func (d *Dir) Event(target, kind, detail string) {
 //	BeforeSweep  after preflight, once the run directory and run.json exist;
 //	             an error aborts the run before anything is measured
 //	BeforeStep   before a step's warm-ups (its variants are computed already)
+//	BeforeMeasure after a step's warm-ups, just before its first measured
+//	             request is sent (telemetry samples the window's start)
 //	AfterStep    after a step's measured requests all ended
 //	AfterSweep   after the sweep (also after an interrupt), before run.json
 //	             is finalised and claims.json written
 //
-// Errors of BeforeStep, AfterStep and AfterSweep are recorded as a
-// "hook_error" event and shown as a warning; the sweep goes on.
+// Errors of BeforeStep, BeforeMeasure, AfterStep and AfterSweep are
+// recorded as a "hook_error" event and shown as a warning; the sweep goes
+// on.
 type Hooks struct {
 	BeforeSweep func(ctx context.Context, d *Dir) error
 	BeforeStep  func(ctx context.Context, d *Dir, s Step) error
 	AfterStep   func(ctx context.Context, d *Dir, r StepResult) error
 	AfterSweep  func(ctx context.Context, d *Dir) error
+
+	// BeforeMeasure is called between warm-ups and measured requests.
+	BeforeMeasure func(ctx context.Context, d *Dir, s Step) error
 }

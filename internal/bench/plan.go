@@ -39,6 +39,11 @@ type Plan struct {
 	Stream       bool // stream=true: first_byte_ns is the first text delta over SSE
 	Scoring      schemas.Scoring
 	Command      []string // the client's command line, already redacted
+
+	// WarmupOnce sends a level's warm-ups before its first repeat only
+	// (the SGLang-Omni seed client's schedule: one discarded pass, then
+	// the repeats back to back); recorded in run.json.
+	WarmupOnce bool
 }
 
 // DefaultRepeats is the number of repeats of every level and target.
@@ -105,6 +110,14 @@ func (p Plan) normalize() (Plan, error) {
 		p.Scoring = schemas.Scoring{Normalizer: "whisper-en", Aligner: "unit", Unit: "word", Failures: "excluded"}
 	}
 	return p, nil
+}
+
+// warmupAt is the number of warm-ups of level li in a repeat (1-based).
+func (p Plan) warmupAt(li, repeat int) int {
+	if p.WarmupOnce && repeat > 1 {
+		return 0
+	}
+	return p.Warmup[li]
 }
 
 func perLevel(what string, v []int, levels, minimum int) ([]int, error) {

@@ -108,8 +108,12 @@ func checkBudget(p Plan) error {
 	need := map[[32]byte]int64{}
 	for li := range p.Levels {
 		per := int64(p.Repeats * len(p.Targets))
+		warm := per
+		if p.WarmupOnce {
+			warm = int64(len(p.Targets))
+		}
 		for i := range p.Warmup[li] {
-			need[p.Corpus[i%len(p.Corpus)].SHA256] += per
+			need[p.Corpus[i%len(p.Corpus)].SHA256] += warm
 		}
 		for i := range p.Requests[li] {
 			need[p.Corpus[i%len(p.Corpus)].SHA256] += per
@@ -197,7 +201,7 @@ func (r *runner) create() error {
 		Schema: schemas.RunSchema, Tool: r.cfg.tool, StartedAt: r.d.Anchor.UTC(), Seed: p.Seed,
 		Protocol: schemas.Protocol{Levels: p.Levels, Requests: p.Requests, Passes: p.Passes, Warmup: p.Warmup,
 			Repeats: p.Repeats, Perturb: !p.NoPerturb, TimeoutS: r.cfg.timeout.Seconds(),
-			SuccessRule: schemas.SuccessRule, Stream: p.Stream, TargetOrder: "alternate"},
+			SuccessRule: schemas.SuccessRule, Stream: p.Stream, TargetOrder: "alternate", WarmupOnce: p.WarmupOnce},
 		Scoring: p.Scoring, Command: p.Command, Targets: []schemas.Target{}, Corpus: []schemas.Clip{},
 	}
 	if run.Tool.Modules == nil {
@@ -440,9 +444,9 @@ type job struct {
 
 // plan hands out the step's variants in schedule order, then hashes them
 // on every core.
-func (r *runner) jobs(li int) ([]job, error) {
+func (r *runner) jobs(li, repeat int) ([]job, error) {
 	p := r.plan
-	w, n := p.Warmup[li], p.Requests[li]
+	w, n := p.warmupAt(li, repeat), p.Requests[li]
 	jobs := make([]job, w+n)
 	for seq := range jobs {
 		i := seq
@@ -601,7 +605,7 @@ func newWorker(id int) *worker { return &worker{id: id, br: bufio.NewReaderSize(
 func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 	p := r.plan
 	res := StepResult{Step: s, Errors: map[string]int{}}
-	jobs, err := r.jobs(s.Level)
+	jobs, err := r.jobs(s.Level, s.Repeat)
 	if err != nil {
 		return res, err
 	}
@@ -614,7 +618,7 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 			r.hookErr("before "+stepName(s), h.BeforeStep(ctx, &r.d, s))
 		}
 	}
-	w := p.Warmup[s.Level]
+	w := p.warmupAt(s.Level, s.Repeat)
 	r.cfg.progress.Begin(s, len(jobs))
 	recs := make([]schemas.Record, len(jobs))
 	workers := make([]*worker, s.Concurrency)
@@ -659,6 +663,11 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 		wg.Wait()
 	}
 	phase(schemas.PhaseWarmup, 0, w)
+	for _, h := range r.cfg.hooks {
+		if h.BeforeMeasure != nil && ctx.Err() == nil {
+			r.hookErr("before measuring "+stepName(s), h.BeforeMeasure(ctx, &r.d, s))
+		}
+	}
 	phase(schemas.PhaseMeasure, w, len(jobs))
 	if err := rf.close(); err != nil {
 		return res, fmt.Errorf("write records of %s: %w", stepName(s), err)

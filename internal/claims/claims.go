@@ -112,7 +112,7 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 // measured record.
 func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Scoring) (schemas.Metrics, bool, error) {
 	m := schemas.Metrics{Errors: map[string]int{}}
-	m.PeakInFlight = PeakInFlight(recs)
+	m.PeakInFlight, m.WarmupPeakInFlight = phasePeaks(recs)
 	var first, last int64
 	var lat, ttfb []float64
 	var audioS float64
@@ -207,6 +207,26 @@ func measuredWindow(recs []schemas.Record) (from, to int64) {
 
 func seconds(ns int64) float64 { return float64(ns) / 1e9 }
 
+// phasePeaks is the peak in-flight of the measured records and, when the
+// level/repeat had warm-ups, of the warm-up records, each phase on its own:
+// a C=32 level over an 8-clip corpus sends 32 warm-ups at once but never
+// more than 8 measured requests, and peak_in_flight must say 8.
+func phasePeaks(recs []schemas.Record) (measured int, warmup *int) {
+	var meas, warm []schemas.Record
+	for _, r := range recs {
+		if r.Phase == schemas.PhaseMeasure {
+			meas = append(meas, r)
+		} else {
+			warm = append(warm, r)
+		}
+	}
+	if len(warm) > 0 {
+		w := PeakInFlight(warm)
+		warmup = &w
+	}
+	return PeakInFlight(meas), warmup
+}
+
 // PeakInFlight is the largest number of the records' requests that were in
 // flight at the same time; an end and a start at the same instant count
 // the end first.
@@ -262,6 +282,19 @@ func summarize(reps []schemas.Metrics) (med, lo, hi schemas.Metrics) {
 		func(m *schemas.Metrics) **float64 { return &m.HostCPUMean },
 		func(m *schemas.Metrics) **float64 { return &m.CacheHits },
 	}
+	{
+		var v []int
+		for i := range reps {
+			if p := reps[i].WarmupPeakInFlight; p != nil {
+				v = append(v, *p)
+			}
+		}
+		if len(v) > 0 {
+			a := medianInt(v) // sorts v
+			b, c := v[0], v[len(v)-1]
+			med.WarmupPeakInFlight, lo.WarmupPeakInFlight, hi.WarmupPeakInFlight = &a, &b, &c
+		}
+	}
 	for _, f := range ints {
 		v := make([]int, len(reps))
 		for i := range reps {
@@ -310,5 +343,6 @@ func summarize(reps []schemas.Metrics) (med, lo, hi schemas.Metrics) {
 			}
 		}
 	}
+	summarizeTelemetry(reps, &med, &lo, &hi)
 	return med, lo, hi
 }

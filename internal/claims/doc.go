@@ -7,7 +7,7 @@
 //
 // Each metric is computed per target, per concurrency level, per repeat,
 // over the records of phase "measure" (warm-ups are never counted, except
-// in peak in-flight, below):
+// in warmup_peak_in_flight, below):
 //
 //   - requests, succeeded, failed: counts of measured records; a record
 //     succeeded when ok is true (HTTP 200 and non-empty text).
@@ -26,11 +26,14 @@
 //     request: every latency is 0.
 //   - ttfb_p50_s: the median (same definition) of first_byte_ns - start_ns
 //     over successful requests where a byte arrived (first_byte_ns > 0).
-//   - peak_in_flight: the largest number of requests in flight at once,
-//     warm-ups included, swept over the start and end events of the
-//     level/repeat; an end at the same nanosecond as a start is counted
-//     first, because a closed-loop worker starts its next request only
-//     after the previous one ended.
+//   - peak_in_flight: the largest number of measured requests in flight
+//     at once, swept over their start and end events; an end at the same
+//     nanosecond as a start is counted first, because a closed-loop worker
+//     starts its next request only after the previous one ended. Warm-ups
+//     are left out: a C=32 level over an 8-clip corpus sends 32 warm-ups
+//     at once, but its measured phase never has more than 8 in flight.
+//   - warmup_peak_in_flight: the same sweep over the warm-up requests of
+//     the level/repeat on their own; absent when it had none.
 //   - wer: when at least one clip of the corpus has a reference text, the
 //     corpus rate of internal/score over the measured requests whose clip
 //     has a reference (hypothesis: text_scored), with the run's Scoring
@@ -44,22 +47,29 @@
 // an even count is the mean of the two middle values; for integer fields
 // that mean is rounded down. Errors take the median/min/max per class, a
 // class missing from a repeat counting as 0, and classes whose value is 0
-// are left out. wer and the optional telemetry fields use only the repeats
-// where they are present, and stay null when none has them.
+// are left out. wer, warmup_peak_in_flight and the optional telemetry
+// fields use only the repeats where they are present, and stay null (or
+// absent) when none has them.
 //
 // # Telemetry
 //
 // With WithTelemetry (LoadTelemetry reads the run directory's telemetry/),
 // each level/repeat also gets gpu_util_mean, gpu_util_max,
-// gpu_mem_peak_bytes, gpu_power_peak_w and host_cpu_mean, recomputed from
-// the raw samples of telemetry/gpu.jsonl and host.jsonl whose t_ns lies in
-// the measured window (first start_ns to last end_ns of the measured
-// records) for the target's run.json gpus, and cache_hits, recomputed
-// from the raw counter values cache_before/cache_after of its
-// telemetry/steps.jsonl line (CacheDelta, over schemas.CacheHitCounters).
-// steps.jsonl holds no summary: this package is the only one that
-// computes these figures. A field with no sample or no counter stays
-// absent. A verifier must pass the same telemetry to recompute claims.json:
+// gpu_mem_peak_bytes, gpu_power_peak_w (sums over the target's GPUs at one
+// sampling instant), gpu_peaks (each GPU's own peaks, for a target on more
+// than one GPU) and host_cpu_mean, recomputed from the raw samples of
+// telemetry/gpu.jsonl and host.jsonl whose t_ns lies in the measured
+// window (first start_ns to last end_ns of the measured records, widened
+// to the edge samples sample_start_ns and sample_end_ns of its steps.jsonl
+// line) for the target's run.json gpus, and cache_hits, recomputed from the
+// raw counter values cache_before/cache_after of its telemetry/steps.jsonl
+// line (CacheDelta, over schemas.CacheHitCounters). steps.jsonl holds no
+// summary: this package is the only one that computes these figures. A
+// window with fewer than 2 sampling instants in a sampled run has no
+// sampled field and telemetry_note TelemetryNotObserved; the median, min
+// and max carry the note when every repeat has it (applyTelemetry has the
+// exact definitions). A field with no sample or no counter stays absent.
+// A verifier must pass the same telemetry to recompute claims.json:
 //
 //	run, recs, tel, err := claims.LoadDirTelemetry(fsys)
 //	cl, err := claims.Compute(run, recs, claims.WithTelemetry(tel))

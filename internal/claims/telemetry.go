@@ -85,25 +85,78 @@ type window struct {
 	gpus         []int
 }
 
-// applyTelemetry fills the telemetry fields of m. Definitions (the samples
-// with fromNs <= t_ns <= toNs of the measured window; GPUs: the target's
-// run.json gpus):
+// TelemetryNotObserved is the telemetry_note of a level/repeat whose
+// window holds fewer than 2 sampling instants although the run was
+// sampled: its sampled fields are absent, not zero.
+const TelemetryNotObserved = "not observed (window shorter than --sample-interval)"
+
+// applyTelemetry fills the telemetry fields of m. Definitions (GPUs: the
+// target's run.json gpus):
 //
+//   - the window's samples are those with lo <= t_ns <= hi, where lo is
+//     the earlier of the first measured start_ns and the step's
+//     steps.jsonl sample_start_ns, and hi the later of the last end_ns and
+//     sample_end_ns: the Recorder samples just before the first measured
+//     request and just after the last, so that every window has samples
+//     however short it is;
+//   - fewer than 2 distinct sampling instants (host and the target's GPUs)
+//     in the window, in a run that has samples: no sampled field, and
+//     telemetry_note is TelemetryNotObserved;
 //   - gpu_util_mean, gpu_util_max: mean and max of util_pct over every
 //     sample of every GPU of the target;
 //   - gpu_mem_peak_bytes, gpu_power_peak_w: the largest, over sampling
 //     instants, of the sum over the target's GPUs of mem_used_bytes and
 //     power_w (a server on two GPUs uses both);
+//   - gpu_peaks, for a target on more than one GPU: per GPU, in run.json
+//     order, the largest mem_used_bytes and power_w of its own samples;
 //   - host_cpu_mean: mean cpu_pct of the host samples (those with one);
 //   - cache_hits: CacheDelta of cache_before and cache_after of the step's
 //     steps.jsonl line; absent when it is an error.
 func applyTelemetry(m *schemas.Metrics, t *Telemetry, w window) {
+	var step *schemas.StepTelemetry
+	for i := range t.Steps {
+		if s := &t.Steps[i]; s.Target == w.target && s.Concurrency == w.concurrency && s.Repeat == w.repeat {
+			step = s
+			break
+		}
+	}
+	if step != nil {
+		if _, d, err := CacheDelta(step.CacheBefore, step.CacheAfter); err == nil {
+			m.CacheHits = &d
+		}
+		if step.SampleStartNs != nil && *step.SampleStartNs < w.fromNs {
+			w.fromNs = *step.SampleStartNs
+		}
+		if step.SampleEndNs != nil && *step.SampleEndNs > w.toNs {
+			w.toNs = *step.SampleEndNs
+		}
+	}
+	in := func(tNs int64) bool { return tNs >= w.fromNs && tNs <= w.toNs }
+	instants := map[int64]bool{}
+	for _, h := range t.Host {
+		if in(h.TNs) {
+			instants[h.TNs] = true
+		}
+	}
+	for _, g := range t.GPU {
+		if in(g.TNs) && slices.Contains(w.gpus, g.GPU) {
+			instants[g.TNs] = true
+		}
+	}
+	if len(t.Host)+len(t.GPU) == 0 {
+		return // not sampled at all: nothing to say about the window
+	}
+	if len(instants) < 2 {
+		m.TelemetryNote = TelemetryNotObserved
+		return
+	}
 	if len(w.gpus) > 0 {
 		var utilSum float64
 		var utilN int
 		memAt, powAt := map[int64]float64{}, map[int64]float64{}
+		memOf, powOf := map[int]map[int64]float64{}, map[int]map[int64]float64{}
 		for _, g := range t.GPU {
-			if g.TNs < w.fromNs || g.TNs > w.toNs || !slices.Contains(w.gpus, g.GPU) {
+			if !in(g.TNs) || !slices.Contains(w.gpus, g.GPU) {
 				continue
 			}
 			if g.UtilPct != nil {
@@ -115,20 +168,27 @@ func applyTelemetry(m *schemas.Metrics, t *Telemetry, w window) {
 			}
 			if g.MemUsedBytes != nil {
 				memAt[g.TNs] += float64(*g.MemUsedBytes)
+				addAt(memOf, g.GPU, g.TNs, float64(*g.MemUsedBytes))
 			}
 			if g.PowerW != nil {
 				powAt[g.TNs] += *g.PowerW
+				addAt(powOf, g.GPU, g.TNs, *g.PowerW)
 			}
 		}
 		if utilN > 0 {
 			m.GPUUtilMean = ptr(utilSum / float64(utilN))
 		}
 		m.GPUMemPeakBytes, m.GPUPowerPeakW = peak(memAt), peak(powAt)
+		if len(w.gpus) > 1 {
+			for _, i := range w.gpus {
+				m.GPUPeaks = append(m.GPUPeaks, schemas.GPUPeak{GPU: i, MemPeakBytes: peak(memOf[i]), PowerPeakW: peak(powOf[i])})
+			}
+		}
 	}
 	var cpuSum float64
 	var cpuN int
 	for _, h := range t.Host {
-		if h.TNs < w.fromNs || h.TNs > w.toNs || h.CPUPct == nil {
+		if !in(h.TNs) || h.CPUPct == nil {
 			continue
 		}
 		cpuSum += *h.CPUPct
@@ -137,14 +197,54 @@ func applyTelemetry(m *schemas.Metrics, t *Telemetry, w window) {
 	if cpuN > 0 {
 		m.HostCPUMean = ptr(cpuSum / float64(cpuN))
 	}
-	for _, s := range t.Steps {
-		if s.Target != w.target || s.Concurrency != w.concurrency || s.Repeat != w.repeat {
-			continue
+}
+
+func addAt(m map[int]map[int64]float64, gpu int, tNs int64, v float64) {
+	if m[gpu] == nil {
+		m[gpu] = map[int64]float64{}
+	}
+	m[gpu][tNs] += v
+}
+
+// summarizeTelemetry sets the median, min and max of gpu_peaks, GPU by GPU
+// and field by field over the repeats that have them (as every optional
+// field), and telemetry_note when every repeat has the same note.
+func summarizeTelemetry(reps []schemas.Metrics, med, lo, hi *schemas.Metrics) {
+	note := reps[0].TelemetryNote
+	for _, r := range reps {
+		if r.TelemetryNote != note {
+			note = ""
 		}
-		if _, d, err := CacheDelta(s.CacheBefore, s.CacheAfter); err == nil {
-			m.CacheHits = &d
+	}
+	med.TelemetryNote, lo.TelemetryNote, hi.TelemetryNote = note, note, note
+	var order []int
+	mem, pow := map[int][]float64{}, map[int][]float64{}
+	for _, r := range reps {
+		for _, p := range r.GPUPeaks {
+			if !slices.Contains(order, p.GPU) {
+				order = append(order, p.GPU)
+			}
+			if p.MemPeakBytes != nil {
+				mem[p.GPU] = append(mem[p.GPU], *p.MemPeakBytes)
+			}
+			if p.PowerPeakW != nil {
+				pow[p.GPU] = append(pow[p.GPU], *p.PowerPeakW)
+			}
 		}
-		break
+	}
+	spread := func(v []float64) (a, b, c *float64) {
+		if len(v) == 0 {
+			return nil, nil, nil
+		}
+		m := median(v) // sorts v
+		return &m, ptr(v[0]), ptr(v[len(v)-1])
+	}
+	for _, g := range order {
+		mm, ml, mh := spread(mem[g])
+		pm, pl, ph := spread(pow[g])
+		med.GPUPeaks = append(med.GPUPeaks, schemas.GPUPeak{GPU: g, MemPeakBytes: mm, PowerPeakW: pm})
+		lo.GPUPeaks = append(lo.GPUPeaks, schemas.GPUPeak{GPU: g, MemPeakBytes: ml, PowerPeakW: pl})
+		hi.GPUPeaks = append(hi.GPUPeaks, schemas.GPUPeak{GPU: g, MemPeakBytes: mh, PowerPeakW: ph})
 	}
 }
 

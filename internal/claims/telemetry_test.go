@@ -64,9 +64,18 @@ func TestComputeWithTelemetry(t *testing.T) {
 	if a.CacheHits == nil || *cl.Targets[0].Levels[0].Median.CacheHits != 3 {
 		t.Error("median cache_hits not carried")
 	}
+	if a.TelemetryNote != "" || len(a.GPUPeaks) != 2 || *a.GPUPeaks[0].MemPeakBytes != 25 || *a.GPUPeaks[0].PowerPeakW != 120 ||
+		a.GPUPeaks[1].GPU != 1 || *a.GPUPeaks[1].PowerPeakW != 50 {
+		t.Errorf("a: note %q, per-GPU peaks %+v", a.TelemetryNote, a.GPUPeaks)
+	}
+	// b's window holds one host sample: one instant is not a mean over a
+	// window; it is said to be not observed, not computed from one reading.
 	b := cl.Targets[1].Levels[0].Repeats[0]
-	if b.GPUUtilMean != nil || b.CacheHits != nil || b.HostCPUMean == nil || *b.HostCPUMean != 70 {
-		t.Errorf("b: gpu %v cache %v cpu %v", b.GPUUtilMean, b.CacheHits, b.HostCPUMean)
+	if b.GPUUtilMean != nil || b.CacheHits != nil || b.HostCPUMean != nil || b.TelemetryNote != TelemetryNotObserved {
+		t.Errorf("b: gpu %v cache %v cpu %v note %q", b.GPUUtilMean, b.CacheHits, b.HostCPUMean, b.TelemetryNote)
+	}
+	if med := cl.Targets[1].Levels[0].Median; med.TelemetryNote != TelemetryNotObserved {
+		t.Errorf("b median: note %q", med.TelemetryNote)
 	}
 	plain, _ := Compute(run, recs)
 	if plain.Targets[0].Levels[0].Repeats[0].HostCPUMean != nil {
@@ -138,9 +147,9 @@ func FuzzLoadTelemetry(f *testing.F) {
 	})
 }
 
-// mockGPUSamples are the telemetry/gpu.jsonl lines internal/fingerprint's
-// sampler writes from go-nvml's dgxh200 mock (fingerprint's
-// TestGPUSamplerDGXH200 checks it writes exactly these): GPUs 2 and 3 at
+// mockGPUSamples are telemetry/gpu.jsonl lines with the readings of the
+// NVML stub library (internal/nvmlstub; fingerprint's TestGPUSamplerStub
+// checks the sampler writes them as the stub gives them): GPUs 2 and 3 at
 // ticks 0..3, GPU i at tick k using 10*i+k % utilisation, (i+1) GiB + k MiB
 // of memory and 100*(i+1)+k W, both GPUs sampled at the same instant.
 func mockGPUSamples() []schemas.GPUSample {
@@ -189,6 +198,11 @@ func TestTelemetryMockGPUs(t *testing.T) {
 			t.Errorf("%s = %v, want %v", c.name, val(c.got), *c.want)
 		}
 	}
+	// Each GPU's own peaks beside the sums (tick 3 again).
+	if p := both.GPUPeaks; len(p) != 2 || p[0].GPU != 2 || val(p[0].MemPeakBytes) != float64(3<<30+3<<20) || val(p[0].PowerPeakW) != 303.0 ||
+		p[1].GPU != 3 || val(p[1].MemPeakBytes) != float64(4<<30+3<<20) || val(p[1].PowerPeakW) != 403.0 || two.GPUPeaks != nil {
+		t.Errorf("per-GPU peaks: both %+v, two %+v", both.GPUPeaks, two.GPUPeaks)
+	}
 	if both.HostCPUMean != nil || both.CacheHits != nil {
 		t.Errorf("no host sample, no step line: host_cpu_mean %v, cache_hits %v", val(both.HostCPUMean), val(both.CacheHits))
 	}
@@ -213,11 +227,66 @@ func TestTelemetryHostWindows(t *testing.T) {
 	if m := r[0]; m.HostCPUMean == nil || *m.HostCPUMean != 50 || m.GPUUtilMean != nil || m.GPUMemPeakBytes != nil {
 		t.Errorf("whole window: host_cpu_mean %v, gpu_util_mean %v", val(m.HostCPUMean), val(m.GPUUtilMean))
 	}
-	if m := r[1]; m.HostCPUMean == nil || *m.HostCPUMean != 25 {
-		t.Errorf("last-sample window: host_cpu_mean %v, want 25", val(m.HostCPUMean))
+	if m := r[0]; m.TelemetryNote != "" {
+		t.Errorf("whole window: note %q", m.TelemetryNote)
 	}
-	if m := r[2]; m.HostCPUMean != nil || m.GPUUtilMean != nil || m.GPUUtilMax != nil || m.GPUMemPeakBytes != nil || m.GPUPowerPeakW != nil {
+	// One sample, or none: not observed, and said so.
+	if m := r[1]; m.HostCPUMean != nil || m.TelemetryNote != TelemetryNotObserved {
+		t.Errorf("last-sample window: host_cpu_mean %v, note %q", val(m.HostCPUMean), m.TelemetryNote)
+	}
+	if m := r[2]; m.HostCPUMean != nil || m.GPUUtilMean != nil || m.GPUUtilMax != nil || m.GPUMemPeakBytes != nil || m.GPUPowerPeakW != nil ||
+		m.TelemetryNote != TelemetryNotObserved {
 		t.Errorf("window without samples: %+v", m)
+	}
+	// Repeats 2 and 3 not observed, repeat 1 observed: the median is
+	// repeat 1's, with no note.
+	if med := cl.Targets[0].Levels[0].Median; med.HostCPUMean == nil || *med.HostCPUMean != 50 || med.TelemetryNote != "" {
+		t.Errorf("median: host_cpu_mean %v, note %q", val(med.HostCPUMean), med.TelemetryNote)
+	}
+	// Without any sample in the run (no sampler) nothing is said.
+	cl, _ = Compute(run, recs, WithTelemetry(Telemetry{}))
+	if m := cl.Targets[0].Levels[0].Repeats[2]; m.TelemetryNote != "" {
+		t.Errorf("unsampled run: note %q", m.TelemetryNote)
+	}
+}
+
+// A window of 2 ms between 200 ms samples: the Recorder's edge samples
+// (steps.jsonl sample_start_ns, sample_end_ns), taken just outside the
+// first start and the last end, are its samples.
+func TestTelemetryEdgeSamples(t *testing.T) {
+	const ms = int64(1e6)
+	run := schemas.Run{Protocol: schemas.Protocol{Levels: []int{1}, Repeats: 1}, Targets: []schemas.Target{{Name: "a", GPUs: []int{0, 1}}}}
+	recs := []schemas.Record{{Target: "a", Concurrency: 1, Repeat: 1, Phase: schemas.PhaseMeasure, StartNs: 300 * ms, EndNs: 302 * ms, OK: true}}
+	gs := func(tNs int64, gpu int, util, mem, pow float64) schemas.GPUSample {
+		return schemas.GPUSample{TNs: tNs, GPU: gpu, UtilPct: f64(util), MemUsedBytes: u64(uint64(mem)), PowerW: f64(pow)}
+	}
+	start, end := 300*ms-5000, 302*ms+7000
+	tel := Telemetry{
+		Host: []schemas.HostSample{{TNs: 200 * ms, CPUPct: f64(90)}, {TNs: start, CPUPct: f64(10)}, {TNs: end, CPUPct: f64(20)}, {TNs: 400 * ms, CPUPct: f64(90)}},
+		GPU: []schemas.GPUSample{gs(200*ms, 0, 99, 99, 999), gs(200*ms, 1, 99, 99, 999),
+			gs(start, 0, 40, 10, 300), gs(start, 1, 60, 30, 100), gs(end, 0, 50, 20, 350), gs(end, 1, 70, 5, 90),
+			gs(400*ms, 0, 99, 99, 999), gs(400*ms, 1, 99, 99, 999)},
+		Steps: []schemas.StepTelemetry{{Target: "a", Concurrency: 1, Repeat: 1, StartNs: 300 * ms, EndNs: 302 * ms, SampleStartNs: &start, SampleEndNs: &end}},
+	}
+	cl, err := Compute(run, recs, WithTelemetry(tel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := cl.Targets[0].Levels[0].Repeats[0]
+	// Sums per instant: memory 40 then 25, power 400 then 440; each GPU's
+	// own peaks: GPU 0 20 B, 350 W; GPU 1 30 B, 100 W.
+	if m.TelemetryNote != "" || val(m.GPUUtilMean) != 55.0 || val(m.GPUUtilMax) != 70.0 || val(m.GPUMemPeakBytes) != 40.0 ||
+		val(m.GPUPowerPeakW) != 440.0 || val(m.HostCPUMean) != 15.0 || len(m.GPUPeaks) != 2 ||
+		val(m.GPUPeaks[0].MemPeakBytes) != 20.0 || val(m.GPUPeaks[0].PowerPeakW) != 350.0 ||
+		val(m.GPUPeaks[1].MemPeakBytes) != 30.0 || val(m.GPUPeaks[1].PowerPeakW) != 100.0 {
+		b, _ := json.Marshal(m)
+		t.Errorf("edge-sampled window: %s", b)
+	}
+	// The same window without the edge samples: not observed.
+	tel.Steps[0].SampleStartNs, tel.Steps[0].SampleEndNs = nil, nil
+	cl, _ = Compute(run, recs, WithTelemetry(tel))
+	if m := cl.Targets[0].Levels[0].Repeats[0]; m.TelemetryNote != TelemetryNotObserved || m.GPUPowerPeakW != nil || m.GPUPeaks != nil {
+		t.Errorf("without edge samples: %+v", m)
 	}
 }
 
@@ -251,5 +320,22 @@ func TestCacheDelta(t *testing.T) {
 		if _, d, err := CacheDelta(m, m); (err != nil && err != ErrNoCacheCounter) || d != 0 {
 			t.Errorf("%v against itself: %v, %v", m, d, err)
 		}
+	}
+}
+
+// gpu_peaks over repeats: GPU by GPU, field by field, like every optional
+// field (a repeat without the value is left out).
+func TestSummarizeGPUPeaks(t *testing.T) {
+	reps := []schemas.Metrics{
+		{GPUPeaks: []schemas.GPUPeak{{GPU: 3, MemPeakBytes: f64(30), PowerPeakW: f64(300)}, {GPU: 1, MemPeakBytes: f64(10), PowerPeakW: f64(100)}}},
+		{GPUPeaks: []schemas.GPUPeak{{GPU: 3, MemPeakBytes: f64(34), PowerPeakW: f64(310)}, {GPU: 1, MemPeakBytes: f64(12)}}},
+		{TelemetryNote: TelemetryNotObserved},
+	}
+	med, lo, hi := summarize(reps)
+	if len(med.GPUPeaks) != 2 || med.GPUPeaks[0].GPU != 3 || val(med.GPUPeaks[0].MemPeakBytes) != 32.0 || val(med.GPUPeaks[0].PowerPeakW) != 305.0 ||
+		val(med.GPUPeaks[1].PowerPeakW) != 100.0 || val(med.GPUPeaks[1].MemPeakBytes) != 11.0 ||
+		val(lo.GPUPeaks[0].MemPeakBytes) != 30.0 || val(hi.GPUPeaks[0].PowerPeakW) != 310.0 || med.TelemetryNote != "" {
+		b, _ := json.Marshal([]schemas.Metrics{med, lo, hi})
+		t.Errorf("summary: %s", b)
 	}
 }

@@ -14,8 +14,10 @@
 //	                    Sampler: one line per GPU or host sample, t_ns offsets
 //	                    from the run's anchor like records
 //	telemetry/steps.jsonl, servers/<t>/metrics/c<C>-r<R>-{before,after}.prom
-//	                    Recorder: per level/repeat the window, the target's GPUs
-//	                    and its cache counters before and after, raw
+//	                    Recorder: per level/repeat the window, the t_ns of the
+//	                    samples taken at its edges (just before the first
+//	                    measured request, just after the last), the target's
+//	                    GPUs and its cache counters before and after, raw
 //	servers/<t>/probes-{before,after}.json
 //	                    Capture: status and redacted body of each endpoint of
 //	                    ProbePaths that answered
@@ -23,10 +25,15 @@
 //	                    Launch: each line of the server's stdout and stderr,
 //	                    "<RFC 3339 UTC ns> <stdout|stderr|benchseal> <redacted line>"
 //
-// GPU data comes from NVML through go-nvml, which needs cgo: a binary built
-// with CGO_ENABLED=0 reports "NVML not built in (CGO_ENABLED=0)", and a host
-// without libnvidia-ml says so in Reason; neither is an error. A field NVML
-// does not support on a device is null rather than a failure.
+// GPU data comes from NVML: libnvidia-ml.so.1 opened with dlopen through
+// cgo (gpu_dl.go), each function looked up before it is called. A binary
+// built with CGO_ENABLED=0 reports "NVML not built in (CGO_ENABLED=0)", and
+// a host without libnvidia-ml says so in Reason; neither is an error. A
+// field NVML does not support on a device is null rather than a failure; a
+// function the driver's library lacks (drivers before R450 have no
+// nvmlDeviceGetMigMode) leaves its field null with the note "not available
+// in this driver". Temperature is read with nvmlDeviceGetTemperatureV, the
+// deprecated nvmlDeviceGetTemperature only on drivers without it.
 //
 // Cache counters: CacheCounters reads vLLM's vllm:mm_cache_{hits,queries}_total
 // and vllm:prefix_cache_{hits,queries}_total (and the older

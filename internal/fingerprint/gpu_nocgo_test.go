@@ -1,4 +1,4 @@
-//go:build !cgo
+//go:build !(cgo && linux && (amd64 || arm64))
 
 package fingerprint
 

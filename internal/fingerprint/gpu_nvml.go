@@ -1,30 +1,40 @@
-//go:build cgo
+//go:build cgo && linux && (amd64 || arm64)
 
 package fingerprint
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"unsafe"
 
-	"github.com/NVIDIA/go-nvml/pkg/nvml"
 	"github.com/benchseal/benchseal/schemas"
 )
+
+// nvmlLibrary is the NVML library's name, found as ld.so finds libraries
+// (LD_LIBRARY_PATH, then the cache): the driver installs it.
+const nvmlLibrary = "libnvidia-ml.so.1"
+
+// NVMLBuiltIn reports whether this binary can read NVML at all.
+const NVMLBuiltIn = true
 
 // GPU fingerprints the GPUs through NVML. Without the NVML library or
 // without a GPU, Available is false and Reason says why; that is not an
 // error.
-func GPU() schemas.GPUInfo { return gpuInfo(nvml.New()) }
+func GPU() schemas.GPUInfo { return gpuInfo(nvmlLibrary) }
 
-func gpuInfo(lib nvml.Interface) schemas.GPUInfo {
+func gpuInfo(path string) schemas.GPUInfo {
 	info := schemas.GPUInfo{Schema: schemas.GPUSchema, GPUs: []schemas.GPUDevice{}}
-	if ret := lib.Init(); ret != nvml.SUCCESS {
-		info.Reason = initReason(ret)
+	lib, err := initNVML(path)
+	if err != nil {
+		info.Reason = err.Error()
 		return info
 	}
-	defer lib.Shutdown()
-	n, ret := lib.DeviceGetCount()
-	if ret != nvml.SUCCESS {
-		info.Reason = "NVML could not count the GPUs: " + ret.Error()
+	defer lib.call0("nvmlShutdown")
+	var n uint32
+	if ret := lib.callP(lib.first("nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"), unsafe.Pointer(&n)); ret != nvmlSuccess {
+		info.Reason = "NVML could not count the GPUs: " + ret.String()
 		return info
 	}
 	if n == 0 {
@@ -32,117 +42,160 @@ func gpuInfo(lib nvml.Interface) schemas.GPUInfo {
 		return info
 	}
 	info.Available = true
-	if v, ret := lib.SystemGetDriverVersion(); ret == nvml.SUCCESS {
+	if v, ret := lib.nvmlString("nvmlSystemGetDriverVersion", 80); ret == nvmlSuccess {
 		info.DriverVersion = v
 	}
-	if v, ret := lib.SystemGetNVMLVersion(); ret == nvml.SUCCESS {
+	if v, ret := lib.nvmlString("nvmlSystemGetNVMLVersion", 80); ret == nvmlSuccess {
 		info.NVMLVersion = v
 	}
-	if v, ret := lib.SystemGetCudaDriverVersion(); ret == nvml.SUCCESS {
-		info.CUDADriverVersion = fmt.Sprintf("%d.%d", v/1000, v%1000/10)
+	var cuda int32
+	if ret := lib.callP(lib.first("nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"), unsafe.Pointer(&cuda)); ret == nvmlSuccess {
+		info.CUDADriverVersion = fmt.Sprintf("%d.%d", cuda/1000, cuda%1000/10)
 	}
-	for i := range n {
-		d, ret := lib.DeviceGetHandleByIndex(i)
-		if ret != nvml.SUCCESS {
-			info.GPUs = append(info.GPUs, schemas.GPUDevice{Index: i, Notes: []string{"handle: " + ret.Error()}})
+	for i := range int(n) {
+		d, ret := lib.deviceHandle(i)
+		if ret != nvmlSuccess {
+			info.GPUs = append(info.GPUs, schemas.GPUDevice{Index: i, Processes: []schemas.GPUProcess{}, Notes: []string{"handle: " + ret.String()}})
 			continue
 		}
-		info.GPUs = append(info.GPUs, deviceInfo(i, d))
+		info.GPUs = append(info.GPUs, deviceInfo(lib, i, d))
 	}
 	return info
 }
 
-func initReason(ret nvml.Return) string {
-	if ret == nvml.ERROR_LIBRARY_NOT_FOUND {
-		return "NVML not available: libnvidia-ml.so.1 not found (no NVIDIA driver on this host)"
+// initNVML opens the library and calls nvmlInit; the error is the Reason
+// of gpu.json.
+func initNVML(path string) (*nvmlLib, error) {
+	lib, err := openLib(path)
+	if err != nil {
+		if strings.Contains(err.Error(), "No such file") || strings.Contains(err.Error(), "cannot open shared object") {
+			return nil, errors.New("NVML not available: " + path + " not found (no NVIDIA driver on this host)")
+		}
+		return nil, errors.New("NVML not available: " + err.Error())
 	}
-	if ret == nvml.ERROR_DRIVER_NOT_LOADED {
-		return "NVML not available: the NVIDIA driver is not loaded"
+	init := lib.first("nvmlInit_v2", "nvmlInit")
+	if init == "" {
+		return nil, errors.New("NVML not available: " + path + " has no nvmlInit")
 	}
-	return "NVML not available: init failed: " + ret.Error()
+	switch ret := lib.call0(init); ret {
+	case nvmlSuccess:
+		return lib, nil
+	case nvmlDriverNotLoaded:
+		return nil, errors.New("NVML not available: the NVIDIA driver is not loaded")
+	default:
+		return nil, errors.New("NVML not available: init failed: " + ret.String())
+	}
 }
 
 // field records the outcome of one NVML call: it reports whether the value
-// is usable; a failure other than "not supported" is noted by name.
-func field(notes *[]string, name string, ret nvml.Return) bool {
+// is usable. "Not supported" leaves the field null without a note; a
+// function the driver's library lacks is noted "not available in this
+// driver"; any other failure is noted by its name.
+func field(notes *[]string, name string, ret nvmlReturn) bool {
 	switch ret {
-	case nvml.SUCCESS:
+	case nvmlSuccess:
 		return true
-	case nvml.ERROR_NOT_SUPPORTED:
+	case nvmlNotSupported:
+		return false
+	case nvmlFunctionNotFound:
+		*notes = append(*notes, name+": not available in this driver")
 		return false
 	default:
-		*notes = append(*notes, name+": "+ret.Error())
+		*notes = append(*notes, name+": "+ret.String())
 		return false
 	}
 }
 
-var computeModes = map[nvml.ComputeMode]string{
-	nvml.COMPUTEMODE_DEFAULT:           "default",
-	nvml.COMPUTEMODE_EXCLUSIVE_THREAD:  "exclusive_thread",
-	nvml.COMPUTEMODE_PROHIBITED:        "prohibited",
-	nvml.COMPUTEMODE_EXCLUSIVE_PROCESS: "exclusive_process",
-}
+// computeModes are nvml.h's nvmlComputeMode_t values.
+var computeModes = map[uint32]string{0: "default", 1: "exclusive_thread", 2: "prohibited", 3: "exclusive_process"}
 
-func deviceInfo(i int, d nvml.Device) schemas.GPUDevice {
+func deviceInfo(lib *nvmlLib, i int, d nvmlDevice) schemas.GPUDevice {
 	g := schemas.GPUDevice{Index: i, Processes: []schemas.GPUProcess{}}
 	n := &g.Notes
-	if v, ret := d.GetName(); field(n, "name", ret) {
+	if v, ret := lib.deviceString("nvmlDeviceGetName", d, 96); field(n, "name", ret) {
 		g.Name = v
 	}
-	if v, ret := d.GetUUID(); field(n, "uuid", ret) {
+	if v, ret := lib.deviceString("nvmlDeviceGetUUID", d, 96); field(n, "uuid", ret) {
 		g.UUID = v
 	}
-	if v, ret := d.GetSerial(); field(n, "serial", ret) {
+	if v, ret := lib.deviceString("nvmlDeviceGetSerial", d, 30); field(n, "serial", ret) {
 		g.Serial = &v
 	}
-	if v, ret := d.GetPciInfo(); field(n, "pci", ret) {
-		g.PCIBusID = ptr(cString(v.BusId[:]))
+	var pci nvmlPciInfo
+	if ret := lib.callDP(lib.first("nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"), d, unsafe.Pointer(&pci)); field(n, "pci", ret) {
+		g.PCIBusID = ptr(cString(pci.BusID[:]))
 	}
-	if v, ret := d.GetMemoryInfo(); field(n, "memory", ret) {
-		g.MemoryTotalBytes = &v.Total
+	var mem nvmlMemory
+	if ret := lib.callDP("nvmlDeviceGetMemoryInfo", d, unsafe.Pointer(&mem)); field(n, "memory", ret) {
+		g.MemoryTotalBytes = &mem.Total
 	}
-	if v, ret := d.GetClockInfo(nvml.CLOCK_SM); field(n, "sm clock", ret) {
-		g.SMClockMHz = &v
+	u32 := func(name, fn string) *uint32 {
+		var v uint32
+		if ret := lib.callDP(fn, d, unsafe.Pointer(&v)); field(n, name, ret) {
+			return &v
+		}
+		return nil
 	}
-	if v, ret := d.GetClockInfo(nvml.CLOCK_MEM); field(n, "memory clock", ret) {
-		g.MemClockMHz = &v
+	clock := func(name, fn string, domain uint32) *uint32 {
+		var v uint32
+		if ret := lib.callDUP(fn, d, domain, unsafe.Pointer(&v)); field(n, name, ret) {
+			return &v
+		}
+		return nil
 	}
-	if v, ret := d.GetMaxClockInfo(nvml.CLOCK_SM); field(n, "max sm clock", ret) {
-		g.SMClockMaxMHz = &v
+	const clockSM, clockMem = 1, 2 // NVML_CLOCK_SM, NVML_CLOCK_MEM
+	g.SMClockMHz = clock("sm clock", "nvmlDeviceGetClockInfo", clockSM)
+	g.MemClockMHz = clock("memory clock", "nvmlDeviceGetClockInfo", clockMem)
+	g.SMClockMaxMHz = clock("max sm clock", "nvmlDeviceGetMaxClockInfo", clockSM)
+	g.MemClockMaxMHz = clock("max memory clock", "nvmlDeviceGetMaxClockInfo", clockMem)
+	if v := u32("power limit", "nvmlDeviceGetPowerManagementLimit"); v != nil {
+		g.PowerLimitW = ptr(float64(*v) / 1000)
 	}
-	if v, ret := d.GetMaxClockInfo(nvml.CLOCK_MEM); field(n, "max memory clock", ret) {
-		g.MemClockMaxMHz = &v
+	if v := u32("persistence mode", "nvmlDeviceGetPersistenceMode"); v != nil {
+		g.PersistenceMode = ptr(*v == 1) // NVML_FEATURE_ENABLED
 	}
-	if v, ret := d.GetPowerManagementLimit(); field(n, "power limit", ret) {
-		g.PowerLimitW = ptr(float64(v) / 1000)
+	var cur, pending uint32
+	if ret := lib.callDPP("nvmlDeviceGetEccMode", d, unsafe.Pointer(&cur), unsafe.Pointer(&pending)); field(n, "ecc mode", ret) {
+		g.ECCEnabled = ptr(cur == 1)
 	}
-	if v, ret := d.GetPersistenceMode(); field(n, "persistence mode", ret) {
-		g.PersistenceMode = ptr(v == nvml.FEATURE_ENABLED)
+	if ret := lib.callDPP("nvmlDeviceGetMigMode", d, unsafe.Pointer(&cur), unsafe.Pointer(&pending)); field(n, "mig mode", ret) {
+		g.MIGEnabled = ptr(cur == 1) // NVML_DEVICE_MIG_ENABLE
 	}
-	if cur, _, ret := d.GetEccMode(); field(n, "ecc mode", ret) {
-		g.ECCEnabled = ptr(cur == nvml.FEATURE_ENABLED)
-	}
-	if cur, _, ret := d.GetMigMode(); field(n, "mig mode", ret) {
-		g.MIGEnabled = ptr(cur == nvml.DEVICE_MIG_ENABLE)
-	}
-	if v, ret := d.GetComputeMode(); field(n, "compute mode", ret) {
-		m, ok := computeModes[v]
+	if v := u32("compute mode", "nvmlDeviceGetComputeMode"); v != nil {
+		m, ok := computeModes[*v]
 		if !ok {
 			m = "unknown"
 		}
 		g.ComputeMode = &m
 	}
-	if ps, ret := d.GetComputeRunningProcesses(); field(n, "compute processes", ret) {
-		for _, p := range ps {
-			g.Processes = append(g.Processes, schemas.GPUProcess{PID: p.Pid, UsedMemoryBytes: p.UsedGpuMemory, Kind: "compute"})
+	for _, kind := range []string{"Compute", "Graphics"} {
+		ps, ret := lib.processes(kind, d)
+		if field(n, strings.ToLower(kind)+" processes", ret) {
+			for _, p := range ps {
+				g.Processes = append(g.Processes, schemas.GPUProcess{PID: p.PID, UsedMemoryBytes: p.Used, Kind: strings.ToLower(kind)})
+			}
 		}
 	}
-	if ps, ret := d.GetGraphicsRunningProcesses(); field(n, "graphics processes", ret) {
-		for _, p := range ps {
-			g.Processes = append(g.Processes, schemas.GPUProcess{PID: p.Pid, UsedMemoryBytes: p.UsedGpuMemory, Kind: "graphics"})
+	// What the sampler reads: say here, once, what this driver lacks.
+	for _, s := range sampledFuncs {
+		if lib.first(s.funcs...) == "" {
+			*n = append(*n, s.name+" samples: not available in this driver")
 		}
 	}
 	return g
+}
+
+// sampledFuncs are the functions nvmlReader calls, each with its
+// fall-backs.
+var sampledFuncs = []struct {
+	name  string
+	funcs []string
+}{
+	{"utilization", []string{"nvmlDeviceGetUtilizationRates"}},
+	{"memory", []string{"nvmlDeviceGetMemoryInfo"}},
+	{"power", []string{"nvmlDeviceGetPowerUsage"}},
+	{"sm clock", []string{"nvmlDeviceGetClockInfo"}},
+	{"temperature", []string{"nvmlDeviceGetTemperatureV", "nvmlDeviceGetTemperature"}},
 }
 
 func cString[T ~int8 | ~uint8](b []T) string {
@@ -159,18 +212,19 @@ func cString[T ~int8 | ~uint8](b []T) string {
 // nvmlReader samples GPUs through an initialised NVML; devices are looked
 // up once.
 type nvmlReader struct {
-	lib     nvml.Interface
+	lib     *nvmlLib
 	mu      sync.Mutex
-	devices map[int]nvml.Device
+	devices map[int]nvmlDevice
 }
 
-func openGPUs() (gpuReader, error) { return openNVML(nvml.New()) }
+func openGPUs() (gpuReader, error) { return openNVML(nvmlLibrary) }
 
-func openNVML(lib nvml.Interface) (gpuReader, error) {
-	if ret := lib.Init(); ret != nvml.SUCCESS {
-		return nil, fmt.Errorf("%s", initReason(ret))
+func openNVML(path string) (gpuReader, error) {
+	lib, err := initNVML(path)
+	if err != nil {
+		return nil, err
 	}
-	return &nvmlReader{lib: lib, devices: map[int]nvml.Device{}}, nil
+	return &nvmlReader{lib: lib, devices: map[int]nvmlDevice{}}, nil
 }
 
 func (r *nvmlReader) read(index int) (schemas.GPUSample, error) {
@@ -179,30 +233,34 @@ func (r *nvmlReader) read(index int) (schemas.GPUSample, error) {
 	s := schemas.GPUSample{GPU: index}
 	d, ok := r.devices[index]
 	if !ok {
-		var ret nvml.Return
-		if d, ret = r.lib.DeviceGetHandleByIndex(index); ret != nvml.SUCCESS {
-			return s, fmt.Errorf("GPU %d: %s", index, ret.Error())
+		var ret nvmlReturn
+		if d, ret = r.lib.deviceHandle(index); ret != nvmlSuccess {
+			return s, fmt.Errorf("GPU %d: %s", index, ret)
 		}
 		r.devices[index] = d
 	}
-	if u, ret := d.GetUtilizationRates(); ret == nvml.SUCCESS {
-		s.UtilPct, s.MemUtilPct = ptr(float64(u.Gpu)), ptr(float64(u.Memory))
+	var u nvmlUtilization
+	if r.lib.callDP("nvmlDeviceGetUtilizationRates", d, unsafe.Pointer(&u)) == nvmlSuccess {
+		s.UtilPct, s.MemUtilPct = ptr(float64(u.GPU)), ptr(float64(u.Memory))
 	}
-	if m, ret := d.GetMemoryInfo(); ret == nvml.SUCCESS {
+	var m nvmlMemory
+	if r.lib.callDP("nvmlDeviceGetMemoryInfo", d, unsafe.Pointer(&m)) == nvmlSuccess {
 		s.MemUsedBytes = &m.Used
 	}
-	if p, ret := d.GetPowerUsage(); ret == nvml.SUCCESS {
+	var p uint32
+	if r.lib.callDP("nvmlDeviceGetPowerUsage", d, unsafe.Pointer(&p)) == nvmlSuccess {
 		s.PowerW = ptr(float64(p) / 1000)
 	}
-	if c, ret := d.GetClockInfo(nvml.CLOCK_SM); ret == nvml.SUCCESS {
+	var c uint32
+	if r.lib.callDUP("nvmlDeviceGetClockInfo", d, 1, unsafe.Pointer(&c)) == nvmlSuccess { // NVML_CLOCK_SM
 		s.SMClockMHz = &c
 	}
-	if t, ret := d.GetTemperature(nvml.TEMPERATURE_GPU); ret == nvml.SUCCESS {
+	if t, ret := r.lib.temperature(d); ret == nvmlSuccess {
 		s.TempC = &t
 	}
 	return s, nil
 }
 
-func (r *nvmlReader) close() { r.lib.Shutdown() }
+func (r *nvmlReader) close() { r.lib.call0("nvmlShutdown") }
 
 func ptr[T any](v T) *T { return &v }

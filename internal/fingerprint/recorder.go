@@ -31,7 +31,8 @@ type RecorderConfig struct {
 
 // Recorder writes everything this package owns into a run directory, at
 // the moments a runner calls it: BeforeSweep (env/, probes before, samplers
-// on), StepStart and StepEnd (/metrics before and after, one line of
+// on), StepStart, MeasureStart and StepEnd (/metrics before and after, a
+// sample at each edge of the measured window, one line of
 // telemetry/steps.jsonl), AfterSweep (probes after, samplers off). It never
 // overwrites a file. Calls come one at a time from the runner.
 type Recorder struct {
@@ -41,6 +42,9 @@ type Recorder struct {
 	files   []*os.File
 	steps   *json.Encoder
 	before  map[string]map[string]float64 // target -> cache counters at step start
+	// measureAt is the t_ns of the sample MeasureStart took for the step
+	// in progress; nil until it is called.
+	measureAt *int64
 }
 
 // NewRecorder returns a Recorder; nothing happens until BeforeSweep.
@@ -124,12 +128,21 @@ func (r *Recorder) BeforeSweep(ctx context.Context, dir string, anchor time.Time
 // servers/<t>/metrics/c<C>-r<R>-before.prom) and takes a sample.
 func (r *Recorder) StepStart(ctx context.Context, target string, concurrency, repeat int) error {
 	r.sampler.Sample()
+	r.measureAt = nil
 	c, err := r.scrape(ctx, target, concurrency, repeat, "before")
 	r.before[target] = c
 	return err
 }
 
-// StepEnd takes a sample, scrapes /metrics again (kept as
+// MeasureStart takes a sample just before a step's first measured request
+// (after its warm-ups): the start edge of the measured window, whose t_ns
+// StepEnd writes as sample_start_ns.
+func (r *Recorder) MeasureStart() {
+	t := r.sampler.Sample()
+	r.measureAt = &t
+}
+
+// StepEnd takes a sample (the window's end edge, sample_end_ns), scrapes /metrics again (kept as
 // c<C>-r<R>-after.prom) and appends the step's raw facts to
 // telemetry/steps.jsonl, which it also returns: its window, its GPUs and
 // the cache counters before and after. It computes nothing from them:
@@ -137,9 +150,10 @@ func (r *Recorder) StepStart(ctx context.Context, target string, concurrency, re
 // from these lines and the samples, so there is one implementation, the
 // one a verifier reruns.
 func (r *Recorder) StepEnd(ctx context.Context, target string, concurrency, repeat int, startNs, endNs int64) (schemas.StepTelemetry, error) {
-	r.sampler.Sample()
+	end := r.sampler.Sample()
 	st := schemas.StepTelemetry{Target: target, Concurrency: concurrency, Repeat: repeat, StartNs: startNs, EndNs: endNs,
-		GPUs: r.cfg.Targets[target].GPUs}
+		GPUs: r.cfg.Targets[target].GPUs, SampleStartNs: r.measureAt, SampleEndNs: &end}
+	r.measureAt = nil
 	after, scrapeErr := r.scrape(ctx, target, concurrency, repeat, "after")
 	st.CacheBefore, st.CacheAfter = r.before[target], after
 	if st.CacheBefore == nil || st.CacheAfter == nil {

@@ -41,6 +41,7 @@ func TestRecorderRunDirectory(t *testing.T) {
 		if err := r.StepStart(ctx, "a", c, 1); err != nil {
 			t.Fatal(err)
 		}
+		r.MeasureStart()
 		from := time.Since(anchor).Nanoseconds()
 		for _, b := range bodies {
 			transcribe(t, srv.URL, b)
@@ -87,7 +88,8 @@ func TestRecorderRunDirectory(t *testing.T) {
 		json.Unmarshal(lines[i], &keys)
 		json.Unmarshal(lines[i], &got)
 		for k := range keys {
-			if !slices.Contains([]string{"target", "concurrency", "repeat", "start_ns", "end_ns", "gpus", "cache_before", "cache_after", "notes"}, k) {
+			if !slices.Contains([]string{"target", "concurrency", "repeat", "start_ns", "end_ns", "gpus", "cache_before", "cache_after", "notes",
+				"sample_start_ns", "sample_end_ns"}, k) {
 				t.Errorf("steps.jsonl line %d has %q: %s", i+1, k, lines[i])
 			}
 		}
@@ -101,10 +103,14 @@ func TestRecorderRunDirectory(t *testing.T) {
 		json.Unmarshal(l, &h)
 		host = append(host, h)
 	}
+	// The edge samples: sample_start_ns at or before the first measured
+	// start, sample_end_ns at or after the last end, each a written sample.
 	for _, st := range []schemas.StepTelemetry{perturbed, same} {
-		if !slices.ContainsFunc(host, func(h schemas.HostSample) bool { return h.TNs <= st.StartNs }) ||
-			!slices.ContainsFunc(host, func(h schemas.HostSample) bool { return h.TNs >= st.EndNs }) {
-			t.Errorf("step c=%d [%d, %d]: no host sample at both edges: %+v", st.Concurrency, st.StartNs, st.EndNs, host)
+		if st.SampleStartNs == nil || st.SampleEndNs == nil || *st.SampleStartNs > st.StartNs || *st.SampleEndNs < st.EndNs ||
+			!slices.ContainsFunc(host, func(h schemas.HostSample) bool { return h.TNs == *st.SampleStartNs }) ||
+			!slices.ContainsFunc(host, func(h schemas.HostSample) bool { return h.TNs == *st.SampleEndNs }) {
+			t.Errorf("step c=%d [%d, %d]: edge samples %v, %v not written around the window: %+v", st.Concurrency, st.StartNs, st.EndNs,
+				st.SampleStartNs, st.SampleEndNs, host)
 		}
 	}
 	docs := map[string]string{"env/client.json": "client", "env/host.json": "host", "env/gpu.json": "gpu",

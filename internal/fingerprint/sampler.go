@@ -31,7 +31,7 @@ type SamplerConfig struct {
 	Host   io.Writer // telemetry/host.jsonl; nil: not written
 	GPU    io.Writer // telemetry/gpu.jsonl; nil: not written
 
-	gpus gpuReader // tests inject go-nvml's mocks here
+	gpus gpuReader // tests inject a reader of the stub library here
 }
 
 // Sampler reads the host (CPU from /proc/stat deltas, memory from
@@ -97,10 +97,10 @@ func (s *Sampler) loop(ctx context.Context) {
 // none were asked for.
 func (s *Sampler) GPUError() error { return s.gpuErr }
 
-// Sample takes one sample now, besides the periodic ones: the runner calls
-// it at the edges of each level/repeat so that every window has samples
-// however short it is.
-func (s *Sampler) Sample() {
+// Sample takes one sample now, besides the periodic ones, and returns its
+// t_ns: the Recorder calls it at the edges of each measured window so that
+// every window has samples however short it is.
+func (s *Sampler) Sample() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := max(time.Since(s.cfg.Anchor).Nanoseconds(), 0)
@@ -131,6 +131,7 @@ func (s *Sampler) Sample() {
 		h.Load1 = l[0]
 	}
 	s.write(s.hostEnc, h)
+	return t
 }
 
 func (s *Sampler) write(enc *json.Encoder, v any) {

@@ -63,7 +63,19 @@ type codeBlock struct{ text string }
 
 type bullets struct{ items [][]span }
 
-type figure struct{ chart Chart }
+type figure struct {
+	chart Chart
+	title string
+}
+
+func (v *view) fig(ch Chart) figure { return figure{ch, v.chartTitle(ch)} }
+
+// box is a framed list with a bold title: the caveats.
+type box struct {
+	title string
+	items [][]span
+	warn  bool
+}
 
 // view indexes the claims for the tables and charts.
 type view struct {
@@ -72,6 +84,8 @@ type view struct {
 	levels  []int                                   // ascending
 	at      map[string]map[int]*schemas.LevelClaims // target -> concurrency
 	repeats int
+	// missing collects English strings without a translation (tests).
+	missing map[string]bool
 }
 
 func newView(in Input) *view {
@@ -152,13 +166,6 @@ func perLevel(xs []int) string {
 	return strconv.Itoa(xs[0])
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
 func clipText(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if utf8.RuneCountInString(s) <= n {
@@ -186,10 +193,7 @@ func (v *view) gpuLine() string {
 		return ""
 	}
 	if !g.Available || len(g.GPUs) == 0 {
-		if g.Reason != "" {
-			return "no GPU seen by the client (" + g.Reason + ")"
-		}
-		return "no GPU seen by the client"
+		return ""
 	}
 	count := map[string]int{}
 	var names []string
@@ -205,7 +209,7 @@ func (v *view) gpuLine() string {
 	}
 	s := strings.Join(parts, " + ")
 	if g.DriverVersion != "" {
-		s += " (driver " + g.DriverVersion
+		s += " (" + v.tr("driver") + " " + g.DriverVersion
 		if g.CUDADriverVersion != "" {
 			s += ", CUDA " + g.CUDADriverVersion
 		}
@@ -225,23 +229,37 @@ func (v *view) unit() (name string, char bool) {
 	return "WER", false
 }
 
-// build lays out the whole report.
-func build(in Input) []block {
-	v := newView(in)
+// build lays out the whole report: a failed verification first, then the
+// title, the loud warnings, the conclusion and the caveats, so that the
+// first screen says who is faster where, by how much, how sure, and what
+// may make it unfair; then the numbers and the evidence.
+func build(in Input) []block { return newView(in).build() }
+
+func (v *view) build() []block {
 	var out []block
+	out = append(out, v.failedVerify()...)
 	out = append(out, heading{1, v.title()})
 	out = append(out, v.warnings()...)
+	out = append(out, v.conclusion()...)
+	out = append(out, v.caveats()...)
 	out = append(out, para{spans: v.summary()})
 	out = append(out, v.performance()...)
+	out = append(out, v.timeBreakdown()...)
 	out = append(out, v.accuracy()...)
 	out = append(out, v.errors()...)
 	out = append(out, v.cache()...)
 	out = append(out, v.telemetry()...)
 	out = append(out, v.environment()...)
 	out = append(out, v.servers()...)
-	out = append(out, v.howToCheck()...)
+	out = append(out, v.evidence()...)
 	return out
 }
+
+// timeBreakdown is the hook for "Where the time goes": the server-side
+// decomposition of each request's time into stages (queue, audio
+// preprocessing, encoder, prefill, decode), once the run records it. No
+// run records it yet, so it shows nothing rather than a guess.
+func (v *view) timeBreakdown() []block { return nil }
 
 func (v *view) title() string {
 	names := v.targets
@@ -250,7 +268,7 @@ func (v *view) title() string {
 			names = append(names, t.Name)
 		}
 	}
-	s := "Speech-to-text benchmark"
+	s := v.tr("Speech-to-text benchmark")
 	if len(names) > 0 {
 		s += ": " + strings.Join(names, " vs ")
 	}
@@ -263,26 +281,23 @@ func (v *view) title() string {
 func (v *view) warnings() []block {
 	var out []block
 	r := v.in.Run
-	if v.in.Verdict != "" {
-		out = append(out, para{warn: !v.in.VerdictOK, spans: []span{b("benchseal verify:"), t(" " + v.in.Verdict)}})
-	}
 	if !r.Protocol.Perturb {
 		out = append(out, para{warn: true, spans: []span{
-			b("Perturbation was OFF."),
-			t(" Every request of a clip sent the same bytes, so a server with a response, prefix or encoder cache could answer repeats from memory: these numbers may measure the cache, not transcription. benchseal verify warns about this run."),
+			b(v.tr("Perturbation was OFF.")),
+			t(" " + v.tr("Every request of a clip sent the same bytes, so a server with a response, prefix or encoder cache could answer repeats from memory: these numbers may measure the cache, not transcription. benchseal verify warns about this run.")),
 		}})
 	}
 	if !r.Complete {
 		why := r.Incomplete
 		if why == "" {
-			why = "no reason recorded"
+			why = v.tr("no reason recorded")
 		}
 		out = append(out, para{warn: true, spans: []span{
-			b("This run did not complete"), t(" (" + why + "): levels or repeats may be missing."),
+			b(v.tr("This run did not complete")), t(" " + v.tr("(%s): levels or repeats may be missing.", why)),
 		}})
 	}
 	if len(r.Notes) > 0 {
-		out = append(out, para{spans: []span{t("The run noted:")}})
+		out = append(out, para{spans: []span{t(v.tr("The run noted:"))}})
 		var items [][]span
 		for _, n := range r.Notes {
 			items = append(items, []span{t(n)})
@@ -299,12 +314,12 @@ func (v *view) summary() []span {
 	for _, t := range r.Targets {
 		desc = append(desc, t.Name)
 	}
-	s = append(s, t("This report compares "+plural(len(r.Targets), "target", "targets")+" ("+strings.Join(desc, ", ")+")"))
+	s = append(s, t(v.tr("This report compares %s (%s)", v.plural(len(r.Targets), "%d target", "%d targets"), strings.Join(desc, ", "))))
 	if ms := v.models(); len(ms) > 0 {
-		s = append(s, t(" serving "+strings.Join(ms, ", ")))
+		s = append(s, t(v.tr(" serving %s", strings.Join(ms, ", "))))
 	}
 	if g := v.gpuLine(); g != "" {
-		s = append(s, t(" on "+g))
+		s = append(s, t(v.tr(" on %s", g)))
 	}
 	var secs float64
 	refs := 0
@@ -314,35 +329,39 @@ func (v *view) summary() []span {
 			refs++
 		}
 	}
-	s = append(s, t(". The corpus has "+plural(len(r.Corpus), "clip", "clips")+" ("+num(secs)+" s of audio"))
+	s = append(s, t(v.tr(". The corpus has %s (%s s of audio", v.plural(len(r.Corpus), "%d clip", "%d clips"), num(secs))))
 	switch refs {
 	case 0:
-		s = append(s, t(", no reference transcripts)."))
+		s = append(s, t(v.tr(", no reference transcripts).")))
 	case len(r.Corpus):
-		s = append(s, t(", all with reference transcripts)."))
+		s = append(s, t(v.tr(", all with reference transcripts).")))
 	default:
-		s = append(s, t(", "+strconv.Itoa(refs)+" with reference transcripts)."))
+		s = append(s, t(v.tr(", %d with reference transcripts).", refs)))
 	}
 	p := r.Protocol
-	s = append(s, t(" Protocol: closed loop at concurrency "+joinInts(p.Levels)+
-		"; "+perLevel(p.Requests)+" measured requests per level and repeat"))
+	s = append(s, t(v.tr(" Protocol: closed loop at concurrency %s; %s measured requests per level and repeat", joinInts(p.Levels), perLevel(p.Requests))))
 	if p.Passes > 0 {
-		s = append(s, t(" ("+plural(p.Passes, "pass", "passes")+" over the corpus)"))
+		s = append(s, t(" ("+v.plural(p.Passes, "%d pass over the corpus", "%d passes over the corpus")+")"))
 	}
-	s = append(s, t(" after "+perLevel(p.Warmup)+" warm-up requests; "+plural(p.Repeats, "repeat", "repeats")))
+	if w := perLevel(p.Warmup); w == "1" {
+		s = append(s, t(v.tr(" after 1 warm-up request")))
+	} else {
+		s = append(s, t(v.tr(" after %s warm-up requests", w)))
+	}
+	s = append(s, t(v.tr("; %s", v.plural(p.Repeats, "%d repeat", "%d repeats"))))
 	if p.TargetOrder == "alternate" && len(r.Targets) > 1 {
-		s = append(s, t(", targets interleaved in alternating order"))
+		s = append(s, t(v.tr(", targets interleaved in alternating order")))
 	}
 	if p.Stream {
-		s = append(s, t("; streamed responses"))
+		s = append(s, t(v.tr("; streamed responses")))
 	}
-	s = append(s, t("; success is HTTP 200 with non-empty text. "))
+	s = append(s, t(v.tr("; success is HTTP 200 with non-empty text. ")))
 	if p.Perturb {
-		s = append(s, t("Every request sent a distinct copy of its clip with one PCM sample changed by one LSB, so no server could answer from a cache."))
+		s = append(s, t(v.tr("Every request sent a distinct copy of its clip with one PCM sample changed by one LSB, so no server could answer from a cache.")))
 	} else {
-		s = append(s, b("Perturbation was OFF: repeated clips sent identical bytes."))
+		s = append(s, b(v.tr("Perturbation was OFF: repeated clips sent identical bytes.")))
 	}
-	s = append(s, t(" Tables show the median over repeats, with [min–max] where repeats differ."))
+	s = append(s, t(v.tr(" Tables show the median over repeats, with [min–max] where repeats differ, and the share of failed requests where any failed; — marks a level without a successful request.")))
 	return s
 }
 
@@ -370,62 +389,125 @@ func allRight(n int) []bool {
 	return r
 }
 
-func (v *view) byTargetHeader() []string { return append([]string{"concurrency"}, v.targets...) }
+func (v *view) byTargetHeader() []string {
+	return append([]string{v.tr("concurrency")}, v.targets...)
+}
+
+// tally sums a level's requests over its repeats.
+func tally(l *schemas.LevelClaims) (requests, succeeded, failed int) {
+	for _, m := range l.Repeats {
+		requests += m.Requests
+		succeeded += m.Succeeded
+		failed += m.Failed
+	}
+	return
+}
+
+// failedShare is the failed share of a level's requests over its repeats.
+func failedShare(l *schemas.LevelClaims) float64 {
+	req, _, failed := tally(l)
+	if req == 0 {
+		return 0
+	}
+	return float64(failed) / float64(req)
+}
+
+// pctShort formats a share as a percentage with at most one decimal
+// ("75 %", "1.6 %", "0.3 %").
+func pctShort(x float64) string {
+	p := 100 * x
+	if p >= 10 || p == math.Trunc(p) {
+		return strconv.FormatFloat(p, 'f', 0, 64) + " %"
+	}
+	return strconv.FormatFloat(p, 'f', 1, 64) + " %"
+}
+
+// measured formats a metric of a level: "—" without a successful request,
+// else cell, with the failed share beside it when some failed.
+func (v *view) measured(l *schemas.LevelClaims, cell string) string {
+	if _, ok, _ := tally(l); ok == 0 {
+		return "—"
+	}
+	if f := failedShare(l); f > 0 {
+		return cell + " " + v.tr("(%s failed)", pctShort(f))
+	}
+	return cell
+}
 
 func (v *view) performance() []block {
 	if len(v.levels) == 0 {
-		return []block{heading{2, "Results"}, para{spans: []span{t("claims.json holds no measured level.")}}}
+		return []block{heading{2, v.tr("Results")}, para{spans: []span{t(v.tr("claims.json holds no measured level."))}}}
 	}
 	n := len(v.targets) + 1
-	rep := plural(v.repeats, "repeat", "repeats")
+	rep := v.plural(v.repeats, "%d repeat", "%d repeats")
 	out := []block{
-		heading{2, "Throughput"},
-		figure{Throughput},
+		heading{2, v.tr("Throughput")},
+		v.fig(Throughput),
 		table{
-			caption: "Successful requests per second: median [min–max] over " + rep + ".",
+			caption: v.tr("Successful requests per second: median [min–max] over %s; (N %% failed) where requests failed.", rep),
 			header:  v.byTargetHeader(), right: allRight(n),
 			rows: v.levelsRows(func(l *schemas.LevelClaims) string {
-				return spread(l.Median.ReqPerS, l.Min.ReqPerS, l.Max.ReqPerS)
+				return v.measured(l, spread(l.Median.ReqPerS, l.Min.ReqPerS, l.Max.ReqPerS))
 			}),
 		},
-		heading{2, "Real-time factor"},
-		figure{RTFx},
+		heading{2, v.tr("Real-time factor")},
+		v.fig(RTFx),
 		table{
-			caption: "RTFx, seconds of audio transcribed per second: median [min–max] over " + rep + ".",
+			caption: v.tr("RTFx, seconds of audio transcribed per second of wall time: median [min–max] over %s; (N %% failed) where requests failed.", rep),
 			header:  v.byTargetHeader(), right: allRight(n),
 			rows: v.levelsRows(func(l *schemas.LevelClaims) string {
-				return spread(l.Median.RTFx, l.Min.RTFx, l.Max.RTFx)
+				return v.measured(l, spreadX(l.Median.RTFx, l.Min.RTFx, l.Max.RTFx))
 			}),
 		},
-		heading{2, "Latency"},
-		figure{Latency},
+		heading{2, v.tr("Latency")},
+		v.fig(Latency),
 	}
-	header := []string{"concurrency"}
-	for _, tg := range v.targets {
-		header = append(header, tg+" p50", tg+" p90", tg+" p99")
-	}
+	header := []string{v.tr("concurrency"), v.tr("target"), "p50", "p90", "p99", v.tr("failed")}
 	var rows [][]string
 	for _, c := range v.levels {
-		row := []string{strconv.Itoa(c)}
 		for _, tg := range v.targets {
-			if l := v.lookup(tg, c); l != nil {
-				row = append(row, num(l.Median.LatencyP50S), num(l.Median.LatencyP90S), num(l.Median.LatencyP99S))
-			} else {
-				row = append(row, "–", "–", "–")
+			l := v.lookup(tg, c)
+			if l == nil {
+				continue
 			}
+			row := []string{strconv.Itoa(c), tg}
+			if _, ok, _ := tally(l); ok == 0 {
+				row = append(row, "—", "—", "—")
+			} else {
+				row = append(row,
+					spread(l.Median.LatencyP50S, l.Min.LatencyP50S, l.Max.LatencyP50S),
+					spread(l.Median.LatencyP90S, l.Min.LatencyP90S, l.Max.LatencyP90S),
+					spread(l.Median.LatencyP99S, l.Min.LatencyP99S, l.Max.LatencyP99S))
+			}
+			req, _, failed := tally(l)
+			if failed == 0 {
+				row = append(row, "0")
+			} else {
+				row = append(row, pctShort(failedShare(l))+" ("+strconv.Itoa(failed)+"/"+strconv.Itoa(req)+")")
+			}
+			rows = append(rows, row)
 		}
-		rows = append(rows, row)
 	}
+	right := allRight(len(header))
+	right[1] = false
 	out = append(out, table{
-		caption: "Latency of successful requests in seconds (request sent to response read), median over " + rep + ".",
-		header:  header, right: allRight(len(header)), rows: rows,
+		caption: v.tr("Latency of successful requests in seconds (request sent to response read): median [min–max] over %s, with the failed share of requests beside them.", rep),
+		header:  header, right: right, rows: rows,
 	})
 	return out
 }
 
+// spreadX is spread with a "×" after each number (RTFx).
+func spreadX(med, lo, hi float64) string {
+	if num(lo) == num(hi) {
+		return num(med) + "×"
+	}
+	return num(med) + "× [" + num(lo) + "×–" + num(hi) + "×]"
+}
+
 func (v *view) accuracy() []block {
 	unit, _ := v.unit()
-	out := []block{heading{2, "Accuracy (" + unit + ")"}}
+	out := []block{heading{2, v.tr("Accuracy (%s)", unit)}}
 	any := false
 	for _, tg := range v.targets {
 		for _, c := range v.levels {
@@ -435,26 +517,38 @@ func (v *view) accuracy() []block {
 		}
 	}
 	if !any {
-		return append(out, para{spans: []span{t("No references: the corpus has no reference transcripts, so " + unit + " was not computed.")}})
+		return append(out, para{spans: []span{t(v.tr("No references: the corpus has no reference transcripts, so %s was not computed.", unit))}})
 	}
 	sc := v.in.Run.Scoring
 	if v.in.Claims.Scoring != nil {
 		sc = *v.in.Claims.Scoring
 	}
+	refs := 0
+	for _, cl := range v.in.Run.Corpus {
+		if cl.Text != "" {
+			refs++
+		}
+	}
+	var covered string
+	if refs == len(v.in.Run.Corpus) {
+		covered = v.tr("Every request had a reference: all %d clips of the corpus have one.", refs)
+	} else {
+		covered = v.tr("Only requests for the %d of %d clips with a reference transcript are scored.", refs, len(v.in.Run.Corpus))
+	}
 	out = append(out, table{
-		caption: unit + " of the measured requests, median [min–max] over " + plural(v.repeats, "repeat", "repeats") + ".",
+		caption: v.tr("%s of the successful measured requests, median [min–max] over %s.", unit, v.plural(v.repeats, "%d repeat", "%d repeats")) + " " + covered,
 		header:  v.byTargetHeader(), right: allRight(len(v.targets) + 1),
 		rows: v.levelsRows(func(l *schemas.LevelClaims) string {
 			if l.Median.WER == nil {
-				return "–"
+				return "—"
 			}
 			if l.Min.WER != nil && l.Max.WER != nil && pct(*l.Min.WER) != pct(*l.Max.WER) {
-				return pctNum(*l.Median.WER) + " [" + pctNum(*l.Min.WER) + "–" + pctNum(*l.Max.WER) + "] %"
+				return v.measured(l, pctNum(*l.Median.WER)+" ["+pctNum(*l.Min.WER)+"–"+pctNum(*l.Max.WER)+"] %")
 			}
-			return pct(*l.Median.WER)
+			return v.measured(l, pct(*l.Median.WER))
 		}),
 	})
-	detail := []span{t("Scored with normalizer "), c(orDash(sc.Normalizer)), t(", aligner "), c(orDash(sc.Aligner)), t(", failed requests "), c(orDash(sc.Failures)), t(".")}
+	detail := []span{t(v.tr("Scored with normalizer ")), c(orDash(sc.Normalizer)), t(v.tr(", aligner ")), c(orDash(sc.Aligner)), t(v.tr(", failed requests ")), c(orDash(sc.Failures)), t(".")}
 	return append(out, para{spans: detail})
 }
 
@@ -465,6 +559,30 @@ func orDash(s string) string {
 	return s
 }
 
+// errorClasses sums a level's errors by class, "class n, class n" sorted.
+func (v *view) errorClasses(l *schemas.LevelClaims) string {
+	classes := map[string]int{}
+	for _, m := range l.Repeats {
+		for k, n := range m.Errors {
+			classes[k] += n
+		}
+	}
+	names := make([]string, 0, len(classes))
+	for k := range classes {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, k := range names {
+		name := k
+		if name == "" {
+			name = v.tr("unclassified")
+		}
+		parts[i] = name + " " + strconv.Itoa(classes[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
 func (v *view) errors() []block {
 	var rows [][]string
 	for _, tg := range v.targets {
@@ -473,40 +591,19 @@ func (v *view) errors() []block {
 			if l == nil {
 				continue
 			}
-			failed, requests := 0, 0
-			classes := map[string]int{}
-			for _, m := range l.Repeats {
-				failed += m.Failed
-				requests += m.Requests
-				for k, n := range m.Errors {
-					classes[k] += n
-				}
-			}
+			requests, _, failed := tally(l)
 			if failed == 0 {
 				continue
 			}
-			names := make([]string, 0, len(classes))
-			for k := range classes {
-				names = append(names, k)
-			}
-			sort.Strings(names)
-			parts := make([]string, len(names))
-			for i, k := range names {
-				name := k
-				if name == "" {
-					name = "unclassified"
-				}
-				parts[i] = name + " " + strconv.Itoa(classes[k])
-			}
-			rows = append(rows, []string{tg, strconv.Itoa(c), strconv.Itoa(failed) + " of " + strconv.Itoa(requests), strings.Join(parts, ", ")})
+			rows = append(rows, []string{tg, strconv.Itoa(c), v.tr("%d of %d", failed, requests) + " (" + pctShort(failedShare(l)) + ")", v.errorClasses(l)})
 		}
 	}
 	if len(rows) == 0 {
 		return nil
 	}
-	return []block{heading{2, "Errors"}, table{
-		caption: "Failed measured requests, summed over all repeats, by error class.",
-		header:  []string{"target", "concurrency", "failed", "by class"},
+	return []block{heading{2, v.tr("Errors")}, table{
+		caption: v.tr("Failed measured requests, summed over all repeats, by error class."),
+		header:  []string{v.tr("target"), v.tr("concurrency"), v.tr("failed"), v.tr("by class")},
 		right:   []bool{false, true, true, false},
 		rows:    rows,
 	}}
@@ -524,12 +621,12 @@ func (v *view) cache() []block {
 	if !any {
 		return nil
 	}
-	return []block{heading{2, "Server cache hits"}, table{
-		caption: "Growth of the server's cache-hit counter during measurement (from its /metrics), median [min–max] over repeats. With perturbation on, any hit means the server reused work across distinct inputs.",
+	return []block{heading{2, v.tr("Server cache hits")}, table{
+		caption: v.tr("Growth of the server's cache-hit counter during measurement (from its /metrics), median [min–max] over repeats; \"not observable\" where the server exposes no such counter. With perturbation on, any hit means the server reused work across distinct inputs."),
 		header:  v.byTargetHeader(), right: allRight(len(v.targets) + 1),
 		rows: v.levelsRows(func(l *schemas.LevelClaims) string {
 			if l.Median.CacheHits == nil {
-				return "–"
+				return v.tr("not observable")
 			}
 			return spread(*l.Median.CacheHits, deref(l.Min.CacheHits), deref(l.Max.CacheHits))
 		}),
@@ -548,15 +645,29 @@ func (v *view) telemetry() []block {
 		name string
 		get  func(m *schemas.Metrics) *float64
 		fmt  func(float64) string
+		// each is a GPU's own value in a GPUPeak (memory and power only)
+		each func(p *schemas.GPUPeak) *float64
 	}
+	watts := func(x float64) string { return num(x) + " W" }
 	cols := []col{
-		{"GPU util mean", func(m *schemas.Metrics) *float64 { return m.GPUUtilMean }, func(x float64) string { return num(x) + " %" }},
-		{"GPU util max", func(m *schemas.Metrics) *float64 { return m.GPUUtilMax }, func(x float64) string { return num(x) + " %" }},
-		{"GPU memory peak", func(m *schemas.Metrics) *float64 { return m.GPUMemPeakBytes }, gib},
-		{"GPU power peak", func(m *schemas.Metrics) *float64 { return m.GPUPowerPeakW }, func(x float64) string { return num(x) + " W" }},
-		{"host CPU mean", func(m *schemas.Metrics) *float64 { return m.HostCPUMean }, func(x float64) string { return num(x) + " %" }},
+		{"GPU util mean", func(m *schemas.Metrics) *float64 { return m.GPUUtilMean }, func(x float64) string { return num(x) + " %" }, nil},
+		{"GPU util max", func(m *schemas.Metrics) *float64 { return m.GPUUtilMax }, func(x float64) string { return num(x) + " %" }, nil},
+		{"GPU memory peak", func(m *schemas.Metrics) *float64 { return m.GPUMemPeakBytes }, gib,
+			func(p *schemas.GPUPeak) *float64 { return p.MemPeakBytes }},
+		{"GPU power peak", func(m *schemas.Metrics) *float64 { return m.GPUPowerPeakW }, watts,
+			func(p *schemas.GPUPeak) *float64 { return p.PowerPeakW }},
+		{"host CPU mean", func(m *schemas.Metrics) *float64 { return m.HostCPUMean }, func(x float64) string { return num(x) + " %" }, nil},
 	}
 	var used []col
+	notes, multi := false, false
+	for _, tg := range v.targets {
+		for _, c := range v.levels {
+			if l := v.lookup(tg, c); l != nil {
+				notes = notes || l.Median.TelemetryNote != ""
+				multi = multi || len(l.Median.GPUPeaks) > 1
+			}
+		}
+	}
 	for _, cl := range cols {
 		for _, tg := range v.targets {
 			for _, c := range v.levels {
@@ -568,13 +679,20 @@ func (v *view) telemetry() []block {
 		}
 	next:
 	}
-	if len(used) == 0 {
+	if len(used) == 0 && !notes {
 		return nil
+	}
+	if len(used) == 0 {
+		used = cols // every window too short: say so in each column
 	}
 	header := []string{"target", "concurrency"}
 	right := []bool{false, true}
 	for _, cl := range used {
-		header = append(header, cl.name)
+		name := cl.name
+		if multi && cl.each != nil {
+			name += " (sum of GPUs)"
+		}
+		header = append(header, name)
 		right = append(right, true)
 	}
 	var rows [][]string
@@ -586,64 +704,87 @@ func (v *view) telemetry() []block {
 			}
 			row := []string{tg, strconv.Itoa(c)}
 			for _, cl := range used {
-				if p := cl.get(&l.Median); p != nil {
-					row = append(row, cl.fmt(*p))
-				} else {
+				p := cl.get(&l.Median)
+				switch {
+				case p == nil && l.Median.TelemetryNote != "":
+					row = append(row, l.Median.TelemetryNote)
+				case p == nil:
 					row = append(row, "–")
+				case cl.each != nil && len(l.Median.GPUPeaks) > 1:
+					var each []string
+					for _, g := range l.Median.GPUPeaks {
+						if x := cl.each(&g); x != nil {
+							each = append(each, "GPU "+strconv.Itoa(g.GPU)+": "+cl.fmt(*x))
+						}
+					}
+					row = append(row, cl.fmt(*p)+" ("+strings.Join(each, ", ")+")")
+				default:
+					row = append(row, cl.fmt(*p))
 				}
 			}
 			rows = append(rows, row)
 		}
 	}
-	return []block{heading{2, "Telemetry"}, table{
-		caption: "Sampled during measurement on the client machine, median over repeats.",
-		header:  header, right: right, rows: rows,
-	}}
+	caption := "Sampled during measurement on the client machine, median over repeats."
+	if multi {
+		caption += " For a target on several GPUs, memory and power peaks are the largest sum over its GPUs at one sampling instant" +
+			" (not one GPU's reading); each GPU's own peak follows in brackets."
+	}
+	if notes {
+		caption += " \"not observed\": the measured window held fewer than 2 samples; a shorter --sample-interval samples it."
+	}
+	return []block{heading{2, "Telemetry"}, table{caption: caption, header: header, right: right, rows: rows}}
 }
 
 func (v *view) environment() []block {
 	var items [][]span
 	if g := v.gpuLine(); g != "" {
-		items = append(items, kv("GPU", t(g)))
+		items = append(items, kv(v.tr("GPU"), t(g)))
+	} else if g := v.in.GPU; g != nil {
+		why := ""
+		if g.Reason != "" {
+			why = " (" + g.Reason + ")"
+		}
+		items = append(items, kv(v.tr("GPU"), t(v.tr("not observed: the client machine could not query a GPU")+why)))
 	}
 	if h := v.in.Host; h != nil {
 		var parts []string
 		if h.CPUModel != "" {
 			parts = append(parts, h.CPUModel)
 		}
-		cpus := plural(h.CPUs, "logical CPU", "logical CPUs")
+		cpus := v.plural(h.CPUs, "%d logical CPU", "%d logical CPUs")
 		if h.CPUCores > 0 {
-			cpus += " (" + plural(h.CPUCores, "core", "cores") + ")"
+			cpus += " (" + v.plural(h.CPUCores, "%d core", "%d cores") + ")"
 		}
 		parts = append(parts, cpus)
 		if h.MemoryBytes > 0 {
-			parts = append(parts, gib(float64(h.MemoryBytes))+" memory")
+			parts = append(parts, v.tr("%s memory", gib(float64(h.MemoryBytes))))
 		}
 		os := h.OS + "/" + h.Arch
 		if h.OSRelease != "" {
 			os = h.OSRelease + ", " + os
 		}
 		if h.Kernel != "" {
-			os += ", kernel " + h.Kernel
+			os += ", " + v.tr("kernel") + " " + h.Kernel
 		}
 		parts = append(parts, os)
-		items = append(items, kv("Client host", t(strings.Join(parts, "; "))))
+		items = append(items, kv(v.tr("Client host"), t(strings.Join(parts, "; "))))
 		if h.LoadAvg != nil {
-			items = append(items, kv("Load average at start", t(num(h.LoadAvg[0])+", "+num(h.LoadAvg[1])+", "+num(h.LoadAvg[2]))))
+			items = append(items, kv(v.tr("Load average at start"), t(num(h.LoadAvg[0])+", "+num(h.LoadAvg[1])+", "+num(h.LoadAvg[2]))))
 		}
 	}
 	r := v.in.Run
 	if !r.StartedAt.IsZero() {
 		when := r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")
 		if !r.EndedAt.IsZero() {
-			when += " to " + r.EndedAt.UTC().Format("2006-01-02 15:04:05 UTC")
+			when += " " + v.tr("to") + " " + r.EndedAt.UTC().Format("2006-01-02 15:04:05 UTC")
 		}
-		items = append(items, kv("Run", t(when+", seed "+strconv.FormatUint(r.Seed, 10))))
+		items = append(items, kv(v.tr("Run"), t(when+", "+v.tr("seed")+" "+strconv.FormatUint(r.Seed, 10))))
 	}
 	if len(items) == 0 {
 		return nil
 	}
-	return []block{heading{2, "Environment"}, bullets{items}}
+	return []block{heading{2, v.tr("Environment")}, bullets{items}}
 }
 
 func (v *view) servers() []block {
@@ -659,7 +800,7 @@ func (v *view) servers() []block {
 		var items [][]span
 		items = append(items, kv("URL", c(tg.URL)))
 		if tg.Model != "" {
-			items = append(items, kv("Model", c(tg.Model)))
+			items = append(items, kv(v.tr("Model"), c(tg.Model)))
 		}
 		if len(tg.RequestFields) > 0 {
 			keys := make([]string, 0, len(tg.RequestFields))
@@ -671,13 +812,13 @@ func (v *view) servers() []block {
 			for i, k := range keys {
 				pairs[i] = k + "=" + tg.RequestFields[k]
 			}
-			items = append(items, kv("Request fields", c(strings.Join(pairs, " "))))
+			items = append(items, kv(v.tr("Request fields"), c(strings.Join(pairs, " "))))
 		}
 		if tg.LaunchCommand != "" {
-			items = append(items, kv("Launched with", c(clipText(tg.LaunchCommand, 400))))
+			items = append(items, kv(v.tr("Launched with"), c(clipText(tg.LaunchCommand, 400))))
 		}
 		if len(tg.GPUs) > 0 {
-			items = append(items, kv("GPUs", t(joinInts(tg.GPUs))))
+			items = append(items, kv(v.tr("GPUs"), t(joinInts(tg.GPUs))))
 		}
 		if sc := caps[tg.Name]; sc != nil {
 			for _, p := range sc.Probes {
@@ -696,67 +837,5 @@ func (v *view) servers() []block {
 	if len(out) == 0 {
 		return nil
 	}
-	return append([]block{heading{2, "Targets"}}, out...)
-}
-
-func (v *view) howToCheck() []block {
-	in := v.in
-	out := []block{heading{2, "How to check these numbers"}}
-	name := in.BundleName
-	if name == "" {
-		name = "evidence.tar.zst"
-	}
-	key := "KEY.pub"
-	if in.KeyEphemeral {
-		key = "benchseal.pub"
-	}
-	if in.BundleSHA256 != "" {
-		out = append(out, para{spans: []span{
-			t("Every number above is recomputed by benchseal from the raw per-request records sealed in the evidence bundle "),
-			c(name), t(", SHA-256 "), c(in.BundleSHA256), t("."),
-		}})
-	} else {
-		out = append(out, para{warn: true, spans: []span{
-			b("This report was made from a run directory, not a sealed bundle."),
-			t(" Seal it before publishing ("), c("benchseal seal RUNDIR -o evidence.tar.zst --key KEY"),
-			t(") and publish the bundle, its SHA-256 and the public key."),
-		}})
-	}
-	if in.KeyFingerprint != "" {
-		s := []span{t("It is signed by the key with fingerprint "), c(in.KeyFingerprint), t(" (SHA-256 of its PKIX DER encoding).")}
-		if in.KeyEphemeral {
-			s = append(s, t(" "), b("The key was ephemeral:"), t(" its public half ships in the bundle as benchseal.pub, which proves the bundle intact but not who sealed it."))
-		}
-		out = append(out, para{spans: s, warn: in.KeyEphemeral})
-	}
-	verify, extract := "benchseal verify "+name+" --key "+key, " attestation.dsse.json claims.json"
-	if in.KeyEphemeral {
-		// The key ships inside: verify uses it (and says the signer is
-		// unpinned), cosign needs it extracted.
-		verify, extract = "benchseal verify "+name, " attestation.dsse.json benchseal.pub claims.json"
-	}
-	out = append(out,
-		para{spans: []span{t("Check the whole bundle (signature, every file's digest, schemas, every perturbation, claims recomputed from the records, protocol, fairness):")}},
-		codeBlock{"sha256sum " + name + "\n" + verify},
-		para{spans: []span{t("Or check any single file with stock cosign, for example the claims:")}},
-		codeBlock{"tar --zstd -xf " + name + extract + "\n" +
-			"cosign verify-blob-attestation --key " + key + " --signature attestation.dsse.json \\\n" +
-			"    --type " + schemas.PredicateType + " --insecure-ignore-tlog claims.json"},
-	)
-	if len(in.Verification) > 0 {
-		out = append(out, para{spans: []span{t("benchseal verify said:")}}, codeBlock{strings.Join(in.Verification, "\n")})
-	}
-	tool := in.Run.Tool
-	s := []span{t("Measured by "), c(orDash(tool.Name) + " " + orDash(tool.Version))}
-	if tool.GoVersion != "" {
-		s = append(s, t(" built with "+tool.GoVersion))
-	}
-	if tool.BinarySHA256 != "" {
-		s = append(s, t(", binary SHA-256 "), c(tool.BinarySHA256))
-	} else {
-		s = append(s, t(", binary SHA-256 not recorded"))
-	}
-	s = append(s, t("."))
-	out = append(out, para{spans: s})
-	return out
+	return append([]block{heading{2, v.tr("Targets")}}, out...)
 }

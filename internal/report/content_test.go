@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
 	"golang.org/x/net/html"
 )
 
@@ -111,7 +112,7 @@ func TestEphemeralKey(t *testing.T) {
 	in := fixture()
 	in.KeyEphemeral = true
 	md, _, _ := render(t, in)
-	how := section(string(md), "How to check these numbers")
+	how := section(string(md), "Evidence")
 	for _, want := range []string{"**The key was ephemeral:**", "\nbenchseal verify evidence.tar.zst\n", "attestation.dsse.json benchseal.pub claims.json", "--key benchseal.pub --signature"} {
 		if !strings.Contains(how, want) {
 			t.Errorf("ephemeral-key instructions lack %q:\n%s", want, how)
@@ -184,27 +185,98 @@ func FuzzNames(f *testing.F) {
 				count++
 			}
 		}
-		if count != 7 {
-			t.Fatalf("HTML has %d tables, want 7", count)
+		if count != 8 {
+			t.Fatalf("HTML has %d tables, want 8", count)
 		}
 	})
 }
 
-func TestVerdict(t *testing.T) {
+// TestVerifyFailureFirst: a failed verification is the report's first
+// line, its findings are caveats, and its checklist is in "Evidence".
+func TestVerifyFailureFirst(t *testing.T) {
 	in := fixture()
-	in.Verdict = "2 checks failed"
-	in.Verification = []string{"PASS archive is safe", "FAIL signature: wrong key"}
+	in.Verify = &verify.Report{Kind: "bundle", Pinned: true, Failed: 1, Passed: 1, Warned: 1, Checks: []verify.Check{
+		{ID: 1, Name: "archive", Status: verify.Pass, Summary: "safe"},
+		{ID: 2, Name: "signature", Status: verify.Fail, Summary: "wrong key", Findings: []verify.Finding{{Status: verify.Fail, Path: "attestation.dsse.json", Reason: "signature does not verify"}}},
+		{ID: 8, Name: "fairness", Status: verify.Warn, Summary: "not fair", Findings: []verify.Finding{{Status: verify.Warn, Path: "servers/vllm-omni/probes-before.json", Reason: "max running requests: sglang-omni 16, vllm-omni 8"}}},
+	}}
 	md, _, _ := render(t, in)
 	m := string(md)
-	if i := strings.Index(m, "> **benchseal verify:** 2 checks failed"); i < 0 || i > strings.Index(m, "\n## ") {
-		t.Error("a failed verdict is not a warning at the top")
+	if !strings.HasPrefix(m, "> **This bundle FAILED benchseal verify** (1 of 3 checks failed: signature)") {
+		t.Errorf("a failed verification is not the first line:\n%s", m[:min(len(m), 300)])
 	}
-	if !strings.Contains(section(m, "How to check these numbers"), "PASS archive is safe\nFAIL signature: wrong key\n") {
-		t.Error("the checklist is not in the how-to-check section")
+	cav := m[strings.Index(m, "> **Caveats**"):]
+	cav = cav[:strings.Index(cav, "\n\n")]
+	for _, want := range []string{"signature does not verify", "max running requests: sglang-omni 16, vllm-omni 8"} {
+		if !strings.Contains(cav, want) {
+			t.Errorf("caveats lack %q:\n%s", want, cav)
+		}
 	}
-	in.VerdictOK = true
+	if !strings.Contains(section(m, "Evidence"), "PASS 1. archive: safe\nFAIL 2. signature: wrong key\nWARN 8. fairness: not fair\n") {
+		t.Error("the checklist is not in the evidence section")
+	}
+	in.Verify.Failed, in.Verify.Checks[1].Status, in.Verify.Checks[1].Findings = 0, verify.Pass, nil
 	md, _, _ = render(t, in)
-	if !strings.Contains(string(md), "\n**benchseal verify:** 2 checks failed\n") {
-		t.Error("a passing verdict is shown as a warning")
+	if strings.Contains(string(md), "FAILED") {
+		t.Error("a passing verification is shown as failed")
+	}
+}
+
+// TestFailuresShown: a level where every request failed shows "—", never
+// 0, in every table and is not comparable; a level with failures carries
+// its failed share beside each number; the caveats name the error rate,
+// levels with fewer requests than C, single repeats and cache counters
+// that do not exist.
+func TestFailuresShown(t *testing.T) {
+	in := fixture()
+	in.Run.Corpus[0].Text = ""
+	for ti := range in.Claims.Targets {
+		l := &in.Claims.Targets[ti].Levels[4] // C=16
+		if ti == 1 {
+			for r := range l.Repeats {
+				m := &l.Repeats[r]
+				m.Failed, m.Succeeded, m.ReqPerS, m.RTFx, m.LatencyP50S, m.WER = m.Requests, 0, 0, 0, 0, nil
+				m.Errors = map[string]int{"http": m.Requests}
+			}
+			l.Median, l.Min, l.Max = summarize(l.Repeats)
+		}
+		l0 := &in.Claims.Targets[ti].Levels[0] // C=1: one repeat, no cache counter
+		l0.Repeats = l0.Repeats[:1]
+		l0.Repeats[0].CacheHits = nil
+		l0.Median, l0.Min, l0.Max = summarize(l0.Repeats)
+		l1 := &in.Claims.Targets[ti].Levels[3] // C=8: fewer requests than C
+		for r := range l1.Repeats {
+			l1.Repeats[r].Requests = 5
+		}
+	}
+	for ti := range in.Claims.Targets {
+		for li := range in.Claims.Targets[ti].Levels {
+			for r := range in.Claims.Targets[ti].Levels[li].Repeats {
+				if ti == 1 {
+					in.Claims.Targets[ti].Levels[li].Repeats[r].CacheHits = nil
+				}
+			}
+		}
+	}
+	md, _, _ := render(t, in)
+	m := string(md)
+	for _, want := range []string{
+		"| 16 | 8.00 \\[7.76–8.24\\] | — |",                  // throughput
+		"| 16 | 52.0× \\[50.4×–53.6×\\] | — |",               // RTFx
+		"| 16 | vllm-omni | — | — | — | 100 % (1536/1536) |", // latency
+		"| 16 | — | — | not comparable: vllm-omni had no successful request |",
+		"vllm-omni failed more than 1 % of its requests: 100 % at C = 16 (http 1536)",
+		"**Fewer requests than C:** at C = 8 ",
+		"**Single repeat:** at C = 1 there is one repeat",
+		"**Cache hits not observable:** vllm-omni exposed no cache-hit counter",
+		"| 1 | 1.22× | — | single repeat: one observation, no interval |",
+		"Only requests for the 19 of 20 clips with a reference transcript are scored.",
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	if strings.Contains(section(m, "Throughput"), "| 0 |") {
+		t.Error("a level without a successful request shows 0")
 	}
 }

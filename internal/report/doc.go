@@ -4,39 +4,77 @@
 // # Contract
 //
 // Markdown and HTML show the same content, built once (content.go) and
-// written twice:
+// written twice. The first screen says who is faster where, by how much,
+// how sure, and what may make that unfair:
 //
-//   - a title and a summary: targets, models, GPU, corpus size and audio
-//     seconds, the protocol (levels, requests, warm-ups, repeats), and
-//     whether every request sent a 1-LSB-perturbed copy of its clip; a
-//     run without perturbation, or one that did not complete, is flagged
-//     in bold before anything else;
-//   - tables, rows by concurrency and columns by target: requests per
-//     second and RTFx as "median [min–max]" over repeats, latency
-//     p50/p90/p99 (medians over repeats), WER or CER (or "no references"),
-//     errors summed over repeats by class, server cache hits and
-//     telemetry (GPU utilisation, memory and power, host CPU) when
-//     recorded;
-//   - the environment and the servers' own descriptions when given;
-//   - "How to check these numbers": bundle SHA-256, key fingerprint, the
-//     benchseal verify and cosign commands, the benchseal version and
-//     binary SHA-256 that ran.
+//   - when benchseal verify failed (Input.Verify), the first line says so,
+//     with the failed checks;
+//   - the title, then a run without perturbation, or one that did not
+//     complete, flagged in bold;
+//   - "Conclusion" (conclusion.go): for each pair of targets (the one
+//     faster at more levels first) and each level, the ratio of median
+//     successful requests per second, its 95 % bootstrap interval over
+//     repeats and a verdict in words, all by internal/verdict's rule,
+//     with a one-line summary grouping levels of the same verdict;
+//   - "Caveats": verify's fairness findings as verify words them (server
+//     settings and their source, GPUs, caches), then what the claims show
+//     (targets that failed more than 1 % of a level's requests, levels
+//     with fewer requests than C or one repeat, cache hits, cache counters
+//     not observable), then verify's other warnings and failures (an
+//     unpinned key); "Not verified" when verify did not run;
+//
+// then the summary (targets, models, GPU, corpus, protocol, perturbation)
+// and the numbers: requests per second and RTFx (in ×) as "median
+// [min–max]" over repeats with "(N % failed)" beside every cell of a level
+// where requests failed; latency p50/p90/p99, one row per level and
+// target, each "median [min–max]", with the failed share in the row; "—"
+// wherever a level had no successful request (never 0); WER or CER with
+// how many clips have a reference; errors by class; cache hits ("not
+// observable" without a counter); telemetry (memory and power peaks of
+// a target on several GPUs marked as sums with each GPU's own peak beside
+// them; a window claims marks "not observed" says so in its cells); the environment; the servers'
+// own descriptions; and "Evidence": what the bundle seals, its SHA-256 and
+// key fingerprint (with what an ephemeral key does and does not prove),
+// the benchseal verify and stock cosign commands, what the evidence cannot
+// show (a consistent fabrication by the key holder is caught only where
+// server-side evidence exists), verify's checklist, and the benchseal
+// version and binary that measured. "Where the time goes" (server-side
+// stages per request) has a hook, view.timeBreakdown, that shows nothing
+// until runs record it.
 //
 // Charts (SVG, see Chart) plot requests per second, latency p50 and p99,
 // and RTFx against concurrency on a log2 axis with a tick at each level,
 // one line per target with markers, min–max whiskers over repeats, 1-2-5
 // value ticks from zero, a legend, and the Okabe–Ito colour-blind-safe
 // palette with a distinct marker shape per target (legible in grey too).
-// HTML embeds them inline; Markdown links ChartFiles when
-// Input.LinkCharts is set.
+// Markers sit side by side around each tick, one slot per target (and per
+// percentile on the latency chart), so that no marker hides another. A
+// level without a successful request is not plotted. HTML embeds them
+// inline; Markdown links ChartFiles when Input.LinkCharts is set. The HTML
+// fits a phone: charts scale, wide tables scroll in their own box.
+//
+// # Languages
+//
+// Input.Lang picks the words (lang.go): every string is an English fmt
+// format looked up in one table per language (lang_zh.go); numbers, their
+// formatting and the verdict rule are shared. Findings quoted from verify
+// stay in verify's English. TestLangComplete fails on a string without a
+// translation.
 //
 // Output is deterministic: the same Input gives the same bytes. Nothing
-// reads the clock, maps are walked in sorted order, and numbers are
-// formatted with fixed rules. Every string from the input (target names,
-// models, server bodies) is escaped for the format it lands in: HTML and
-// SVG by entity, Markdown by backslash and entity, so a target named
-// <script> is text everywhere.
+// reads the clock, maps are walked in sorted order, the bootstrap is
+// seeded, and numbers are formatted with fixed rules. Every string from
+// the input (target names, models, server bodies, findings) is escaped for
+// the format it lands in: HTML and SVG by entity, Markdown by backslash
+// and entity, so a target named <script> is text everywhere.
 //
-// The package computes no metric: claims.json (internal/claims) is the
-// one source of every number shown.
+// The package computes no metric of its own: claims.json (internal/claims)
+// is the one source of every number shown; the ratio and interval are
+// internal/verdict's, over the claims' per-repeat values.
+//
+// Tests: golden files for Markdown, HTML and SVG in English and Chinese
+// (go test ./internal/report -update rewrites them), and TestBrowserLayout,
+// which renders the HTML in headless Chromium, wide and narrow, checks
+// the screenshot is not blank, that no chart element leaves its chart and
+// that the page never scrolls sideways (skipped without chromium).
 package report

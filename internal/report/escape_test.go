@@ -161,8 +161,8 @@ func TestHTMLStructure(t *testing.T) {
 		}
 	}
 	// 3 charts; throughput, RTFx, latency, WER, errors, cache, telemetry tables.
-	if count["svg"] != 3 || count["table"] != 7 || count["h1"] != 1 || count["style"] != 1 {
-		t.Errorf("elements: svg %d table %d h1 %d style %d; want 3, 7, 1, 1", count["svg"], count["table"], count["h1"], count["style"])
+	if count["svg"] != 3 || count["table"] != 8 || count["h1"] != 1 || count["style"] != 1 {
+		t.Errorf("elements: svg %d table %d h1 %d style %d; want 3, 8, 1, 1", count["svg"], count["table"], count["h1"], count["style"])
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/benchseal/benchseal/verify"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -15,7 +17,7 @@ func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
 	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(path, got, 0o644); err != nil {
@@ -82,8 +84,26 @@ func render(t *testing.T, in Input) (md, page []byte, svgs map[Chart][]byte) {
 	return a.Bytes(), b.Bytes(), svgs
 }
 
+// fixtureVerify is a verification of the fixture as benchseal verify
+// words it: a pinned key, and the fairness findings of two engines set up
+// differently.
+func fixtureVerify() *verify.Report {
+	r := &verify.Report{Source: "evidence.tar.zst", Kind: "bundle", Pinned: true, Passed: 7, Warned: 1}
+	for i, name := range []string{"archive", "signature", "subjects", "schemas", "variants", "claims", "protocol"} {
+		r.Checks = append(r.Checks, verify.Check{ID: i + 1, Name: name, Status: verify.Pass, Summary: "held"})
+	}
+	r.Checks = append(r.Checks, verify.Check{ID: 8, Name: "fairness", Status: verify.Warn,
+		Summary: "2 targets: the comparison is not shown fair (see below); held: same GPU model and driver; no cache hits",
+		Findings: []verify.Finding{
+			{Status: verify.Warn, Path: "servers/vllm-omni/probes-before.json", Reason: "max running requests differs: sglang-omni has 16, vllm-omni has 8"},
+			{Status: verify.Warn, Path: "servers/vllm-omni/probes-before.json", Reason: "GPU memory fraction differs: sglang-omni has 0.9, vllm-omni has 0.88"},
+		}})
+	return r
+}
+
 func TestGolden(t *testing.T) {
 	in := fixture()
+	in.Verify = fixtureVerify()
 	in.LinkCharts = true
 	md, page, svgs := render(t, in)
 	golden(t, "REPORT.md", md)
@@ -94,4 +114,11 @@ func TestGolden(t *testing.T) {
 	in.LinkCharts = false
 	md, _, _ = render(t, in)
 	golden(t, "stdout.md", md)
+
+	// Chinese: the same numbers and verdicts, other words.
+	in.LinkCharts, in.Lang = true, "zh"
+	md, page, svgs = render(t, in)
+	golden(t, "zh/REPORT.md", md)
+	golden(t, "zh/report.html", page)
+	golden(t, "zh/"+Latency.File(), svgs[Latency])
 }

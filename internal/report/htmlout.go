@@ -8,28 +8,33 @@ import (
 
 // stylesheet is the whole style of the HTML page: no external assets, so the
 // file can be opened offline or pasted into a post.
-const stylesheet = `body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;color:#222;max-width:980px;margin:2em auto;padding:0 1em;line-height:1.45}
+const stylesheet = `body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,"PingFang SC","Microsoft YaHei","Noto Sans CJK SC","WenQuanYi Micro Hei",sans-serif;color:#222;max-width:980px;margin:2em auto;padding:0 1em;line-height:1.45}
 h1{font-size:1.6em}h2{margin-top:1.8em;border-bottom:1px solid #ddd;padding-bottom:.2em}
-table{border-collapse:collapse;margin:.8em 0}th,td{border:1px solid #ccc;padding:.25em .6em}td{white-space:nowrap}
+.tw{overflow-x:auto;max-width:100%}table{border-collapse:collapse;margin:.8em 0}th,td{border:1px solid #ccc;padding:.25em .6em}td{white-space:nowrap}
 th{background:#f3f4f6}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
 caption{caption-side:bottom;text-align:left;color:#555;font-size:.9em;padding-top:.3em}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
 code{background:#f3f4f6;padding:0 .2em;border-radius:3px;overflow-wrap:anywhere}
 pre{background:#f3f4f6;padding:.8em;overflow-x:auto}pre code{padding:0;background:none}
 .warn{background:#fff4e5;border-left:4px solid #d55e00;padding:.6em .9em}
-figure{margin:1em 0}figure svg{max-width:100%;height:auto}`
+.warn ul{margin:.4em 0 0;padding-left:1.2em}.warn li{margin:.2em 0}
+figure{margin:1em 0}figure svg{max-width:100%;height:auto;display:block}
+@media (max-width:600px){body{margin:1em auto;padding:0 .6em;font-size:15px}h1{font-size:1.3em}th,td{padding:.2em .35em}td{white-space:normal}pre{font-size:.8em}}`
 
 // HTML writes the report as one self-contained HTML page with the charts
 // inline.
 func HTML(w io.Writer, in Input) error {
 	bw := bufio.NewWriter(w)
 	v := newView(in)
-	blocks := build(in)
+	blocks := v.build()
 	title := ""
-	if h, ok := blocks[0].(heading); ok {
-		title = h.text
+	for _, bl := range blocks {
+		if h, ok := bl.(heading); ok {
+			title = h.text
+			break
+		}
 	}
-	bw.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
+	bw.WriteString("<!DOCTYPE html>\n<html lang=\"" + v.htmlLang() + "\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	bw.WriteString("<title>" + esc(title) + "</title>\n<style>\n" + stylesheet + "\n</style>\n</head>\n<body>\n<main>\n")
 	for _, bl := range blocks {
 		switch x := bl.(type) {
@@ -42,6 +47,12 @@ func HTML(w io.Writer, in Input) error {
 			} else {
 				bw.WriteString("<p>" + htmlSpans(x.spans) + "</p>\n")
 			}
+		case box:
+			bw.WriteString(`<div class="warn"><strong>` + esc(x.title) + "</strong>\n<ul>\n")
+			for _, it := range x.items {
+				bw.WriteString("<li>" + htmlSpans(it) + "</li>\n")
+			}
+			bw.WriteString("</ul>\n</div>\n")
 		case bullets:
 			bw.WriteString("<ul>\n")
 			for _, it := range x.items {
@@ -55,7 +66,7 @@ func HTML(w io.Writer, in Input) error {
 			v.svg(bw, x.chart)
 			bw.WriteString("</figure>\n")
 		case table:
-			bw.WriteString("<table>\n")
+			bw.WriteString("<div class=\"tw\"><table>\n")
 			if x.caption != "" {
 				bw.WriteString("<caption>" + esc(x.caption) + "</caption>\n")
 			}
@@ -71,7 +82,7 @@ func HTML(w io.Writer, in Input) error {
 				}
 				bw.WriteString("</tr>\n")
 			}
-			bw.WriteString("</tbody>\n</table>\n")
+			bw.WriteString("</tbody>\n</table></div>\n")
 		}
 	}
 	bw.WriteString("</main>\n</body>\n</html>\n")

@@ -1,6 +1,9 @@
 package report
 
-import "github.com/benchseal/benchseal/schemas"
+import (
+	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
+)
 
 // Input is everything a report shows. Run and Claims are required; the
 // rest is shown when present.
@@ -18,13 +21,14 @@ type Input struct {
 	// public key (its signer is unpinned).
 	KeyFingerprint string
 	KeyEphemeral   bool
-	// Verdict is a one-line verdict of benchseal verify, shown at the top
-	// (as a warning unless VerdictOK), and Verification one line per check
-	// of it, in order ("PASS signature: ..."), shown with the instructions
-	// to check. Both are empty when no verification ran.
-	Verdict      string
-	VerdictOK    bool
-	Verification []string
+	// Verify is benchseal verify's checklist of the same bundle or run
+	// directory, nil when no verification ran. Its failure is the
+	// report's first line, its warnings and failures (fairness above
+	// all) are the caveats, and its checklist is in "Evidence".
+	Verify *verify.Report
+
+	// Lang is the report's language, one of Languages ("" is English).
+	Lang string
 
 	GPU  *schemas.GPUInfo  // env/gpu.json
 	Host *schemas.HostInfo // env/host.json

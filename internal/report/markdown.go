@@ -30,6 +30,11 @@ func writeMarkdown(w *bufio.Writer, bl block, link bool) {
 			w.WriteString("> ")
 		}
 		w.WriteString(mdLine(mdSpans(x.spans)) + "\n")
+	case box:
+		w.WriteString("> **" + mdText(x.title) + "**\n>\n")
+		for _, it := range x.items {
+			w.WriteString("> - " + mdLine(mdSpans(it)) + "\n")
+		}
 	case bullets:
 		for _, it := range x.items {
 			w.WriteString("- " + mdLine(mdSpans(it)) + "\n")
@@ -42,9 +47,9 @@ func writeMarkdown(w *bufio.Writer, bl block, link bool) {
 		w.WriteString(fence + "sh\n" + x.text + "\n" + fence + "\n")
 	case figure:
 		if link {
-			w.WriteString("![" + mdText(x.chart.Title()) + "](" + x.chart.File() + ")\n")
+			w.WriteString("![" + mdText(x.title) + "](" + x.chart.File() + ")\n")
 		} else {
-			w.WriteString("*Chart: " + mdText(x.chart.Title()) + " (written by `benchseal report -o DIR`).*\n")
+			w.WriteString("*" + mdText(x.title) + " (`benchseal report -o DIR`).*\n")
 		}
 	case table:
 		w.WriteString("|")

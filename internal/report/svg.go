@@ -53,14 +53,16 @@ func (c Chart) Title() string {
 
 func (c Chart) id() string { return strings.TrimSuffix(c.File(), ".svg") }
 
-func (c Chart) yLabel() string {
+func (v *view) chartTitle(c Chart) string { return v.tr(c.Title()) }
+
+func (v *view) yLabel(c Chart) string {
 	switch c {
 	case Throughput:
-		return "requests / s"
+		return v.tr("requests / s")
 	case Latency:
-		return "latency (s)"
+		return v.tr("latency (s)")
 	}
-	return "RTFx"
+	return v.tr("RTFx (× real time)")
 }
 
 // Okabe–Ito, without its yellow (too pale on white).
@@ -73,6 +75,7 @@ const (
 	plotT, plotB  = 44.0, 340.0
 	legendX       = 584.0
 	legendMaxText = 20 // runes of a legend label before it is cut with "…"
+	markerGap     = 11 // horizontal distance between targets' markers at one level (markers are 10 wide)
 )
 
 // series is one line of a chart: a value and its min–max at each level.
@@ -81,6 +84,10 @@ type series struct {
 	colour string
 	marker int
 	dashed bool
+	// dx shifts the series sideways so that markers and whiskers at one
+	// level never hide each other (p99 of one target under p50 of
+	// another): they sit side by side around the tick.
+	dx     float64
 	points []point
 }
 
@@ -92,9 +99,22 @@ type point struct {
 func (v *view) series(ch Chart) []series {
 	var out []series
 	get := func(f func(m *schemas.Metrics) float64, dashed bool, i int, tg string) series {
-		s := series{target: tg, colour: palette[i%len(palette)], marker: i % 4, dashed: dashed}
+		// One slot per target; on the latency chart one per target and
+		// percentile, so that p99 sits beside p50 even when they are close.
+		slot, slots := float64(i), float64(len(v.targets))
+		if ch == Latency {
+			slot, slots = 2*slot, 2*slots
+			if dashed {
+				slot++
+			}
+		}
+		s := series{target: tg, colour: palette[i%len(palette)], marker: i % 4, dashed: dashed,
+			dx: (slot - (slots-1)/2) * markerGap}
 		for _, c := range v.levels {
 			if l := v.lookup(tg, c); l != nil {
+				if _, ok, _ := tally(l); ok == 0 {
+					continue // no successful request: nothing to plot, not 0
+				}
 				s.points = append(s.points, point{c, f(&l.Median), f(&l.Min), f(&l.Max)})
 			}
 		}
@@ -162,9 +182,9 @@ func (v *view) svg(w *bufio.Writer, ch Chart) {
 	ya := newLinAxis(top, plotB, plotT)
 	id := ch.id()
 	w.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 760 400" width="760" height="400" role="img" aria-labelledby="` + id + `-title" font-family="Helvetica, Arial, sans-serif" font-size="12">` + "\n")
-	w.WriteString(`<title id="` + id + `-title">` + esc(ch.Title()) + "</title>\n")
+	w.WriteString(`<title id="` + id + `-title">` + esc(v.chartTitle(ch)) + "</title>\n")
 	w.WriteString(`<rect width="760" height="400" fill="#ffffff"/>` + "\n")
-	w.WriteString(`<text x="` + f1(plotL) + `" y="24" font-size="15" font-weight="bold" fill="#222222">` + esc(ch.Title()) + "</text>\n")
+	w.WriteString(`<text x="` + f1(plotL) + `" y="24" font-size="15" font-weight="bold" fill="#222222">` + esc(v.chartTitle(ch)) + "</text>\n")
 
 	// Value grid and labels.
 	w.WriteString(`<g stroke="#e3e3e3" stroke-width="1">` + "\n")
@@ -177,9 +197,13 @@ func (v *view) svg(w *bufio.Writer, ch Chart) {
 		w.WriteString(`<line x1="` + x + `" y1="` + f1(plotT) + `" x2="` + x + `" y2="` + f1(plotB) + `"/>` + "\n")
 	}
 	w.WriteString("</g>\n")
+	suffix := ""
+	if ch == RTFx {
+		suffix = "×"
+	}
 	w.WriteString(`<g fill="#444444" text-anchor="end">` + "\n")
 	for _, tk := range ya.ticks {
-		w.WriteString(`<text x="` + f1(plotL-8) + `" y="` + f1(ya.pos(tk)+4) + `">` + tickLabel(tk, ya.step()) + "</text>\n")
+		w.WriteString(`<text x="` + f1(plotL-8) + `" y="` + f1(ya.pos(tk)+4) + `">` + tickLabel(tk, ya.step()) + suffix + "</text>\n")
 	}
 	w.WriteString("</g>\n")
 	w.WriteString(`<g fill="#444444" text-anchor="middle">` + "\n")
@@ -188,10 +212,10 @@ func (v *view) svg(w *bufio.Writer, ch Chart) {
 	}
 	w.WriteString("</g>\n")
 	w.WriteString(`<rect x="` + f1(plotL) + `" y="` + f1(plotT) + `" width="` + f1(plotR-plotL) + `" height="` + f1(plotB-plotT) + `" fill="none" stroke="#888888"/>` + "\n")
-	w.WriteString(`<text x="` + f1((plotL+plotR)/2) + `" y="` + f1(svgH-14) + `" text-anchor="middle" fill="#222222">concurrency (log₂ scale)</text>` + "\n")
-	w.WriteString(`<text transform="translate(18 ` + f1((plotT+plotB)/2) + `) rotate(-90)" text-anchor="middle" fill="#222222">` + esc(ch.yLabel()) + "</text>\n")
+	w.WriteString(`<text x="` + f1((plotL+plotR)/2) + `" y="` + f1(svgH-14) + `" text-anchor="middle" fill="#222222">` + esc(v.tr("concurrency (log₂ scale)")) + `</text>` + "\n")
+	w.WriteString(`<text transform="translate(18 ` + f1((plotT+plotB)/2) + `) rotate(-90)" text-anchor="middle" fill="#222222">` + esc(v.yLabel(ch)) + "</text>\n")
 	if len(ss) == 0 || len(v.levels) == 0 {
-		w.WriteString(`<text x="` + f1((plotL+plotR)/2) + `" y="` + f1((plotT+plotB)/2) + `" text-anchor="middle" fill="#888888">no measured level</text>` + "\n")
+		w.WriteString(`<text x="` + f1((plotL+plotR)/2) + `" y="` + f1((plotT+plotB)/2) + `" text-anchor="middle" fill="#888888">` + esc(v.tr("no measured level")) + `</text>` + "\n")
 	}
 
 	// Series: whiskers, line, markers.
@@ -202,7 +226,7 @@ func (v *view) svg(w *bufio.Writer, ch Chart) {
 			if !(p.hi > p.lo) {
 				continue
 			}
-			x := xa.pos(p.c)
+			x := xa.pos(p.c) + s.dx
 			y0, y1 := f1(ya.pos(p.lo)), f1(ya.pos(p.hi))
 			w.WriteString(`<path d="M` + f1(x) + ` ` + y0 + `V` + y1 + `M` + f1(x-4) + ` ` + y0 + `H` + f1(x+4) + `M` + f1(x-4) + ` ` + y1 + `H` + f1(x+4) + `" fill="none" stroke-width="1"/>` + "\n")
 		}
@@ -214,7 +238,7 @@ func (v *view) svg(w *bufio.Writer, ch Chart) {
 				} else {
 					d.WriteString(" L")
 				}
-				d.WriteString(f1(xa.pos(p.c)) + " " + f1(ya.pos(p.med)))
+				d.WriteString(f1(xa.pos(p.c)+s.dx) + " " + f1(ya.pos(p.med)))
 			}
 			dash := ""
 			if s.dashed {
@@ -223,7 +247,7 @@ func (v *view) svg(w *bufio.Writer, ch Chart) {
 			w.WriteString(`<path d="` + d.String() + `" fill="none" stroke-width="2"` + dash + "/>\n")
 		}
 		for _, p := range s.points {
-			w.WriteString(marker(s.marker, xa.pos(p.c), ya.pos(p.med), s.dashed) + "\n")
+			w.WriteString(marker(s.marker, xa.pos(p.c)+s.dx, ya.pos(p.med), s.dashed) + "\n")
 		}
 		w.WriteString("</g>\n")
 	}
@@ -250,8 +274,10 @@ func (v *view) svg(w *bufio.Writer, ch Chart) {
 	if v.repeats > 1 && len(v.targets) > 0 {
 		y += 6
 		w.WriteString(`<path d="M` + f1(legendX+14) + ` ` + f1(y-6) + `V` + f1(y+6) + `M` + f1(legendX+10) + ` ` + f1(y-6) + `H` + f1(legendX+18) + `M` + f1(legendX+10) + ` ` + f1(y+6) + `H` + f1(legendX+18) + `" stroke="#555555" fill="none"/>` + "\n")
-		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+4) + `">min–max over ` + strconv.Itoa(v.repeats) + ` repeats</text>` + "\n")
-		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+20) + `">line: median</text>` + "\n")
+		// Short lines: the legend column is 140 units wide.
+		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+4) + `">` + esc(v.tr("min–max over")) + `</text>` + "\n")
+		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+20) + `">` + esc(v.plural(v.repeats, "%d repeat", "%d repeats")) + `</text>` + "\n")
+		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+36) + `">` + esc(v.tr("line: median")) + `</text>` + "\n")
 	}
 	w.WriteString("</g>\n</svg>\n")
 }

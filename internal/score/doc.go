@@ -8,9 +8,10 @@
 //     (lower-case; [..], <..> and (..) spans removed; fillers hmm, mm, mhm,
 //     mmm, uh, um removed; contractions and titles expanded; spelled-out
 //     numbers to digits; commas inside numbers removed; symbols and
-//     diacritics removed) with benchseal's own British-to-American spelling
-//     table (spelling.go), not Whisper's english.json. Python's Unicode
-//     meaning of \b, \s, \d, str.split and str.lower is kept.
+//     diacritics removed) and Whisper's own British-to-American spelling
+//     table, english.json, embedded whole (spelling.go; MIT, notice in
+//     LICENSE.whisper). Python's Unicode meaning of \b, \s, \d, str.split
+//     and str.lower is kept.
 //   - "basic": Whisper's BasicTextNormalizer with its defaults.
 //   - "zh": full-width ASCII to half-width, punctuation, symbols and all
 //     white space removed; units are characters, except that runs of ASCII

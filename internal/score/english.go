@@ -6,8 +6,7 @@ import (
 )
 
 // englishNormalize is Whisper's EnglishTextNormalizer, step by step, with
-// benchseal's British-to-American spelling table (spelling.go) in place of
-// Whisper's english.json.
+// Whisper's British-to-American spelling table (english.json, spelling.go).
 func englishNormalize(s string) string {
 	// Every step is skipped when the text lacks the characters its pattern
 	// needs: the result is the same and scoring stays fast.

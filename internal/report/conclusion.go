@@ -1,0 +1,332 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/benchseal/benchseal/internal/verdict"
+	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
+)
+
+// failedVerify is the report's first line when verification failed.
+func (v *view) failedVerify() []block {
+	r := v.in.Verify
+	if r == nil || r.OK() {
+		return nil
+	}
+	var names []string
+	for _, c := range r.Checks {
+		if c.Status == verify.Fail {
+			names = append(names, c.Name)
+		}
+	}
+	return []block{para{warn: true, spans: []span{
+		b(v.tr("This %s FAILED benchseal verify", v.tr(r.Kind))),
+		t(" " + v.tr("(%d of %d checks failed: %s). Its numbers are not evidence until that is resolved; the findings are listed under Caveats.", r.Failed, len(r.Checks), strings.Join(names, ", "))),
+	}}}
+}
+
+// side is one target at one level, as the verdict package takes it.
+func side(name string, l *schemas.LevelClaims) verdict.Side {
+	s := verdict.Side{Name: name}
+	for _, m := range l.Repeats {
+		s.Requests += m.Requests
+		s.Failed += m.Failed
+		x := m.ReqPerS
+		if m.Succeeded == 0 {
+			x = math.NaN()
+		}
+		s.Repeats = append(s.Repeats, x)
+	}
+	return s
+}
+
+// words is a verdict in the report's language.
+func (v *view) words(r verdict.Result, a, b string) string {
+	names := []string{a, b}
+	switch r.Kind {
+	case verdict.Ahead:
+		return v.tr("%s ahead by %s", names[r.Leader], pctShort(r.By))
+	case verdict.NoDifference:
+		return v.tr("no difference shown (repeats overlap)")
+	case verdict.SingleRepeat:
+		return v.tr("single repeat: one observation, no interval")
+	}
+	if r.NoSuccess {
+		return v.tr("not comparable: %s had no successful request", names[r.Culprit])
+	}
+	return v.tr("not comparable: %s failed %s of requests", names[r.Culprit], pctShort(r.Failed))
+}
+
+func ratioText(x float64) string {
+	if math.IsNaN(x) {
+		return "—"
+	}
+	return strconv.FormatFloat(x, 'f', 2, 64) + "×"
+}
+
+// conclusion compares every pair of targets at every level they share.
+func (v *view) conclusion() []block {
+	if len(v.targets) < 2 {
+		return nil
+	}
+	out := []block{heading{2, v.tr("Conclusion")}}
+	for i := 0; i < len(v.targets); i++ {
+		for j := i + 1; j < len(v.targets); j++ {
+			a, bn := v.targets[i], v.targets[j]
+			if v.leads(bn, a) {
+				a, bn = bn, a // the ratio reads as the faster target's lead
+			}
+			out = append(out, v.pair(a, bn)...)
+		}
+	}
+	if r := v.in.Verify; r != nil {
+		if c := r.Check(verify.CheckFairness); c != nil && c.Status >= verify.Warn {
+			out = append(out, para{warn: true, spans: []span{b(v.tr("Not shown fair:")), t(" " + v.tr("benchseal verify found differences or gaps in how the targets were set up (see the caveats below); a lead may come from the setup, not the engine."))}})
+		}
+	}
+	rule := v.tr("Ratio of the medians over repeats of successful requests per second (first target over second); 95 % interval by a seeded bootstrap over repeats. Verdict by rule: a target that failed more than 1 % of its requests is not comparable; overlapping repeats show no difference; one repeat gives no interval.")
+	if v.repeats > 1 && v.repeats < 5 {
+		rule += v.tr(" With %d repeats the interval is a rough guide; the overlap rule is the safeguard.", v.repeats)
+	}
+	out = append(out, para{spans: []span{t(rule)}})
+	return out
+}
+
+// leads says a has the higher median throughput at more shared levels
+// than b.
+func (v *view) leads(a, b string) bool {
+	n := 0
+	for _, c := range v.levels {
+		la, lb := v.lookup(a, c), v.lookup(b, c)
+		if la == nil || lb == nil {
+			continue
+		}
+		switch {
+		case la.Median.ReqPerS > lb.Median.ReqPerS:
+			n++
+		case la.Median.ReqPerS < lb.Median.ReqPerS:
+			n--
+		}
+	}
+	return n > 0
+}
+
+type levelVerdict struct {
+	c int
+	r verdict.Result
+}
+
+func (v *view) pair(a, bn string) []block {
+	var lv []levelVerdict
+	var rows [][]string
+	for _, c := range v.levels {
+		la, lb := v.lookup(a, c), v.lookup(bn, c)
+		if la == nil || lb == nil {
+			continue
+		}
+		r := verdict.Compare(side(a, la), side(bn, lb), verdict.Options{})
+		lv = append(lv, levelVerdict{c, r})
+		iv := "—"
+		if !math.IsNaN(r.Lo) {
+			iv = ratioText(r.Lo) + "–" + ratioText(r.Hi)
+		}
+		rows = append(rows, []string{strconv.Itoa(c), ratioText(r.Ratio), iv, v.words(r, a, bn)})
+	}
+	if len(lv) == 0 {
+		return nil
+	}
+	headline := []span{b(v.tr("Throughput, %s vs %s:", a, bn)), t(" " + v.groups(lv, a, bn) + v.tr("."))}
+	return []block{
+		para{spans: headline},
+		table{
+			header: []string{v.tr("concurrency"), a + " / " + bn, v.tr("95 % interval"), v.tr("verdict")},
+			right:  []bool{true, true, true, false},
+			rows:   rows,
+		},
+	}
+}
+
+// groups words runs of levels with the same verdict: "at C = 1, 2: no
+// difference shown (repeats overlap); at C = 4–16: a ahead by 18–22 %".
+func (v *view) groups(lv []levelVerdict, a, b string) string {
+	key := func(r verdict.Result) string {
+		if r.Kind == verdict.NotComparable {
+			return v.words(r, a, b)
+		}
+		return strconv.Itoa(int(r.Kind)) + "/" + strconv.Itoa(r.Leader)
+	}
+	var parts []string
+	for i := 0; i < len(lv); {
+		j := i + 1
+		for j < len(lv) && key(lv[j].r) == key(lv[i].r) {
+			j++
+		}
+		g := lv[i:j]
+		cs := make([]int, len(g))
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for k, x := range g {
+			cs[k] = x.c
+			lo, hi = math.Min(lo, x.r.By), math.Max(hi, x.r.By)
+		}
+		text := v.words(g[0].r, a, b)
+		if g[0].r.Kind == verdict.Ahead && pctShort(lo) != pctShort(hi) {
+			text = v.tr("%s ahead by %s", []string{a, b}[g[0].r.Leader], strings.TrimSuffix(pctShort(lo), " %")+"–"+pctShort(hi))
+		}
+		parts = append(parts, v.tr("at C = %s: %s", joinInts(cs), text))
+		i = j
+	}
+	return strings.Join(parts, v.tr("; "))
+}
+
+// caveats lists what may make the comparison unfair or weaker than it
+// looks: verify's warnings and failures, then what the claims show.
+func (v *view) caveats() []block {
+	var items [][]span
+	r := v.in.Verify
+	if r == nil {
+		items = append(items, []span{b(v.tr("Not verified:")), t(" " + v.tr("benchseal verify did not run for this report, so the fairness of the comparison (server settings, GPUs, caches) and the evidence were not checked here; run benchseal verify on the bundle."))})
+	} else {
+		// Fairness first: it is what limits the comparison.
+		items = append(items, v.findings(r, true)...)
+	}
+	if run := v.in.Run; !run.Complete {
+		why := run.Incomplete
+		if why == "" {
+			why = v.tr("no reason recorded")
+		}
+		items = append(items, []span{b(v.tr("Incomplete run:")), t(" " + v.tr("the run stopped early (%s): levels or repeats may be missing.", why))})
+	}
+	items = append(items, v.claimCaveats()...)
+	if r != nil {
+		items = append(items, v.findings(r, false)...)
+	}
+	if v.in.KeyEphemeral && (r == nil || !hasUnpinned(r)) {
+		items = append(items, []span{b(v.tr("Unpinned key:")), t(" " + v.tr("the bundle was signed with an ephemeral key whose public half it carries, so the signature shows the bundle unchanged since sealing, not who sealed it."))})
+	}
+	if len(items) == 0 {
+		items = append(items, []span{t(v.tr("None found: benchseal verify passed every check, no target failed more than 1 % of its requests, and every level has more than one repeat and at least C requests."))})
+	}
+	return []block{box{title: v.tr("Caveats"), items: items, warn: true}}
+}
+
+// findings are the warnings and failures of verify's fairness check
+// (fairness) or of every other check (!fairness), at most 6 per check.
+func (v *view) findings(r *verify.Report, fairness bool) [][]span {
+	var items [][]span
+	for _, c := range r.Checks {
+		if (c.ID == verify.CheckFairness) != fairness || (c.Status != verify.Warn && c.Status != verify.Fail) {
+			continue
+		}
+		label := upperFirst(v.tr(c.Name))
+		shown := 0
+		for _, f := range c.Findings {
+			if f.Status != verify.Warn && f.Status != verify.Fail {
+				continue
+			}
+			if shown == 6 {
+				break
+			}
+			shown++
+			l := label + ":"
+			if f.Status == verify.Fail {
+				l = v.tr("%s (FAILED):", label)
+			}
+			items = append(items, []span{b(l), t(" " + clipText(f.String(), 300))})
+		}
+		if more := len(c.Findings) + c.Omitted - shown; more > 0 {
+			items = append(items, []span{t(v.tr("%s: %d more findings; benchseal verify lists them.", label, more))})
+		}
+	}
+	return items
+}
+
+// hasUnpinned says verify already said the signer is unpinned.
+func hasUnpinned(r *verify.Report) bool { return r.Kind == "bundle" && !r.Pinned }
+
+// claimCaveats are the caveats the claims show: failed requests, levels
+// with fewer requests than C or a single repeat, and cache hits.
+func (v *view) claimCaveats() [][]span {
+	var items [][]span
+	for _, tg := range v.targets {
+		var parts []string
+		for _, c := range v.levels {
+			l := v.lookup(tg, c)
+			if l == nil {
+				continue
+			}
+			if f := failedShare(l); f > verdict.MaxFailed {
+				parts = append(parts, v.tr("%s at C = %d (%s)", pctShort(f), c, v.errorClasses(l)))
+			}
+		}
+		if len(parts) > 0 {
+			items = append(items, []span{b(v.tr("Errors:")), t(" " + v.tr("%s failed more than 1 %% of its requests: %s. Its latency and throughput are of the requests that succeeded.", tg, strings.Join(parts, "; ")))})
+		}
+	}
+	var few, single []string
+	for _, c := range v.levels {
+		fewAt, singleAt := false, false
+		for _, tg := range v.targets {
+			l := v.lookup(tg, c)
+			if l == nil {
+				continue
+			}
+			for _, m := range l.Repeats {
+				if m.Requests < c {
+					fewAt = true
+				}
+			}
+			if len(l.Repeats) == 1 {
+				singleAt = true
+			}
+		}
+		if fewAt {
+			few = append(few, strconv.Itoa(c))
+		}
+		if singleAt {
+			single = append(single, strconv.Itoa(c))
+		}
+	}
+	if len(few) > 0 {
+		items = append(items, []span{b(v.tr("Fewer requests than C:")), t(" " + v.tr("at C = %s a repeat measured fewer requests than the concurrency, so the level never ran at full concurrency.", strings.Join(few, ", ")))})
+	}
+	if len(single) > 0 {
+		items = append(items, []span{b(v.tr("Single repeat:")), t(" " + v.tr("at C = %s there is one repeat: one observation, no spread and no interval.", strings.Join(single, ", ")))})
+	}
+	var hits, unseen []string
+	for _, tg := range v.targets {
+		seen, n := false, 0.0
+		for _, c := range v.levels {
+			if l := v.lookup(tg, c); l != nil {
+				for _, m := range l.Repeats {
+					if m.CacheHits != nil {
+						seen = true
+						n += *m.CacheHits
+					}
+				}
+			}
+		}
+		switch {
+		case !seen:
+			unseen = append(unseen, tg)
+		case n > 0:
+			hits = append(hits, v.tr("%s counted %s", tg, num(n)))
+		}
+	}
+	if len(hits) > 0 {
+		items = append(items, []span{b(v.tr("Cache hits:")), t(" " + v.tr("%s over all levels and repeats: the server reused work, so its speed is not that of transcribing new audio.", strings.Join(hits, "; ")))})
+	}
+	if len(unseen) > 0 {
+		items = append(items, []span{b(v.tr("Cache hits not observable:")), t(" " + v.tr("%s exposed no cache-hit counter: whether it reused work across requests is not observed.", strings.Join(unseen, ", ")))})
+	}
+	return items
+}
+
+func upperFirst(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
+}

@@ -1,0 +1,83 @@
+package report
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// evidence says what is sealed, how to check it with benchseal and with
+// stock cosign, and what the evidence can and cannot show.
+func (v *view) evidence() []block {
+	in := v.in
+	out := []block{heading{2, v.tr("Evidence")}}
+	name := in.BundleName
+	if name == "" {
+		name = "evidence.tar.zst"
+	}
+	if in.BundleSHA256 != "" {
+		out = append(out, para{spans: []span{
+			t(v.tr("Every number above is recomputed by benchseal from the raw per-request records sealed in the evidence bundle ")),
+			c(name), t(v.tr(", SHA-256 ")), c(in.BundleSHA256), t("."),
+		}})
+	} else {
+		out = append(out, para{warn: true, spans: []span{
+			b(v.tr("This report was made from a run directory, not a sealed bundle.")),
+			t(" " + v.tr("Seal it before publishing (")), c("benchseal seal RUNDIR -o evidence.tar.zst --key KEY"),
+			t(v.tr(") and publish the bundle, its SHA-256 and the public key.")),
+		}})
+	}
+	out = append(out, para{spans: []span{b(v.tr("What is sealed:")), t(" " + v.tr("the protocol and the targets (run.json); one record per request, warm-ups included, with its timings, status, transcript and which audio sample was perturbed (records/); the audio clips (inputs/, unless sealed without audio); the servers' own descriptions and metrics before and after (servers/); the client machine and GPU (env/); telemetry (telemetry/); and the claims this report shows (claims.json). A signed in-toto statement (attestation.dsse.json) lists every file with its SHA-256."))}})
+
+	key := "KEY.pub"
+	if in.KeyEphemeral {
+		key = "benchseal.pub"
+	}
+	if in.KeyFingerprint != "" {
+		s := []span{t(v.tr("It is signed by the key with fingerprint ")), c(in.KeyFingerprint), t(" " + v.tr("(SHA-256 of its PKIX DER encoding)."))}
+		if in.KeyEphemeral {
+			s = append(s, t(" "), b(v.tr("The key was ephemeral:")), t(" "+v.tr("made for this run, its public half ships in the bundle as benchseal.pub. The signature proves the bundle unchanged since it was sealed, not who sealed it: anyone can make such a bundle. It is pinned only if the publisher gives you this fingerprint through a channel you trust; compare it before relying on the signature.")))
+		}
+		out = append(out, para{spans: s, warn: in.KeyEphemeral})
+	}
+	verify, extract := "benchseal verify "+name+" --key "+key, " attestation.dsse.json claims.json"
+	if in.KeyEphemeral {
+		// The key ships inside: verify uses it (and says the signer is
+		// unpinned), cosign needs it extracted.
+		verify, extract = "benchseal verify "+name, " attestation.dsse.json benchseal.pub claims.json"
+	}
+	out = append(out,
+		para{spans: []span{t(v.tr("Check the whole bundle (signature, every file's digest, schemas, every perturbation, claims recomputed from the records, protocol, fairness):"))}},
+		codeBlock{"sha256sum " + name + "\n" + verify},
+		para{spans: []span{t(v.tr("Or check any single file with stock cosign, for example the claims (cosign checks the signature and that file's digest; benchseal verify checks the rest):"))}},
+		codeBlock{"tar --zstd -xf " + name + extract + "\n" +
+			"cosign verify-blob-attestation --key " + key + " --signature attestation.dsse.json \\\n" +
+			"    --type " + schemas.PredicateType + " --insecure-ignore-tlog claims.json"},
+	)
+	fresh := v.tr("that every request sent audio no server had seen before, ")
+	if !in.Run.Protocol.Perturb {
+		fresh = ""
+	}
+	out = append(out, para{spans: []span{b(v.tr("What the evidence shows, and what it cannot:")), t(" " + v.tr("the bundle shows that its files are unchanged since sealing, that every number follows from the records, %sand that the protocol ran as declared. It cannot show that the records describe what really crossed the wire: whoever holds the signing key could fabricate a consistent run, and that is caught only where evidence from the server side exists (its own metrics and logs, sealed in servers/). It shows nothing about other hardware, other settings, other audio, or the servers' behaviour outside the measured window.", fresh))}})
+	if r := in.Verify; r != nil {
+		lines := make([]string, 0, len(r.Checks))
+		for _, c := range r.Checks {
+			lines = append(lines, c.Status.String()+" "+strconv.Itoa(c.ID)+". "+c.Name+": "+c.Summary)
+		}
+		out = append(out, para{spans: []span{t(v.tr("benchseal verify said:"))}}, codeBlock{strings.Join(lines, "\n")})
+	}
+	tool := in.Run.Tool
+	s := []span{t(v.tr("Measured by ")), c(orDash(tool.Name) + " " + orDash(tool.Version))}
+	if tool.GoVersion != "" {
+		s = append(s, t(v.tr(" built with %s", tool.GoVersion)))
+	}
+	if tool.BinarySHA256 != "" {
+		s = append(s, t(v.tr(", binary SHA-256 ")), c(tool.BinarySHA256))
+	} else {
+		s = append(s, t(v.tr(", binary SHA-256 not recorded")))
+	}
+	s = append(s, t("."))
+	out = append(out, para{spans: s})
+	return out
+}

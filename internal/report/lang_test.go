@@ -1,0 +1,163 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
+)
+
+// variants are inputs that between them reach every string of the
+// report: the fixture, and the fixture with each optional or rare part
+// switched.
+func variants() []Input {
+	base := fixture()
+	var out []Input
+	add := func(f func(in *Input)) {
+		in := fixture()
+		f(&in)
+		out = append(out, in)
+	}
+	out = append(out, base)
+	add(func(in *Input) {
+		in.Run.Protocol.Perturb, in.Run.Complete, in.Run.Notes = false, false, []string{"note"}
+		in.Run.Protocol.Passes, in.Run.Protocol.Stream = 2, true
+		in.KeyEphemeral, in.BundleSHA256 = true, ""
+		in.GPU = &schemas.GPUInfo{Reason: "no NVML"}
+		in.Run.Tool.BinarySHA256 = ""
+		in.Run.Corpus[0].Text = ""
+		for ti := range in.Claims.Targets {
+			for li := range in.Claims.Targets[ti].Levels {
+				l := &in.Claims.Targets[ti].Levels[li]
+				l.Repeats = l.Repeats[:1]
+				l.Repeats[0].Requests = 1
+				l.Repeats[0].CacheHits = nil
+				l.Repeats[0].Errors = map[string]int{"": 1}
+				l.Repeats[0].Failed = 1
+				if ti == 1 {
+					l.Repeats[0].Succeeded = 0
+				}
+			}
+		}
+		in.Verify = &verify.Report{Kind: "run directory", Failed: 1, Checks: []verify.Check{
+			{ID: 6, Name: "claims", Status: verify.Fail, Omitted: 3, Findings: []verify.Finding{{Status: verify.Fail, Reason: "x"}}},
+		}}
+	})
+	add(func(in *Input) {
+		in.Run.Protocol.Warmup = []int{1, 1, 1, 1, 1}
+		for i := range in.Run.Corpus {
+			in.Run.Corpus[i].Text = ""
+		}
+		for ti := range in.Claims.Targets {
+			for li := range in.Claims.Targets[ti].Levels {
+				l := &in.Claims.Targets[ti].Levels[li]
+				l.Median.WER, l.Min.WER, l.Max.WER = nil, nil, nil
+				l.Repeats[0].CacheHits = ptr(3.0)
+				// Every repeat the same: no difference shown, one lead.
+				for r := range l.Repeats {
+					l.Repeats[r].ReqPerS = 5
+				}
+			}
+		}
+		in.Verify = &verify.Report{Kind: "bundle", Pinned: true, Checks: []verify.Check{{ID: 1, Name: "archive", Status: verify.Pass}}}
+	})
+	add(func(in *Input) { in.Claims.Targets = nil })
+	add(func(in *Input) {
+		// Nothing to warn about.
+		in.Verify = &verify.Report{Kind: "bundle", Pinned: true}
+		for ti := range in.Claims.Targets {
+			for li := range in.Claims.Targets[ti].Levels {
+				l := &in.Claims.Targets[ti].Levels[li]
+				for r := range l.Repeats {
+					l.Repeats[r].Failed = 0
+				}
+			}
+		}
+	})
+	return out
+}
+
+// TestLangComplete renders every variant in every language: no English
+// string may lack a translation, and no format may lose an argument.
+func TestLangComplete(t *testing.T) {
+	for _, lang := range Languages {
+		if lang == "en" {
+			continue
+		}
+		missing := map[string]bool{}
+		for i, in := range variants() {
+			in.Lang = lang
+			v := newView(in)
+			v.missing = missing
+			var buf bytes.Buffer
+			w := bufio.NewWriter(&buf)
+			for _, bl := range v.build() {
+				writeMarkdown(w, bl, true)
+			}
+			for _, ch := range Charts {
+				v.svg(w, ch)
+			}
+			w.Flush()
+			if s := buf.String(); strings.Contains(s, "%!") {
+				j := strings.Index(s, "%!")
+				t.Errorf("%s, variant %d: a format lost its arguments: %q", lang, i, s[max(0, j-80):min(len(s), j+40)])
+			}
+		}
+		var keys []string
+		for k := range missing {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			t.Errorf("%s: no translation for %q", lang, k)
+		}
+	}
+	// Every key of a table is a string of the report's source or one it
+	// looks up by value: a stale key is a string nobody sees.
+	src := ""
+	files, _ := filepath.Glob("*.go")
+	for _, f := range files {
+		if !strings.HasSuffix(f, "_test.go") && f != "lang_zh.go" {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src += string(b)
+		}
+	}
+	for k := range zh {
+		if !strings.Contains(src, strconv.Quote(k)) && !slices.Contains(byValue, k) {
+			t.Errorf("zh: key %q is not in the source", k)
+		}
+	}
+}
+
+// The verdict words come from one rule in every language: the same
+// input gives the same verdict kinds, in English and in Chinese.
+func TestLangSameNumbers(t *testing.T) {
+	in := fixture()
+	var en, zhb bytes.Buffer
+	if err := Markdown(&en, in); err != nil {
+		t.Fatal(err)
+	}
+	in.Lang = "zh"
+	if err := Markdown(&zhb, in); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"1.22×", "1.15×–1.29×", "8.00 \\[7.76–8.24\\]", "6.57 \\[6.37–6.77\\]"} {
+		if !strings.Contains(en.String(), s) || !strings.Contains(zhb.String(), s) {
+			t.Errorf("%q is not in both languages", s)
+		}
+	}
+	if !strings.Contains(zhb.String(), "sglang-omni 领先 22 %") || !strings.Contains(zhb.String(), "## 结论") {
+		t.Errorf("the Chinese report lacks its conclusion:\n%.600s", zhb.String())
+	}
+}
