@@ -37,7 +37,10 @@
 //	             read again from the raw scrapes servers/<t>/metrics/*.prom,
 //	             none left out; REPORT.md, regenerated from the sealed
 //	             run.json, claims.json, env/ and probes as benchseal run writes
-//	             it, is byte for byte the one sealed
+//	             it (Options.RenderReport), is byte for byte the one sealed:
+//	             FAIL when run.json names the renderer's own build, WARN when
+//	             another build (another layout) wrote it, not observed
+//	             without a renderer
 //	7 protocol   one records file per target, level and repeat, each with the
 //	             declared warm-ups and measured requests; the success rule held
 //	             by every record (ok only with HTTP 200, no error_class and a
@@ -123,7 +126,7 @@
 // The checks above aim at edits that another file of the run contradicts:
 // a key holder who changes records, claims, telemetry or a scrape and
 // re-seals with their own key leaves another sealed file disagreeing (the
-// doctored-bundle corpus in corpus_test.go has 48 kinds, each held to its
+// doctored-bundle corpus in corpus_test.go has 49 kinds, each held to its
 // check and verdict). They cannot catch a fabrication made
 // consistently across every file that describes the same fact, because
 // every one of those files is the sealer's own word:
