@@ -112,8 +112,8 @@ func checkStepWindows(c *Check, ev *evidence, no *notObserved) {
 			c.add(Finding{Status: Fail, Path: name, Line: line, Reason: fmt.Sprintf("%s: a step with no records file", k)})
 			continue
 		}
-		from, to, any := measuredWindow(recs)
-		if !any {
+		from, to, measured := measuredWindow(recs)
+		if !measured {
 			continue // interrupted in its warm-ups: no window to compare
 		}
 		if s.StartNs != from || s.EndNs != to {
@@ -555,13 +555,13 @@ const tailTolerance = 60 * time.Second
 // run leave both far behind its last record, unless they were trimmed too.
 func checkRunTail(c *Check, ev *evidence) {
 	var lastEnd int64
-	any := false
+	seen := false
 	for _, f := range ev.recFiles {
 		for _, r := range ev.records[f] {
-			lastEnd, any = max(lastEnd, r.EndNs), true
+			lastEnd, seen = max(lastEnd, r.EndNs), true
 		}
 	}
-	if !any || !ev.run.Complete {
+	if !seen || !ev.run.Complete {
 		return
 	}
 	var lastSample int64

@@ -27,7 +27,7 @@ func checkEnvironment(rep *Report, ev *evidence) {
 	checkCommandLine(c, ev)
 	checkModels(c, ev)
 	checkServerFiles(c, ev)
-	if c.Status > before || (c.Status == Warn && before == Pass) {
+	if c.Status > before {
 		c.Summary += "; the recorded environment does not agree with itself (see below)"
 	}
 }
