@@ -2,6 +2,7 @@ package verify_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -102,5 +103,23 @@ func TestRequestCounterNotObserved(t *testing.T) {
 	}
 	if s := rep.Check(verify.CheckClaims).Summary; !strings.Contains(s, "not observed: cache hits (no telemetry/steps.jsonl)") {
 		t.Errorf("check 6 of a run without telemetry: %q", s)
+	}
+}
+
+// TestWarmupOnce: a run with the seed client's schedule (warm-ups before
+// each level's first repeat only, recorded as warmup_once) verifies: its
+// repeats 2.. have no warm-ups, and the variants continue from repeat 1's.
+func TestWarmupOnce(t *testing.T) {
+	spec := smallRun
+	spec.warmupOnce, spec.repeats = true, 3
+	dir := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(dir, "corpus"), 0o755))
+	makeRun(t, spec, filepath.Join(dir, "corpus"), filepath.Join(dir, "run"))
+	rep, err := verify.Dir(t.Context(), filepath.Join(dir, "run"), verify.Options{})
+	must(t, err)
+	for _, id := range []int{verify.CheckSchemas, verify.CheckVariants, verify.CheckClaims, verify.CheckProtocol} {
+		if c := rep.Check(id); c.Status != verify.Pass {
+			t.Errorf("check %d %s: %s %+v", id, c.Name, c.Status, c.Findings)
+		}
 	}
 }

@@ -509,7 +509,7 @@ func checkSchedule(c *Check, ev *evidence) {
 	reported := 0
 	for _, k := range schedule(run) {
 		li := levelOf[k.concurrency]
-		w, n := p.Warmup[li], p.Requests[li]
+		w, n := warmupAt(p, li, k.repeat), p.Requests[li]
 		type want struct {
 			clip    string
 			variant int64

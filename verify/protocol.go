@@ -60,7 +60,7 @@ func checkProtocol(rep *Report, ev *evidence) {
 					missing++
 					continue
 				}
-				first, last := checkStep(c, f, recs, t.Name, conc, r, p.Warmup[i], p.Requests[i], complete)
+				first, last := checkStep(c, f, recs, t.Name, conc, r, warmupAt(p, i, r), p.Requests[i], complete)
 				if len(recs) > 0 {
 					sched = append(sched, step{f, first, last})
 				}
@@ -93,6 +93,16 @@ func checkProtocol(rep *Report, ev *evidence) {
 		c.Summary = fmt.Sprintf("%d steps checked", steps)
 	}
 	c.Summary += no.String()
+}
+
+// warmupAt is the number of warm-ups of level li in repeat r (1-based):
+// with warmup_once (the seed client's schedule, --compat seedtts) only the
+// first repeat of a level has them.
+func warmupAt(p schemas.Protocol, li, repeat int) int {
+	if p.WarmupOnce && repeat > 1 {
+		return 0
+	}
+	return p.Warmup[li]
 }
 
 // checkStep checks one records file; it returns the step's first start
