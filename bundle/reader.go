@@ -3,6 +3,7 @@ package bundle
 import (
 	"archive/tar"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -60,6 +61,15 @@ var (
 	ErrBomb           = errors.New("decompresses far more than its size (a compression bomb)")
 	ErrCorrupt        = errors.New("archive is corrupt")
 	ErrNoAttestation  = errors.New("first entry is not " + AttestationName)
+	// ErrMode: an entry's mode is not exactly 0644 (Seal writes no other:
+	// no setuid, setgid or sticky bit, no execute or group-write bit).
+	ErrMode = errors.New("mode is not 0644")
+	// ErrEmpty: the file holds no bytes at all.
+	ErrEmpty = errors.New("not a bundle: the file is empty")
+	// ErrFrames: the zstd stream is not exactly one frame (a second frame,
+	// or a skippable frame before or after it, could carry bytes that no
+	// signature covers).
+	ErrFrames = errors.New("not exactly one zstd frame")
 )
 
 // EntryError names the entry a Reader refused (Name is "" when the archive
@@ -94,6 +104,7 @@ type Reader struct {
 	zr      *zstd.Decoder
 	tr      *tar.Reader
 	in, out *counter
+	frame   *frameCheck
 	seen    map[string]string // folded name -> name as written
 	total   int64
 	cur     *Entry
@@ -104,7 +115,8 @@ type Reader struct {
 
 // NewReader starts reading a bundle from r.
 func NewReader(r io.Reader, limits Limits) (*Reader, error) {
-	in := &counter{r: r}
+	fc := &frameCheck{r: r}
+	in := &counter{r: fc}
 	opts := []zstd.DOption{zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true)}
 	if limits.MaxWindow > 0 {
 		opts = append(opts, zstd.WithDecoderMaxWindow(limits.MaxWindow))
@@ -116,7 +128,7 @@ func NewReader(r io.Reader, limits Limits) (*Reader, error) {
 	if err != nil {
 		return nil, &EntryError{Reason: fmt.Errorf("%w: %v", ErrCorrupt, err)}
 	}
-	rd := &Reader{limits: limits, zr: zr, in: in, seen: map[string]string{}, h: sha256.New()}
+	rd := &Reader{limits: limits, zr: zr, in: in, frame: fc, seen: map[string]string{}, h: sha256.New()}
 	rd.out = &counter{r: zr, check: rd.checkRatio}
 	rd.tr = tar.NewReader(rd.out)
 	return rd, nil
@@ -148,6 +160,11 @@ func (r *Reader) fail(name string, reason error) error {
 		r.err = ee
 		return ee
 	}
+	if r.frame.err != nil {
+		// The frame check saw it first; the decompressor's error is a
+		// consequence of it.
+		reason = r.frame.err
+	}
 	r.err = &EntryError{Name: name, Reason: classify(reason)}
 	return r.err
 }
@@ -155,7 +172,7 @@ func (r *Reader) fail(name string, reason error) error {
 // classify turns the decompressor's and tar's errors into the Reader's.
 func classify(err error) error {
 	for _, known := range []error{ErrUnsafePath, ErrNotRegular, ErrDuplicate, ErrTooLarge, ErrTooManyEntries,
-		ErrTruncated, ErrBomb, ErrCorrupt, ErrNoAttestation} {
+		ErrTruncated, ErrBomb, ErrCorrupt, ErrNoAttestation, ErrMode, ErrEmpty, ErrFrames} {
 		if errors.Is(err, known) {
 			return err
 		}
@@ -207,6 +224,8 @@ func (r *Reader) Next() (*Entry, error) {
 		return nil, r.fail(name, fmt.Errorf("%w (%d)", ErrTooManyEntries, r.limits.MaxEntries))
 	case hdr.Typeflag != tar.TypeReg:
 		return nil, r.fail(name, fmt.Errorf("%w (%s)", ErrNotRegular, tarTypeName(hdr)))
+	case hdr.Mode != 0o644:
+		return nil, r.fail(name, fmt.Errorf("%w: %#o", ErrMode, hdr.Mode))
 	}
 	if err := checkName(name); err != nil {
 		return nil, r.fail(name, err)
@@ -340,10 +359,164 @@ func (r *Reader) drain() error {
 			}
 		}
 		if err == io.EOF {
-			return nil
+			// The decompressor stops at its frame's end; whatever the
+			// source still holds must be nothing.
+			return r.frame.rest()
 		}
 		if err != nil {
 			return fmt.Errorf("after the archive's end: %w", classify(err))
 		}
 	}
+}
+
+// frameCheck passes the compressed bytes through while following the zstd
+// frame format (RFC 8878, section 3.1.1: frame header, blocks, checksum),
+// so that a Reader accepts exactly one zstd frame: no skippable frame
+// before it, no frame of any kind after it, and an empty file is refused
+// as such. It looks only at headers; the decompressor checks the rest.
+type frameCheck struct {
+	r     io.Reader
+	n     int64  // bytes seen
+	hdr   []byte // header bytes gathered so far (frame or block header)
+	state int
+	skip  int64 // bytes of block content or checksum still to pass
+	last  bool  // the block being passed is the frame's last
+	sum   bool  // the frame ends with a 4-byte checksum
+	err   error // sticky
+}
+
+const (
+	fcFrameHeader = iota
+	fcBlockHeader
+	fcSkip
+	fcDone
+)
+
+func (f *frameCheck) Read(p []byte) (int, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
+	n, err := f.r.Read(p)
+	if ferr := f.scan(p[:n]); ferr != nil {
+		f.err = ferr
+		return 0, ferr
+	}
+	f.n += int64(n)
+	if err == io.EOF && f.n == 0 {
+		f.err = ErrEmpty
+		return 0, f.err
+	}
+	return n, err
+}
+
+// rest reads what the source holds after the frame: it must be nothing.
+func (f *frameCheck) rest() error {
+	_, err := io.Copy(io.Discard, f)
+	return err
+}
+
+func (f *frameCheck) scan(b []byte) error {
+	for len(b) > 0 {
+		switch f.state {
+		case fcDone:
+			return fmt.Errorf("%w: %d bytes after the frame's end", ErrFrames, len(b))
+		case fcSkip:
+			k := min(f.skip, int64(len(b)))
+			f.skip -= k
+			b = b[k:]
+			if f.skip == 0 {
+				switch {
+				case !f.last:
+					f.state = fcBlockHeader
+				case f.sum:
+					f.skip, f.sum = 4, false
+				default:
+					f.state = fcDone
+				}
+			}
+		case fcFrameHeader:
+			need := 5
+			if len(f.hdr) >= 5 {
+				need = frameHeaderSize(f.hdr[4])
+			}
+			k := min(need-len(f.hdr), len(b))
+			f.hdr = append(f.hdr, b[:k]...)
+			b = b[k:]
+			if len(f.hdr) >= 4 && len(f.hdr)-k < 4 {
+				switch magic := binary.LittleEndian.Uint32(f.hdr); {
+				case magic&0xFFFFFFF0 == 0x184D2A50:
+					return fmt.Errorf("%w: a skippable frame before the archive", ErrFrames)
+				case magic != 0xFD2FB528:
+					return fmt.Errorf("%w: not a zstd stream (magic %08x)", ErrCorrupt, magic)
+				}
+			}
+			if len(f.hdr) >= 5 && len(f.hdr) == frameHeaderSize(f.hdr[4]) {
+				f.sum = f.hdr[4]&0x04 != 0
+				f.hdr, f.state = f.hdr[:0], fcBlockHeader
+			}
+		case fcBlockHeader:
+			k := min(3-len(f.hdr), len(b))
+			f.hdr = append(f.hdr, b[:k]...)
+			b = b[k:]
+			if len(f.hdr) < 3 {
+				continue
+			}
+			h := uint32(f.hdr[0]) | uint32(f.hdr[1])<<8 | uint32(f.hdr[2])<<16
+			f.hdr = f.hdr[:0]
+			f.last = h&1 != 0
+			size := int64(h >> 3)
+			switch (h >> 1) & 3 {
+			case 1: // RLE: one byte, repeated
+				size = 1
+			case 3:
+				return fmt.Errorf("%w: reserved zstd block type", ErrCorrupt)
+			}
+			f.skip, f.state = size, fcSkip
+			if size == 0 {
+				// An empty block: move on without waiting for bytes.
+				f.state = fcSkip
+				if err := f.scanEmpty(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// scanEmpty ends a block of no content.
+func (f *frameCheck) scanEmpty() error {
+	switch {
+	case !f.last:
+		f.state = fcBlockHeader
+	case f.sum:
+		f.skip, f.sum, f.state = 4, false, fcSkip
+	default:
+		f.state = fcDone
+	}
+	return nil
+}
+
+// frameHeaderSize is the size of a zstd frame header (magic included)
+// with the given frame header descriptor.
+func frameHeaderSize(fhd byte) int {
+	n := 5
+	single := fhd&0x20 != 0
+	if !single {
+		n++ // window descriptor
+	}
+	n += [4]int{0, 1, 2, 4}[fhd&3] // dictionary ID
+	switch fhd >> 6 {
+	case 0:
+		if single {
+			n++
+		}
+	case 1:
+		n += 2
+	case 2:
+		n += 4
+	case 3:
+		n += 8
+	}
+	return n
 }

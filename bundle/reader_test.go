@@ -4,9 +4,11 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"testing"
 	"time"
 
@@ -236,6 +238,12 @@ func TestReaderEveryTruncationFails(t *testing.T) {
 		if err == nil {
 			t.Fatalf("bundle cut at %d of %d bytes opened", cut, len(b))
 		}
+		if cut == 0 {
+			if !errors.Is(err, ErrEmpty) {
+				t.Errorf("empty file: %v, want ErrEmpty", err)
+			}
+			continue
+		}
 		if !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrNoAttestation) {
 			t.Errorf("cut at %d: %v, want ErrTruncated", cut, err)
 		}
@@ -306,5 +314,51 @@ func TestCheckSubjectsFindsEveryDifference(t *testing.T) {
 	}
 	if kinds != [3]int{1, 1, 1} {
 		t.Errorf("CheckSubjects = %v", err)
+	}
+}
+
+// skippable is a zstd skippable frame (RFC 8878, 3.1.2) carrying data:
+// decompressors pass over it, so no digest or signature covers it.
+func skippable(data string) []byte {
+	b := binary.LittleEndian.AppendUint32(nil, 0x184D2A50)
+	b = binary.LittleEndian.AppendUint32(b, uint32(len(data)))
+	return append(b, data...)
+}
+
+func TestReaderExactlyOneFrame(t *testing.T) {
+	b := sealedSmall(t)
+	if _, err := Open(bytes.NewReader(b), DefaultLimits); err != nil {
+		t.Fatalf("the bundle itself: %v", err)
+	}
+	second, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range map[string][]byte{
+		"skippable before": append(skippable("hidden"), b...),
+		"skippable after":  append(slices.Clone(b), skippable("hidden")...),
+		"second frame":     append(slices.Clone(b), second.EncodeAll(make([]byte, 1024), nil)...),
+		"one byte after":   append(slices.Clone(b), 0),
+	} {
+		_, err := Open(bytes.NewReader(in), DefaultLimits)
+		if !errors.Is(err, ErrFrames) {
+			t.Errorf("%s: %v, want ErrFrames", name, err)
+		}
+	}
+}
+
+func TestReaderModeExactly0644(t *testing.T) {
+	for _, mode := range []int64{0o4644, 0o755, 0o600, 0o2644, 0o1644} {
+		var buf bytes.Buffer
+		zw, _ := zstd.NewWriter(&buf)
+		tw := tar.NewWriter(zw)
+		tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: AttestationName, Mode: mode, Size: 2, Format: tar.FormatPAX})
+		tw.Write([]byte("{}"))
+		tw.Close()
+		zw.Close()
+		_, err := Open(&buf, DefaultLimits)
+		if !errors.Is(err, ErrMode) {
+			t.Errorf("mode %#o: %v, want ErrMode", mode, err)
+		}
 	}
 }

@@ -107,3 +107,39 @@ type StepTelemetry struct {
 	SampleStartNs *int64 `json:"sample_start_ns,omitempty"`
 	SampleEndNs   *int64 `json:"sample_end_ns,omitempty"`
 }
+
+// RequestCounter is an engine's /metrics counter of the requests it served,
+// and the histogram of their end-to-end latency, as read in the engine's
+// source (Source: file@commit). verify compares their growth over a step
+// (servers/<t>/metrics/c<C>-r<R>-{before,after}.prom) with the step's
+// records. A counter absent from a scrape is "not observed", never a pass.
+type RequestCounter struct {
+	Engine string
+	Name   string // counter family, as exposed (with _total)
+	// Match are label values a sample must carry to count (others are
+	// summed over): SGLang-Omni counts every route it serves.
+	Match map[string]string
+	// StatusLabel is the label holding the HTTP status ("" when the
+	// counter counts requests the engine finished, whatever the answer).
+	StatusLabel string
+	// Histogram is the e2e latency histogram family observed for the same
+	// requests ("" when none), with the same Match.
+	Histogram string
+	Counts    string // what one increment is, in the engine's terms
+	Source    string
+}
+
+// RequestCounters are the request counters benchseal knows, in order of
+// preference: the first present in both scrapes of a step is used.
+var RequestCounters = []RequestCounter{
+	{Engine: "vllm", Name: "vllm:request_success_total", Histogram: "vllm:e2e_request_latency_seconds",
+		Counts: "a request the engine finished, labelled finished_reason (stop, length, abort); requests refused before the engine (HTTP 4xx) are not counted; e2e_request_latency_seconds is observed for the same requests",
+		Source: "vllm-project/vllm vllm/v1/metrics/loggers.py@005a810b (record: for finished_request in iteration_stats.finished_requests)"},
+	{Engine: "sglang-omni", Name: "sglang_omni_http_requests_total", Match: map[string]string{"route": "/v1/audio/transcriptions"},
+		StatusLabel: "status", Histogram: "sglang_omni_http_request_duration_seconds",
+		Counts: "an HTTP request answered, labelled method, model_name, route and status; every route but /metrics is counted (/health too), hence the route filter; the duration histogram is the handler's time",
+		Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request; the route label is the FastAPI route's path), sglang_omni/serve/transcriptions.py@0ac0a86e (TRANSCRIPTIONS_ENDPOINT)"},
+	{Engine: "sglang", Name: "sglang:num_requests_total", Histogram: "sglang:e2e_request_latency_seconds",
+		Counts: "a request the engine finished (observe_one_finished_request), with its e2e latency",
+		Source: "sgl-project/sglang python/sglang/srt/metrics/collector.py@00ae9c15 (observe_one_finished_request)"},
+}

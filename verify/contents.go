@@ -28,6 +28,12 @@ type evidence struct {
 	records  map[string][]schemas.Record
 	recFiles []string
 	st       *bundle.Statement // nil for a run directory
+	// tel is telemetry/ decoded (empty when the run has none); telErr why
+	// it could not be.
+	tel        claims.Telemetry
+	telErr     error
+	render     func(map[string][]byte) ([]byte, error) // Options.RenderReport
+	renderTool string                                  // Options.RenderReportTool
 }
 
 // schemaOf names the schema a file of the run directory must match: by
@@ -69,7 +75,7 @@ func schemaOf(name string, doc []byte) string {
 
 // checkContents runs checks 4 to 8 over the files.
 func checkContents(ctx context.Context, rep *Report, fl *files, st *bundle.Statement, opts Options) error {
-	ev := &evidence{f: fl, records: map[string][]schemas.Record{}, st: st}
+	ev := &evidence{f: fl, records: map[string][]schemas.Record{}, st: st, render: opts.RenderReport, renderTool: opts.RenderReportTool}
 	if err := checkSchemas(rep, ev); err != nil {
 		return err
 	}
@@ -84,12 +90,15 @@ func checkContents(ctx context.Context, rep *Report, fl *files, st *bundle.State
 		}
 		return nil
 	}
+	ev.tel, ev.telErr = claims.LoadTelemetry(fsys{ev.f})
 	if err := checkVariants(ctx, rep, ev, opts.AudioDir); err != nil {
 		return err
 	}
+	checkSchedule(rep.Check(CheckVariants), ev)
 	checkClaims(rep, ev)
 	checkProtocol(rep, ev)
 	checkFairness(rep, ev)
+	checkEnvironment(rep, ev)
 	return nil
 }
 

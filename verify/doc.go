@@ -3,11 +3,17 @@
 // checklist": every check runs, every problem is collected, none stops
 // the others.
 //
-//	1 archive    regular files only, local clean paths, no duplicates, size caps
-//	             (bundle.Reader); attestation.dsse.json first
+//	1 archive    regular files only, mode exactly 0644, local clean paths, no
+//	             duplicates, size caps, exactly one zstd frame (no skippable
+//	             frame before or after it), not empty (bundle.Reader);
+//	             attestation.dsse.json first
 //	2 signature  the DSSE envelope verifies with the given key; with none, the
-//	             key the bundle carries (WARN: the signer is unpinned); the
-//	             predicate names the key that signed
+//	             key the bundle carries (WARN: the signer is unpinned), or, when
+//	             it carries none, "not checked: this bundle needs its sealer's
+//	             public key" (FAIL, ErrNeedKey); another key than the one that
+//	             signed is "signed by a different key" (ErrOtherKey), a valid
+//	             signature over something else "not a benchseal statement"
+//	             (ErrNotBenchseal); the predicate names the key that signed
 //	3 subjects   every file is a subject with its SHA-256, none missing, none
 //	             extra; the predicate's file count, bytes and no_audio agree
 //	4 schemas    every document validates against its schema: run.json, claims.json,
@@ -19,10 +25,22 @@
 //	             clip and input hashes are distinct across the run; each
 //	             clip's seconds are its frames over its sample rate (as the
 //	             WAV says) and each record's audio_seconds its clip's, since
-//	             RTFx sums them
+//	             RTFx sums them; and the schedule (internal/bench, "Protocol"):
+//	             seq i of a step's phase sends clip i mod the corpus, and each
+//	             clip's variants are numbered over the whole run in schedule
+//	             order, warm-ups included, so a request, repeat or step taken
+//	             out of the middle (or records renumbered or moved) leaves a gap
 //	6 claims     internal/claims.Compute over the records equals claims.json and
 //	             the predicate, field by field, exactly (integers, and float64
-//	             after a JSON round trip)
+//	             after a JSON round trip); the cache counters of
+//	             telemetry/steps.jsonl (from which cache_hits come) equal those
+//	             read again from the raw scrapes servers/<t>/metrics/*.prom,
+//	             none left out; REPORT.md, regenerated from the sealed
+//	             run.json, claims.json, env/ and probes as benchseal run writes
+//	             it (Options.RenderReport), is byte for byte the one sealed:
+//	             FAIL when run.json names the renderer's own build, WARN when
+//	             another build (another layout) wrote it, not observed
+//	             without a renderer
 //	7 protocol   one records file per target, level and repeat, each with the
 //	             declared warm-ups and measured requests; the success rule held
 //	             by every record (ok only with HTTP 200, no error_class and a
@@ -33,33 +51,107 @@
 //	             request count when smaller): below it is a WARN (a fast server
 //	             answers before the last worker has started), a FAIL when a worker
 //	             that finished a request stayed idle (over 10 ms) while another
-//	             started one; steps do not overlap, in the declared order
+//	             started one; steps do not overlap, in the declared order.
+//	             The closed loop, always and in both phases: every worker
+//	             0..C-1 took part (unless the phase was over before a late
+//	             worker could start), each sent its next request within 50 ms
+//	             of its previous one's end (benchseal's median is 0.05-0.07
+//	             ms), none idle while another started a request. Each
+//	             telemetry/steps.jsonl window is its step's measured window
+//	             (first start, last end), one line per step. The server's own
+//	             count (schemas.RequestCounters: vllm:request_success_total,
+//	             SGLang-Omni's sglang_omni_http_requests_total on the
+//	             transcription route, sglang:num_requests_total) grew between
+//	             the scrapes before and after the step by no less than the
+//	             records answered with HTTP 200 (FAIL) and no more than the
+//	             records (WARN: other traffic); its e2e latency histogram, when
+//	             it counted exactly those requests, holds no more seconds than
+//	             the client waited and at each bucket bound at least as many
+//	             requests as the records (FAIL: the records' latencies are
+//	             shorter than the server's own). A step whose measured requests
+//	             succeeded below MinSuccessShare WARNs, below half "nothing
+//	             comparable measured". Telemetry samples or ended_at more than a
+//	             minute after the last step ended WARN (steps dropped at the end)
 //	8 fairness   with two or more targets: the same GPU model (env/gpu.json and
 //	             each target's gpus), the same engine knobs (max running requests:
 //	             max_num_seqs / max_running_requests; memory fraction:
 //	             gpu_memory_utilization / mem_fraction_static; dtype; prefix
 //	             caching: enable_prefix_caching / not disable_radix_cache) from the
 //	             captured /server_info or /get_server_info; for every target, no
-//	             cache hits counted in claims (cache_hits)
+//	             cache hits counted in claims (cache_hits). And the recorded
+//	             environment agrees with itself: every GPU sampled in
+//	             telemetry/gpu.jsonl is one env/gpu.json lists, each step's
+//	             GPUs are its target's in run.json, the targets' GPUs are the
+//	             recorded command line's --gpu, env/client.json's command line
+//	             is run.json's, each target's model is among those its
+//	             /v1/models listed, and servers/ holds only what the run
+//	             captures there (WARN for anything else)
 //
 // # Verdicts
 //
-// A check is PASS, WARN or FAIL (SKIP for checks 1-3 of a run directory)
-// and takes the worst status of its findings. Only FAIL makes a report
-// not OK. WARN means the evidence holds but proves less than it could:
-// an unpinned signer; audio left out (seal --no-audio) so variants are
-// not re-derived and the clips' lengths (seconds, sample rate, frames),
-// hence RTFx, rest on run.json alone (Options.AudioDir brings the clips
-// back, matched by SHA-256); a run without perturbation (--no-perturb, said
-// loudly; its clips' bytes and lengths are still checked against the WAVs); an
-// incomplete run (seal --allow-incomplete, said loudly); a fairness
-// comparison whose data the run did not capture ("not available") or that
-// does not hold (knobs differ, cache hits). Targets on different GPU
-// models FAIL: such a comparison measures the hardware.
+// A check is PASS, WARN, FAIL or SKIP and takes the worst status of its
+// findings. Only FAIL makes a report not OK. WARN means the evidence holds
+// but proves less than it could: an unpinned signer; audio left out (seal
+// --no-audio) so variants are not re-derived and the clips' lengths
+// (seconds, sample rate, frames), hence RTFx, rest on run.json alone
+// (Options.AudioDir brings the clips back, matched by SHA-256); a run
+// without perturbation (--no-perturb, said loudly; its clips' bytes and
+// lengths are still checked against the WAVs); an incomplete run (seal
+// --allow-incomplete, said loudly); steps that measured few successes; a
+// server that counted more requests than the records (other traffic); a
+// fairness comparison whose data the run did not capture ("not
+// available") or that does not hold (knobs differ, cache hits); files
+// under servers/ that the run does not capture. Targets on different GPU
+// models FAIL: such a comparison measures the hardware. FAIL is for two
+// files written by benchseal that contradict each other, or a file that
+// contradicts its signature.
 //
-// When the archive is unsafe, nothing in it is trusted: checks 2-8 FAIL
-// as "not run". When the signature fails, checks 3-8 still run on the
-// unverified statement so that the report says everything that is wrong.
+// What could not be compared because the evidence is absent (no
+// steps.jsonl, no request counter in a step's scrapes, no cache counter,
+// no REPORT.md) is neither PASS nor FAIL: the check's summary ends with
+// "not observed: ..." naming it, and never reports it as held.
+//
+// When the archive is refused (check 1 FAIL: "damaged" when it is cut
+// short, corrupt or empty, "unsafe" when it holds what a hostile archive
+// does), nothing in it is evidence: checks 2-8 are SKIP ("not run: the
+// archive is damaged") with no findings of their own, so a reader gets
+// one failure and one hint. When the signature fails, checks 3-8 still run
+// on the unverified statement so that the report says everything that is
+// wrong; a signed payload that is not a benchseal statement leaves check 3
+// SKIP. Dir refuses a folder without run.json (NotRunDirError) before
+// reading anything beneath it.
+//
+// # The evidence boundary
+//
+// The checks above aim at edits that another file of the run contradicts:
+// a key holder who changes records, claims, telemetry or a scrape and
+// re-seals with their own key leaves another sealed file disagreeing (the
+// doctored-bundle corpus in corpus_test.go has 49 kinds, each held to its
+// check and verdict). They cannot catch a fabrication made
+// consistently across every file that describes the same fact, because
+// every one of those files is the sealer's own word:
+//
+//   - records, steps.jsonl windows and the /metrics scrapes rewritten
+//     together (latencies shortened and the server's histogram and
+//     counters edited to match), or a whole run invented with a simulator
+//     standing in for the engine: the scrapes are text the client saved;
+//   - the last repeat or the last steps of a run dropped with
+//     protocol.repeats (or the levels) lowered to match, and the telemetry
+//     samples and ended_at trimmed with them: nothing after those steps
+//     numbers its variants from theirs;
+//   - GPU facts (env/gpu.json and its samples) written for hardware the
+//     run never used, as long as they agree with each other;
+//   - a server's self-description (probes, /v1/models, knobs) edited
+//     everywhere it appears.
+//
+// What would catch them lies outside the bundle: the server's own logs with
+// the requests' ids and times (benchseal sends none today; vLLM accepts
+// X-Request-Id), a third party scraping the server's /metrics during the
+// run (a second, independent copy of the counters), a replay of the run
+// against the same engine (benchseal replay) whose numbers must come out
+// alike, or a signature by a key the reader trusts to belong to someone
+// who would not fabricate (the signature proves who sealed, not that what
+// was sealed happened).
 //
 // # Resources
 //

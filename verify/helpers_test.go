@@ -56,6 +56,9 @@ type runSpec struct {
 	repeats   int
 	noPerturb bool
 	latency   time.Duration
+	// warmupOnce is --compat seedtts's schedule: warm-ups before a level's
+	// first repeat only.
+	warmupOnce bool
 }
 
 var smallRun = runSpec{clips: 2, seconds: 0.5, levels: []int{1, 3}, requests: []int{4}, repeats: 2, latency: 5 * time.Millisecond}
@@ -79,7 +82,7 @@ func makeRun(tb testing.TB, spec runSpec, corpusDir, runDir string) {
 	defer ts.Close()
 	p := bench.Plan{
 		Targets: []bench.Target{{Name: "a", URL: ts.URL}, {Name: "b", URL: ts.URL}},
-		Corpus:  clips, Levels: spec.levels, Requests: spec.requests, Repeats: spec.repeats, Seed: 7, NoPerturb: spec.noPerturb,
+		Corpus:  clips, Levels: spec.levels, Requests: spec.requests, Repeats: spec.repeats, Seed: 7, NoPerturb: spec.noPerturb, WarmupOnce: spec.warmupOnce,
 		Scoring: schemas.Scoring{Normalizer: "whisper-en", Aligner: "unit", Unit: "word", Failures: "excluded"},
 	}
 	_, err = bench.Run(context.Background(), runDir, p)

@@ -60,7 +60,7 @@ func checkProtocol(rep *Report, ev *evidence) {
 					missing++
 					continue
 				}
-				first, last := checkStep(c, f, recs, t.Name, conc, r, p.Warmup[i], p.Requests[i], complete)
+				first, last := checkStep(c, f, recs, t.Name, conc, r, warmupAt(p, i, r), p.Requests[i], complete)
 				if len(recs) > 0 {
 					sched = append(sched, step{f, first, last})
 				}
@@ -81,12 +81,28 @@ func checkProtocol(rep *Report, ev *evidence) {
 	if !complete && missing > 0 {
 		c.warnf("", "%d of %d steps have no records (the run stopped early)", missing, steps)
 	}
+	var no notObserved
+	checkStepWindows(c, ev, &no)
+	checkServerCounters(c, ev, &no)
+	checkSuccesses(c, ev)
+	checkRunTail(c, ev)
 	if c.Status == Pass {
 		c.Summary = fmt.Sprintf("%d steps (%d targets × %d levels × %d repeats): counts, warm-ups, peak in-flight == C, timestamps in order",
 			steps, len(run.Targets), len(p.Levels), p.Repeats)
 	} else {
 		c.Summary = fmt.Sprintf("%d steps checked", steps)
 	}
+	c.Summary += no.String()
+}
+
+// warmupAt is the number of warm-ups of level li in repeat r (1-based):
+// with warmup_once (the seed client's schedule, --compat seedtts) only the
+// first repeat of a level has them.
+func warmupAt(p schemas.Protocol, li, repeat int) int {
+	if p.WarmupOnce && repeat > 1 {
+		return 0
+	}
+	return p.Warmup[li]
 }
 
 // checkStep checks one records file; it returns the step's first start
@@ -180,6 +196,7 @@ func checkStep(c *Check, f string, recs []schemas.Record, target string, conc, r
 		}
 	}
 	checkInFlight(c, f, recs, conc, complete)
+	checkClosedLoop(c, f, recs, conc, complete)
 	return first, last
 }
 
@@ -216,7 +233,7 @@ func checkInFlight(c *Check, f string, recs []schemas.Record, conc int, complete
 	if peak >= want || !complete {
 		return
 	}
-	if idle := idleWorker(meas); idle != "" {
+	if idle := idleWorker(meas, idleTolerance); idle != "" {
 		c.failf(f, nil, "peak in-flight %d of %d measured requests at concurrency %d, and %s: a free worker must take the next request", peak, len(meas), conc, idle)
 		return
 	}
@@ -224,12 +241,76 @@ func checkInFlight(c *Check, f string, recs []schemas.Record, conc int, complete
 		peak, len(meas), conc)
 }
 
+// dispatchTolerance is the longest a worker may take between the end of
+// one request and the start of its next before check 7 calls the loop
+// open. benchseal's workers take 0.05-0.07 ms (median; about 1 ms at
+// most) on a busy machine; the margin covers scheduler and GC pauses
+// under the race detector, and a real transcription takes far longer, so
+// a request dropped from a worker's sequence still shows.
+const dispatchTolerance = 50 * time.Millisecond
+
+// checkClosedLoop checks, in each phase of a step, what a closed loop of
+// C workers leaves in the records: every worker 0..C-1 took part (when
+// there were at least C requests), each sent its next request right after
+// its previous one ended, and none stayed idle while another worker
+// started a request it could have taken.
+func checkClosedLoop(c *Check, f string, recs []schemas.Record, conc int, complete bool) {
+	for _, ph := range []string{schemas.PhaseWarmup, schemas.PhaseMeasure} {
+		var rs []schemas.Record
+		for _, r := range recs {
+			if r.Phase == ph {
+				rs = append(rs, r)
+			}
+		}
+		if len(rs) == 0 {
+			continue
+		}
+		byWorker := map[int][]schemas.Record{}
+		for _, r := range rs {
+			byWorker[r.Worker] = append(byWorker[r.Worker], r)
+		}
+		// A worker whose goroutine started late may find no request left
+		// when the others take them all at once (a fast phase); one missing
+		// while requests kept starting long after the phase began was kept
+		// out.
+		firstStart, lastStart := rs[0].StartNs, rs[0].StartNs
+		for _, r := range rs {
+			firstStart, lastStart = min(firstStart, r.StartNs), max(lastStart, r.StartNs)
+		}
+		if len(rs) >= conc && len(byWorker) < conc && complete && lastStart-firstStart > int64(dispatchTolerance) {
+			var idle []string
+			for w := range conc {
+				if _, ok := byWorker[w]; !ok {
+					idle = append(idle, fmt.Sprint(w))
+				}
+			}
+			c.failf(f, nil, "in the %s phase %d requests were sent by %d of the %d workers (worker %s sent none) over %.0f ms of starts: the records show a step done by fewer workers than its concurrency",
+				ph, len(rs), len(byWorker), conc, strings.Join(idle, ", "), float64(lastStart-firstStart)/1e6)
+		}
+		gaps := 0
+		for _, w := range sortedInts(byWorker) {
+			ws := byWorker[w]
+			slices.SortFunc(ws, func(a, b schemas.Record) int { return cmpInt(a.StartNs, b.StartNs) })
+			for j := 1; j < len(ws); j++ {
+				if gap := ws[j].StartNs - ws[j-1].EndNs; gap > int64(dispatchTolerance) && gaps == 0 {
+					c.failf(f, nil, "worker %d sent seq %d %.1f ms after its seq %d ended (%s phase): a closed-loop worker sends its next request as soon as the previous one ends",
+						w, ws[j].Seq, float64(gap)/1e6, ws[j-1].Seq, ph)
+					gaps++
+				}
+			}
+		}
+		if idle := idleWorker(rs, dispatchTolerance); idle != "" {
+			c.failf(f, nil, "%s (%s phase): a free worker must take the next request", idle, ph)
+		}
+	}
+}
+
 // idleWorker looks for a worker that finished a request and then stayed
 // idle (for longer than idleTolerance on both sides) while another worker
 // started a request. It describes the first it finds, or returns "".
 // A worker's wait for its first request is not idling: workers start one
 // after another.
-func idleWorker(recs []schemas.Record) string {
+func idleWorker(recs []schemas.Record, tolerance time.Duration) string {
 	starts := make([]schemas.Record, len(recs))
 	copy(starts, recs)
 	slices.SortFunc(starts, func(a, b schemas.Record) int { return cmpInt(a.StartNs, b.StartNs) })
@@ -237,7 +318,7 @@ func idleWorker(recs []schemas.Record) string {
 	for _, r := range starts {
 		byWorker[r.Worker] = append(byWorker[r.Worker], r)
 	}
-	tol := int64(idleTolerance)
+	tol := int64(tolerance)
 	for _, w := range sortedInts(byWorker) {
 		rs := byWorker[w]
 		for j, r := range rs {

@@ -41,7 +41,7 @@ func checkClaims(rep *Report, ev *evidence) {
 	for _, f := range ev.recFiles {
 		all = append(all, ev.records[f]...)
 	}
-	tel, err := claims.LoadTelemetry(fsys{ev.f})
+	tel, err := ev.tel, ev.telErr
 	if err != nil {
 		c.failf("telemetry", err, "telemetry cannot be read, so its claims cannot be recomputed: %v", err)
 	}
@@ -62,6 +62,9 @@ func checkClaims(rep *Report, ev *evidence) {
 		n += compareDocs(c, bundle.AttestationName, "predicate.run", want.Run, ev.st.Predicate.Run)
 		n += compareDocs(c, bundle.AttestationName, "predicate.claims", want.Claims, ev.st.Predicate.Claims)
 	}
+	var no notObserved
+	checkCacheScrapes(c, ev, &no)
+	checkReport(c, ev, &no)
 	where := "claims.json"
 	if ev.st != nil {
 		where += " and the signed predicate"
@@ -75,6 +78,7 @@ func checkClaims(rep *Report, ev *evidence) {
 	} else {
 		c.Summary = fmt.Sprintf("%d value(s) differ between the records and %s", n, where)
 	}
+	c.Summary += no.String()
 	if s := telemetryNotObserved(got); s != "" {
 		c.Summary += "; " + s
 	}

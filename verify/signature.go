@@ -9,45 +9,89 @@ import (
 	"github.com/benchseal/benchseal/bundle"
 )
 
+// Why check 2 did not hold, as the Err of its finding: the CLI turns
+// these into hints that name its flags (the library names none).
+var (
+	// ErrNeedKey: the bundle was sealed with a key of the sealer's own,
+	// which it does not carry, and no key was given: the signature was not
+	// checked.
+	ErrNeedKey = errors.New("this bundle needs its sealer's public key")
+	// ErrOtherKey: the signature does not verify with the key given; the
+	// statement names another.
+	ErrOtherKey = errors.New("signed by a different key")
+	// ErrNotBenchseal: the signature holds, over something that is not a
+	// benchseal statement.
+	ErrNotBenchseal = errors.New("not a benchseal statement")
+)
+
 // checkSignature is check 2. It returns the statement to check the files
 // against: the verified one, or (when the signature fails) the unverified
 // one, so that the other checks still report what they find.
 func checkSignature(rep *Report, b *bundle.Bundle, pub crypto.PublicKey) *bundle.Statement {
 	c := rep.Check(CheckSignature)
 	pinned := pub != nil
+	unsigned, _ := b.Statement() // what the envelope says, unverified
 	if !pinned {
-		k, err := b.EmbeddedKey()
-		if err != nil {
-			c.failf(bundle.PublicKeyName, err, "no key given and the bundle carries none (it was sealed with a key of its own): pass --key")
-		} else {
+		if k, err := b.EmbeddedKey(); err == nil {
 			pub = k
+		} else {
+			c.add(Finding{Status: Fail, Path: bundle.AttestationName, Reason: "not checked: " + ErrNeedKey.Error(), Err: ErrNeedKey})
+			c.Summary = "not checked: " + ErrNeedKey.Error()
+			if unsigned != nil && unsigned.Predicate.Key.Fingerprint != "" {
+				c.Summary += " (the statement names " + unsigned.Predicate.Key.Fingerprint + ")"
+			}
+			return unsigned
 		}
 	}
-	var st *bundle.Statement
-	if pub != nil {
-		fp, _ := bundle.Fingerprint(pub)
-		rep.Key, rep.Pinned = fp, pinned
-		var err error
-		st, err = b.Verify(pub)
-		if err != nil {
-			c.failf(bundle.AttestationName, err, "%s", strings.TrimPrefix(err.Error(), "bundle: "))
-		} else {
-			if st.Predicate.Key.Fingerprint != fp {
-				c.failf(bundle.AttestationName, nil, "the predicate names key %s, but %s signed it", st.Predicate.Key.Fingerprint, fp)
-			}
-			if !pinned {
-				c.warnf(bundle.PublicKeyName, "signer unpinned: verified with the key the bundle carries, which proves it intact, not who sealed it (pass --key)")
-			}
-			if pinned && st.Predicate.Key.Ephemeral {
-				c.warnf(bundle.AttestationName, "the predicate says the key was ephemeral, yet it verifies with the given key")
-			}
+	fp, _ := bundle.Fingerprint(pub)
+	rep.Key, rep.Pinned = fp, pinned
+	st, err := b.Verify(pub)
+	switch {
+	case err == nil:
+		if st.Predicate.Key.Fingerprint != fp {
+			c.failf(bundle.AttestationName, nil, "the predicate names key %s, but %s signed it", st.Predicate.Key.Fingerprint, fp)
 		}
+		if !pinned {
+			c.warnf(bundle.PublicKeyName, "signer unpinned: verified with the key the bundle carries, which proves it intact, not who sealed it (pass --key)")
+		}
+		if pinned && st.Predicate.Key.Ephemeral {
+			c.warnf(bundle.AttestationName, "the predicate says the key was ephemeral, yet it verifies with the given key")
+		}
+	case errors.Is(err, bundle.ErrBadSignature):
+		// sigstore's own words ("accepted signatures do not match
+		// threshold") say nothing to a reader: say whose key it is.
+		signer := ""
+		if unsigned != nil {
+			signer = unsigned.Predicate.Key.Fingerprint
+		}
+		switch {
+		case unsigned == nil:
+			c.add(Finding{Status: Fail, Path: bundle.AttestationName, Err: err,
+				Reason: fmt.Sprintf("no signature of the attestation verifies with %s, and what it holds is not a benchseal statement naming the key that signed it", fp)})
+			c.Summary = "not valid for key " + fp
+		case signer != "" && signer != fp:
+			c.add(Finding{Status: Fail, Path: bundle.AttestationName, Err: fmt.Errorf("%w: %w", ErrOtherKey, err),
+				Reason: fmt.Sprintf("signed by a different key (%s, as the statement names it), not by %s", signer, fp)})
+			c.Summary = fmt.Sprintf("signed by a different key (%s), not by %s", signer, fp)
+		default:
+			c.add(Finding{Status: Fail, Path: bundle.AttestationName, Err: err,
+				Reason: fmt.Sprintf("the signature does not verify with %s, the key the statement names: the attestation was changed after signing", fp)})
+			c.Summary = "not valid for key " + fp
+		}
+		return unsigned
+	case errors.Is(err, bundle.ErrBadStatement):
+		c.add(Finding{Status: Fail, Path: bundle.AttestationName, Err: fmt.Errorf("%w: %w", ErrNotBenchseal, err),
+			Reason: "the signature is valid, but what it signs is not a benchseal statement: " + statementDetail(err)})
+		c.Summary = "valid signature over something that is not a benchseal statement"
+		return nil
+	default:
+		c.failf(bundle.AttestationName, err, "%s", strings.TrimPrefix(err.Error(), "bundle: "))
 	}
 	if st == nil {
-		var err error
-		if st, err = b.Statement(); err != nil {
-			c.failf(bundle.AttestationName, err, "the attestation cannot be read: %v", err)
-			st = nil
+		st = unsigned
+		if st == nil {
+			_, perr := b.Statement()
+			c.failf(bundle.AttestationName, perr, "the attestation cannot be read: %v", perr)
 		}
 	}
 	switch {
@@ -55,13 +99,20 @@ func checkSignature(rep *Report, b *bundle.Bundle, pub crypto.PublicKey) *bundle
 		c.Summary = "valid, key " + rep.Key
 	case c.Status == Warn:
 		c.Summary = "valid, unpinned key " + rep.Key
-	default:
-		c.Summary = "not valid"
-		if rep.Key != "" {
-			c.Summary += " for key " + rep.Key
-		}
+	case c.Summary == "":
+		c.Summary = "not valid for key " + rep.Key
 	}
 	return st
+}
+
+// statementDetail is why a signed payload is not a benchseal statement,
+// without the sentinel's own words in front.
+func statementDetail(err error) string {
+	s := err.Error()
+	if i := strings.Index(s, bundle.ErrBadStatement.Error()+": "); i >= 0 {
+		return s[i+len(bundle.ErrBadStatement.Error())+2:]
+	}
+	return s
 }
 
 // checkSubjects is check 3: the files against the statement's subjects,
@@ -69,8 +120,8 @@ func checkSignature(rep *Report, b *bundle.Bundle, pub crypto.PublicKey) *bundle
 func checkSubjects(rep *Report, b *bundle.Bundle, st *bundle.Statement, fl *files) {
 	c := rep.Check(CheckSubjects)
 	if st == nil {
-		c.failf(bundle.AttestationName, nil, "not run: no statement to compare the files with")
-		c.Summary = "not run"
+		// Check 2 failed and says why; there is nothing to compare with.
+		c.Status, c.Summary = Skip, "not run: no benchseal statement to compare the files with"
 		return
 	}
 	bad := 0

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/benchseal/benchseal/bundle"
 )
@@ -30,6 +32,20 @@ type Options struct {
 	// "Resources").
 	MemoryLimit int64
 	TempDir     string
+	// RenderReport, when set, renders REPORT.md from a run's documents as
+	// benchseal run writes it: docs holds run.json, claims.json,
+	// env/gpu.json, env/host.json and each servers/<t>/probes-before.json
+	// that the run has, by path. Check 6 compares what it renders with the
+	// sealed REPORT.md. Nil: REPORT.md is not compared, and check 6 says
+	// so ("not observed"). The renderer is the caller's to give because
+	// internal/report depends on this package.
+	RenderReport func(docs map[string][]byte) ([]byte, error)
+	// RenderReportTool is the binary SHA-256 of the benchseal whose
+	// renderer RenderReport is. When it is the one run.json's tool names, a
+	// REPORT.md that differs does not follow from the data (FAIL); from
+	// another build it may be an older or newer layout, and a difference is
+	// a WARN.
+	RenderReportTool string
 }
 
 // maxEnvelope caps attestation.dsse.json, as bundle.Open does.
@@ -68,11 +84,13 @@ func Bundle(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 			f.Path, f.Reason = ee.Name, ee.Reason.Error()
 		}
 		archive.add(f)
-		archive.Summary = "unsafe archive: refused at the first problem"
+		what := archiveProblem(unsafe)
+		archive.Summary = what + " archive: refused at the first problem"
+		// Nothing in it can be read as evidence: the other checks are not
+		// run, and say so (SKIP), rather than fail on what they never saw.
 		for i := range rep.Checks[1:] {
 			c := &rep.Checks[i+1]
-			c.failf("", unsafe, "not run: the archive is unsafe")
-			c.Summary = "not run"
+			c.Status, c.Summary = Skip, "not run: the archive is "+what
 		}
 		rep.tally()
 		return rep, nil
@@ -86,6 +104,19 @@ func Bundle(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 	}
 	rep.tally()
 	return rep, nil
+}
+
+// archiveProblem names what is wrong with an archive the reader refused:
+// "damaged" (cut short, corrupt, not a bundle at all) or "unsafe" (what a
+// hostile archive does: links, escaping names, duplicates, odd modes,
+// sizes beyond the limits, extra frames).
+func archiveProblem(err error) string {
+	for _, e := range []error{bundle.ErrCorrupt, bundle.ErrTruncated, bundle.ErrEmpty} {
+		if errors.Is(err, e) {
+			return "damaged"
+		}
+	}
+	return "unsafe"
 }
 
 // readBundle streams the archive once, hashing every entry (bundle.Reader)
@@ -145,6 +176,11 @@ func readBundle(ctx context.Context, r io.Reader, limits bundle.Limits, b *bundl
 // archive, signature or statement: checks 1 to 3 are SKIP, unless the
 // directory holds something seal would refuse).
 func Dir(ctx context.Context, dir string, opts Options) (*Report, error) {
+	// A folder without run.json is not a run directory: stop before
+	// reading every JSON document beneath it.
+	if st, err := os.Stat(filepath.Join(dir, "run.json")); err != nil || !st.Mode().IsRegular() {
+		return nil, &NotRunDirError{Dir: dir}
+	}
 	rep := &Report{Source: dir, Kind: "run directory", Checks: newChecks()}
 	fl, odd, err := dirFiles(dir)
 	if err != nil {
@@ -167,4 +203,11 @@ func Dir(ctx context.Context, dir string, opts Options) (*Report, error) {
 	}
 	rep.tally()
 	return rep, nil
+}
+
+// NotRunDirError: Dir was given a folder with no run.json at its top.
+type NotRunDirError struct{ Dir string }
+
+func (e *NotRunDirError) Error() string {
+	return fmt.Sprintf("%s: not a run directory (no run.json)", e.Dir)
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"crypto"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +13,8 @@ import (
 	"unicode"
 
 	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/report"
 	"github.com/benchseal/benchseal/verify"
 	"github.com/spf13/cobra"
 )
@@ -19,14 +23,33 @@ func init() { register(newVerifyCmd) }
 
 // verifyHints say what to do about each failing check, by check ID.
 var verifyHints = map[int]string{
-	verify.CheckArchive:   "the archive is unsafe or damaged: do not extract it; fetch the bundle again from its source",
+	verify.CheckArchive:   "the archive is damaged or unsafe: do not extract it; fetch the bundle again from its source",
 	verify.CheckSignature: "the signature does not hold: check that --key is the public key of whoever sealed the bundle",
 	verify.CheckSubjects:  "files were changed, added or removed after sealing: this is not the bundle that was signed",
 	verify.CheckSchemas:   "a document does not match its schema: it was edited, or written by an incompatible tool",
 	verify.CheckVariants:  "records name inputs that do not re-derive from the clips: the records or the clips were edited",
 	verify.CheckClaims:    "the published claims are not what the records give: do not trust those numbers",
 	verify.CheckProtocol:  "the records do not show the declared protocol: the numbers were not measured as claimed",
-	verify.CheckFairness:  "the targets ran on different hardware: the comparison measures the GPUs, not the engines",
+	verify.CheckFairness:  "the recorded environment contradicts itself or the targets ran on different hardware: the comparison does not measure the engines alone",
+}
+
+// findingHint is a hint for a finding whose cause the CLI words better
+// than the check's hint: the library says what is wrong, the CLI names
+// the flag that fixes it.
+func findingHint(c verify.Check) (string, bool) {
+	for _, f := range c.Findings {
+		switch {
+		case errors.Is(f.Err, verify.ErrNeedKey):
+			return "not checked: this bundle needs its sealer's public key (--key NAME.pub)", true
+		case errors.Is(f.Err, verify.ErrOtherKey):
+			return "pass the public key of whoever sealed the bundle with --key (the statement names the key that signed)", true
+		case errors.Is(f.Err, verify.ErrNotBenchseal):
+			return "the attestation is not benchseal's: this is not a benchseal bundle", true
+		case c.ID == verify.CheckArchive && errors.Is(f.Err, bundle.ErrEmpty):
+			return "the file is empty: fetch the bundle again from its source", true
+		}
+	}
+	return "", false
 }
 
 func newVerifyCmd(e *env) *cobra.Command {
@@ -41,16 +64,25 @@ func newVerifyCmd(e *env) *cobra.Command {
 		Long: `verify reads a bundle made by benchseal seal and runs every check of the checklist,
 collecting every problem before it answers:
 
-  1 archive    regular files only, safe names, no duplicates, within size caps
-  2 signature  valid for --key (without --key: the key the bundle carries, WARN unpinned)
+  1 archive    regular files of mode 0644, safe names, no duplicates, within size
+               caps, exactly one zstd frame
+  2 signature  valid for --key (without --key: the key the bundle carries, WARN
+               unpinned; a bundle that carries none needs --key NAME.pub)
   3 subjects   every file is a subject of the signed statement with a matching digest
   4 schemas    every document validates against its schema
-  5 variants   every record's variant re-derives from its clip; all inputs distinct
-  6 claims     claims recomputed from the records equal claims.json and the predicate
-  7 protocol   counts, warm-ups, repeats, peak in-flight == C, timestamps in order
-  8 fairness   same GPU model, same server knobs, no server cache hits
+  5 variants   every record's variant re-derives from its clip; all inputs distinct;
+               clips and variant numbers follow the runner's schedule
+  6 claims     claims recomputed from the records equal claims.json and the predicate;
+               cache counters equal the raw /metrics scrapes; REPORT.md follows
+  7 protocol   counts, warm-ups, repeats, peak in-flight == C, timestamps in order,
+               a closed loop of C workers, step windows, the server's own request
+               counts and latencies against the records
+  8 fairness   same GPU model, same server knobs, no server cache hits; GPUs,
+               command line and model agree across env/, telemetry and servers/
 
-Each check prints PASS, WARN or FAIL with a reason, and its findings below it.
+Each check prints PASS, WARN, FAIL or SKIP with a reason, and its findings below
+it; what the run did not record is "not observed" in the check's line, never a
+pass. A damaged or unsafe archive fails check 1 and skips the rest.
 Given a run directory (not yet sealed), checks 1-3 are SKIP. A bundle sealed with
 --no-audio cannot re-derive its variants nor check its clips' lengths, on which
 RTFx rests (check 5 WARN), unless --audio DIR holds the original clips, matched by
@@ -76,7 +108,10 @@ public half, NAME.pub) or a KMS reference.`,
 					return usageErrorf("--audio %s: not a directory", audio)
 				}
 			}
-			opts := verify.Options{AudioDir: audio}
+			opts := verify.Options{AudioDir: audio, RenderReport: renderRunReport}
+			if t, err := fingerprint.Tool(); err == nil {
+				opts.RenderReportTool = t.BinarySHA256
+			}
 			if key != "" {
 				if isPrivateKeyFile(key) {
 					pub := "NAME.pub, as benchseal keygen writes it"
@@ -99,6 +134,11 @@ public half, NAME.pub) or a KMS reference.`,
 					warnf(e.stderr, "%s is a run directory: nothing is signed, --key is not used", src)
 				}
 				rep, err = verify.Dir(ctx, src, opts)
+				var nr *verify.NotRunDirError
+				if errors.As(err, &nr) {
+					return withHint(fmt.Errorf("%s: not a run directory (no run.json)", src),
+						"give a bundle (benchseal seal writes NAME.tar.zst) or the directory benchseal run wrote")
+				}
 			} else {
 				var f *os.File
 				if f, err = os.Open(src); err != nil {
@@ -130,7 +170,11 @@ public half, NAME.pub) or a KMS reference.`,
 			}
 			for _, c := range rep.Checks {
 				if c.Status == verify.Fail {
-					fmt.Fprintf(e.stderr, "benchseal: hint: %d %s: %s\n", c.ID, c.Name, verifyHints[c.ID])
+					hint, ok := findingHint(c)
+					if !ok {
+						hint = verifyHints[c.ID]
+					}
+					fmt.Fprintf(e.stderr, "benchseal: hint: %d %s: %s\n", c.ID, c.Name, hint)
 				}
 			}
 			if !rep.OK() {
@@ -234,4 +278,17 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// renderRunReport renders REPORT.md from a run's documents exactly as
+// benchseal run writes it into the run directory (writeRunReport), so
+// that verify's check 6 can hold the sealed REPORT.md to the sealed data.
+func renderRunReport(docs map[string][]byte) ([]byte, error) {
+	in, err := reportDocs(docs).input(&env{stderr: io.Discard}, "", "bundle")
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	err = report.Markdown(&b, in)
+	return b.Bytes(), err
 }

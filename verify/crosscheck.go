@@ -1,0 +1,582 @@
+package verify
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/schemas"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// Cross-checks: every fact a run directory holds twice, in two files
+// benchseal wrote at different moments, must agree. A key holder who edits
+// one file and re-seals leaves the other contradicting it. Where a server
+// could explain a difference (other traffic), it is a WARN; where the
+// evidence is absent, it is "not observed" and said in the summary.
+
+// stepKey names one target at one level and repeat.
+type stepKey struct {
+	target      string
+	concurrency int
+	repeat      int
+}
+
+func (k stepKey) String() string {
+	return fmt.Sprintf("%s c=%d repeat %d", k.target, k.concurrency, k.repeat)
+}
+
+func (k stepKey) file() string { return stepFile(k.target, k.concurrency, k.repeat) }
+
+// scrapeFile is the raw /metrics scrape of a step, when "before" or "after".
+func (k stepKey) scrapeFile(when string) string {
+	return path.Join("servers", k.target, "metrics", fmt.Sprintf("c%d-r%d-%s.prom", k.concurrency, k.repeat, when))
+}
+
+// schedule lists the steps of the protocol in the order the runner runs
+// them: level, repeat, target (reversed on even repeats with "alternate").
+func schedule(run *schemas.Run) []stepKey {
+	var out []stepKey
+	p := run.Protocol
+	for _, conc := range p.Levels {
+		for r := 1; r <= p.Repeats; r++ {
+			order := slices.Clone(run.Targets)
+			if p.TargetOrder == "alternate" && r%2 == 0 {
+				slices.Reverse(order)
+			}
+			for _, t := range order {
+				out = append(out, stepKey{t.Name, conc, r})
+			}
+		}
+	}
+	return out
+}
+
+// measuredWindow is the first start and last end of a step's measured
+// records; ok is false when it has none.
+func measuredWindow(recs []schemas.Record) (from, to int64, ok bool) {
+	for _, r := range recs {
+		if r.Phase != schemas.PhaseMeasure {
+			continue
+		}
+		if !ok || r.StartNs < from {
+			from = r.StartNs
+		}
+		if !ok || r.EndNs > to {
+			to = r.EndNs
+		}
+		ok = true
+	}
+	return from, to, ok
+}
+
+// notObserved collects what a check could not compare, for its summary.
+type notObserved []string
+
+func (n *notObserved) add(format string, args ...any) { *n = append(*n, fmt.Sprintf(format, args...)) }
+
+func (n notObserved) String() string {
+	if len(n) == 0 {
+		return ""
+	}
+	return "; not observed: " + strings.Join(n, "; ")
+}
+
+// checkStepWindows (check 7) holds telemetry/steps.jsonl, written by the
+// recorder after each step, to the records: each line's window is its
+// step's measured window (first start, last end), one line per step.
+func checkStepWindows(c *Check, ev *evidence, no *notObserved) {
+	const name = "telemetry/steps.jsonl"
+	if !ev.f.has(name) {
+		no.add("step windows (no %s)", name)
+		return
+	}
+	seen := map[stepKey]int{}
+	for i, s := range ev.tel.Steps {
+		line := i + 1
+		k := stepKey{s.Target, s.Concurrency, s.Repeat}
+		if prev, dup := seen[k]; dup {
+			c.add(Finding{Status: Fail, Path: name, Line: line, Reason: fmt.Sprintf("%s has a second line (the first is line %d)", k, prev)})
+			continue
+		}
+		seen[k] = line
+		recs, ok := ev.records[k.file()]
+		if !ok {
+			c.add(Finding{Status: Fail, Path: name, Line: line, Reason: fmt.Sprintf("%s: a step with no records file", k)})
+			continue
+		}
+		from, to, measured := measuredWindow(recs)
+		if !measured {
+			continue // interrupted in its warm-ups: no window to compare
+		}
+		if s.StartNs != from || s.EndNs != to {
+			c.add(Finding{Status: Fail, Path: name, Line: line, Reason: fmt.Sprintf("%s: window [%d, %d] ns, but its records were measured over [%d, %d] ns",
+				k, s.StartNs, s.EndNs, from, to)})
+		}
+	}
+	for _, k := range schedule(ev.run) {
+		if _, ok := ev.records[k.file()]; ok && seen[k] == 0 && ev.run.Complete {
+			c.failf(name, nil, "%s has records but no line: the recorder writes one after every step", k)
+		}
+	}
+}
+
+// MinSuccessShare is the share of a step's measured requests that must
+// succeed before verify stops warning: below it, the claims (which count
+// successes only) compare little, and with none succeeded nothing.
+const MinSuccessShare = 0.99
+
+// checkSuccesses (check 7) warns about steps where requests failed.
+func checkSuccesses(c *Check, ev *evidence) {
+	for _, k := range schedule(ev.run) {
+		recs, ok := ev.records[k.file()]
+		if !ok {
+			continue
+		}
+		n, good := 0, 0
+		for _, r := range recs {
+			if r.Phase == schemas.PhaseMeasure {
+				n++
+				if r.OK {
+					good++
+				}
+			}
+		}
+		switch {
+		case n == 0:
+		case good == 0 || float64(good) < 0.5*float64(n):
+			c.warnf(k.file(), "%d of %d measured requests succeeded: nothing comparable measured (claims count successes only)", good, n)
+		case float64(good) < MinSuccessShare*float64(n):
+			c.warnf(k.file(), "%d of %d measured requests failed (%.1f %%): claims count successes only", n-good, n, 100*float64(n-good)/float64(n))
+		}
+	}
+}
+
+// scrape is one parsed .prom file.
+type scrape map[string]*dto.MetricFamily
+
+// readScrape parses a raw /metrics scrape with Prometheus's own parser;
+// ok is false when the file is absent, err when it does not parse.
+func readScrape(ev *evidence, name string) (s scrape, ok bool, err error) {
+	if !ev.f.has(name) {
+		return nil, false, nil
+	}
+	b, err := ev.f.read(name)
+	if err != nil {
+		return nil, true, err
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(b))
+	if err != nil {
+		return nil, true, err
+	}
+	return scrape(fams), true, nil
+}
+
+// family finds a family by its exposed name, with or without _total
+// (the parser may keep either).
+func (s scrape) family(name string) *dto.MetricFamily {
+	if f, ok := s[name]; ok {
+		return f
+	}
+	return s[strings.TrimSuffix(name, "_total")]
+}
+
+func labelsMatch(m *dto.Metric, match map[string]string) bool {
+	for k, v := range match {
+		found := false
+		for _, l := range m.GetLabel() {
+			if l.GetName() == k && l.GetValue() == v {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func label(m *dto.Metric, name string) string {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name {
+			return l.GetValue()
+		}
+	}
+	return ""
+}
+
+func value(m *dto.Metric) float64 {
+	switch {
+	case m.Counter != nil:
+		return m.GetCounter().GetValue()
+	case m.Untyped != nil:
+		return m.GetUntyped().GetValue()
+	case m.Gauge != nil:
+		return m.GetGauge().GetValue()
+	}
+	return 0
+}
+
+// counterSum sums a counter's samples that match (and, when status is not
+// "", carry that value of statusLabel).
+func (s scrape) counterSum(name string, match map[string]string, statusLabel, status string) (float64, bool) {
+	f := s.family(name)
+	if f == nil {
+		return 0, false
+	}
+	var sum float64
+	for _, m := range f.GetMetric() {
+		if !labelsMatch(m, match) || (status != "" && label(m, statusLabel) != status) {
+			continue
+		}
+		sum += value(m)
+	}
+	return sum, true
+}
+
+// histogram sums a histogram's matching samples: count, sum and the
+// cumulative count of each upper bound.
+type histogram struct {
+	count, sum float64
+	buckets    map[float64]float64
+}
+
+func (s scrape) histogram(name string, match map[string]string) (histogram, bool) {
+	h := histogram{buckets: map[float64]float64{}}
+	f := s[name]
+	if f == nil {
+		return h, false
+	}
+	for _, m := range f.GetMetric() {
+		if !labelsMatch(m, match) || m.Histogram == nil {
+			continue
+		}
+		hm := m.GetHistogram()
+		h.count += float64(hm.GetSampleCount())
+		h.sum += hm.GetSampleSum()
+		for _, b := range hm.GetBucket() {
+			h.buckets[b.GetUpperBound()] += float64(b.GetCumulativeCount())
+		}
+	}
+	return h, true
+}
+
+// latencySlack is how much longer than the client a server may seem to
+// take over a step, per request, before check 7 fails it: the two clocks
+// read the same interval from different ends, never more than this apart.
+const latencySlack = 0.002 // seconds
+
+// checkServerCounters (check 7) holds each step's records to the server's
+// own count of the requests it served in that step: the growth of its
+// request counter between the scrapes before and after the step
+// (schemas.RequestCounters), and its e2e latency histogram against the
+// client's latencies.
+func checkServerCounters(c *Check, ev *evidence, no *notObserved) {
+	missing, steps := 0, 0
+	for _, k := range schedule(ev.run) {
+		recs, ok := ev.records[k.file()]
+		if !ok || len(recs) == 0 {
+			continue
+		}
+		steps++
+		before, okb, errb := readScrape(ev, k.scrapeFile("before"))
+		after, oka, erra := readScrape(ev, k.scrapeFile("after"))
+		if errb != nil || erra != nil {
+			c.warnf(k.scrapeFile("before"), "%s: /metrics scrapes cannot be parsed (%v): the server's request count is not observed", k, firstErr(errb, erra))
+			missing++
+			continue
+		}
+		if !okb || !oka {
+			missing++
+			continue
+		}
+		var rc *schemas.RequestCounter
+		for i := range schemas.RequestCounters {
+			r := &schemas.RequestCounters[i]
+			if before.family(r.Name) != nil && after.family(r.Name) != nil {
+				rc = r
+				break
+			}
+		}
+		if rc == nil {
+			missing++
+			continue
+		}
+		n200, all := 0, len(recs)
+		var client200 []float64
+		for _, r := range recs {
+			if r.Status == 200 {
+				n200++
+				client200 = append(client200, float64(r.EndNs-r.StartNs)/1e9)
+			}
+		}
+		status := ""
+		if rc.StatusLabel != "" {
+			status = "200"
+		}
+		b, _ := before.counterSum(rc.Name, rc.Match, rc.StatusLabel, status)
+		a, _ := after.counterSum(rc.Name, rc.Match, rc.StatusLabel, status)
+		d := a - b
+		where := k.scrapeFile("after")
+		switch {
+		case d < 0:
+			c.warnf(where, "%s: %s went down from %g to %g: the server restarted during the step, its count is not observed", k, rc.Name, b, a)
+			continue
+		case d < float64(n200):
+			c.failf(where, nil, "%s: the server counted %g requests (%s grew from %g to %g), yet the records show %d answered with HTTP 200: records of requests the server never served",
+				k, d, rc.Name, b, a, n200)
+			continue
+		case rc.StatusLabel != "" && d > float64(n200), rc.StatusLabel == "" && d > float64(all):
+			c.warnf(where, "%s: the server counted %g requests (%s), the records %d: other traffic reached the server during the step, or records are missing",
+				k, d, rc.Name, all)
+			continue
+		}
+		if rc.Histogram == "" {
+			continue
+		}
+		hb, okb := before.histogram(rc.Histogram, rc.Match)
+		ha, oka := after.histogram(rc.Histogram, rc.Match)
+		if !okb || !oka || ha.count-hb.count != float64(n200) {
+			// Not the same set of requests (the histogram observes other
+			// answers too, or other traffic): nothing to hold them to.
+			continue
+		}
+		var clientSum float64
+		for _, l := range client200 {
+			clientSum += l
+		}
+		serverSum := ha.sum - hb.sum
+		if serverSum > clientSum+latencySlack*float64(n200) {
+			c.failf(where, nil, "%s: the server's %s grew by %.6f s over %d requests, longer than the %.6f s the records say the client waited for them: the records' latencies are shorter than the server's own",
+				k, rc.Histogram, serverSum, n200, clientSum)
+			continue
+		}
+		// Each request took the server no longer than the client, so at
+		// every bucket bound the server counts at least as many requests
+		// as the records do (within the slack).
+		for le, cum := range ha.buckets {
+			if math.IsInf(le, 1) {
+				continue
+			}
+			server := cum - hb.buckets[le]
+			clientN := 0
+			for _, l := range client200 {
+				if l+latencySlack <= le {
+					clientN++
+				}
+			}
+			if float64(clientN) > server {
+				c.failf(where, nil, "%s: %d records took at most %g s, but the server's %s counts only %g requests that fast: the records' latencies are shorter than the server's own",
+					k, clientN, le, rc.Histogram, server)
+				break
+			}
+		}
+	}
+	if missing > 0 {
+		no.add("the server's request counts for %d of %d steps (no request counter in both /metrics scrapes)", missing, steps)
+	}
+}
+
+// checkCacheScrapes (check 6) holds the cache counters of
+// telemetry/steps.jsonl, from which claims' cache_hits are computed, to
+// the raw /metrics scrapes they were read from, and says which steps'
+// cache hits were not observed at all.
+func checkCacheScrapes(c *Check, ev *evidence, no *notObserved) {
+	const name = "telemetry/steps.jsonl"
+	unobserved := 0
+	for i, s := range ev.tel.Steps {
+		k := stepKey{s.Target, s.Concurrency, s.Repeat}
+		for _, side := range []struct {
+			when string
+			got  map[string]float64
+		}{{"before", s.CacheBefore}, {"after", s.CacheAfter}} {
+			file := k.scrapeFile(side.when)
+			sc, ok, err := readScrape(ev, file)
+			switch {
+			case err != nil && side.got != nil:
+				c.add(Finding{Status: Fail, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s: cache_%s, yet %s does not parse (%v)", k, side.when, file, err)})
+				continue
+			case err != nil:
+				continue
+			case !ok && side.got != nil:
+				c.add(Finding{Status: Fail, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s: cache_%s has counters, but there is no %s they were read from", k, side.when, file)})
+				continue
+			case !ok:
+				continue
+			}
+			want := cacheCounters(sc)
+			if side.got == nil && len(want) > 0 {
+				c.add(Finding{Status: Fail, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s: no cache_%s, yet %s holds cache counters (%s): they were left out", k, side.when, file, counterList(want))})
+				continue
+			}
+			if side.got != nil && !equalCounters(want, side.got) {
+				c.add(Finding{Status: Fail, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s: cache_%s is {%s}, but %s says {%s}", k, side.when, counterList(side.got), file, counterList(want))})
+			}
+		}
+		if _, _, err := claims.CacheDelta(s.CacheBefore, s.CacheAfter); err != nil {
+			unobserved++
+		}
+	}
+	if len(ev.tel.Steps) == 0 {
+		no.add("cache hits (no telemetry/steps.jsonl)")
+	} else if unobserved > 0 {
+		no.add("cache hits of %d of %d steps (no cache counter in both scrapes: absent, not zero)", unobserved, len(ev.tel.Steps))
+	}
+}
+
+// cacheCounters reads the known cache counters out of a scrape exactly as
+// the recorder does (internal/fingerprint.CacheCounters): each summed over
+// its label sets, a sum that is negative or infinite left out.
+func cacheCounters(s scrape) map[string]float64 {
+	out := map[string]float64{}
+	for _, name := range schemas.CacheCounterNames {
+		f := s.family(name)
+		if f == nil {
+			continue
+		}
+		var sum float64
+		for _, m := range f.GetMetric() {
+			sum += value(m)
+		}
+		if sum >= 0 && !math.IsInf(sum, 1) {
+			out[name] = sum
+		}
+	}
+	return out
+}
+
+func equalCounters(a, b map[string]float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+func counterList(m map[string]float64) string {
+	var parts []string
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf("%s=%g", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// checkSchedule (check 5) holds every record to the schedule the runner
+// follows (internal/bench, "Protocol"): request seq of a step's phase sends
+// clip (seq mod corpus size) and each clip's variants are numbered over the
+// whole run in schedule order, warm-ups included. A request, repeat or step
+// dropped from the middle of a run leaves the later variant numbers with a
+// gap; a record moved to another step or seq sends the wrong clip.
+func checkSchedule(c *Check, ev *evidence) {
+	run := ev.run
+	p := run.Protocol
+	if len(run.Corpus) == 0 || !p.Perturb || len(p.Warmup) != len(p.Levels) || len(p.Requests) != len(p.Levels) {
+		return // check 7 says why the protocol cannot be read
+	}
+	status := Fail
+	if !run.Complete {
+		status = Warn // a stopped target's later steps may have been planned, not sent
+	}
+	// A replay numbers each clip's variants from past the sealed run's; the
+	// first number of each clip is then its own.
+	base := map[string]int64{}
+	if run.ReplayOf != nil {
+		for _, f := range ev.recFiles {
+			for _, r := range ev.records[f] {
+				if b, ok := base[r.Clip]; !ok || r.Variant < b {
+					base[r.Clip] = r.Variant
+				}
+			}
+		}
+	}
+	used := map[string]int64{}
+	levelOf := map[int]int{}
+	for i, l := range p.Levels {
+		levelOf[l] = i
+	}
+	reported := 0
+	for _, k := range schedule(run) {
+		li := levelOf[k.concurrency]
+		w, n := warmupAt(p, li, k.repeat), p.Requests[li]
+		type want struct {
+			clip    string
+			variant int64
+		}
+		plan := make([]want, w+n)
+		for seq := range plan {
+			i := seq
+			if seq >= w {
+				i = seq - w
+			}
+			cl := run.Corpus[i%len(run.Corpus)].ID
+			plan[seq] = want{cl, base[cl] + used[cl]}
+			used[cl]++
+		}
+		f := k.file()
+		for i, r := range ev.records[f] {
+			if r.Seq < 0 || r.Seq >= len(plan) || reported >= MaxFindings {
+				continue // check 7 reports seqs out of range
+			}
+			exp := plan[r.Seq]
+			switch {
+			case r.Clip != exp.clip:
+				c.add(Finding{Status: status, Path: f, Line: i + 1, Reason: fmt.Sprintf("seq %d sent clip %s, but the schedule sends clip %s at seq %d of this step", r.Seq, r.Clip, exp.clip, r.Seq)})
+				reported++
+			case r.Variant != exp.variant:
+				c.add(Finding{Status: status, Path: f, Line: i + 1, Reason: fmt.Sprintf("clip %s variant %d, but counted over the run in schedule order (warm-ups included) this request is its variant %d: a request, repeat or step is missing before it, or the records were renumbered",
+					r.Clip, r.Variant, exp.variant)})
+				reported++
+			}
+		}
+	}
+}
+
+// tailTolerance is how long a run may go on after its last step ended:
+// the probes after the sweep, then the samplers stop and run.json is
+// written, seconds in all (a server that hangs on its probes can take
+// longer, hence a WARN).
+const tailTolerance = 60 * time.Second
+
+// checkRunTail (check 7) compares the end of the last step with what was
+// recorded after it: the telemetry samples run until the sweep's end and
+// run.json's ended_at comes after them. Steps dropped from the end of a
+// run leave both far behind its last record, unless they were trimmed too.
+func checkRunTail(c *Check, ev *evidence) {
+	var lastEnd int64
+	seen := false
+	for _, f := range ev.recFiles {
+		for _, r := range ev.records[f] {
+			lastEnd, seen = max(lastEnd, r.EndNs), true
+		}
+	}
+	if !seen || !ev.run.Complete {
+		return
+	}
+	var lastSample int64
+	for _, h := range ev.tel.Host {
+		lastSample = max(lastSample, h.TNs)
+	}
+	for _, g := range ev.tel.GPU {
+		lastSample = max(lastSample, g.TNs)
+	}
+	if d := time.Duration(lastSample - lastEnd); d > tailTolerance {
+		c.warnf("telemetry", "samples go on for %s after the last step ended: were steps left out at the end of the run?", d.Round(time.Second))
+	}
+	if !ev.run.EndedAt.IsZero() {
+		if d := ev.run.EndedAt.Sub(ev.run.StartedAt) - time.Duration(lastEnd); d > tailTolerance {
+			c.warnf("run.json", "ended_at is %s after the last step ended: were steps left out at the end of the run?", d.Round(time.Second))
+		}
+	}
+}
