@@ -20,8 +20,14 @@ import (
 )
 
 // ProbePaths are the self-description endpoints of the engines benchseal
-// knows (OpenAI, vLLM, SGLang), in the order they are asked.
-var ProbePaths = []string{"/v1/models", "/version", "/server_info", "/get_server_info", "/get_model_info", "/health"}
+// knows (OpenAI, vLLM, SGLang), in the order they are asked. vLLM's
+// /server_info (dev mode only) is asked for its config as JSON, where the
+// knobs are nested (scheduler_config.max_num_seqs, ...; SGLang ignores the
+// query); /metrics is kept because vllm:cache_config_info carries knobs
+// without dev mode. SGLang-Omni has none of /version, /server_info,
+// /get_server_info, /get_model_info: its knobs are launch arguments
+// (ServedKnobs, DeclaredKnobs).
+var ProbePaths = []string{"/v1/models", "/version", "/server_info?config_format=json", "/get_server_info", "/get_model_info", "/health", "/metrics"}
 
 // MetricsLimit caps the bytes read from one /metrics scrape.
 const MetricsLimit = 16 << 20

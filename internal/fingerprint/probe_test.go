@@ -115,7 +115,7 @@ func TestProbe(t *testing.T) {
 		t.Errorf("capture holds the secret: %s", b)
 	}
 	if len(c.Probes) != 3 || c.Probes[0].Path != "/v1/models" || c.Probes[0].Status != 200 || c.Probes[0].Body != `{"data":[{"id":"m"}]}` ||
-		c.Probes[0].ContentType != "application/json" || c.Probes[1].Path != "/server_info" || !strings.Contains(c.Probes[1].Body, `"max_num_seqs": 256`) ||
+		c.Probes[0].ContentType != "application/json" || c.Probes[1].Path != "/server_info?config_format=json" || !strings.Contains(c.Probes[1].Body, `"max_num_seqs": 256`) ||
 		c.Probes[2].Path != "/health" || c.Probes[2].Status != 503 {
 		t.Errorf("probes = %+v", c.Probes)
 	}
