@@ -59,7 +59,10 @@
 // telemetry/steps.jsonl line (CacheDelta, over schemas.CacheHitCounters).
 // steps.jsonl holds no summary: this package is the only one that
 // computes these figures. A field with no sample or no counter stays
-// absent. A verifier must pass the same telemetry to recompute claims.json:
+// absent (null): cache_hits absent means not observable (SGLang-Omni
+// exposes no cache counter although it caches by audio content; plain
+// SGLang's sglang:cached_tokens_total appears only after its first hit),
+// never zero hits; readers must say "not observable". A verifier must pass the same telemetry to recompute claims.json:
 //
 //	run, recs, tel, err := claims.LoadDirTelemetry(fsys)
 //	cl, err := claims.Compute(run, recs, claims.WithTelemetry(tel))

@@ -234,5 +234,19 @@ func CacheCounters(fams map[string]*dto.MetricFamily) map[string]float64 {
 			out[name] = sum
 		}
 	}
+	// Plain SGLang creates sglang:cached_tokens_total at its first cache
+	// hit: a server that shows other sglang: families has counted none
+	// yet, which is 0, not unknown. SGLang-Omni shows no sglang: family
+	// (its families are sglang_omni_*), so its cache stays unobservable.
+	_, present := fams[schemas.SGLangCachedTokens]
+	_, presentBare := fams[strings.TrimSuffix(schemas.SGLangCachedTokens, "_total")]
+	if !present && !presentBare {
+		for name := range fams {
+			if strings.HasPrefix(name, "sglang:") {
+				out[schemas.SGLangCachedTokens] = 0
+				break
+			}
+		}
+	}
 	return out
 }

@@ -529,7 +529,7 @@ func (v *view) cache() []block {
 		header:  v.byTargetHeader(), right: allRight(len(v.targets) + 1),
 		rows: v.levelsRows(func(l *schemas.LevelClaims) string {
 			if l.Median.CacheHits == nil {
-				return "–"
+				return "not observable" // no cache counter in /metrics: never "0"
 			}
 			return spread(*l.Median.CacheHits, deref(l.Min.CacheHits), deref(l.Max.CacheHits))
 		}),
