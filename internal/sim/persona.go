@@ -109,7 +109,7 @@ var vllmFacts = []Fact{
 	{"errors are {\"error\":{\"message\",\"type\",\"param\",\"code\"}}; an unknown model is 404 NotFoundError \"The model `X` does not exist.\"", "vllm/entrypoints/openai/engine/serving.py@619e4b31 (_check_model)"},
 	{"/server_info only with VLLM_SERVER_DEV_MODE=1: {\"vllm_config\": str or, with ?config_format=json, nested JSON, \"vllm_env\", \"system_env\"}", "vllm/entrypoints/serve/instrumentator/server_info.py@4652ef5d"},
 	{"/metrics: vllm:* families labelled model_name, engine; vllm:request_success_total{finished_reason}; vllm:cache_config_info{<CacheConfig fields>,engine} 1 without model_name", "vllm/v1/metrics/loggers.py@005a810b (log_metrics_info, make_per_engine)"},
-	{"/health is 200 with an empty body; /version answers {\"version\"}", "vllm/entrypoints/openai/api_server.py"},
+	{"/health is 200 with an empty body; /version answers {\"version\"}", "vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (Response(status_code=200)); /version: instrumentator/basic.py (not re-read)"},
 	{"the queue is unbounded by default; --max-num-queued-reqs refuses with 503", "issue 10 / ENGINES.md (not re-read here)"},
 }
 
