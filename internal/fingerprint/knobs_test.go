@@ -33,6 +33,11 @@ func TestKnobsFromPersonas(t *testing.T) {
 			"GPU memory fraction=0.9 (served: /metrics vllm:cache_config_info gpu_memory_utilization)",
 			"dtype= (absent: )",
 			"prefix caching=true (served: /metrics vllm:cache_config_info enable_prefix_caching)"}},
+		{"vllm-omni", sim.Config{Persona: sim.PersonaVLLMOmni, Cache: true}, "", []string{
+			"max running requests= (absent: )",
+			"GPU memory fraction=0.9 (served: /metrics vllm:cache_config_info gpu_memory_utilization)",
+			"dtype= (absent: )",
+			"prefix caching=true (served: /metrics vllm:cache_config_info enable_prefix_caching)"}},
 		{"vllm dev mode", sim.Config{Persona: sim.PersonaVLLM, MaxRunning: 16, DevMode: true}, "vllm serve Qwen/Qwen3-ASR-1.7B --max-num-seqs 99", []string{
 			"max running requests=16 (served: /server_info?config_format=json vllm_config.scheduler_config.max_num_seqs)",
 			"GPU memory fraction=0.9 (served: /server_info?config_format=json vllm_config.cache_config.gpu_memory_utilization)",

@@ -82,7 +82,7 @@ func firstHit(before, after map[string]float64) string {
 // bytes.
 func TestCacheHitsAgainstSim(t *testing.T) {
 	wav := pcmWAV(16000)
-	for _, persona := range []string{sim.PersonaVLLM, sim.PersonaSGLangOmni} {
+	for _, persona := range []string{sim.PersonaVLLM, sim.PersonaVLLMOmni, sim.PersonaSGLangOmni} {
 		t.Run(persona, func(t *testing.T) {
 			s, err := sim.New(sim.Config{Persona: persona, Cache: true, Corpus: []sim.Clip{{Audio: wav, Text: "hello world"}}})
 			if err != nil {

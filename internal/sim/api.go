@@ -15,6 +15,7 @@ import (
 // Personas.
 const (
 	PersonaVLLM       = "vllm"
+	PersonaVLLMOmni   = "vllm-omni"
 	PersonaSGLangOmni = "sglang-omni"
 )
 
@@ -106,7 +107,7 @@ func New(cfg Config) (*Server, error) {
 		if _, ok := personas[cfg.Persona]; ok {
 			break
 		}
-		return nil, &ConfigError{"persona", fmt.Sprintf("unknown persona %q (want %s or %s)", cfg.Persona, PersonaVLLM, PersonaSGLangOmni)}
+		return nil, &ConfigError{"persona", fmt.Sprintf("unknown persona %q (want %s, %s or %s)", cfg.Persona, PersonaVLLM, PersonaVLLMOmni, PersonaSGLangOmni)}
 	}
 	if cfg.Model == "" {
 		cfg.Model = DefaultModel

@@ -9,7 +9,11 @@
 // engines differ is a field of it, and Facts lists what the persona
 // reproduces with the engine source (file@commit) each fact was read
 // from. Versions: vllm 0.28.0, sglang-omni 0.1.4 (releases that serve
-// Qwen3-ASR).
+// Qwen3-ASR). vllm-omni is vllm in every HTTP shape; its /metrics label
+// every vllm:* family with stage and replica instead of engine and add
+// vllm_omni:num_requests_running/_waiting, vllm_omni:requests_success_total
+// {finished_reason}, vllm_omni:prompt_tokens_total and
+// vllm_omni:generation_tokens_total. Below, "vllm" covers vllm-omni.
 //
 // # Endpoints
 //

@@ -343,3 +343,28 @@ func TestFactsHaveSources(t *testing.T) {
 		}
 	}
 }
+
+// vLLM-Omni answers as vLLM does but relabels engine as stage and replica
+// on every vllm:* family and adds vllm_omni:* families.
+func TestEngineVLLMOmni(t *testing.T) {
+	corpus := testCorpus(t)
+	_, ts := newTestServer(t, Config{Persona: PersonaVLLMOmni, Corpus: corpus, Cache: true})
+	resp, body := transcribeResp(t, ts.URL, http.Header{"X-Request-Id": {"bs-2"}}, corpus[0].Audio, "response_format", "text")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" || textOf(t, body) != refA {
+		t.Errorf("text: %d %s", resp.StatusCode, body)
+	}
+	f := scrape(t, ts.URL)
+	for _, name := range []string{"vllm:mm_cache_hits_total", "vllm:request_success_total", "vllm:cache_config_info", "vllm:num_requests_running"} {
+		for _, m := range f[name].GetMetric() {
+			if hasLabel(m, "engine") || !hasLabel(m, "stage") || !hasLabel(m, "replica") {
+				t.Errorf("%s: labels %v, want stage and replica instead of engine", name, m.Label)
+			}
+		}
+	}
+	if value(t, f, "vllm_omni:requests_success_total") != 1 || value(t, f, "vllm:request_success_total") != 1 {
+		t.Errorf("request counters: vllm_omni %v, vllm %v", value(t, f, "vllm_omni:requests_success_total"), value(t, f, "vllm:request_success_total"))
+	}
+	for _, name := range []string{"vllm_omni:num_requests_running", "vllm_omni:num_requests_waiting", "vllm_omni:prompt_tokens_total"} {
+		value(t, f, name)
+	}
+}

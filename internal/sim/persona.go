@@ -70,9 +70,14 @@ type persona struct {
 	takesRequestID bool
 	idPrefix       string
 	healthJSON     bool // /health answers {"status":"healthy",...}, else an empty 200
-	shedStatus     int
-	shedMessage    string
-	facts          []Fact
+	// engineLabels replace vLLM's engine="0" on its vllm:* families
+	// (vLLM-Omni: stage, replica); omniFamilies adds vLLM-Omni's
+	// vllm_omni:* pipeline families.
+	engineLabels string
+	omniFamilies bool
+	shedStatus   int
+	shedMessage  string
+	facts        []Fact
 }
 
 // personas are the engines the sim imitates, by Config.Persona.
@@ -80,7 +85,16 @@ var personas = map[string]*persona{
 	PersonaVLLM: {
 		name: PersonaVLLM, version: VLLMVersion, textAsJSON: true, takesRequestID: true, idPrefix: "transcribe-",
 		shedStatus: ShedStatusVLLM, shedMessage: "The server is overloaded: too many requests queued.",
-		facts: vllmFacts,
+		engineLabels: `engine="0"`, facts: vllmFacts,
+	},
+	// vLLM-Omni serves transcriptions through vLLM's API server (the same
+	// shapes), but relabels every vllm:* family's engine as stage and
+	// replica and adds vllm_omni:* families.
+	PersonaVLLMOmni: {
+		name: PersonaVLLMOmni, version: VLLMVersion, textAsJSON: true, takesRequestID: true, idPrefix: "transcribe-",
+		shedStatus: ShedStatusVLLM, shedMessage: "The server is overloaded: too many requests queued.",
+		engineLabels: `replica="0",stage="0"`, omniFamilies: true,
+		facts: append(append([]Fact(nil), vllmFacts...), vllmOmniFacts...),
 	},
 	PersonaSGLangOmni: {
 		name: PersonaSGLangOmni, version: SGLangOmniVersion, verboseJSON: true, openAIEvents: true, streamIDHeader: true,
@@ -111,6 +125,13 @@ var vllmFacts = []Fact{
 	{"/metrics: vllm:* families labelled model_name, engine; vllm:request_success_total{finished_reason}; vllm:cache_config_info{<CacheConfig fields>,engine} 1 without model_name", "vllm/v1/metrics/loggers.py@005a810b (log_metrics_info, make_per_engine)"},
 	{"/health is 200 with an empty body; /version answers {\"version\"}", "vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (Response(status_code=200)); /version: instrumentator/basic.py (not re-read)"},
 	{"the queue is unbounded by default; --max-num-queued-reqs refuses with 503", "issue 10 / ENGINES.md (not re-read here)"},
+}
+
+// vllmOmniFacts: vllm-project/vllm-omni, what differs from vLLM.
+var vllmOmniFacts = []Fact{
+	{"every vllm:* family's engine label becomes stage and replica (model_name, stage, replica, ...), vllm:cache_config_info included", "vllm_omni/metrics/stat_logger.py@8ad4f506 (OmniPrometheusStatLogger, _rewrite_labelnames)"},
+	{"vllm_omni:num_requests_running/_waiting{model_name}, vllm_omni:requests_success_total{model_name,finished_reason}, vllm_omni:prompt_tokens_total, vllm_omni:generation_tokens_total, vllm_omni:e2e_request_latency_s", "vllm_omni/metrics/definitions.py@641dfaf1"},
+	{"the stage label is the stage's name in the deployment's stage config; the sim says \"0\" (not read for Qwen3-ASR)", "assumption"},
 }
 
 // sglangOmniFacts: sgl-project/sglang-omni, the files and commits read.
@@ -294,7 +315,8 @@ func (s *Server) writeMetrics(w http.ResponseWriter) {
 		s.writeSGLangOmniMetrics(w, &m, running, waiting, model)
 		return
 	}
-	p := &promWriter{w: w, labels: `engine="0",` + model}
+	el := s.p().engineLabels
+	p := &promWriter{w: w, labels: el + "," + model}
 	p.gauge("vllm:num_requests_running", "Number of requests in model execution batches.", running)
 	p.gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", waiting)
 	p.counter("vllm:prefix_cache_queries_total", "Prefix cache queries, in terms of number of queried tokens.", m.prefixQueries)
@@ -309,14 +331,23 @@ func (s *Server) writeMetrics(w http.ResponseWriter) {
 		if reason == "stop" {
 			v = m.succeeded
 		}
-		p.printf("vllm:request_success_total{engine=\"0\",finished_reason=%q,%s} %d\n", reason, model, v)
+		p.printf("vllm:request_success_total{%s,finished_reason=%q,%s} %d\n", el, reason, model, v)
 	}
 	p.histogram("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", &m)
 	// CacheConfig.metrics_info(): every field as str(value), plus engine;
 	// no model_name.
 	p.family("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig")
-	p.printf("vllm:cache_config_info{block_size=\"%d\",cache_dtype=\"auto\",enable_prefix_caching=%q,engine=\"0\",gpu_memory_utilization=%q} 1.0\n",
-		simBlockSize, pyBool(s.cfg.Cache), strconv.FormatFloat(simGPUMemoryUtil, 'f', -1, 64))
+	p.printf("vllm:cache_config_info{block_size=\"%d\",cache_dtype=\"auto\",enable_prefix_caching=%q,%s,gpu_memory_utilization=%q} 1.0\n",
+		simBlockSize, pyBool(s.cfg.Cache), el, strconv.FormatFloat(simGPUMemoryUtil, 'f', -1, 64))
+	if s.p().omniFamilies {
+		o := &promWriter{w: w, labels: model}
+		o.gauge("vllm_omni:num_requests_running", "Number of requests running in the pipeline.", running)
+		o.gauge("vllm_omni:num_requests_waiting", "Number of requests waiting in the pipeline.", waiting)
+		o.family("vllm_omni:requests_success_total", "counter", "Finished pipeline requests by finished_reason.")
+		o.printf("vllm_omni:requests_success_total{finished_reason=\"stop\",%s} %d\n", model, m.succeeded)
+		o.counter("vllm_omni:prompt_tokens_total", "Prompt tokens over all stages.", m.promptTokensSum)
+		o.counter("vllm_omni:generation_tokens_total", "Generation tokens over all stages.", m.completionSum)
+	}
 }
 
 // writeSGLangOmniMetrics renders serve/metrics.py's families: the
