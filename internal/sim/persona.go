@@ -129,6 +129,7 @@ var vllmFacts = []Fact{
 
 // vllmOmniFacts: vllm-project/vllm-omni, what differs from vLLM.
 var vllmOmniFacts = []Fact{
+	{"/v1/audio/transcriptions is vLLM's (OmniServingTranscription subclasses OpenAIServingTranscription; only verbose_json word alignment with a qwen3_asr_align stage is added, not modelled)", "vllm_omni/entrypoints/openai/serving_transcription.py@63ab2f95"},
 	{"every vllm:* family's engine label becomes stage and replica (model_name, stage, replica, ...), vllm:cache_config_info included", "vllm_omni/metrics/stat_logger.py@8ad4f506 (OmniPrometheusStatLogger, _rewrite_labelnames)"},
 	{"vllm_omni:num_requests_running/_waiting{model_name}, vllm_omni:requests_success_total{model_name,finished_reason}, vllm_omni:prompt_tokens_total, vllm_omni:generation_tokens_total, vllm_omni:e2e_request_latency_s", "vllm_omni/metrics/definitions.py@641dfaf1"},
 	{"the stage label is the stage's name in the deployment's stage config; the sim says \"0\" (not read for Qwen3-ASR)", "assumption"},
