@@ -14,6 +14,23 @@ const (
 	ErrEmptyText = "empty_text" // 200 with an empty transcript
 	ErrDecode    = "decode"     // the response body was not understood
 	ErrCanceled  = "canceled"   // the run was interrupted while in flight
+	// ErrStreamError: the stream carried the server's error event (vLLM
+	// data: {"error":{...}}, SGLang-Omni data: {"type":"error",...}); its
+	// message is kept in Error.
+	ErrStreamError = "stream_error"
+	// ErrStreamTruncated: the stream ended without its engine's final
+	// event (a chunk with finish_reason, or transcript.text.done) and
+	// data: [DONE].
+	ErrStreamTruncated = "stream_truncated"
+)
+
+// Notes a record may carry about how its response was read.
+const (
+	// NoteJSONBody: a non-JSON response_format (text, srt, vtt) was asked
+	// for and the server answered a JSON object with "text" anyway (vLLM
+	// does, with Content-Type application/json); the transcript is that
+	// field, not the body.
+	NoteJSONBody = "json_body"
 )
 
 // Record is one line of records/<target>/c<C>-r<R>.jsonl: one request,
@@ -43,4 +60,15 @@ type Record struct {
 	Error        string  `json:"error"`
 	Text         string  `json:"text"`        // as returned
 	TextScored   string  `json:"text_scored"` // what scoring saw, before normalisation
+	// RequestID is the X-Request-Id benchseal sent (bench.RequestID:
+	// derived from the run's seed, the target, level, repeat and seq, so a
+	// verifier re-derives it). ServerRequestID is the id the server gave
+	// the request, when it said one (SGLang-Omni's X-Request-Id response
+	// header, vLLM's stream chunk id "transcribe-<X-Request-Id>"). Both
+	// join server logs and events to records. Absent in older records.
+	RequestID       string `json:"request_id,omitempty"`
+	ServerRequestID string `json:"server_request_id,omitempty"`
+	// ResponseNote says the response was read other than as asked
+	// (NoteJSONBody); absent when it was read as asked.
+	ResponseNote string `json:"response_note,omitempty"`
 }

@@ -7,27 +7,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/schemas"
 )
-
-// knob is one server setting a fair comparison holds equal, under the
-// names the engines use for it in their self-description
-// (/server_info, /get_server_info): vLLM's first, SGLang's second.
-type knob struct {
-	name   string
-	keys   []string
-	negate map[string]bool // keys whose boolean means the opposite (disable_*)
-}
-
-var knobs = []knob{
-	{name: "max running requests", keys: []string{"max_num_seqs", "max_running_requests"}},
-	{name: "GPU memory fraction", keys: []string{"gpu_memory_utilization", "mem_fraction_static"}},
-	{name: "dtype", keys: []string{"dtype"}},
-	{name: "prefix caching", keys: []string{"enable_prefix_caching", "disable_radix_cache"}, negate: map[string]bool{"disable_radix_cache": true}},
-}
-
-// selfDescription paths, in order of preference.
-var infoPaths = []string{"/server_info", "/get_server_info"}
 
 // checkFairness is check 8. Data a sub-check needs but the run did not
 // capture makes it WARN ("not available") when there are targets to
@@ -40,15 +22,15 @@ func checkFairness(rep *Report, ev *evidence) {
 		if checkGPUs(c, ev) {
 			done = append(done, "same GPU model and driver")
 		}
-		if checkKnobs(c, ev) {
-			done = append(done, "same server knobs")
+		if held := checkKnobs(c, ev); held != "" {
+			done = append(done, held)
 		}
 	} else {
 		done = append(done, "one target: nothing to compare")
 		checkGPUIndices(c, ev)
 	}
-	if checkCacheHits(c, ev) {
-		done = append(done, "no cache hits")
+	if held := checkCacheHits(c, ev); held != "" {
+		done = append(done, held)
 	}
 	switch c.Status {
 	case Pass:
@@ -132,79 +114,108 @@ func checkGPUs(c *Check, ev *evidence) bool {
 	return ok
 }
 
-// serverInfo is a target's self-description from its captured probes.
-func serverInfo(ev *evidence, target string) (map[string]any, string) {
-	for _, name := range ev.f.glob(path.Join("servers", target, "*.json")) {
-		b, err := ev.f.read(name)
-		if err != nil {
-			continue
-		}
-		var cap schemas.ServerCapture
-		if json.Unmarshal(b, &cap) != nil || cap.Schema != schemas.ProbeSchema {
-			continue
-		}
-		for _, want := range infoPaths {
-			for _, p := range cap.Probes {
-				if p.Path != want || p.Status != 200 {
-					continue
-				}
-				var m map[string]any
-				if json.Unmarshal([]byte(p.Body), &m) == nil {
-					return m, name
-				}
-			}
-		}
-	}
-	return nil, ""
+// knobSide is one target's knobs at one moment.
+type knobSide struct {
+	knobs map[string]fingerprint.Knob
+	file  string // the capture read, "" when none
 }
 
-// checkKnobs compares the knobs of every target with the first one's.
-func checkKnobs(c *Check, ev *evidence) bool {
-	type desc struct {
-		vals map[string]string
-		file string
-	}
-	var ds []desc
-	for _, t := range ev.run.Targets {
-		m, file := serverInfo(ev, t.Name)
-		if m == nil {
-			c.warnf(path.Join("servers", t.Name), "server configuration not available: %s's self-description (/server_info, /get_server_info) was not captured", t.Name)
-			return false
+// targetKnobs reads a target's knobs from servers/<t>/probes-<when>.json
+// and its launch command (run.json): served where a probe says it,
+// declared where the command does, absent otherwise.
+func targetKnobs(ev *evidence, t schemas.Target, when string) knobSide {
+	name := path.Join("servers", t.Name, "probes-"+when+".json")
+	side := knobSide{knobs: map[string]fingerprint.Knob{}}
+	var probes []schemas.Probe
+	if ev.f.has(name) {
+		b, err := ev.f.read(name)
+		var cap schemas.ServerCapture
+		if err == nil && json.Unmarshal(b, &cap) == nil && cap.Schema == schemas.ProbeSchema {
+			probes, side.file = cap.Probes, name
 		}
-		vals := map[string]string{}
-		for _, k := range knobs {
-			for _, key := range k.keys {
-				v, ok := m[key]
-				if !ok {
-					continue
-				}
-				if b, isBool := v.(bool); isBool && k.negate[key] {
-					v = !b
-				}
-				lit, _ := json.Marshal(v)
-				vals[k.name] = string(lit)
-				break
+	}
+	for _, k := range fingerprint.Knobs(probes, t.LaunchCommand) {
+		side.knobs[k.Name] = k
+	}
+	return side
+}
+
+// howToExpose names what would let a verifier see a knob.
+const howToExpose = "expose it: start vLLM with VLLM_SERVER_DEV_MODE=1 (its /server_info) or keep its /metrics reachable (vllm:cache_config_info); " +
+	"SGLang-Omni has no self-description, so pass its launch command (--launch or --launch-cmd) or its config (--server-config)"
+
+// checkKnobs compares every target's server knobs with the first one's,
+// like with like: the same knob (whatever each engine calls it), each
+// value named with where it came from (served by the server, declared by
+// the launch command). A knob no target exposes, or one target does not,
+// is not observed: a WARN saying how to expose it, never a silent pass.
+// The knobs are read from probes-before.json and probes-after.json both: a
+// served knob that changed between them is a WARN too. It returns what
+// held, "" when anything did not.
+func checkKnobs(c *Check, ev *evidence) string {
+	targets := ev.run.Targets
+	before := make([]knobSide, len(targets))
+	for i, t := range targets {
+		before[i] = targetKnobs(ev, t, "before")
+		after := targetKnobs(ev, t, "after")
+		if before[i].file == "" && after.file == "" {
+			c.warnf(path.Join("servers", t.Name), "server knobs of %s: no probes-before.json or probes-after.json was captured; only its launch command could say them", t.Name)
+		}
+		for _, name := range fingerprint.KnobNames {
+			b, a := before[i].knobs[name], after.knobs[name]
+			if b.Source == fingerprint.KnobServed && a.Source == fingerprint.KnobServed && b.Value != a.Value {
+				c.warnf(after.file, "%s of %s changed during the run: %s before, %s after (%s)", name, t.Name, b.Value, a.Value, a.From)
+			}
+			if before[i].file == "" && a.Source != fingerprint.KnobAbsent {
+				before[i].knobs[name] = a // no capture before: the one after
 			}
 		}
-		ds = append(ds, desc{vals, file})
 	}
+	var held []string
 	ok := true
-	for i := 1; i < len(ds); i++ {
-		for _, k := range knobs {
-			a, aok := ds[0].vals[k.name]
-			b, bok := ds[i].vals[k.name]
-			switch {
-			case !aok && !bok:
-			case !aok || !bok:
-				c.warnf(ds[i].file, "%s: %s does not say it, so it cannot be compared", k.name, pick(!aok, ev.run.Targets[0].Name, ev.run.Targets[i].Name))
-				ok = false
-			case a != b:
-				c.warnf(ds[i].file, "%s differs: %s has %s, %s has %s", k.name, ev.run.Targets[0].Name, a, ev.run.Targets[i].Name, b)
-				ok = false
+	for _, name := range fingerprint.KnobNames {
+		var missing, sources []string
+		first := before[0].knobs[name]
+		differs := false
+		for i, t := range targets {
+			k := before[i].knobs[name]
+			if k.Source == fingerprint.KnobAbsent || k.Source == "" {
+				missing = append(missing, t.Name)
+				continue
+			}
+			sources = append(sources, fmt.Sprintf("%s %s (%s: %s)", t.Name, k.Value, k.Source, k.From))
+			if first.Source != fingerprint.KnobAbsent && k.Value != first.Value {
+				differs = true
 			}
 		}
+		file := path.Join("servers", targets[0].Name)
+		switch {
+		case len(missing) == len(targets):
+			c.warnf(file, "%s: not observed on any target (%s); %s", name, strings.Join(missing, ", "), howToExpose)
+			ok = false
+		case len(missing) > 0:
+			c.warnf(file, "%s: not observed on %s, so it cannot be compared (%s); %s", name, strings.Join(missing, ", "), strings.Join(sources, "; "), howToExpose)
+			ok = false
+		case differs:
+			c.warnf(file, "%s differs: %s", name, strings.Join(sources, "; "))
+			ok = false
+		default:
+			held = append(held, fmt.Sprintf("%s %s (%s)", name, first.Value, strings.Join(sourcesOnly(before, name, targets), ", ")))
+		}
 	}
-	return ok
+	if !ok {
+		return ""
+	}
+	return "same server knobs: " + strings.Join(held, "; ")
+}
+
+// sourcesOnly lists "target: source" of one knob.
+func sourcesOnly(sides []knobSide, name string, targets []schemas.Target) []string {
+	var out []string
+	for i, t := range targets {
+		out = append(out, t.Name+" "+sides[i].knobs[name].Source)
+	}
+	return out
 }
 
 func pick(first bool, a, b string) string {
@@ -215,21 +226,42 @@ func pick(first bool, a, b string) string {
 }
 
 // checkCacheHits warns about server cache hits counted during
-// measurement (claims' cache_hits, from /metrics deltas).
-func checkCacheHits(c *Check, ev *evidence) bool {
+// measurement (claims' cache_hits, from /metrics deltas). A target whose
+// cache_hits is null everywhere has no cache counter the run could read
+// (SGLang-Omni exposes none although it caches by audio content): its
+// cache hits are not observable, a WARN, never "no cache hits". It
+// returns what held, "" when anything did not.
+func checkCacheHits(c *Check, ev *evidence) string {
 	if ev.claims == nil {
-		return false
+		return ""
 	}
 	ok := true
+	var unobserved []string
 	for _, t := range ev.claims.Targets {
+		seen := false
 		for _, l := range t.Levels {
 			for r, m := range l.Repeats {
-				if m.CacheHits != nil && *m.CacheHits > 0 {
+				if m.CacheHits == nil {
+					continue
+				}
+				seen = true
+				if *m.CacheHits > 0 {
 					c.warnf("claims.json", "%s c=%d repeat %d: the server's cache counters grew by %g during measurement", t.Target, l.Concurrency, r+1, *m.CacheHits)
 					ok = false
 				}
 			}
 		}
+		if !seen && len(t.Levels) > 0 {
+			unobserved = append(unobserved, t.Target)
+		}
 	}
-	return ok
+	if len(unobserved) > 0 {
+		c.warnf("claims.json", "cache hits not observable for %s: no known cache counter in its /metrics before and after each step (cache_hits is null); "+
+			"a server that caches without counting (SGLang-Omni caches by audio content) may have answered from cache unseen", strings.Join(unobserved, ", "))
+		ok = false
+	}
+	if !ok {
+		return ""
+	}
+	return "no cache hits"
 }

@@ -21,9 +21,22 @@ func writeJSONFile(tb testing.TB, dir, name string, v any) {
 	must(tb, os.WriteFile(filepath.Join(dir, name), b, 0o644))
 }
 
-func capture(target, path, body string) schemas.ServerCapture {
-	return schemas.ServerCapture{Schema: schemas.ProbeSchema, Target: target, When: "before", At: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-		BaseURL: "http://127.0.0.1:1", Probes: []schemas.Probe{{Path: path, Status: 200, Body: body}}}
+// countedCache sets every repeat's cache_hits in claims.json to 0, as a
+// run whose servers expose a cache counter records it.
+func countedCache(t *testing.T, dir string) {
+	var cl schemas.Claims
+	b, err := os.ReadFile(filepath.Join(dir, "claims.json"))
+	must(t, err)
+	must(t, json.Unmarshal(b, &cl))
+	zero := 0.0
+	for i := range cl.Targets {
+		for j := range cl.Targets[i].Levels {
+			for r := range cl.Targets[i].Levels[j].Repeats {
+				cl.Targets[i].Levels[j].Repeats[r].CacheHits = &zero
+			}
+		}
+	}
+	writeJSONFile(t, dir, "claims.json", cl)
 }
 
 func TestFairness(t *testing.T) {
@@ -34,31 +47,67 @@ func TestFairness(t *testing.T) {
 		}
 		return g
 	}
-	vllm := `{"max_num_seqs":64,"gpu_memory_utilization":0.9,"dtype":"bfloat16","enable_prefix_caching":false}`
+	vllm := `{"vllm_config":{"scheduler_config":{"max_num_seqs":64},"cache_config":{"gpu_memory_utilization":0.9,"enable_prefix_caching":false},"model_config":{"dtype":"torch.bfloat16"}},"vllm_env":{},"system_env":{}}`
+	vllmMetrics := "# TYPE vllm:cache_config_info gauge\nvllm:cache_config_info{block_size=\"16\",enable_prefix_caching=\"False\",engine=\"0\",gpu_memory_utilization=\"0.9\"} 1.0\n"
+	same := `{"max_running_requests":64,"mem_fraction_static":0.9,"dtype":"bfloat16","disable_radix_cache":true}`
 	for _, tc := range []struct {
-		name   string
-		gpu    schemas.GPUInfo
-		sglang string
-		want   verify.Status
-		text   string
+		name         string
+		gpu          schemas.GPUInfo
+		a, b         schemas.Probe // a's and b's probes before
+		aAfter       *schemas.Probe
+		launchB      string
+		countedCache bool
+		want         verify.Status
+		text         []string
 	}{
-		{"same", gpus("NVIDIA H200", "NVIDIA H200"), `{"max_running_requests":64,"mem_fraction_static":0.9,"dtype":"bfloat16","disable_radix_cache":true}`, verify.Pass, ""},
-		{"knob-differs", gpus("NVIDIA H200"), `{"max_running_requests":128,"mem_fraction_static":0.9,"dtype":"bfloat16","disable_radix_cache":false}`, verify.Warn, "max running requests differs: a has 64, b has 128"},
-		{"gpu-differs", gpus("NVIDIA H200", "NVIDIA A100-SXM4-80GB"), `{"max_running_requests":64,"mem_fraction_static":0.9,"dtype":"bfloat16","disable_radix_cache":true}`, verify.Fail, "different GPUs"},
+		{name: "same", gpu: gpus("NVIDIA H200", "NVIDIA H200"), a: schemas.Probe{Path: "/server_info?config_format=json", Status: 200, Body: vllm},
+			b: schemas.Probe{Path: "/get_server_info", Status: 200, Body: same}, countedCache: true, want: verify.Pass},
+		{name: "knob-differs", gpu: gpus("NVIDIA H200"), a: schemas.Probe{Path: "/server_info?config_format=json", Status: 200, Body: vllm},
+			b:            schemas.Probe{Path: "/get_server_info", Status: 200, Body: `{"max_running_requests":128,"mem_fraction_static":0.9,"dtype":"bfloat16","disable_radix_cache":false}`},
+			countedCache: true, want: verify.Warn,
+			text: []string{"max running requests differs: a 64 (served: /server_info?config_format=json vllm_config.scheduler_config.max_num_seqs); b 128 (served: /get_server_info max_running_requests)"}},
+		{name: "gpu-differs", gpu: gpus("NVIDIA H200", "NVIDIA A100-SXM4-80GB"), a: schemas.Probe{Path: "/server_info?config_format=json", Status: 200, Body: vllm},
+			b: schemas.Probe{Path: "/get_server_info", Status: 200, Body: same}, countedCache: true, want: verify.Fail, text: []string{"different GPUs"}},
+		// vLLM without dev mode next to SGLang-Omni: what neither exposes is
+		// not observed, a WARN naming how to expose it, never a pass.
+		{name: "not-observed", gpu: gpus("NVIDIA H200"), a: schemas.Probe{Path: "/metrics", Status: 200, Body: vllmMetrics},
+			b: schemas.Probe{Path: "/health", Status: 200, Body: `{"status":"healthy"}`}, want: verify.Warn,
+			text: []string{"max running requests: not observed on any target (a, b); expose it: start vLLM with VLLM_SERVER_DEV_MODE=1",
+				"GPU memory fraction: not observed on b, so it cannot be compared (a 0.9 (served: /metrics vllm:cache_config_info gpu_memory_utilization))",
+				"cache hits not observable for a, b"}},
+		// A launch command declares what SGLang-Omni does not serve; the
+		// comparison says which source each side used.
+		{name: "declared", gpu: gpus("NVIDIA H200"), a: schemas.Probe{Path: "/server_info?config_format=json", Status: 200, Body: vllm},
+			b: schemas.Probe{Path: "/health", Status: 200, Body: `{"status":"healthy"}`}, countedCache: true,
+			launchB: "sgl-omni serve --model-path m --max-running-requests 64 --mem-fraction-static 0.9 --dtype bfloat16 --disable-radix-cache",
+			want:    verify.Pass},
+		// Probes after the sweep count too, not only whichever file sorts
+		// first.
+		{name: "changed-during-run", gpu: gpus("NVIDIA H200"), a: schemas.Probe{Path: "/server_info?config_format=json", Status: 200, Body: vllm},
+			aAfter: &schemas.Probe{Path: "/server_info?config_format=json", Status: 200, Body: strings.Replace(vllm, `"max_num_seqs":64`, `"max_num_seqs":128`, 1)},
+			b:      schemas.Probe{Path: "/get_server_info", Status: 200, Body: same}, countedCache: true, want: verify.Warn,
+			text: []string{"max running requests of a changed during the run: 64 before, 128 after"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := damagedRun(t, func(dir string) {
 				writeJSONFile(t, dir, "env/gpu.json", tc.gpu)
-				writeJSONFile(t, dir, "servers/a/probes-before.json", capture("a", "/server_info", vllm))
-				writeJSONFile(t, dir, "servers/b/probes-before.json", capture("b", "/get_server_info", tc.sglang))
-				if len(tc.gpu.GPUs) > 1 {
-					var run schemas.Run
-					b, _ := os.ReadFile(filepath.Join(dir, "run.json"))
-					must(t, json.Unmarshal(b, &run))
-					run.Targets[0].GPUs, run.Targets[1].GPUs = []int{0}, []int{1}
-					writeJSONFile(t, dir, "run.json", run)
+				writeJSONFile(t, dir, "servers/a/probes-before.json", captureOf("a", "before", tc.a))
+				writeJSONFile(t, dir, "servers/b/probes-before.json", captureOf("b", "before", tc.b))
+				if tc.aAfter != nil {
+					writeJSONFile(t, dir, "servers/a/probes-after.json", captureOf("a", "after", *tc.aAfter))
 				}
+				if tc.countedCache {
+					countedCache(t, dir)
+				}
+				var run schemas.Run
+				b, _ := os.ReadFile(filepath.Join(dir, "run.json"))
+				must(t, json.Unmarshal(b, &run))
+				if len(tc.gpu.GPUs) > 1 {
+					run.Targets[0].GPUs, run.Targets[1].GPUs = []int{0}, []int{1}
+				}
+				run.Targets[1].LaunchCommand = tc.launchB
+				writeJSONFile(t, dir, "run.json", run)
 			})
 			rep, err := verify.Dir(context.Background(), dir, verify.Options{})
 			must(t, err)
@@ -69,15 +118,23 @@ func TestFairness(t *testing.T) {
 			if s := rep.Check(verify.CheckSchemas).Status; s != verify.Pass {
 				t.Errorf("schemas %s: %+v", s, rep.Check(verify.CheckSchemas).Findings)
 			}
-			if tc.text != "" {
+			for _, text := range tc.text {
 				found := false
 				for _, f := range c.Findings {
-					found = found || strings.Contains(f.Reason, tc.text)
+					found = found || strings.Contains(f.Reason, text)
 				}
 				if !found {
-					t.Errorf("no finding with %q: %+v", tc.text, c.Findings)
+					t.Errorf("no finding with %q: %+v", text, c.Findings)
 				}
+			}
+			if tc.want == verify.Pass && !strings.Contains(c.Summary, "same server knobs") {
+				t.Errorf("summary %q", c.Summary)
 			}
 		})
 	}
+}
+
+func captureOf(target, when string, p schemas.Probe) schemas.ServerCapture {
+	return schemas.ServerCapture{Schema: schemas.ProbeSchema, Target: target, When: when, At: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+		BaseURL: "http://127.0.0.1:1", Probes: []schemas.Probe{p}}
 }

@@ -33,7 +33,8 @@ that behaves like a real engine where it matters for measurement: the
 persona's response and error shapes, self-description endpoints and
 Prometheus /metrics names, a latency model (base + per audio second), a
 bounded number of running requests with a FIFO queue and shedding (vllm: 503,
-sglang-omni: 500), an optional byte cache, failures and word errors.
+sglang-omni: 500), an optional byte cache, failures, mid-stream failures and
+word errors.
 
 With --corpus it recognises each clip, even as a 1-LSB variant, and answers
 its reference text; other audio gets a deterministic pseudo-sentence.
@@ -70,7 +71,7 @@ shuts it down gracefully with exit status 0.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:8000", "address to listen on (port 0 picks a free one)")
-	f.StringVar(&cfg.Persona, "persona", sim.PersonaVLLM, "engine to imitate: vllm or sglang-omni")
+	f.StringVar(&cfg.Persona, "persona", sim.PersonaVLLM, "engine to imitate: vllm, vllm-omni or sglang-omni")
 	f.StringVar(&cfg.Model, "model", sim.DefaultModel, "served model name")
 	f.StringVar(&corpus, "corpus", "", "folder of WAVs with .txt references, or a JSONL manifest {id, audio, text}")
 	f.DurationVar(&cfg.BaseLatency, "base-latency", 0, "service time of every request")
@@ -84,6 +85,10 @@ shuts it down gracefully with exit status 0.`,
 	f.BoolVar(&cfg.RawPrefix, "raw-prefix", false, `start every transcript with Qwen3-ASR's raw "language English<asr_text>"`)
 	f.DurationVar(&cfg.ReadyDelay, "ready-delay", 0, "answer 503 (model loading) until this long after start")
 	f.BoolVar(&logRequests, "log-requests", false, "print one line per request on stderr")
+	f.BoolVar(&cfg.DevMode, "dev-mode", false, "vllm: serve /server_info as VLLM_SERVER_DEV_MODE=1 does")
+	f.BoolVar(&cfg.NoMetrics, "no-metrics", false, "answer /metrics with 404 (SGLang-Omni without metrics enabled)")
+	f.Float64Var(&cfg.StreamFailRate, "stream-fail-rate", 0, "fraction of streams that fail midway with the persona's error event")
+	f.Float64Var(&cfg.StreamCutRate, "stream-cut-rate", 0, "fraction of streams cut short midway (no final event, no [DONE])")
 	return cmd
 }
 
@@ -106,6 +111,10 @@ func flagOf(field string) string {
 		return "word-error-rate"
 	case "persona":
 		return "persona"
+	case "stream fail rate":
+		return "stream-fail-rate"
+	case "stream cut rate":
+		return "stream-cut-rate"
 	}
 	return "corpus"
 }

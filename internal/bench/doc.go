@@ -33,6 +33,32 @@
 // none (0). text keeps the transcript as returned;
 // text_scored drops Qwen3-ASR's raw "language X<asr_text>" prefix.
 //
+// # Reading a response
+//
+// A response is read by what the server says, not by what was asked: a
+// body labelled JSON (Content-Type application/json), or one that parses
+// as an object with a "text" string, yields that "text" whatever
+// response_format was requested, and when a plain format (text, srt, vtt)
+// was asked the record says so (response_note "json_body"): vLLM answers
+// response_format=text with {"text","usage"} as application/json. A
+// stream succeeds only when it ends as its engine ends a good one: a final
+// event (a choice with finish_reason, vLLM; transcript.text.done,
+// SGLang-Omni) and then data: [DONE]. An error event (vLLM
+// data: {"error":{...}}, SGLang-Omni data: {"type":"error",...}) fails the
+// request as stream_error with the server's message in error; a stream
+// that ends without its final event or without [DONE] fails as
+// stream_truncated. Either keeps the text read so far in text.
+//
+// # Request ids
+//
+// Every request carries X-Request-Id: RequestID(seed, target, C, R, seq),
+// "bs-<16 hex of SHA-256(seed LE64, target)>-c<C>-r<R>-s<seq>", unique in
+// a run and re-derived from run.json and the record; the record keeps it
+// as request_id, and the id the server gave as server_request_id (the
+// X-Request-Id response header, as SGLang-Omni's transcription-<uuid>; or
+// a stream chunk's id, as vLLM's transcribe-<request_id>), so that server
+// logs and events join the records.
+//
 // # Run directory
 //
 // Run refuses an existing directory, checks that every target answers GET

@@ -1,10 +1,15 @@
 package bench
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/benchseal/benchseal/schemas"
 )
 
 // A stream whose only text is in its final event (OpenAI's
@@ -51,5 +56,68 @@ func TestStreamTextOnlyInFinalEvent(t *testing.T) {
 	}
 	if got := l.claims.Targets[0].Levels[0].Median.TTFBP50S; got < gap.Seconds() {
 		t.Errorf("ttfb_p50_s = %v, want at least %v", got, gap.Seconds())
+	}
+}
+
+// responseText follows the body, not the request: vLLM's JSON answer to
+// response_format=text yields its "text" with the json_body note, a plain
+// body stays whole, and a json request needs JSON.
+func TestResponseText(t *testing.T) {
+	for _, tc := range []struct {
+		format, ct, body string
+		text, note       string
+		err              bool
+	}{
+		{"text", "application/json", `{"text":"hi there","usage":{"type":"duration","seconds":1}}`, "hi there", schemas.NoteJSONBody, false},
+		{"text", "", `{"text":"no label"}`, "no label", schemas.NoteJSONBody, false},
+		{"text", "text/plain; charset=utf-8", "hi there", "hi there", "", false},
+		{"text", "text/plain", "{not json} at all", "{not json} at all", "", false},
+		{"text", "application/json", `{"transcript":"x"}`, "", "", true},
+		{"json", "application/json", `{"text":"hi"}`, "hi", "", false},
+		{"", "application/json; charset=utf-8", `{"text":"hi"}`, "hi", "", false},
+		{"json", "text/plain", "hi", "", "", true},
+		{"srt", "application/json", `{"text":"1\n00:00 --> 00:01\nhi"}`, "1\n00:00 --> 00:01\nhi", schemas.NoteJSONBody, false},
+	} {
+		text, note, err := responseText(tc.format, tc.ct, []byte(tc.body))
+		if text != tc.text || note != tc.note || (err != nil) != tc.err {
+			t.Errorf("%s %q %q: got %q %q %v", tc.format, tc.ct, tc.body, text, note, err)
+		}
+	}
+}
+
+// readSSE fails what a real client must fail: error events of both
+// engines (and vLLM's older flat one), [DONE] without a final event, and
+// an end without [DONE].
+func TestReadSSE(t *testing.T) {
+	for _, tc := range []struct {
+		name, stream string
+		text, id     string
+		class        string
+	}{
+		{"vllm ok", `data: {"id":"transcribe-x","object":"transcription.chunk","choices":[{"delta":{"content":"hi "}}]}` + "\n\n" +
+			`data: {"id":"transcribe-x","choices":[{"delta":{"content":""},"finish_reason":"stop"}]}` + "\n\n" +
+			`data: {"id":"transcribe-x","choices":[],"usage":{"prompt_tokens":3}}` + "\n\ndata: [DONE]\n\n", "hi ", "transcribe-x", ""},
+		{"sglang-omni ok", `data: {"type":"transcript.text.delta","delta":"h"}` + "\n\n" + `data: {"type":"transcript.text.done","text":"hi"}` + "\n\ndata: [DONE]\n\n", "hi", "", ""},
+		{"vllm error", `data: {"choices":[{"delta":{"content":"hi "}}]}` + "\n\n" + `data: {"error":{"message":"boom","type":"InternalServerError","param":null,"code":500}}` + "\n\ndata: [DONE]\n\n", "hi ", "", schemas.ErrStreamError},
+		{"vllm old error", `data: {"object":"error","message":"boom","type":"x","code":500}` + "\n\ndata: [DONE]\n\n", "", "", schemas.ErrStreamError},
+		{"sglang-omni error", `data: {"type":"transcript.text.delta","delta":"h"}` + "\n\n" + `data: {"type":"error","error":{"message":"boom"}}` + "\n\n", "h", "", schemas.ErrStreamError},
+		{"no final event", `data: {"choices":[{"delta":{"content":"hi "}}]}` + "\n\ndata: [DONE]\n\n", "hi ", "", schemas.ErrStreamTruncated},
+		{"no done", `data: {"type":"transcript.text.delta","delta":"h"}` + "\n\n" + `data: {"type":"transcript.text.done","text":"hi"}` + "\n\n", "hi", "", schemas.ErrStreamTruncated},
+		{"cut", `data: {"type":"transcript.text.delta","delta":"h"}` + "\n\n", "h", "", schemas.ErrStreamTruncated},
+	} {
+		text, id, err := readSSE(bufio.NewReader(strings.NewReader(tc.stream)), func() {})
+		class := ""
+		var se *StreamError
+		if errors.As(err, &se) {
+			class = se.Class
+		} else if err != nil {
+			class = "other: " + err.Error()
+		}
+		if text != tc.text || id != tc.id || class != tc.class {
+			t.Errorf("%s: text %q id %q class %q, want %q %q %q", tc.name, text, id, class, tc.text, tc.id, tc.class)
+		}
+		if class == schemas.ErrStreamError && !strings.Contains(err.Error(), "boom") {
+			t.Errorf("%s: error %q lost the server's message", tc.name, err)
+		}
 	}
 }

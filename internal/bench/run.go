@@ -653,6 +653,7 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 						return
 					}
 					rec := &recs[seq]
+					rec.RequestID = RequestID(p.Seed, s.Target, s.Concurrency, s.Repeat, seq)
 					r.do(reqBase, ti, wk, &jobs[seq], rec)
 					rec.Target, rec.Concurrency, rec.Repeat, rec.Phase, rec.Seq, rec.Worker = s.Target, s.Concurrency, s.Repeat, name, seq, wk.id
 					rf.write(rec)
@@ -758,6 +759,7 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 	req.GetBody = func() (io.ReadCloser, error) { return &body{segs: segs}, nil }
 	req.Header["Content-Type"] = []string{r.forms[ti].contentType}
 	req.Header["Accept"] = []string{"*/*"}
+	req.Header["X-Request-Id"] = []string{rec.RequestID}
 	if r.auth != nil {
 		req.Header["Authorization"] = r.auth
 	}
@@ -772,15 +774,21 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 	defer resp.Body.Close()
 	respBody := &capReader{r: resp.Body, left: maxResponseBytes}
 	rec.Status = resp.StatusCode
+	// SGLang-Omni names its own id (transcription-<uuid>) in this header.
+	rec.ServerRequestID = resp.Header.Get("X-Request-Id")
 	if !p.Stream || resp.StatusCode != http.StatusOK {
 		rec.FirstByteNs = time.Since(anchor).Nanoseconds()
 	}
 	var text string
 	if p.Stream && resp.StatusCode == http.StatusOK && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		wk.br.Reset(respBody)
-		text, err = readSSE(wk.br, func() { rec.FirstByteNs = time.Since(anchor).Nanoseconds() })
+		var id string
+		text, id, err = readSSE(wk.br, func() { rec.FirstByteNs = time.Since(anchor).Nanoseconds() })
 		rec.EndNs = time.Since(anchor).Nanoseconds()
 		wk.br.Reset(nil)
+		if rec.ServerRequestID == "" && id != "" && id != rec.RequestID {
+			rec.ServerRequestID = id // vLLM: transcribe-<X-Request-Id>
+		}
 		if err != nil {
 			rec.ErrorClass, rec.Error = classify(ctx, err), err.Error()
 			rec.Text = text
@@ -802,7 +810,7 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 			rec.Error = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, safeString(wk.buf.Bytes(), 300))
 			return
 		}
-		text, err = responseText(r.plan.Targets[ti].Fields["response_format"], wk.buf.Bytes())
+		text, rec.ResponseNote, err = responseText(r.plan.Targets[ti].Fields["response_format"], resp.Header.Get("Content-Type"), wk.buf.Bytes())
 		if err != nil {
 			rec.ErrorClass, rec.Error = schemas.ErrDecode, err.Error()
 			return
@@ -851,7 +859,10 @@ func classify(ctx context.Context, err error) string {
 	var ne net.Error
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
+	var st *StreamError
 	switch {
+	case errors.As(err, &st):
+		return st.Class
 	case errors.Is(err, errTooLarge), errors.As(err, &se), errors.As(err, &te):
 		return schemas.ErrDecode
 	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded),

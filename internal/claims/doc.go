@@ -68,7 +68,11 @@
 // window with fewer than 2 sampling instants in a sampled run has no
 // sampled field and telemetry_note TelemetryNotObserved; the median, min
 // and max carry the note when every repeat has it (applyTelemetry has the
-// exact definitions). A field with no sample or no counter stays absent.
+// exact definitions). A field with no sample or no counter stays absent
+// (null): cache_hits absent means not observable (SGLang-Omni exposes no
+// cache counter although it caches by audio content; plain SGLang's
+// sglang:cached_tokens_total appears only after its first hit), never zero
+// hits; readers must say "not observable".
 // A verifier must pass the same telemetry to recompute claims.json:
 //
 //	run, recs, tel, err := claims.LoadDirTelemetry(fsys)

@@ -20,8 +20,14 @@ import (
 )
 
 // ProbePaths are the self-description endpoints of the engines benchseal
-// knows (OpenAI, vLLM, SGLang), in the order they are asked.
-var ProbePaths = []string{"/v1/models", "/version", "/server_info", "/get_server_info", "/get_model_info", "/health"}
+// knows (OpenAI, vLLM, SGLang), in the order they are asked. vLLM's
+// /server_info (dev mode only) is asked for its config as JSON, where the
+// knobs are nested (scheduler_config.max_num_seqs, ...; SGLang ignores the
+// query); /metrics is kept because vllm:cache_config_info carries knobs
+// without dev mode. SGLang-Omni has none of /version, /server_info,
+// /get_server_info, /get_model_info: its knobs are launch arguments
+// (ServedKnobs, DeclaredKnobs).
+var ProbePaths = []string{"/v1/models", "/version", "/server_info?config_format=json", "/get_server_info", "/get_model_info", "/health", "/metrics"}
 
 // MetricsLimit caps the bytes read from one /metrics scrape.
 const MetricsLimit = 16 << 20
@@ -226,6 +232,20 @@ func CacheCounters(fams map[string]*dto.MetricFamily) map[string]float64 {
 		}
 		if sum >= 0 && !math.IsInf(sum, 1) {
 			out[name] = sum
+		}
+	}
+	// Plain SGLang creates sglang:cached_tokens_total at its first cache
+	// hit: a server that shows other sglang: families has counted none
+	// yet, which is 0, not unknown. SGLang-Omni shows no sglang: family
+	// (its families are sglang_omni_*), so its cache stays unobservable.
+	_, present := fams[schemas.SGLangCachedTokens]
+	_, presentBare := fams[strings.TrimSuffix(schemas.SGLangCachedTokens, "_total")]
+	if !present && !presentBare {
+		for name := range fams {
+			if strings.HasPrefix(name, "sglang:") {
+				out[schemas.SGLangCachedTokens] = 0
+				break
+			}
 		}
 	}
 	return out

@@ -39,6 +39,10 @@ sglang:cached_tokens_total{model_name="m"} 1234
 sglang:prompt_tokens_total{model_name="m"} 99999
 `,
 	"none": "# TYPE up gauge\nup 1\n",
+	// Plain SGLang before its first hit: no cached_tokens family yet.
+	"sglang-no-hit-yet": "# TYPE sglang:num_requests_total counter\nsglang:num_requests_total{model_name=\"m\"} 3\n",
+	// SGLang-Omni: no cache counter at all (serve/metrics.py @0641581e).
+	"sglang-omni": "# TYPE sglang_omni_http_requests_total counter\nsglang_omni_http_requests_total{method=\"POST\",model_name=\"m\",route=\"/v1/audio/transcriptions\",status=\"200\"} 3.0\n",
 	// Not counter values: JSON cannot hold NaN or Inf (steps.jsonl could
 	// not be written) and a counter is never negative.
 	"broken": "vllm:mm_cache_hits_total NaN\nvllm:prefix_cache_hits_total{a=\"1\"} +Inf\nsglang:cached_tokens_total -5\n" +
@@ -47,11 +51,13 @@ sglang:prompt_tokens_total{model_name="m"} 99999
 
 func TestCacheCounters(t *testing.T) {
 	want := map[string]map[string]float64{
-		"vllm":     {VLLMPrefixCacheQueries: 5000, VLLMPrefixCacheHits: 160, VLLMMMCacheQueries: 100, VLLMMMCacheHits: 3},
-		"vllm-old": {VLLMGPUPrefixHits: 7, VLLMGPUPrefixQueries: 70},
-		"sglang":   {SGLangCachedTokens: 1234},
-		"none":     {},
-		"broken":   {},
+		"vllm":              {VLLMPrefixCacheQueries: 5000, VLLMPrefixCacheHits: 160, VLLMMMCacheQueries: 100, VLLMMMCacheHits: 3},
+		"vllm-old":          {VLLMGPUPrefixHits: 7, VLLMGPUPrefixQueries: 70},
+		"sglang":            {SGLangCachedTokens: 1234},
+		"none":              {},
+		"sglang-no-hit-yet": {SGLangCachedTokens: 0},
+		"sglang-omni":       {},
+		"broken":            {},
 	}
 	for name, text := range metricsVectors {
 		fams, err := ParseMetrics([]byte(text))
@@ -115,7 +121,7 @@ func TestProbe(t *testing.T) {
 		t.Errorf("capture holds the secret: %s", b)
 	}
 	if len(c.Probes) != 3 || c.Probes[0].Path != "/v1/models" || c.Probes[0].Status != 200 || c.Probes[0].Body != `{"data":[{"id":"m"}]}` ||
-		c.Probes[0].ContentType != "application/json" || c.Probes[1].Path != "/server_info" || !strings.Contains(c.Probes[1].Body, `"max_num_seqs": 256`) ||
+		c.Probes[0].ContentType != "application/json" || c.Probes[1].Path != "/server_info?config_format=json" || !strings.Contains(c.Probes[1].Body, `"max_num_seqs": 256`) ||
 		c.Probes[2].Path != "/health" || c.Probes[2].Status != 503 {
 		t.Errorf("probes = %+v", c.Probes)
 	}

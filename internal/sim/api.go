@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +15,7 @@ import (
 // Personas.
 const (
 	PersonaVLLM       = "vllm"
+	PersonaVLLMOmni   = "vllm-omni"
 	PersonaSGLangOmni = "sglang-omni"
 )
 
@@ -54,6 +56,22 @@ type Config struct {
 	// RequestLog, if set, gets one line per request:
 	// "sim: <method> <path> <status> <milliseconds>ms".
 	RequestLog io.Writer
+
+	// DevMode is vLLM's VLLM_SERVER_DEV_MODE=1: only then does the vllm
+	// persona serve /server_info. SGLang-Omni has no such endpoint.
+	DevMode bool
+	// NoMetrics: /metrics answers 404, as SGLang-Omni does unless its
+	// metrics are enabled.
+	NoMetrics bool
+	// StreamFailRate makes that fraction of streamed requests fail midway
+	// (after half their words) with the persona's error event: vLLM
+	// data: {"error":{...}} then [DONE]; SGLang-Omni
+	// data: {"type":"error",...} and no [DONE].
+	StreamFailRate float64
+	// StreamCutRate makes that fraction of streamed requests end midway
+	// with no error event, no final event and no [DONE] (a connection the
+	// server dropped).
+	StreamCutRate float64
 }
 
 // ConfigError reports an unusable Config field.
@@ -85,9 +103,11 @@ func New(cfg Config) (*Server, error) {
 	switch cfg.Persona {
 	case "":
 		cfg.Persona = PersonaVLLM
-	case PersonaVLLM, PersonaSGLangOmni:
 	default:
-		return nil, &ConfigError{"persona", fmt.Sprintf("unknown persona %q (want %s or %s)", cfg.Persona, PersonaVLLM, PersonaSGLangOmni)}
+		if _, ok := personas[cfg.Persona]; ok {
+			break
+		}
+		return nil, &ConfigError{"persona", fmt.Sprintf("unknown persona %q (want %s, %s or %s)", cfg.Persona, PersonaVLLM, PersonaVLLMOmni, PersonaSGLangOmni)}
 	}
 	if cfg.Model == "" {
 		cfg.Model = DefaultModel
@@ -107,6 +127,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, &ConfigError{"fail rate", fmt.Sprintf("%v is not in [0, 1]", cfg.FailRate)}
 	case !(cfg.WordErrorRate >= 0 && cfg.WordErrorRate <= 1):
 		return nil, &ConfigError{"word error rate", fmt.Sprintf("%v is not in [0, 1]", cfg.WordErrorRate)}
+	case !(cfg.StreamFailRate >= 0 && cfg.StreamFailRate <= 1):
+		return nil, &ConfigError{"stream fail rate", fmt.Sprintf("%v is not in [0, 1]", cfg.StreamFailRate)}
+	case !(cfg.StreamCutRate >= 0 && cfg.StreamCutRate <= 1):
+		return nil, &ConfigError{"stream cut rate", fmt.Sprintf("%v is not in [0, 1]", cfg.StreamCutRate)}
 	}
 	for i, c := range cfg.Corpus {
 		if _, err := parseWAV(c.Audio); err != nil {
@@ -130,40 +154,63 @@ func (s *Server) Config() Config { return s.cfg }
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.RequestLog == nil {
+	countHTTP := s.p().openAIEvents && r.URL.Path != "/metrics"
+	if s.cfg.RequestLog == nil && !countHTTP {
 		s.mux.ServeHTTP(w, r)
 		return
 	}
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	s.mux.ServeHTTP(rec, r)
-	s.logMu.Lock()
-	fmt.Fprintf(s.cfg.RequestLog, "sim: %s %s %d %.2fms\n", r.Method, r.URL.Path, rec.status, float64(time.Since(start).Microseconds())/1000)
-	s.logMu.Unlock()
+	d := time.Since(start)
+	if countHTTP {
+		// SGLang-Omni's middleware labels a request with its route's path
+		// template, "__unmatched__" when no route took it.
+		route := "__unmatched__"
+		if _, path, ok := strings.Cut(r.Pattern, " "); ok && path != "/" {
+			route = path
+		}
+		s.metrics.observeHTTP(r.Method, route, rec.status, d.Seconds())
+	}
+	if s.cfg.RequestLog != nil {
+		s.logMu.Lock()
+		fmt.Fprintf(s.cfg.RequestLog, "sim: %s %s %d %.2fms\n", r.Method, r.URL.Path, rec.status, float64(d.Microseconds())/1000)
+		s.logMu.Unlock()
+	}
 }
 
 func (s *Server) routes() {
 	m := http.NewServeMux()
+	p := s.p()
 	m.HandleFunc("POST /v1/audio/transcriptions", s.ready(s.transcribe))
-	m.HandleFunc("GET /health", s.ready(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) }))
+	m.HandleFunc("GET /health", s.ready(func(w http.ResponseWriter, r *http.Request) {
+		if p.healthJSON {
+			writeJSON(w, http.StatusOK, s.sglangOmniHealth())
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	}))
 	m.HandleFunc("GET /v1/models", s.ready(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, s.models()) }))
-	m.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) { s.writeMetrics(w) })
-	if s.cfg.Persona == PersonaSGLangOmni {
-		info := s.ready(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, s.sglangServerInfo()) })
-		m.HandleFunc("GET /get_server_info", info)
-		m.HandleFunc("GET /server_info", info)
-		m.HandleFunc("GET /get_model_info", s.ready(func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, http.StatusOK, map[string]any{"model_path": s.cfg.Model, "tokenizer_path": s.cfg.Model, "is_generation": true})
-		}))
-	} else {
-		m.HandleFunc("GET /version", s.ready(func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, http.StatusOK, map[string]string{"version": VLLMVersion})
-		}))
-		m.HandleFunc("GET /server_info", s.ready(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, http.StatusOK, s.vllmServerInfo()) }))
+	if !s.cfg.NoMetrics {
+		m.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) { s.writeMetrics(w) })
 	}
-	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		s.writeError(w, http.StatusNotFound, fmt.Sprintf("no route for %s %s", r.Method, r.URL.Path))
-	})
+	if !p.openAIEvents { // vLLM
+		m.HandleFunc("GET /version", s.ready(func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusOK, map[string]string{"version": p.version})
+		}))
+		if s.cfg.DevMode {
+			m.HandleFunc("GET /server_info", s.ready(func(w http.ResponseWriter, r *http.Request) {
+				switch f := r.URL.Query().Get("config_format"); f {
+				case "", "text", "json":
+					writeJSON(w, http.StatusOK, s.vllmServerInfo(f == "json"))
+				default:
+					writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []map[string]any{{
+						"type": "literal_error", "loc": []string{"query", "config_format"}, "msg": "Input should be 'text' or 'json'", "input": f}}})
+				}
+			}))
+		}
+	}
+	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeNotFound(w) })
 	s.mux = m
 }
 

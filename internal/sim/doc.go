@@ -3,31 +3,69 @@
 // serves demos and the runner's end-to-end tests; it never pretends to
 // recognise speech.
 //
+// # Personas
+//
+// A persona is one row of the personas table (persona.go): every way the
+// engines differ is a field of it, and Facts lists what the persona
+// reproduces with the engine source (file@commit) each fact was read
+// from. Versions: vllm 0.28.0, sglang-omni 0.1.4 (releases that serve
+// Qwen3-ASR). vllm-omni is vllm in every HTTP shape; its /metrics label
+// every vllm:* family with stage and replica instead of engine and add
+// vllm_omni:num_requests_running/_waiting, vllm_omni:requests_success_total
+// {finished_reason}, vllm_omni:prompt_tokens_total and
+// vllm_omni:generation_tokens_total. Below, "vllm" covers vllm-omni.
+//
 // # Endpoints
 //
 // Both personas serve POST /v1/audio/transcriptions (multipart/form-data:
 // file, model, language, response_format json|text|verbose_json,
-// temperature, stream), GET /v1/models, GET /health (200, empty body) and
-// GET /metrics (Prometheus text format 0.0.4). The vllm persona adds
-// /version and /server_info; the sglang-omni persona adds /get_server_info,
-// /server_info and /get_model_info. The self-descriptions are flat JSON
-// objects with the knobs a fairness check compares (vLLM max_num_seqs,
-// gpu_memory_utilization, dtype, enable_prefix_caching; SGLang
-// max_running_requests, mem_fraction_static, dtype, disable_radix_cache);
-// an unlimited limit is null. They carry no key or token of any kind.
+// temperature, stream, stream_include_usage), GET /v1/models and GET
+// /metrics (Prometheus text format 0.0.4; 404 with NoMetrics, as
+// SGLang-Omni without metrics enabled). vllm: /health is an empty 200,
+// /version answers {"version"}, /server_info exists only with DevMode
+// (VLLM_SERVER_DEV_MODE=1) and answers {"vllm_config","vllm_env",
+// "system_env"}, vllm_config being str(VllmConfig) or, with
+// ?config_format=json, the nested config (scheduler_config.max_num_seqs,
+// cache_config.gpu_memory_utilization, cache_config.enable_prefix_caching,
+// model_config.dtype "torch.bfloat16"); an unlimited MaxRunning is null.
+// sglang-omni: /health is {"status":"healthy",...}; there is no /version,
+// /server_info, /get_server_info or /get_model_info (its knobs are launch
+// arguments). Unknown paths are FastAPI's 404 {"detail":"Not Found"}.
+//
+// # Answers
+//
+// vllm answers every non-streamed format as JSON {"text","usage":{"type":
+// "duration","seconds"}} with Content-Type application/json, text
+// included; sglang-omni answers text as text/plain. With stream=true,
+// vllm sends transcription.chunk chunks whose id is transcribe-<the
+// request's X-Request-Id> (a random uuid without one), a last chunk with
+// finish_reason "stop", a usage chunk (choices []) only with
+// stream_include_usage, then data: [DONE]; sglang-omni sends
+// X-Request-Id: transcription-<uuid> (its own id, whatever was sent),
+// transcript.text.delta events, transcript.text.done {text, usage}, then
+// data: [DONE]. The words are spread evenly over the service time.
+// StreamFailRate makes that fraction of streams fail after half their
+// words with the persona's error event (vllm data: {"error":{...}} then
+// [DONE]; sglang-omni data: {"type":"error","error":{"message"}} and no
+// [DONE]); StreamCutRate makes them end there with nothing more.
 //
 // # Errors
 //
-// vLLM answers {"error":{"message","type","param":null,"code"}}, SGLang
-// {"object":"error","message","type","param":null,"code"}. A wrong model
-// name is 404; a missing file or a second one, a body that is not multipart, an unknown
-// response_format or a WAV whose fmt/data chunks cannot be read is 400.
-// When more than MaxQueue requests wait, the next one is shed at once:
-// vllm with 503 (ShedStatusVLLM), sglang-omni with 500 (ShedStatusSGLang,
-// what SGLang-Omni was seen to answer at concurrency 64). FailRate makes
-// that fraction of admitted requests fail with 500 after their service
-// time (drawn from Seed and the request's arrival number). Until
-// ReadyDelay has passed, everything but /metrics answers 503.
+// vllm answers {"error":{"message","type","param":null,"code"}}: a wrong
+// model name is 404 NotFoundError "The model `X` does not exist.",
+// verbose_json is 400 (Qwen3-ASR has no segment timestamps), a missing file,
+// a body that is not multipart, an unknown response_format or a WAV whose
+// fmt/data chunks cannot be read is 400. sglang-omni answers a wrong model
+// with 404 {"error":{...,"param":"model","code":"model_not_found"}}, a
+// missing file with FastAPI's 422 {"detail":[...]}, everything else with
+// {"detail": "..."}. When more than MaxQueue requests wait, the next one
+// is shed after its upload: vllm with 503 (ShedStatusVLLM, as with
+// --max-num-queued-reqs; without MaxQueue it queues without bound, as vLLM
+// does by default), sglang-omni with 500 {"detail":"request-build backlog
+// is full (backlog_limit=16)"} (ShedStatusSGLang, SGLang-Omni 0.1.4).
+// FailRate makes that fraction of admitted requests fail with 500 after
+// their service time (drawn from Seed and the request's arrival number).
+// Until ReadyDelay has passed, everything but /metrics answers 503.
 //
 // # Latency, admission and the cache
 //
@@ -36,19 +74,25 @@
 // from its admission if it queued) and slept on a timer that ends early if
 // the client leaves. MaxRunning requests are served at once, the others wait in
 // FIFO order; no lock is held while a request is served, so throughput is
-// MaxRunning / service time. With stream=true the words arrive as vLLM's
-// transcription.chunk events spread evenly over the service time, then a
-// final chunk with finish_reason "stop" and usage, then "data: [DONE]".
+// MaxRunning / service time. With stream=true the words arrive in the
+// persona's events (# Answers), spread evenly over the service time.
 //
 // The cache is consulted before admission: with Cache on, a body whose
 // bytes were answered before is answered at once, without queueing, which
 // is what makes unperturbed benchmarks flatter real engines. Every request
 // counts as a cache query whether or not Cache is on; hits only move with
-// Cache on. vLLM counts vllm:mm_cache_queries_total / _hits_total in items
-// and vllm:prefix_cache_queries_total / _hits_total in prompt tokens;
-// SGLang counts sglang:prompt_tokens_total and, on a hit,
-// sglang:cached_tokens_total by the clip's prompt tokens (16 template
-// tokens + 25 per audio second).
+// Cache on. vllm counts vllm:mm_cache_queries_total / _hits_total in items
+// and vllm:prefix_cache_queries_total / _hits_total in prompt tokens (16
+// template tokens + 25 per audio second), every family labelled
+// engine="0" and model_name, with vllm:request_success_total by
+// finished_reason and vllm:cache_config_info{block_size,cache_dtype,
+// enable_prefix_caching,engine,gpu_memory_utilization} 1 (no model_name).
+// sglang-omni caches by content but, like SGLang-Omni, exposes no cache
+// counter: its /metrics has sglang_omni_pipeline_running,
+// _tracked_requests, _pending_completions, sglang_omni_request_states{state},
+// sglang_omni_stage_present{stage}, sglang_omni_http_requests_total{method,
+// model_name,route,status} and sglang_omni_http_request_duration_seconds,
+// counted for every request but /metrics.
 //
 // # Recognition
 //

@@ -1,9 +1,12 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 )
@@ -38,6 +41,71 @@ type counts struct {
 	latencyCounts   []int64 // per bucket, not cumulative; last is +Inf
 	latencySum      float64
 	latencyCount    int64
+	// SGLang-Omni's HTTP middleware counts (serve/metrics.py): requests by
+	// method, route and status, handler durations by method and route.
+	http    map[httpKey]int64
+	httpDur map[routeKey]*durations
+}
+
+type routeKey struct{ method, route string }
+
+type httpKey struct {
+	method, route string
+	status        int
+}
+
+// durations is one route's handler-duration histogram.
+type durations struct {
+	buckets []int64 // cumulative per sglangDurationBuckets
+	count   int64
+	sum     float64
+}
+
+// sglangDurationBuckets are serve/metrics.py's DEFAULT_DURATION_BUCKETS.
+var sglangDurationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// observeHTTP counts one HTTP request as SGLang-Omni's middleware does.
+func (m *metrics) observeHTTP(method, route string, status int, seconds float64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.c.http[httpKey{method, route, status}]++
+	rk := routeKey{method, route}
+	d := m.c.httpDur[rk]
+	if d == nil {
+		d = &durations{buckets: make([]int64, len(sglangDurationBuckets))}
+		m.c.httpDur[rk] = d
+	}
+	d.count++
+	d.sum += max(seconds, 0)
+	for i, le := range sglangDurationBuckets {
+		if seconds <= le {
+			d.buckets[i]++
+		}
+	}
+}
+
+// httpKeys are the counted (method, route, status) in sorted order.
+func (c *counts) httpKeys() []httpKey {
+	keys := make([]httpKey, 0, len(c.http))
+	for k := range c.http {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b httpKey) int {
+		return cmp.Or(cmp.Compare(a.method, b.method), cmp.Compare(a.route, b.route), cmp.Compare(a.status, b.status))
+	})
+	return keys
+}
+
+// routeKeys are the timed (method, route) in sorted order.
+func (c *counts) routeKeys() []routeKey {
+	keys := make([]routeKey, 0, len(c.httpDur))
+	for k := range c.httpDur {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b routeKey) int {
+		return cmp.Or(cmp.Compare(a.method, b.method), cmp.Compare(a.route, b.route))
+	})
+	return keys
 }
 
 // metrics guards the counts; every request's update takes the lock for a
@@ -48,7 +116,8 @@ type metrics struct {
 }
 
 func newMetrics() *metrics {
-	return &metrics{c: counts{latencyCounts: make([]int64, len(latencyBuckets)+1)}}
+	return &metrics{c: counts{latencyCounts: make([]int64, len(latencyBuckets)+1),
+		http: map[httpKey]int64{}, httpDur: map[routeKey]*durations{}}}
 }
 
 // cacheQuery counts one lookup of a clip of tokens prompt tokens.
@@ -91,6 +160,13 @@ func (m *metrics) snapshot() counts {
 	defer m.mu.Unlock()
 	c := m.c
 	c.latencyCounts = append([]int64(nil), m.c.latencyCounts...)
+	c.http = maps.Clone(m.c.http)
+	c.httpDur = make(map[routeKey]*durations, len(m.c.httpDur))
+	for k, d := range m.c.httpDur {
+		cp := *d
+		cp.buckets = slices.Clone(d.buckets)
+		c.httpDur[k] = &cp
+	}
 	return c
 }
 

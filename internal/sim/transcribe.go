@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"strconv"
@@ -27,7 +28,12 @@ type request struct {
 	language       string
 	responseFormat string
 	stream         bool
+	includeUsage   bool // vLLM's stream_include_usage
 }
+
+// errMissingFile is a form without its file part: vLLM answers 400,
+// SGLang-Omni (FastAPI's File(...)) 422.
+var errMissingFile = errors.New(`missing form field "file"`)
 
 // parseRequest reads the multipart form without buffering it twice: the
 // file part is read once into memory, the other fields are small.
@@ -88,6 +94,8 @@ func parseRequest(r *http.Request) (*request, error) {
 			if err != nil {
 				return nil, fmt.Errorf("stream: %q is not a boolean", val)
 			}
+		case "stream_include_usage":
+			req.includeUsage, _ = strconv.ParseBool(val)
 		case "temperature":
 			if _, err := strconv.ParseFloat(val, 64); err != nil {
 				return nil, fmt.Errorf("temperature: %q is not a number", val)
@@ -95,7 +103,7 @@ func parseRequest(r *http.Request) (*request, error) {
 		}
 	}
 	if !haveFile {
-		return nil, errors.New(`missing form field "file"`)
+		return nil, errMissingFile
 	}
 	switch req.responseFormat {
 	case "", "json":
@@ -105,6 +113,45 @@ func parseRequest(r *http.Request) (*request, error) {
 		return nil, fmt.Errorf("unsupported response_format %q (json, text or verbose_json)", req.responseFormat)
 	}
 	return req, nil
+}
+
+// badForm answers a form parseRequest refused, as the persona does.
+func (s *Server) badForm(w http.ResponseWriter, err error) {
+	if errors.Is(err, errMissingFile) && s.p().openAIEvents {
+		s.metrics.done(false, 0, 0)
+		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []map[string]any{{
+			"type": "missing", "loc": []string{"body", "file"}, "msg": "Field required", "input": nil}}})
+		return
+	}
+	s.fail(w, http.StatusBadRequest, err.Error())
+}
+
+// checkFormat refuses what the persona's Qwen3-ASR refuses: vLLM any
+// verbose_json (supports_segment_timestamp=False, speech_to_text.py
+// @024e0772); SGLang-Omni verbose_json with stream=true
+// (speech_to_text.py @070fc3b5).
+func (s *Server) checkFormat(req *request) string {
+	p := s.p()
+	switch {
+	case req.responseFormat == "verbose_json" && !p.verboseJSON:
+		return fmt.Sprintf("Currently do not support verbose_json for %s", s.cfg.Model)
+	case req.responseFormat == "verbose_json" && req.stream:
+		return "stream=true supports only response_format 'json' or 'text', got 'verbose_json'"
+	}
+	return ""
+}
+
+// requestID is the id the server gives request n: vLLM takes the
+// request's X-Request-Id (transcribe-<id>), SGLang-Omni makes its own
+// (transcription-<uuid>).
+func (s *Server) requestID(r *http.Request, n uint64) string {
+	p := s.p()
+	if h := r.Header.Get("X-Request-Id"); p.takesRequestID && h != "" {
+		return p.idPrefix + h
+	}
+	a, b := s.bits(^n), s.bits(^n^0x5a5a)
+	return fmt.Sprintf("%s%08x-%04x-4%03x-%04x-%012x", p.idPrefix, uint32(a>>32), uint16(a>>16), uint16(a)&0xfff,
+		uint16(b>>48)&0x3fff|0x8000, b&0xffffffffffff)
 }
 
 // answer is what the server will say about one request's audio.
@@ -120,11 +167,16 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 	n := s.seq.Add(1)
 	req, err := parseRequest(r)
 	if err != nil {
-		s.fail(w, http.StatusBadRequest, err.Error())
+		s.badForm(w, err)
 		return
 	}
 	if req.model != "" && req.model != s.cfg.Model {
-		s.fail(w, http.StatusNotFound, fmt.Sprintf("The model `%s` does not exist.", req.model))
+		s.metrics.done(false, 0, 0)
+		s.writeModelNotFound(w, req.model)
+		return
+	}
+	if msg := s.checkFormat(req); msg != "" {
+		s.fail(w, http.StatusBadRequest, msg)
 		return
 	}
 	info, err := parseWAV(req.file)
@@ -157,7 +209,7 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 	queued, err := s.admission.admit(r.Context())
 	if err != nil {
 		if errors.Is(err, errShed) {
-			s.fail(w, s.shedStatus(), "The server is overloaded: too many requests queued.")
+			s.fail(w, s.p().shedStatus, s.p().shedMessage)
 			return
 		}
 		s.metrics.done(false, 0, 0) // the client left while queued
@@ -221,16 +273,20 @@ func sleepUntil(r *http.Request, t time.Time) bool {
 	}
 }
 
-// respond serves the answer after service time, in the requested shape.
+// respond serves the answer after service time, in the requested shape as
+// the persona's engine writes it.
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a answer, start time.Time, n uint64, begin time.Time, service time.Duration) {
 	text := a.text
 	if s.cfg.RawPrefix {
 		text = RawPrefix + text
 	}
 	completion := int64(len(strings.Fields(a.text))) + 1
+	id := s.requestID(r, n)
 	if req.stream {
-		if s.stream(w, r, a, text, n, begin, service) {
+		if s.stream(w, r, req, a, text, id, n, begin, service) {
 			s.metrics.done(true, time.Since(start).Seconds(), completion)
+		} else {
+			s.metrics.done(false, 0, 0)
 		}
 		return
 	}
@@ -239,8 +295,15 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 		return
 	}
 	s.metrics.done(true, time.Since(start).Seconds(), completion)
+	usage := &usageDuration{Type: "duration", Seconds: int64(math.Ceil(a.seconds))}
 	switch req.responseFormat {
 	case "text":
+		if s.p().textAsJSON {
+			// vLLM: every non-streamed answer is a JSONResponse of
+			// TranscriptionResponse, whatever response_format asked.
+			writeJSON(w, http.StatusOK, transcription{text, usage})
+			return
+		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(http.StatusOK)
 		io.WriteString(w, text)
@@ -262,29 +325,68 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 			NoSpeechProb     float64 `json:"no_speech_prob"`
 		}
 		writeJSON(w, http.StatusOK, struct {
-			Task     string    `json:"task"`
-			Language string    `json:"language"`
-			Duration float64   `json:"duration"`
-			Text     string    `json:"text"`
-			Segments []segment `json:"segments"`
-		}{"transcribe", lang, a.seconds, text, []segment{{End: a.seconds, Text: text, Tokens: []int{}, CompressionRatio: 1}}})
+			Task     string         `json:"task"`
+			Language string         `json:"language"`
+			Duration float64        `json:"duration"`
+			Text     string         `json:"text"`
+			Segments []segment      `json:"segments"`
+			Usage    *usageDuration `json:"usage,omitempty"`
+		}{"transcribe", lang, a.seconds, text, []segment{{End: a.seconds, Text: text, Tokens: []int{}, CompressionRatio: 1}}, usage})
 	default:
-		writeJSON(w, http.StatusOK, struct {
-			Text string `json:"text"`
-		}{text})
+		writeJSON(w, http.StatusOK, transcription{text, usage})
 	}
 }
 
-// stream answers as vLLM does with stream=true: one Server-Sent Event per
-// word, the service time spread evenly so that the last word arrives when a
-// plain answer would, then a final chunk with finish_reason and usage, then
-// [DONE]. It reports whether the whole stream was written.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, a answer, text string, n uint64, begin time.Time, service time.Duration) bool {
+// usageDuration is the usage both engines put in a transcription:
+// {"type":"duration","seconds":ceil(audio seconds)}.
+type usageDuration struct {
+	Type    string `json:"type"`
+	Seconds int64  `json:"seconds"`
+}
+
+type transcription struct {
+	Text  string         `json:"text"`
+	Usage *usageDuration `json:"usage,omitempty"`
+}
+
+// streamFault is what a stream does midway: nothing, fail with the
+// persona's error event, or end cut short.
+type streamFault int
+
+const (
+	faultNone streamFault = iota
+	faultError
+	faultCut
+)
+
+func (s *Server) streamFault(n uint64) streamFault {
+	x := s.draw(n ^ 0x73747265616d) // its own draw, apart from FailRate's
+	switch {
+	case x < s.cfg.StreamFailRate:
+		return faultError
+	case x < s.cfg.StreamFailRate+s.cfg.StreamCutRate:
+		return faultCut
+	}
+	return faultNone
+}
+
+// stream answers stream=true as the persona's engine does, one event per
+// word, the service time spread evenly so that the last word arrives when
+// a plain answer would. vLLM: transcription.chunk chunks with the request
+// id, a last chunk with finish_reason "stop", a usage chunk (choices [])
+// only with stream_include_usage, then [DONE]; a failure midway is
+// data: {"error":{...}} then [DONE]. SGLang-Omni: X-Request-Id header,
+// transcript.text.delta events, transcript.text.done with the text and
+// usage, then [DONE]; a failure midway is data: {"type":"error",...} and
+// the end of the stream. It reports whether the whole stream was written
+// as a success.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a answer, text, id string, n uint64, begin time.Time, service time.Duration) bool {
+	p := s.p()
 	words := strings.SplitAfter(text, " ")
 	if text == "" {
 		words = nil
 	}
-	id := fmt.Sprintf("trsc-%016x", s.bits(^n))
+	fault := s.streamFault(n)
 	created := time.Now().Unix()
 	type delta struct {
 		Content string `json:"content"`
@@ -307,12 +409,21 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, a answer, text s
 		Choices []choice `json:"choices"`
 		Usage   *usage   `json:"usage,omitempty"`
 	}
+	type event struct {
+		Type  string         `json:"type"`
+		Delta string         `json:"delta,omitempty"`
+		Text  *string        `json:"text,omitempty"`
+		Usage *usageDuration `json:"usage,omitempty"`
+		Error any            `json:"error,omitempty"`
+	}
 	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	headerSent := false
-	send := func(c chunk) bool {
-		b, _ := json.Marshal(c)
+	if p.streamIDHeader {
+		w.Header().Set("X-Request-Id", id)
+	}
+	send := func(v any) bool {
+		b, _ := json.Marshal(v)
 		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
 			return false
 		}
@@ -321,29 +432,75 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, a answer, text s
 		}
 		return true
 	}
+	done := func() bool {
+		_, err := io.WriteString(w, "data: [DONE]\n\n")
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return err == nil
+	}
+	// A fault strikes after half the words (at least one when there are
+	// any), so that some text has arrived.
+	faultAt := (len(words) + 1) / 2
 	for i, word := range words {
+		if fault != faultNone && i == faultAt {
+			break
+		}
 		at := begin.Add(service * time.Duration(i+1) / time.Duration(len(words)))
 		if !sleepUntil(r, at) {
 			return false
 		}
-		headerSent = true
-		if !send(chunk{id, "transcription.chunk", created, s.cfg.Model, []choice{{Delta: delta{word}}}, nil}) {
+		var ok bool
+		if p.openAIEvents {
+			ok = send(event{Type: "transcript.text.delta", Delta: word})
+		} else {
+			ok = send(chunk{id, "transcription.chunk", created, s.cfg.Model, []choice{{Delta: delta{word}}}, nil})
+		}
+		if !ok {
 			return false
 		}
 	}
-	if !headerSent && !sleepUntil(r, begin.Add(service)) {
+	switch fault {
+	case faultCut:
+		if len(words) == 0 && !sleepUntil(r, begin.Add(service)) {
+			return false
+		}
+		if flusher != nil {
+			flusher.Flush() // headers out, then the stream just ends
+		}
 		return false
+	case faultError:
+		if len(words) == 0 && !sleepUntil(r, begin.Add(service)) {
+			return false
+		}
+		const msg = "Internal server error (simulated failure mid-stream)."
+		if p.openAIEvents {
+			send(event{Type: "error", Error: map[string]string{"message": msg}})
+			return false // SGLang-Omni closes without [DONE]
+		}
+		send(map[string]any{"error": openAIError{Message: msg, Type: "InternalServerError", Code: http.StatusInternalServerError}})
+		done()
+		return false
+	}
+	if len(words) == 0 && !sleepUntil(r, begin.Add(service)) {
+		return false
+	}
+	usageDur := &usageDuration{Type: "duration", Seconds: int64(math.Ceil(a.seconds))}
+	if p.openAIEvents {
+		if !send(event{Type: "transcript.text.done", Text: &text, Usage: usageDur}) {
+			return false
+		}
+		return done()
 	}
 	stop := "stop"
-	completion := int64(len(words)) + 1
-	if !send(chunk{id, "transcription.chunk", created, s.cfg.Model,
-		[]choice{{Delta: delta{""}, FinishReason: &stop}},
-		&usage{a.tokens, completion, a.tokens + completion}}) {
+	if !send(chunk{id, "transcription.chunk", created, s.cfg.Model, []choice{{Delta: delta{""}, FinishReason: &stop}}, nil}) {
 		return false
 	}
-	_, err := io.WriteString(w, "data: [DONE]\n\n")
-	if flusher != nil {
-		flusher.Flush()
+	if req.includeUsage {
+		completion := int64(len(words)) + 1
+		if !send(chunk{id, "transcription.chunk", created, s.cfg.Model, []choice{}, &usage{a.tokens, completion, a.tokens + completion}}) {
+			return false
+		}
 	}
-	return err == nil
+	return done()
 }

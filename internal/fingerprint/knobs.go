@@ -1,0 +1,321 @@
+package fingerprint
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// Where a knob's value came from.
+const (
+	// KnobServed: the server said it about itself (vLLM's dev-mode
+	// /server_info, vllm:cache_config_info in /metrics, SGLang's
+	// /get_server_info).
+	KnobServed = "served"
+	// KnobDeclared: the launch command says it (--launch, --launch-cmd).
+	KnobDeclared = "declared"
+	// KnobAbsent: neither said it; the knob is not observed.
+	KnobAbsent = "absent"
+)
+
+// The server knobs a fair comparison holds equal, by the name benchseal
+// gives each (engines name them differently).
+const (
+	KnobMaxRunning    = "max running requests"
+	KnobGPUMemory     = "GPU memory fraction"
+	KnobDType         = "dtype"
+	KnobPrefixCaching = "prefix caching"
+)
+
+// KnobNames are the knobs Knobs reports, in order.
+var KnobNames = []string{KnobMaxRunning, KnobGPUMemory, KnobDType, KnobPrefixCaching}
+
+// Knob is one server setting, its value and where the value came from.
+type Knob struct {
+	Name string
+	// Value is canonical so that engines compare: a number as Go's
+	// shortest 'g' form ("64", "0.9"), a boolean "true"/"false", a dtype
+	// without "torch." ("bfloat16"). "" when Source is KnobAbsent.
+	Value  string
+	Source string // KnobServed, KnobDeclared or KnobAbsent
+	// From says exactly where: the endpoint and key
+	// ("/server_info?config_format=json scheduler_config.max_num_seqs",
+	// "/metrics vllm:cache_config_info gpu_memory_utilization") or the
+	// launch flag ("--max-num-seqs").
+	From string
+}
+
+// knobKey is one engine's name for a knob: where it sits in a served JSON
+// (dotted path) and its launch flag; negate for disable_* switches.
+type knobKey struct {
+	knob   string
+	path   string // in a JSON self-description; dotted for vLLM's nested config
+	flag   string // launch flag, "" if none
+	negate bool
+	bare   bool // the flag is a switch without a value
+}
+
+// knobKeys: vLLM's nested /server_info?config_format=json keys
+// (vllm/entrypoints/serve/instrumentator/server_info.py@4652ef5d dumps
+// VllmConfig) and its CLI flags; SGLang's server_args keys and flags, which
+// SGLang-Omni's launcher passes on (it has no self-description:
+// sglang_omni/serve/openai_api.py, launcher.py).
+var knobKeys = []knobKey{
+	{knob: KnobMaxRunning, path: "scheduler_config.max_num_seqs", flag: "--max-num-seqs"},
+	{knob: KnobMaxRunning, path: "max_num_seqs"},
+	{knob: KnobMaxRunning, path: "max_running_requests", flag: "--max-running-requests"},
+	{knob: KnobGPUMemory, path: "cache_config.gpu_memory_utilization", flag: "--gpu-memory-utilization"},
+	{knob: KnobGPUMemory, path: "gpu_memory_utilization"},
+	{knob: KnobGPUMemory, path: "mem_fraction_static", flag: "--mem-fraction-static"},
+	{knob: KnobDType, path: "model_config.dtype", flag: "--dtype"},
+	{knob: KnobDType, path: "dtype"},
+	{knob: KnobPrefixCaching, path: "cache_config.enable_prefix_caching", flag: "--enable-prefix-caching", bare: true},
+	{knob: KnobPrefixCaching, path: "enable_prefix_caching"},
+	{knob: KnobPrefixCaching, flag: "--no-enable-prefix-caching", negate: true, bare: true},
+	{knob: KnobPrefixCaching, path: "disable_radix_cache", flag: "--disable-radix-cache", negate: true, bare: true},
+}
+
+// LaunchFlags are the launch flags DeclaredKnobs reads, of both engines:
+// vLLM's --max-num-seqs, --gpu-memory-utilization, --dtype,
+// --enable-prefix-caching / --no-enable-prefix-caching; SGLang(-Omni)'s
+// --max-running-requests, --mem-fraction-static, --disable-radix-cache.
+// Others it records as-is (--max-model-len, --max-num-batched-tokens,
+// --max-num-queued-reqs, --context-length, --max-queued-requests, ...)
+// through LaunchArgs.
+func LaunchFlags() []string {
+	var out []string
+	for _, k := range knobKeys {
+		if k.flag != "" {
+			out = append(out, k.flag)
+		}
+	}
+	return out
+}
+
+// Knobs returns every one of KnobNames for one server: served when a probe
+// says it, else declared when the launch command does, else absent.
+func Knobs(probes []schemas.Probe, launchCommand string) []Knob {
+	served := ServedKnobs(probes)
+	declared := DeclaredKnobs(launchCommand)
+	out := make([]Knob, 0, len(KnobNames))
+	for _, name := range KnobNames {
+		switch {
+		case served[name].Source != "":
+			out = append(out, served[name])
+		case declared[name].Source != "":
+			out = append(out, declared[name])
+		default:
+			out = append(out, Knob{Name: name, Source: KnobAbsent})
+		}
+	}
+	return out
+}
+
+// ServedKnobs reads the knobs a server said about itself in a capture: the
+// JSON of /server_info (vLLM dev mode, flat or nested under vllm_config, or
+// vllm_config as str(VllmConfig)) and /get_server_info (SGLang), and the
+// labels of vllm:cache_config_info in /metrics (vLLM without dev mode:
+// gpu_memory_utilization, enable_prefix_caching).
+func ServedKnobs(probes []schemas.Probe) map[string]Knob {
+	out := map[string]Knob{}
+	set := func(name, value, from string) {
+		if _, ok := out[name]; !ok && value != "" {
+			out[name] = Knob{Name: name, Value: value, Source: KnobServed, From: from}
+		}
+	}
+	for _, p := range probes {
+		if p.Status != 200 {
+			continue
+		}
+		path, _, _ := strings.Cut(p.Path, "?")
+		switch path {
+		case "/server_info", "/get_server_info":
+			var m map[string]any
+			if json.Unmarshal([]byte(p.Body), &m) != nil {
+				continue
+			}
+			root := m
+			prefix := ""
+			switch c := m["vllm_config"].(type) {
+			case map[string]any:
+				root, prefix = c, "vllm_config."
+			case string:
+				for name, kv := range textConfigKnobs(c) {
+					set(name, kv[1], p.Path+" vllm_config "+kv[0])
+				}
+			}
+			for _, k := range knobKeys {
+				if k.path == "" {
+					continue
+				}
+				if v, ok := lookup(root, k.path); ok {
+					set(k.knob, canon(v, k.negate), p.Path+" "+prefix+k.path)
+				}
+			}
+		case "/metrics":
+			fams, err := ParseMetrics([]byte(p.Body))
+			if err != nil {
+				continue
+			}
+			f := fams["vllm:cache_config_info"]
+			if f == nil || len(f.GetMetric()) == 0 {
+				continue
+			}
+			for _, l := range f.GetMetric()[0].GetLabel() {
+				switch l.GetName() {
+				case "gpu_memory_utilization":
+					set(KnobGPUMemory, canon(l.GetValue(), false), "/metrics vllm:cache_config_info gpu_memory_utilization")
+				case "enable_prefix_caching":
+					set(KnobPrefixCaching, canon(l.GetValue(), false), "/metrics vllm:cache_config_info enable_prefix_caching")
+				}
+			}
+		}
+	}
+	return out
+}
+
+// textConfigRe finds knobs in str(VllmConfig), the text form of vLLM's
+// /server_info: "dtype=torch.bfloat16, ..., enable_prefix_caching=True".
+var textConfigRe = regexp.MustCompile(`\b(dtype|enable_prefix_caching|max_num_seqs|gpu_memory_utilization)=([^,\s]+)`)
+
+func textConfigKnobs(s string) map[string][2]string {
+	out := map[string][2]string{}
+	for _, m := range textConfigRe.FindAllStringSubmatch(s, -1) {
+		var name string
+		for _, k := range knobKeys {
+			if k.path == m[1] {
+				name = k.knob
+				break
+			}
+		}
+		if _, ok := out[name]; name != "" && !ok {
+			out[name] = [2]string{m[1], canon(m[2], false)}
+		}
+	}
+	return out
+}
+
+// lookup walks a dotted path through nested objects.
+func lookup(m map[string]any, path string) (any, bool) {
+	var v any = m
+	for part := range strings.SplitSeq(path, ".") {
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if v, ok = obj[part]; !ok {
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// canon writes a knob value so that engines compare: JSON null is ""
+// (not said), numbers in shortest form, Python's True/False as booleans,
+// dtypes without "torch.".
+func canon(v any, negate bool) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case bool:
+		return strconv.FormatBool(x != negate)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case string:
+		s := strings.TrimSpace(strings.Trim(strings.TrimSpace(x), `'"`))
+		switch strings.ToLower(s) {
+		case "true":
+			return strconv.FormatBool(!negate)
+		case "false":
+			return strconv.FormatBool(negate)
+		case "none", "null":
+			return ""
+		}
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return strconv.FormatFloat(f, 'g', -1, 64)
+		}
+		return strings.TrimPrefix(s, "torch.")
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// DeclaredKnobs reads the knobs a launch command sets with the known flags
+// of both engines (LaunchFlags), --flag value and --flag=value alike; the
+// last occurrence wins, as with argparse.
+func DeclaredKnobs(command string) map[string]Knob {
+	out := map[string]Knob{}
+	args := LaunchArgs(command)
+	for i := 0; i < len(args); i++ {
+		flag, val, hasVal := strings.Cut(args[i], "=")
+		for _, k := range knobKeys {
+			if k.flag == "" || k.flag != flag {
+				continue
+			}
+			var v string
+			switch {
+			case k.bare && !hasVal:
+				v = strconv.FormatBool(!k.negate)
+			case hasVal:
+				v = canon(val, k.negate)
+			case i+1 < len(args):
+				i++
+				v = canon(args[i], k.negate)
+			}
+			if v != "" {
+				out[k.knob] = Knob{Name: k.knob, Value: v, Source: KnobDeclared, From: "launch command " + flag}
+			}
+			break
+		}
+	}
+	return out
+}
+
+// LaunchArgs splits a launch command into words as /bin/sh would for the
+// plain cases: blanks separate, '...' and "..." quote, a backslash escapes
+// the next character (and joins a line ending in it).
+func LaunchArgs(command string) []string {
+	var out []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	rs := []rune(command)
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else if c == '\\' && quote == '"' && i+1 < len(rs) {
+				i++
+				cur.WriteRune(rs[i])
+			} else {
+				cur.WriteRune(c)
+			}
+		case c == '\'' || c == '"':
+			quote, inWord = c, true
+		case c == '\\' && i+1 < len(rs):
+			i++
+			if rs[i] != '\n' {
+				cur.WriteRune(rs[i])
+				inWord = true
+			}
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				out = append(out, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		out = append(out, cur.String())
+	}
+	return out
+}
