@@ -95,7 +95,9 @@ func makeFullRun(tb testing.TB, base string) {
 	must(tb, err)
 	urls := map[string]string{}
 	for _, name := range []string{"a", "b"} {
-		s, err := sim.New(sim.Config{Corpus: sc, BaseLatency: 60 * time.Millisecond})
+		// DevMode: the vLLM persona serves /server_info, so the base run's
+		// knobs are observed and check 8 passes.
+		s, err := sim.New(sim.Config{Corpus: sc, BaseLatency: 60 * time.Millisecond, DevMode: true, MaxRunning: 64})
 		must(tb, err)
 		ts := httptest.NewServer(s)
 		defer ts.Close()
@@ -773,6 +775,7 @@ func bumpCounter(tb testing.TB, s, name string, delta float64) string {
 		fmt.Sscan(l[j+1:], &v)
 		lines[i] = fmt.Sprintf("%s %g", l[:j], v+delta)
 		found = true
+		break // one series: a counter summed over label sets moves by delta
 	}
 	if !found {
 		tb.Fatalf("no %s in the scrape", name)
