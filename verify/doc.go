@@ -76,9 +76,16 @@
 //	             each target's gpus), the same engine knobs (max running requests:
 //	             max_num_seqs / max_running_requests; memory fraction:
 //	             gpu_memory_utilization / mem_fraction_static; dtype; prefix
-//	             caching: enable_prefix_caching / not disable_radix_cache) from the
-//	             captured /server_info or /get_server_info; for every target, no
-//	             cache hits counted in claims (cache_hits). And the recorded
+//	             caching: enable_prefix_caching / not disable_radix_cache), each
+//	             value with its source: served (vLLM's dev-mode
+//	             /server_info?config_format=json, vllm:cache_config_info in
+//	             /metrics, SGLang's /get_server_info), declared (the launch
+//	             command's flags) or absent, from probes-before and
+//	             probes-after alike (a change between them WARNs); a knob no
+//	             target exposes is WARN "not observed" with how to expose it,
+//	             never equal; for every target, no cache hits counted in
+//	             claims (cache_hits), and "not observable" (WARN) where the
+//	             server exposes no cache counter (SGLang-Omni). And the recorded
 //	             environment agrees with itself: every GPU sampled in
 //	             telemetry/gpu.jsonl is one env/gpu.json lists, each step's
 //	             GPUs are its target's in run.json, the targets' GPUs are the
