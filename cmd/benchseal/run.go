@@ -42,6 +42,7 @@ type runFlags struct {
 	launchLog, serverConfigs []string
 	readyTimeout, stopGrace  time.Duration
 	seal, key                string
+	allowUnlistedModel       bool
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -120,6 +121,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringArrayVar(&f.serverConfigs, "server-config", nil, "a config file of a server, as NAME=FILE (copied into servers/NAME/config/, redacted); repeatable")
 	fl.StringVar(&f.seal, "seal", "", "after a complete run, seal it into `OUT`.tar.zst (as 'benchseal seal')")
 	fl.StringVar(&f.key, "key", "", "with --seal: sign with `KEY` (a key file or KMS reference; default an ephemeral key)")
+	fl.BoolVar(&f.allowUnlistedModel, "allow-unlisted-model", false, "request --model even where /v1/models does not list it (servers that ignore the field)")
 	return cmd
 }
 
@@ -139,6 +141,10 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 		return usageErrorf("--ready-timeout and --stop-grace must be positive")
 	}
 	if err := checkRunSeal(f); err != nil {
+		return err
+	}
+	signer, err := runSigner(cmd.Context(), e, f)
+	if err != nil {
 		return err
 	}
 	// Refuse an existing --out before starting any server for nothing
@@ -167,6 +173,9 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 	opts := []bench.Option{bench.WithTimeout(f.timeout), bench.WithAPIKey(key), bench.WithTool(tool),
 		bench.WithProgress(bench.NewProgress(e.stderr, tty)), bench.WithHooks(recorderHooks(setup, sv, rec))}
 	opts = append(opts, sv.stopOptions()...)
+	if f.allowUnlistedModel {
+		opts = append(opts, bench.WithUnlistedModel())
+	}
 	res, err := bench.Run(ctx, f.out, plan, opts...)
 	sv.stopAll(e)
 	var se *bench.TargetStoppedError
@@ -176,6 +185,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 		infof(e.stderr, "interrupted before measuring")
 		return errInterrupted
 	case errors.Is(err, bench.ErrInterrupted):
+		summarizeSteps(e, names, res.Steps)
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete)", res.Dir)
 		writeRunReport(e, res.Dir)
 		if f.seal != "" {
@@ -183,20 +193,30 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 		}
 		return errInterrupted
 	case errors.As(err, &se) && res != nil:
+		summarizeSteps(e, names, res.Steps)
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete)", res.Dir)
 		if f.seal != "" {
-			warnf(e.stderr, "--seal: an incomplete run is not sealed (seal it with 'benchseal seal --allow-incomplete')")
+			warnf(e.stderr, "--seal: an incomplete run is not sealed (to seal it anyway: %s)", sealCommand(res.Dir, f.seal, f.key, true))
 		}
-		return withHint(fmt.Errorf("run: %w", err), "see servers/<target>/launch.log in %s for why it exited", res.Dir)
+		return withHint(fmt.Errorf("run: %w", err), "%s", stoppedHint(se, res.Dir))
 	case err != nil:
 		return runError(err)
 	}
 	writeRunReport(e, res.Dir)
 	infof(e.stderr, "run written to %s", res.Dir)
+	if err := summarizeSteps(e, names, res.Steps); err != nil {
+		if f.seal != "" {
+			warnf(e.stderr, "--seal: a run with failed steps is not sealed (to seal it anyway: %s)", sealCommand(res.Dir, f.seal, f.key, false))
+		}
+		return err
+	}
 	if f.seal == "" {
 		return nil
 	}
-	return sealRun(ctx, e, res.Dir, f.seal, f.key)
+	if err := sealRun(ctx, e, res.Dir, f.seal, f.key, signer); err != nil {
+		return withHint(err, "the run is kept in %s; finish with: %s", res.Dir, sealCommand(res.Dir, f.seal, f.key, false))
+	}
+	return nil
 }
 
 // runError words the runner's errors and attaches hints.
@@ -205,6 +225,7 @@ func runError(err error) error {
 		pe *bench.PlanError
 		te *bench.TargetError
 		me *bench.ModelError
+		ue *bench.UnknownModelError
 		oe *bench.OutExistsError
 		ce *bench.CorpusError
 		be *bench.VariantBudgetError
@@ -214,6 +235,8 @@ func runError(err error) error {
 		return &usageError{err}
 	case errors.As(err, &te):
 		return withHint(err, "start the server, or fix --target %s=URL (the base URL, without /v1)", te.Target)
+	case errors.As(err, &ue):
+		return unknownModelError(ue)
 	case errors.As(err, &me):
 		return withHint(err, "name the model with --model %s=MODEL", me.Target)
 	case errors.As(err, &oe):
@@ -243,6 +266,9 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	fields := map[string]string{}
 	if f.language != "" {
 		fields["language"] = f.language
+	}
+	if err := checkResponseFormat(f.format); err != nil {
+		return p, err
 	}
 	if f.format != "" {
 		fields["response_format"] = f.format

@@ -139,6 +139,8 @@ type config struct {
 	tool     schemas.Tool
 	client   func(Target, int) *http.Client
 	stops    map[string]targetStop
+
+	unlistedModel bool // WithUnlistedModel
 }
 
 // Option configures Run.
