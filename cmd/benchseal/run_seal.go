@@ -22,6 +22,9 @@ func checkRunSeal(f *runFlags) error {
 	if _, err := os.Lstat(f.seal); err == nil {
 		return withHint(usageErrorf("--seal %s already exists", f.seal), "seal never overwrites evidence; choose another --seal")
 	}
+	if fi, err := os.Stat(filepath.Dir(f.seal)); err != nil || !fi.IsDir() {
+		return usageErrorf("--seal %s: its folder %s does not exist", f.seal, filepath.Dir(f.seal))
+	}
 	absRun, err1 := filepath.Abs(f.out)
 	absOut, err2 := filepath.Abs(f.seal)
 	if err1 == nil && err2 == nil {
