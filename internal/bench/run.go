@@ -342,6 +342,7 @@ func (r *runner) sweep(ctx context.Context) (*Result, error) {
 	interrupted := false
 	p := r.plan
 	order := slices.Clone(p.Targets)
+	r.cfg.progress.Sweep(p.size())
 sweep:
 	for li, c := range p.Levels {
 		for rep := 1; rep <= p.Repeats; rep++ {
@@ -629,7 +630,7 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 		}
 	}
 	w := p.Warmup[s.Level]
-	r.cfg.progress.Begin(s, len(jobs))
+	r.cfg.progress.Begin(s, w, len(jobs)-w)
 	recs := make([]schemas.Record, len(jobs))
 	workers := make([]*worker, s.Concurrency)
 	for i := range workers {
