@@ -87,7 +87,7 @@ chance).`,
 	fl.StringArrayVar(&f.only, "only", nil, "replay only target NAME (repeatable; default every target)")
 	fl.StringVar(&f.key, "key", "", "public key (file or KMS reference) the bundle must be signed with")
 	fl.StringVar(&f.audio, "audio", "", "folder of the original clips, for a bundle sealed with --no-audio")
-	fl.StringVar(&f.out, "out", "", "run directory of the replay to create (must not exist)")
+	fl.StringVarP(&f.out, "out", "o", "", "run directory of the replay to create (must not exist)")
 	fl.StringVar(&f.tolerance, "tolerance", "10%", "largest relative change that still agrees, e.g. 10%")
 	fl.Float64Var(&f.werTolerance, "wer-tolerance", claims.DefaultTolerance.WERPoints, "largest change of wer that still agrees, in percentage points")
 	fl.StringVar(&f.apiKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never recorded")
@@ -110,6 +110,10 @@ func parsePercent(flag, s string) (float64, error) {
 	}
 	return v / 100, nil
 }
+
+// percentText words a fraction as parsePercent read it: 0.1 is "10 %",
+// whether it was given as 10 or 10%.
+func percentText(v float64) string { return fmt.Sprintf("%.6g %%", v*100) }
 
 func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	if f.out == "" {
@@ -212,10 +216,10 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 		return err
 	}
 	if nd > 0 {
-		infof(e.stderr, "%d of %d figures differ beyond the tolerance (%s, wer %g points): the replay does not reproduce the sealed claims", nd, len(diffs), f.tolerance, f.werTolerance)
+		infof(e.stderr, "%d of %d figures differ beyond the tolerance (%s, wer %g points): the replay does not reproduce the sealed claims", nd, len(diffs), percentText(tol.Relative), f.werTolerance)
 		return &exitError{exitFailure}
 	}
-	infof(e.stderr, "all %d figures agree within the tolerance (%s, wer %g points)", len(diffs), f.tolerance, f.werTolerance)
+	infof(e.stderr, "all %d figures agree within the tolerance (%s, wer %g points)", len(diffs), percentText(tol.Relative), f.werTolerance)
 	return nil
 }
 

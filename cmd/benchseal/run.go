@@ -104,7 +104,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringArrayVar(&f.forms, "form", nil, "an extra form field as key=value; repeat for several")
 	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "limit per request")
 	fl.StringVar(&f.apiKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never recorded")
-	fl.StringVar(&f.out, "out", "", "run directory to create (must not exist)")
+	fl.StringVarP(&f.out, "out", "o", "", "run directory to create (must not exist)")
 	fl.BoolVar(&f.noPerturb, "no-perturb", false, "send the clips unchanged (recorded; only to demonstrate caches)")
 	fl.BoolVar(&f.stream, "stream", false, "stream=true: time to first text delta over SSE")
 	fl.StringVar(&f.normalizer, "normalizer", "", "text normalizer for WER: whisper-en, basic, zh, none (default whisper-en; zh for --language zh)")
