@@ -242,7 +242,7 @@ func runError(err error) error {
 	case errors.As(err, &oe):
 		return withHint(fmt.Errorf("run: %w", err), "choose a new --out directory")
 	case errors.As(err, &ce):
-		return fmt.Errorf("corpus: %w", err)
+		return corpusError(err)
 	case errors.As(err, &be):
 		return withHint(err, "use longer clips, more clips or fewer requests")
 	}
@@ -323,6 +323,9 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		p.Corpus = []bench.Clip{c}
 	} else {
 		clips, err := bench.LoadCorpus(f.corpus)
+		if err != nil && !corpusPathError(err, f.corpus) {
+			return p, runError(err)
+		}
 		if err != nil {
 			return p, withHint(runError(err), "--corpus takes a folder of .wav files (+ same-named .txt), a .jsonl manifest of {\"id\", \"audio\", \"text\", \"language\"} or a SeedTTS meta.lst")
 		}

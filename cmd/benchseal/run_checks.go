@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -150,4 +151,45 @@ func stoppedHint(se *bench.TargetStoppedError, dir string) string {
 // unknownModelError words a target that does not serve the requested model.
 func unknownModelError(err *bench.UnknownModelError) error {
 	return withHint(&usageError{err}, "pick one of the served models with --model %s=MODEL, or pass --allow-unlisted-model if the server ignores the model field", err.Target)
+}
+
+// corpusError words a corpus (or --audio) problem and, for each file that
+// is another audio format under a .wav name, the commands that convert it.
+func corpusError(err error) error {
+	var hints []string
+	walkErrors(err, func(e error) {
+		if nw, ok := e.(*bench.NotWAVError); ok {
+			src := strings.TrimSuffix(nw.File, filepath.Ext(nw.File)) + "." + nw.Ext
+			hints = append(hints, fmt.Sprintf("%s is %s: convert it with: mv %s %s && ffmpeg -i %s -c:a pcm_s16le %s (or: sox %s -b 16 %s)",
+				nw.File, nw.Format, shellQuote(nw.File), shellQuote(src), shellQuote(src), shellQuote(nw.File), shellQuote(src), shellQuote(nw.File)))
+		}
+	})
+	out := fmt.Errorf("corpus: %w", err)
+	for i := len(hints) - 1; i >= 0; i-- { // the outermost hint prints first
+		out = withHint(out, "%s", hints[i])
+	}
+	return out
+}
+
+// walkErrors calls f on err and every error it wraps, depth first.
+func walkErrors(err error, f func(error)) {
+	if err == nil {
+		return
+	}
+	f(err)
+	switch x := err.(type) {
+	case interface{ Unwrap() error }:
+		walkErrors(x.Unwrap(), f)
+	case interface{ Unwrap() []error }:
+		for _, e := range x.Unwrap() {
+			walkErrors(e, f)
+		}
+	}
+}
+
+// corpusPathError reports whether err is about the corpus path itself
+// (missing, not a corpus) rather than about files in it.
+func corpusPathError(err error, path string) bool {
+	ce, ok := err.(*bench.CorpusError)
+	return ok && ce.File == path
 }
