@@ -181,6 +181,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 		d.Run.Notes = append(d.Run.Notes, fmt.Sprintf("replay of %s (sealed run started %s)", what, origin.StartedAt.Format(time.RFC3339)))
 		return nil
 	}}
+	warnEngineChange(ctx, e, sealedEngines(sealed.files), plan.Targets, key)
 	infof(e.stderr, "replaying %s into %s", src, f.out)
 	res, err := bench.Run(ctx, f.out, plan, bench.WithTimeout(timeout), bench.WithAPIKey(key), bench.WithTool(tool),
 		bench.WithProgress(bench.NewProgress(e.stderr, tty)), bench.WithHooks(mark), bench.WithHooks(recorderHooks(setup, sv, rec)))
