@@ -57,7 +57,12 @@ its own 1-LSB variant of its clip, so no cache can recognise it. Levels,
 repeats and targets are interleaved (level -> repeat -> target, the target
 order reversed on even repeats) so all targets see the same host noise.
 
-Before measuring, every target must answer GET /v1/models. The run directory
+Before measuring, every target must answer GET /v1/models and, when it lists
+models, serve --model (--allow-unlisted-model for servers that ignore the
+field); with --seal --key the key is loaded first. A target whose warm-ups of
+a step all fail is stopped with the first error printed. The run ends with a
+failure summary per target, warns about every step above 1 % errors and exits
+1 when a step failed every measured request. The run directory
 (--out, which must not exist) gets run.json, records/<target>/c<C>-r<R>.jsonl
 (one line per request, warm-ups included, written as requests end) and
 claims.json. The first Ctrl-C stops starting requests, lets those in flight
