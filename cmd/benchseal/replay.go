@@ -32,6 +32,7 @@ type replayFlags struct {
 	timeout             time.Duration
 	seed                uint64
 	sameVariants        bool
+	allowUnlistedModel  bool
 	forms               []string
 	asJSON, redactHost  bool
 	sampleInterval      time.Duration
@@ -95,6 +96,7 @@ chance).`,
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variants' sample indices (default: the sealed run's, variants numbered past its)")
 	fl.StringArrayVar(&f.forms, "form", nil, "set a form field of every replayed target as key=value (for values redacted when sealed; never recorded)")
 	fl.BoolVar(&f.sameVariants, "same-variants", false, "send the sealed run's variants again, which a cache may recognise")
+	fl.BoolVar(&f.allowUnlistedModel, "allow-unlisted-model", false, "request the sealed model even where /v1/models does not list it (servers that ignore the field)")
 	fl.BoolVar(&f.asJSON, "json", false, "print the comparison as JSON")
 	fl.StringArrayVar(&f.gpus, "gpu", nil, "GPUs of a target as NAME=0,1 (NVML indices), sampled during its steps (default: the sealed run's)")
 	fl.DurationVar(&f.sampleInterval, "sample-interval", fingerprint.DefaultSampleInterval, "how often GPUs and the host are sampled")
@@ -183,8 +185,12 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	}}
 	warnEngineChange(ctx, e, sealedEngines(sealed.files), plan.Targets, key)
 	infof(e.stderr, "replaying %s into %s", src, f.out)
-	res, err := bench.Run(ctx, f.out, plan, bench.WithTimeout(timeout), bench.WithAPIKey(key), bench.WithTool(tool),
-		bench.WithProgress(bench.NewProgress(e.stderr, tty)), bench.WithHooks(mark), bench.WithHooks(recorderHooks(setup, sv, rec)))
+	opts := []bench.Option{bench.WithTimeout(timeout), bench.WithAPIKey(key), bench.WithTool(tool),
+		bench.WithProgress(bench.NewProgress(e.stderr, tty)), bench.WithHooks(mark), bench.WithHooks(recorderHooks(setup, sv, rec))}
+	if f.allowUnlistedModel {
+		opts = append(opts, bench.WithUnlistedModel())
+	}
+	res, err := bench.Run(ctx, f.out, plan, opts...)
 	switch {
 	case errors.Is(err, bench.ErrInterrupted):
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete); nothing compared", res.Dir)
