@@ -177,6 +177,10 @@ func (p *progress) End(r StepResult) {
 		p.stop = nil
 	}
 	p.clear()
+	if r.Requests == 0 && (r.Stopped || r.Interrupted) {
+		fmt.Fprintf(p.w, "benchseal: %s: stopped before its measured requests%s\n", stepName(r.Step), p.endNote())
+		return
+	}
 	failed := r.Requests - r.Succeeded
 	fmt.Fprintf(p.w, "benchseal: %s: %d/%d ok %d errors %.1f req/s%s\n", stepName(r.Step), r.Succeeded, r.Requests, failed, r.ReqPerS(), p.endNote())
 }

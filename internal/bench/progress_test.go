@@ -167,3 +167,19 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// A step stopped before its measured requests says so instead of "0/0 ok".
+func TestProgressStoppedStep(t *testing.T) {
+	var buf bytes.Buffer
+	p, _ := testProgress(&buf, false, 0)
+	s := Step{Target: "a", Concurrency: 4, Repeat: 1}
+	p.Sweep(2, 16)
+	p.Begin(s, 4, 4)
+	for range 4 {
+		p.Done(schemas.PhaseWarmup, false)
+	}
+	p.End(StepResult{Step: s, Warmup: 4, Stopped: true})
+	if got := buf.String(); !strings.HasPrefix(got, "benchseal: a c=4 r=1: stopped before its measured requests (step 1 of 2") {
+		t.Errorf("final line: %q", got)
+	}
+}
