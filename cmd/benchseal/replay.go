@@ -195,6 +195,8 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	case errors.Is(err, bench.ErrInterrupted):
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete); nothing compared", res.Dir)
 		return errInterrupted
+	case errors.As(err, new(*bench.UnknownModelError)):
+		return replayModelError(err)
 	case err != nil:
 		return runError(err)
 	}

@@ -126,3 +126,9 @@ func sealedProbes(dir string, files map[string][]byte) error {
 	}
 	return nil
 }
+
+// replayModelError words a target that does not serve the sealed run's
+// model: replay has no --model, the model is the sealed one.
+func replayModelError(err error) error {
+	return withHint(&usageError{err}, "the replay requests the model the sealed run measured: point --target at a server of that model, or pass --allow-unlisted-model if the server ignores the model field")
+}
