@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -56,7 +57,7 @@ report/.`,
 			return runDemo(cmd.Context(), e, out)
 		},
 	}
-	cmd.Flags().StringVar(&out, "out", "", "folder to create for the demo's files (must not exist)")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "folder to create for the demo's files (must not exist)")
 	return cmd
 }
 
@@ -117,8 +118,25 @@ func runDemo(ctx context.Context, e *env, out string) error {
 		}
 	}
 	infof(e.stderr, "demo: done; the evidence is %s, the report %s", bundle, filepath.Join(report, "REPORT.md"))
-	infof(e.stderr, "demo: check it yourself: benchseal verify %s", bundle)
+	infof(e.stderr, "demo: check it yourself: %s verify %s", selfCommand(os.Args[0], exec.LookPath), bundle)
 	return nil
+}
+
+// selfCommand is how the user can call this benchseal again: "benchseal"
+// when that is on PATH, "go run ./cmd/benchseal" under go run (whose
+// binary lives in a temporary go-build folder that is gone afterwards),
+// else the path it was started by (./benchseal).
+func selfCommand(arg0 string, lookPath func(string) (string, error)) string {
+	if _, err := lookPath("benchseal"); err == nil {
+		return "benchseal"
+	}
+	if strings.Contains(filepath.ToSlash(arg0), "/go-build") {
+		return "go run ./cmd/benchseal"
+	}
+	if !strings.ContainsRune(arg0, os.PathSeparator) {
+		return "./" + arg0
+	}
+	return arg0
 }
 
 // subcommand runs one benchseal subcommand in-process with the demo's env.

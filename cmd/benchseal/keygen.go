@@ -64,7 +64,7 @@ It prints the key's fingerprint (sha256 of the public key's DER) on stdout.`,
 			return err
 		},
 	}
-	cmd.Flags().StringVar(&prefix, "out", "benchseal", "write `PREFIX`.key and PREFIX.pub")
+	cmd.Flags().StringVarP(&prefix, "out", "o", "benchseal", "write `PREFIX`.key and PREFIX.pub")
 	return cmd
 }
 

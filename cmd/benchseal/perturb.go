@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func init() { register(newPerturbCmd) }
@@ -88,7 +89,14 @@ OUT.wav is never replaced without --force.`,
 	f := cmd.Flags()
 	f.Int64Var(&index, "index", 0, "interleaved sample index to change (frame*channels + channel)")
 	f.Uint64Var(&seed, "seed", 0, "pick the sample from the seeded plan, as a run with this seed would")
-	f.StringVarP(&out, "output", "o", "", "the variant file to write (must not exist unless --force)")
+	// --output was this flag's name before every command spelled it --out.
+	f.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "output" {
+			name = "out"
+		}
+		return pflag.NormalizedName(name)
+	})
+	f.StringVarP(&out, "out", "o", "", "the variant file to write (must not exist unless --force)")
 	f.BoolVar(&force, "force", false, "replace OUT.wav if it exists")
 	f.BoolVar(&asJSON, "json", false, "print what changed as JSON")
 	return cmd

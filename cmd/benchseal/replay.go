@@ -32,6 +32,7 @@ type replayFlags struct {
 	timeout             time.Duration
 	seed                uint64
 	sameVariants        bool
+	allowUnlistedModel  bool
 	forms               []string
 	asJSON, redactHost  bool
 	sampleInterval      time.Duration
@@ -87,7 +88,7 @@ chance).`,
 	fl.StringArrayVar(&f.only, "only", nil, "replay only target NAME (repeatable; default every target)")
 	fl.StringVar(&f.key, "key", "", "public key (file or KMS reference) the bundle must be signed with")
 	fl.StringVar(&f.audio, "audio", "", "folder of the original clips, for a bundle sealed with --no-audio")
-	fl.StringVar(&f.out, "out", "", "run directory of the replay to create (must not exist)")
+	fl.StringVarP(&f.out, "out", "o", "", "run directory of the replay to create (must not exist)")
 	fl.StringVar(&f.tolerance, "tolerance", "10%", "largest relative change that still agrees, e.g. 10%")
 	fl.Float64Var(&f.werTolerance, "wer-tolerance", claims.DefaultTolerance.WERPoints, "largest change of wer that still agrees, in percentage points")
 	fl.StringVar(&f.apiKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never recorded")
@@ -95,6 +96,7 @@ chance).`,
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variants' sample indices (default: the sealed run's, variants numbered past its)")
 	fl.StringArrayVar(&f.forms, "form", nil, "set a form field of every replayed target as key=value (for values redacted when sealed; never recorded)")
 	fl.BoolVar(&f.sameVariants, "same-variants", false, "send the sealed run's variants again, which a cache may recognise")
+	fl.BoolVar(&f.allowUnlistedModel, "allow-unlisted-model", false, "request the sealed model even where /v1/models does not list it (servers that ignore the field)")
 	fl.BoolVar(&f.asJSON, "json", false, "print the comparison as JSON")
 	fl.StringArrayVar(&f.gpus, "gpu", nil, "GPUs of a target as NAME=0,1 (NVML indices), sampled during its steps (default: the sealed run's)")
 	fl.DurationVar(&f.sampleInterval, "sample-interval", fingerprint.DefaultSampleInterval, "how often GPUs and the host are sampled")
@@ -110,6 +112,10 @@ func parsePercent(flag, s string) (float64, error) {
 	}
 	return v / 100, nil
 }
+
+// percentText words a fraction as parsePercent read it: 0.1 is "10 %",
+// whether it was given as 10 or 10%.
+func percentText(v float64) string { return fmt.Sprintf("%.6g %%", v*100) }
 
 func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	if f.out == "" {
@@ -177,13 +183,20 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 		d.Run.Notes = append(d.Run.Notes, fmt.Sprintf("replay of %s (sealed run started %s)", what, origin.StartedAt.Format(time.RFC3339)))
 		return nil
 	}}
+	warnEngineChange(ctx, e, sealedEngines(sealed.files), plan.Targets, key)
 	infof(e.stderr, "replaying %s into %s", src, f.out)
-	res, err := bench.Run(ctx, f.out, plan, bench.WithTimeout(timeout), bench.WithAPIKey(key), bench.WithTool(tool),
-		bench.WithProgress(bench.NewProgress(e.stderr, tty)), bench.WithHooks(mark), bench.WithHooks(recorderHooks(setup, sv, rec)))
+	opts := []bench.Option{bench.WithTimeout(timeout), bench.WithAPIKey(key), bench.WithTool(tool),
+		bench.WithProgress(bench.NewProgress(e.stderr, tty)), bench.WithHooks(mark), bench.WithHooks(recorderHooks(setup, sv, rec))}
+	if f.allowUnlistedModel {
+		opts = append(opts, bench.WithUnlistedModel())
+	}
+	res, err := bench.Run(ctx, f.out, plan, opts...)
 	switch {
 	case errors.Is(err, bench.ErrInterrupted):
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete); nothing compared", res.Dir)
 		return errInterrupted
+	case errors.As(err, new(*bench.UnknownModelError)):
+		return replayModelError(err)
 	case err != nil:
 		return runError(err)
 	}
@@ -212,10 +225,10 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 		return err
 	}
 	if nd > 0 {
-		infof(e.stderr, "%d of %d figures differ beyond the tolerance (%s, wer %g points): the replay does not reproduce the sealed claims", nd, len(diffs), f.tolerance, f.werTolerance)
+		infof(e.stderr, "%d of %d figures differ beyond the tolerance (%s, wer %g points): the replay does not reproduce the sealed claims", nd, len(diffs), percentText(tol.Relative), f.werTolerance)
 		return &exitError{exitFailure}
 	}
-	infof(e.stderr, "all %d figures agree within the tolerance (%s, wer %g points)", len(diffs), f.tolerance, f.werTolerance)
+	infof(e.stderr, "all %d figures agree within the tolerance (%s, wer %g points)", len(diffs), percentText(tol.Relative), f.werTolerance)
 	return nil
 }
 

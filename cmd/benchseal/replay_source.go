@@ -143,6 +143,9 @@ func loadSealedDir(dir string) (*sealedRun, map[string][]byte, error) {
 		}
 		files[cl.File] = b
 	}
+	if err := sealedProbes(dir, files); err != nil {
+		return nil, nil, err
+	}
 	return s, files, nil
 }
 
@@ -183,7 +186,7 @@ func loadSealedBundle(ctx context.Context, e *env, file, key string) (*sealedRun
 			return nil, nil, sealedRefusal(file, &bundle.EntryError{Name: ent.Name, Reason: bundle.ErrNoAttestation})
 		}
 		keep := len(b.Entries) == 0 || ent.Name == bundle.PublicKeyName || ent.Name == "run.json" || ent.Name == "claims.json" ||
-			(strings.HasPrefix(ent.Name, "inputs/") && strings.HasSuffix(ent.Name, ".wav"))
+			(strings.HasPrefix(ent.Name, "inputs/") && strings.HasSuffix(ent.Name, ".wav")) || isProbesBefore(ent.Name)
 		limit := int64(maxReportDoc)
 		if strings.HasPrefix(ent.Name, "inputs/") {
 			limit = bundle.DefaultLimits.MaxEntrySize

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 
+	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/spf13/cobra"
 )
 
@@ -27,7 +28,10 @@ signed, deterministic bundle that anyone can verify.`,
 		c.SilenceErrors, c.SilenceUsage = true, true
 		root.AddCommand(c)
 	}
-	root.SetHelpTemplate(root.HelpTemplate() + "\n" + exitStatusHelp + "\n")
+	applyHelp(root)
+	root.Version = fingerprint.Version()
+	root.SetVersionTemplate("benchseal {{.Version}}\n")
+	root.SuggestionsMinimumDistance = 2
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
 }
@@ -48,7 +52,11 @@ func isCobraUsageError(err error) bool {
 
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
-		return usageErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
+		err := usageErrorf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := suggestCommand(cmd.Root(), args[0]); s != "" && !cmd.HasParent() {
+			return withHint(err, "%s", s)
+		}
+		return err
 	}
 	return nil
 }

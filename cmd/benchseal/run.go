@@ -42,8 +42,8 @@ type runFlags struct {
 	launchLog, serverConfigs []string
 	readyTimeout, stopGrace  time.Duration
 	seal, key                string
-
-	compat string // --compat: a peer's schedule, and its figures printed after the run
+	allowUnlistedModel       bool
+	compat                   string // --compat: a peer's schedule, and its figures printed after the run
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -58,7 +58,12 @@ its own 1-LSB variant of its clip, so no cache can recognise it. Levels,
 repeats and targets are interleaved (level -> repeat -> target, the target
 order reversed on even repeats) so all targets see the same host noise.
 
-Before measuring, every target must answer GET /v1/models. The run directory
+Before measuring, every target must answer GET /v1/models and, when it lists
+models, serve --model (--allow-unlisted-model for servers that ignore the
+field); with --seal --key the key is loaded first. A target whose warm-ups of
+a step all fail is stopped with the first error printed. The run ends with a
+failure summary per target, warns about every step above 1 % errors and exits
+1 when a step failed every measured request. The run directory
 (--out, which must not exist) gets run.json, records/<target>/c<C>-r<R>.jsonl
 (one line per request, warm-ups included, written as requests end) and
 claims.json. The first Ctrl-C stops starting requests, lets those in flight
@@ -105,7 +110,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringArrayVar(&f.forms, "form", nil, "an extra form field as key=value; repeat for several")
 	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "limit per request")
 	fl.StringVar(&f.apiKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never recorded")
-	fl.StringVar(&f.out, "out", "", "run directory to create (must not exist)")
+	fl.StringVarP(&f.out, "out", "o", "", "run directory to create (must not exist)")
 	fl.BoolVar(&f.noPerturb, "no-perturb", false, "send the clips unchanged (recorded; only to demonstrate caches)")
 	fl.BoolVar(&f.stream, "stream", false, "stream=true: time to first text delta over SSE")
 	fl.StringVar(&f.normalizer, "normalizer", "", "text normalizer for WER: whisper-en, basic, zh, none (default whisper-en; zh for --language zh)")
@@ -123,6 +128,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringVar(&f.seal, "seal", "", "after a complete run, seal it into `OUT`.tar.zst (as 'benchseal seal')")
 	fl.StringVar(&f.key, "key", "", "with --seal: sign with `KEY` (a key file or KMS reference; default an ephemeral key)")
 	compatFlag(cmd, &f.compat, "run the peer's schedule (one warm-up pass before repeat 1, one pass per repeat) and print the figures")
+	fl.BoolVar(&f.allowUnlistedModel, "allow-unlisted-model", false, "request --model even where /v1/models does not list it (servers that ignore the field)")
 	return cmd
 }
 
@@ -148,6 +154,10 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 		return usageErrorf("--ready-timeout and --stop-grace must be positive")
 	}
 	if err := checkRunSeal(f); err != nil {
+		return err
+	}
+	signer, err := runSigner(cmd.Context(), e, f)
+	if err != nil {
 		return err
 	}
 	// Refuse an existing --out before starting any server for nothing
@@ -176,6 +186,9 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 	opts := []bench.Option{bench.WithTimeout(f.timeout), bench.WithAPIKey(key), bench.WithTool(tool),
 		bench.WithProgress(bench.NewProgress(e.stderr, tty)), bench.WithHooks(recorderHooks(setup, sv, rec))}
 	opts = append(opts, sv.stopOptions()...)
+	if f.allowUnlistedModel {
+		opts = append(opts, bench.WithUnlistedModel())
+	}
 	res, err := bench.Run(ctx, f.out, plan, opts...)
 	sv.stopAll(e)
 	var se *bench.TargetStoppedError
@@ -185,6 +198,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 		infof(e.stderr, "interrupted before measuring")
 		return errInterrupted
 	case errors.Is(err, bench.ErrInterrupted):
+		summarizeSteps(e, names, res.Steps)
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete)", res.Dir)
 		writeRunReport(e, res.Dir)
 		if f.seal != "" {
@@ -192,16 +206,23 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 		}
 		return errInterrupted
 	case errors.As(err, &se) && res != nil:
+		summarizeSteps(e, names, res.Steps)
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete)", res.Dir)
 		if f.seal != "" {
-			warnf(e.stderr, "--seal: an incomplete run is not sealed (seal it with 'benchseal seal --allow-incomplete')")
+			warnf(e.stderr, "--seal: an incomplete run is not sealed (to seal it anyway: %s)", sealCommand(res.Dir, f.seal, f.key, true))
 		}
-		return withHint(fmt.Errorf("run: %w", err), "see servers/<target>/launch.log in %s for why it exited", res.Dir)
+		return withHint(fmt.Errorf("run: %w", err), "%s", stoppedHint(se, res.Dir))
 	case err != nil:
 		return runError(err)
 	}
 	writeRunReport(e, res.Dir)
 	infof(e.stderr, "run written to %s", res.Dir)
+	if err := summarizeSteps(e, names, res.Steps); err != nil {
+		if f.seal != "" {
+			warnf(e.stderr, "--seal: a run with failed steps is not sealed (to seal it anyway: %s)", sealCommand(res.Dir, f.seal, f.key, false))
+		}
+		return err
+	}
 	if f.compat != "" {
 		if err := printCompat(e, res.Dir, f.compat, false); err != nil {
 			return err
@@ -210,7 +231,10 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 	if f.seal == "" {
 		return nil
 	}
-	return sealRun(ctx, e, res.Dir, f.seal, f.key)
+	if err := sealRun(ctx, e, res.Dir, f.seal, f.key, signer); err != nil {
+		return withHint(err, "the run is kept in %s; finish with: %s", res.Dir, sealCommand(res.Dir, f.seal, f.key, false))
+	}
+	return nil
 }
 
 // runError words the runner's errors and attaches hints.
@@ -219,6 +243,7 @@ func runError(err error) error {
 		pe *bench.PlanError
 		te *bench.TargetError
 		me *bench.ModelError
+		ue *bench.UnknownModelError
 		oe *bench.OutExistsError
 		ce *bench.CorpusError
 		be *bench.VariantBudgetError
@@ -228,12 +253,14 @@ func runError(err error) error {
 		return &usageError{err}
 	case errors.As(err, &te):
 		return withHint(err, "start the server, or fix --target %s=URL (the base URL, without /v1)", te.Target)
+	case errors.As(err, &ue):
+		return unknownModelError(ue)
 	case errors.As(err, &me):
 		return withHint(err, "name the model with --model %s=MODEL", me.Target)
 	case errors.As(err, &oe):
 		return withHint(fmt.Errorf("run: %w", err), "choose a new --out directory")
 	case errors.As(err, &ce):
-		return fmt.Errorf("corpus: %w", err)
+		return corpusError(err)
 	case errors.As(err, &be):
 		return withHint(err, "use longer clips, more clips or fewer requests")
 	}
@@ -257,6 +284,9 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	fields := map[string]string{}
 	if f.language != "" {
 		fields["language"] = f.language
+	}
+	if err := checkResponseFormat(f.format); err != nil {
+		return p, err
 	}
 	if f.format != "" {
 		fields["response_format"] = f.format
@@ -311,6 +341,9 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		p.Corpus = []bench.Clip{c}
 	} else {
 		clips, err := bench.LoadCorpus(f.corpus)
+		if err != nil && !corpusPathError(err, f.corpus) {
+			return p, runError(err)
+		}
 		if err != nil {
 			return p, withHint(runError(err), "--corpus takes a folder of .wav files (+ same-named .txt), a .jsonl manifest of {\"id\", \"audio\", \"text\", \"language\"} or a SeedTTS meta.lst")
 		}

@@ -4,6 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+
+	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/schemas"
 )
 
 // checkRunSeal refuses, before anything is measured, a --seal that would
@@ -18,6 +22,9 @@ func checkRunSeal(f *runFlags) error {
 	if _, err := os.Lstat(f.seal); err == nil {
 		return withHint(usageErrorf("--seal %s already exists", f.seal), "seal never overwrites evidence; choose another --seal")
 	}
+	if fi, err := os.Stat(filepath.Dir(f.seal)); err != nil || !fi.IsDir() {
+		return usageErrorf("--seal %s: its folder %s does not exist", f.seal, filepath.Dir(f.seal))
+	}
 	absRun, err1 := filepath.Abs(f.out)
 	absOut, err2 := filepath.Abs(f.seal)
 	if err1 == nil && err2 == nil {
@@ -28,18 +35,10 @@ func checkRunSeal(f *runFlags) error {
 	return nil
 }
 
-// sealRun seals a finished run through the seal command itself, so that
-// run --seal and seal are one code path (keys, passwords, temp file and
-// link, wording, what is printed on stdout).
-func sealRun(ctx context.Context, e *env, dir, out, key string) error {
-	sc := newSealCmd(e)
-	args := []string{dir, "-o", out}
-	if key != "" {
-		args = append(args, "--key", key)
-	}
-	sc.SetContext(ctx)
-	if err := sc.ParseFlags(args); err != nil {
-		return err
-	}
-	return sc.RunE(sc, sc.Flags().Args())
+// sealRun seals a finished run as the seal command does (one code path:
+// temp file and link, wording, what is printed on stdout), with the signer
+// loaded before the sweep.
+func sealRun(ctx context.Context, e *env, dir, out, key string, signer *bundle.Signer) error {
+	opts := bundle.SealOptions{Sealer: schemas.Sealer{Name: "benchseal", Version: fingerprint.Version()}}
+	return sealWith(ctx, e, dir, out, key, signer, opts, false)
 }

@@ -51,46 +51,13 @@ sha256sum format) and the key's fingerprint on stdout.`,
 				return err
 			}
 			ctx := cmd.Context()
-			var signer *bundle.Signer
-			var err error
-			if key != "" {
-				signer, err = bundle.LoadSigner(ctx, key, func() ([]byte, error) { return readPassword(e, false) })
-				if err != nil {
-					if errors.Is(err, bundle.ErrKeyPassword) {
-						err = withHint(err, "set BENCHSEAL_PASSWORD (or COSIGN_PASSWORD) to the password the key was made with")
-					}
-					return fmt.Errorf("seal: %w", err)
-				}
-			} else {
-				if signer, err = bundle.NewEphemeralSigner(); err != nil {
-					return fmt.Errorf("seal: %w", err)
-				}
+			signer, err := loadSigner(ctx, e, key)
+			if err != nil {
+				return err
 			}
 			opts := bundle.SealOptions{NoAudio: noAudio, AllowIncomplete: allowIncomplete,
 				Sealer: schemas.Sealer{Name: "benchseal", Version: fingerprint.Version()}}
-			res, err := sealToFile(ctx, runDir, out, signer, opts, sigstore)
-			if err != nil {
-				if ctx.Err() != nil {
-					return errInterrupted
-				}
-				if errors.Is(err, bundle.ErrIncomplete) {
-					err = withHint(err, "seal it anyway with --allow-incomplete; the statement then says it is incomplete")
-				}
-				return fmt.Errorf("seal %s: %w", runDir, err)
-			}
-			if res.Ephemeral {
-				warnf(e.stderr, "no --key: signed with an ephemeral key; the bundle proves it is intact, not who sealed it (make a key with 'benchseal keygen')")
-			}
-			if !res.Statement.Predicate.Run.Complete {
-				warnf(e.stderr, "sealed an incomplete run (%s)", res.Statement.Predicate.Run.Incomplete)
-			}
-			infof(e.stderr, "sealed %d files (%d bytes) into %s (%d bytes)", res.Statement.Predicate.Files, res.Statement.Predicate.Bytes, out, res.Size)
-			how := "key " + key
-			if res.Ephemeral {
-				how = "ephemeral key, public half in " + bundle.PublicKeyName
-			}
-			_, err = fmt.Fprintf(e.stdout, "%s  %s\nkey %s  %s\n", res.SHA256, out, res.Fingerprint, how)
-			return err
+			return sealWith(ctx, e, runDir, out, key, signer, opts, sigstore)
 		},
 	}
 	f := cmd.Flags()
@@ -100,6 +67,64 @@ sha256sum format) and the key's fingerprint on stdout.`,
 	f.BoolVar(&allowIncomplete, "allow-incomplete", false, "seal a run that did not complete")
 	f.BoolVar(&sigstore, "sigstore-bundle", false, "also write OUT.sigstore.json (Sigstore bundle v0.3, public-key hint)")
 	return cmd
+}
+
+// loadSigner loads (and decrypts) key, or makes an ephemeral key when key
+// is empty. run --seal calls it before measuring, so a missing key file or
+// a wrong password costs seconds, not the sweep.
+func loadSigner(ctx context.Context, e *env, key string) (*bundle.Signer, error) {
+	if key == "" {
+		signer, err := bundle.NewEphemeralSigner()
+		if err != nil {
+			return nil, fmt.Errorf("seal: %w", err)
+		}
+		return signer, nil
+	}
+	signer, err := bundle.LoadSigner(ctx, key, func() ([]byte, error) { return readPassword(e, false) })
+	if err != nil {
+		if errors.Is(err, bundle.ErrKeyPassword) {
+			err = withHint(err, "set BENCHSEAL_PASSWORD (or COSIGN_PASSWORD) to the password the key was made with")
+		}
+		return nil, fmt.Errorf("seal: %w", err)
+	}
+	return signer, nil
+}
+
+// sealWith seals runDir into out with signer (loaded from key, or
+// ephemeral when key is empty) and prints what seal prints.
+func sealWith(ctx context.Context, e *env, runDir, out, key string, signer *bundle.Signer, opts bundle.SealOptions, sigstore bool) error {
+	if opts.AllowIncomplete {
+		if err := writeMissingClaims(e, runDir); err != nil {
+			return fmt.Errorf("seal %s: %w", runDir, err)
+		}
+	}
+	res, err := sealToFile(ctx, runDir, out, signer, opts, sigstore)
+	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		if errors.Is(err, bundle.ErrIncomplete) {
+			err = withHint(err, "seal it anyway with --allow-incomplete; the statement then says it is incomplete")
+		}
+		return fmt.Errorf("seal %s: %w", runDir, err)
+	}
+	if res.Ephemeral {
+		warnf(e.stderr, "no --key: signed with an ephemeral key; the bundle proves it is intact, not who sealed it (make a key with 'benchseal keygen')")
+	}
+	if run := res.Statement.Predicate.Run; !run.Complete {
+		why := run.Incomplete
+		if why == "" {
+			why = "no reason recorded"
+		}
+		warnf(e.stderr, "sealed an incomplete run (%s)", why)
+	}
+	infof(e.stderr, "sealed %d files (%d bytes) into %s (%d bytes)", res.Statement.Predicate.Files, res.Statement.Predicate.Bytes, out, res.Size)
+	how := "key " + key
+	if res.Ephemeral {
+		how = "ephemeral key, public half in " + bundle.PublicKeyName
+	}
+	_, err = fmt.Fprintf(e.stdout, "%s  %s\nkey %s  %s\n", res.SHA256, out, res.Fingerprint, how)
+	return err
 }
 
 // checkSealPaths refuses, before any work, what would fail at the end.

@@ -4,7 +4,7 @@ package main
 // hints and warnings look, and which error maps to which exit code. Every
 // subcommand reports through these helpers so the tool speaks one way.
 //
-// Conventions (../shared/DESIGN.md, CLI conventions): stdout carries data only;
+// Conventions (docs/cli.md): stdout carries data only;
 // messages go to stderr as `benchseal: error: <what>: <why>`, lowercase, no
 // trailing period, followed by `benchseal: hint: ...` where a fix is known.
 
@@ -14,19 +14,14 @@ import (
 	"io"
 )
 
-// Exit statuses, documented in the root command's EXIT STATUS section.
+// Exit statuses, documented per command in its EXIT STATUS section
+// (help.go).
 const (
 	exitOK          = 0
 	exitFailure     = 1
 	exitUsage       = 2
 	exitInterrupted = 130
 )
-
-const exitStatusHelp = `EXIT STATUS
-  0    success (verify: no check failed)
-  1    failure (an operation failed, or verify found a failing check)
-  2    usage error (unknown command, bad flag or argument)
-  130  interrupted (Ctrl-C); what was measured so far is kept`
 
 // usageError marks an error the user can fix by calling the command
 // differently. It maps to exit status 2.

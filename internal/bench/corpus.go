@@ -60,6 +60,61 @@ func reason(err error, file string) string {
 
 func (e *CorpusError) Unwrap() error { return e.Err }
 
+// notExist is fs.ErrNotExist worded for what was expected there ("no such
+// directory" for a corpus folder).
+type notExist string
+
+func (e notExist) Error() string { return string(e) }
+func (e notExist) Unwrap() error { return fs.ErrNotExist }
+
+// CorpusErrors lists every file of a corpus that cannot be used, so that
+// one attempt names them all instead of the first.
+type CorpusErrors struct {
+	Corpus string
+	Errs   []*CorpusError
+}
+
+func (e *CorpusErrors) Error() string {
+	lines := make([]string, len(e.Errs))
+	for i, ce := range e.Errs {
+		lines[i] = "\n  " + ce.Error()
+	}
+	return fmt.Sprintf("%s: %d clips cannot be used:%s", e.Corpus, len(e.Errs), strings.Join(lines, ""))
+}
+
+func (e *CorpusErrors) Unwrap() []error {
+	errs := make([]error, len(e.Errs))
+	for i, ce := range e.Errs {
+		errs[i] = ce
+	}
+	return errs
+}
+
+// collect gathers the problems of a corpus's clips: nil, the one
+// *CorpusError, or *CorpusErrors.
+type collect struct {
+	corpus string
+	errs   []*CorpusError
+}
+
+func (c *collect) add(err error) {
+	var ce *CorpusError
+	if !errors.As(err, &ce) {
+		ce = &CorpusError{File: c.corpus, Err: err}
+	}
+	c.errs = append(c.errs, ce)
+}
+
+func (c *collect) err() error {
+	switch len(c.errs) {
+	case 0:
+		return nil
+	case 1:
+		return c.errs[0]
+	}
+	return &CorpusErrors{Corpus: c.corpus, Errs: c.errs}
+}
+
 // LoadClip reads one WAV file. Its reference, if any, is the same-named
 // .txt next to it (clip.wav -> clip.txt).
 func LoadClip(path string) (Clip, error) {
@@ -78,6 +133,14 @@ func LoadClip(path string) (Clip, error) {
 // input is the prompt wav, the reference its prompt text) or one WAV.
 func LoadCorpus(path string) ([]Clip, error) {
 	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		what := "no such directory"
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".jsonl", ".lst", ".wav":
+			what = "no such file"
+		}
+		return nil, &CorpusError{File: path, Err: notExist(what)}
+	}
 	if err != nil {
 		return nil, &CorpusError{File: path, Err: err}
 	}
@@ -114,11 +177,17 @@ func LoadCorpus(path string) ([]Clip, error) {
 
 func readClip(path, id string) (Clip, error) {
 	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Clip{}, &CorpusError{File: path, Err: notExist("no such file")}
+	}
 	if err != nil {
 		return Clip{}, &CorpusError{File: path, Err: err}
 	}
 	w, err := perturb.Parse(path, b)
 	if err != nil {
+		if format, ext := sniffAudio(b); format != "" && errors.Is(err, perturb.ErrNotRIFF) {
+			err = &NotWAVError{File: path, Format: format, Ext: ext}
+		}
 		return Clip{}, &CorpusError{File: path, Err: err}
 	}
 	if w.Samples() < 1 {
@@ -147,17 +216,19 @@ func loadFolder(dir string) ([]Clip, error) {
 		return nil, &CorpusError{File: dir, Err: err}
 	}
 	var clips []Clip
+	bad := collect{corpus: dir}
 	for _, e := range entries { // ReadDir sorts by name
 		if e.IsDir() || !strings.EqualFold(filepath.Ext(e.Name()), ".wav") {
 			continue
 		}
 		c, err := LoadClip(filepath.Join(dir, e.Name()))
 		if err != nil {
-			return nil, err
+			bad.add(err)
+			continue
 		}
 		clips = append(clips, c)
 	}
-	return clips, nil
+	return clips, bad.err()
 }
 
 type manifestLine struct {
@@ -173,22 +244,25 @@ func loadManifest(path string) ([]Clip, error) {
 		return nil, err
 	}
 	var clips []Clip
+	bad := collect{corpus: path}
 	for i, line := range lines {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		m, err := parseManifestLine(line)
 		if err != nil {
-			return nil, &CorpusError{File: path, Line: i + 1, Err: err}
+			bad.add(&CorpusError{File: path, Line: i + 1, Err: err})
+			continue
 		}
 		c, err := readClip(relTo(path, m.Audio), m.ID)
 		if err != nil {
-			return nil, &CorpusError{File: path, Line: i + 1, Err: err}
+			bad.add(&CorpusError{File: path, Line: i + 1, Err: err})
+			continue
 		}
 		c.Text, c.Language = strings.TrimSpace(m.Text), m.Language
 		clips = append(clips, c)
 	}
-	return clips, nil
+	return clips, bad.err()
 }
 
 func parseManifestLine(line []byte) (manifestLine, error) {
@@ -226,25 +300,28 @@ func loadSeedTTS(path string) ([]Clip, error) {
 		return nil, err
 	}
 	var clips []Clip
+	bad := collect{corpus: path}
 	for i, line := range lines {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		id, text, wav, err := parseSeedTTSLine(string(line))
 		if err != nil {
-			return nil, &CorpusError{File: path, Line: i + 1, Err: err}
+			bad.add(&CorpusError{File: path, Line: i + 1, Err: err})
+			continue
 		}
 		if filepath.Ext(wav) == "" {
 			wav += ".wav"
 		}
 		c, err := readClip(relTo(path, wav), id)
 		if err != nil {
-			return nil, &CorpusError{File: path, Line: i + 1, Err: err}
+			bad.add(&CorpusError{File: path, Line: i + 1, Err: err})
+			continue
 		}
 		c.Text = text
 		clips = append(clips, c)
 	}
-	return clips, nil
+	return clips, bad.err()
 }
 
 func readLines(path string) ([][]byte, error) {

@@ -119,9 +119,9 @@ func TestCorpusErrorsNameFileOnce(t *testing.T) {
 		"single wav":       {bad, bad + ": not a RIFF file: the file is empty", true},
 		"folder":           {folder, filepath.Join(folder, "empty.wav") + ": not a RIFF file: the file is empty", true},
 		"manifest":         {filepath.Join(dir, "m.jsonl"), filepath.Join(dir, "m.jsonl") + ":2: " + bad + ": not a RIFF file: the file is empty", true},
-		"manifest missing": {filepath.Join(dir, "missing.jsonl"), filepath.Join(dir, "missing.jsonl") + ":1: " + filepath.Join(dir, "gone.wav") + ": no such file or directory", false},
+		"manifest missing": {filepath.Join(dir, "missing.jsonl"), filepath.Join(dir, "missing.jsonl") + ":1: " + filepath.Join(dir, "gone.wav") + ": no such file", false},
 		"meta.lst":         {filepath.Join(dir, "meta.lst"), filepath.Join(dir, "meta.lst") + ":2: " + bad + ": not a RIFF file: the file is empty", true},
-		"no corpus":        {filepath.Join(dir, "nope"), filepath.Join(dir, "nope") + ": no such file or directory", false},
+		"no corpus":        {filepath.Join(dir, "nope"), filepath.Join(dir, "nope") + ": no such directory", false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := LoadCorpus(tc.path)
@@ -143,5 +143,32 @@ func TestCorpusErrorsNameFileOnce(t *testing.T) {
 				t.Errorf("err = %v, want it to wrap os.ErrNotExist", err)
 			}
 		})
+	}
+}
+
+// A corpus with several bad clips lists every one, each with its reason,
+// and names another audio format under a .wav name as such.
+func TestCorpusErrorsListEveryBadClip(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.wav"), makeWAV(16000, 0.1, 1), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.wav"), []byte("fLaC\x00\x00\x00\x22 rest of a FLAC stream"), 0o644)
+	os.WriteFile(filepath.Join(dir, "c.wav"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "d.wav"), []byte("ID3\x04\x00\x00\x00\x00\x00\x00\xff\xfb\x90\x64"), 0o644)
+	_, err := LoadCorpus(dir)
+	var ces *CorpusErrors
+	if !errors.As(err, &ces) || len(ces.Errs) != 3 {
+		t.Fatalf("err = %v, want *CorpusErrors of 3", err)
+	}
+	for i, want := range []string{"b.wav: a FLAC file, not a WAV", "c.wav: not a RIFF file", "d.wav: an MP3 file, not a WAV"} {
+		if got := ces.Errs[i].Error(); !strings.Contains(got, want) {
+			t.Errorf("clip %d: %q, want %q", i, got, want)
+		}
+	}
+	var nw *NotWAVError
+	if !errors.As(err, &nw) || nw.Format != "FLAC" || nw.Ext != "flac" {
+		t.Errorf("errors.As(*NotWAVError) = %+v", nw)
+	}
+	if !strings.Contains(err.Error(), "3 clips cannot be used") {
+		t.Errorf("err = %q", err)
 	}
 }

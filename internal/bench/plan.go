@@ -139,6 +139,17 @@ func perLevel(what string, v []int, levels, minimum int) ([]int, error) {
 	return v, nil
 }
 
+// size is the number of steps of the sweep and of its requests, warm-ups
+// included.
+func (p Plan) size() (steps, requests int) {
+	per := p.Repeats * len(p.Targets)
+	for li := range p.Levels {
+		steps += per
+		requests += per * (p.Warmup[li] + p.Requests[li])
+	}
+	return steps, requests
+}
+
 // Options.
 
 // DefaultTimeout bounds one request, from sending to the last byte.
@@ -152,6 +163,8 @@ type config struct {
 	tool     schemas.Tool
 	client   func(Target, int) *http.Client
 	stops    map[string]targetStop
+
+	unlistedModel bool // WithUnlistedModel
 }
 
 // Option configures Run.
@@ -181,6 +194,7 @@ var Discard Progress = discard{}
 type discard struct{}
 
 func (discard) Warnf(string, ...any) {}
-func (discard) Begin(Step, int)      {}
+func (discard) Sweep(int, int)       {}
+func (discard) Begin(Step, int, int) {}
 func (discard) Done(string, bool)    {}
 func (discard) End(StepResult)       {}

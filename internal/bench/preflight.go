@@ -39,6 +39,24 @@ func (e *ModelError) Error() string {
 	return fmt.Sprintf("target %q: no --model given and the server serves %d models: %s", e.Target, len(e.Served), strings.Join(e.Served, ", "))
 }
 
+// UnknownModelError says a target lists the models it serves and the
+// requested one is not among them: every request would fail (vLLM answers
+// 404 "The model ... does not exist."), so nothing is measured.
+type UnknownModelError struct {
+	Target string
+	Model  string
+	Served []string
+}
+
+func (e *UnknownModelError) Error() string {
+	return fmt.Sprintf("target %q does not serve model %q; /v1/models lists: %s", e.Target, e.Model, strings.Join(e.Served, ", "))
+}
+
+// WithUnlistedModel lets a run request a model its target does not list in
+// /v1/models (for servers that ignore the model field); the mismatch is
+// then a warning instead of an *UnknownModelError.
+func WithUnlistedModel() Option { return func(c *config) { c.unlistedModel = true } }
+
 // Models asks a target which models it serves (GET <url>/v1/models).
 func Models(ctx context.Context, client *http.Client, t Target, apiKey string) ([]string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(t.URL, "/")+"/v1/models", nil)
@@ -90,6 +108,8 @@ func preflight(ctx context.Context, cfg *config, targets []Target) ([]Target, er
 			out[i].Model = models[0]
 		case t.Model == "":
 			return nil, &ModelError{t.Name, models}
+		case len(models) > 0 && !slices.Contains(models, t.Model) && !cfg.unlistedModel:
+			return nil, &UnknownModelError{t.Name, t.Model, models}
 		case !slices.Contains(models, t.Model):
 			cfg.progress.Warnf("target %q does not list model %q in /v1/models; it serves: %s", t.Name, t.Model, strings.Join(models, ", "))
 		}

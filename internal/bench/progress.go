@@ -3,101 +3,314 @@ package bench
 import (
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
 
 	"github.com/benchseal/benchseal/schemas"
 )
 
-// Progress shows a run as it goes. Begin, End and Warnf are called from the
-// runner's goroutine; Done from every worker at once.
+// Progress shows a run as it goes. Sweep, Begin, End and Warnf are called
+// from the runner's goroutine; Done from every worker at once.
 type Progress interface {
 	Warnf(format string, args ...any)
-	Begin(s Step, total int) // total: warm-ups + measured requests of the step
+	// Sweep is called once before the first step with the number of steps
+	// of the sweep and of its requests, warm-ups included, so progress can
+	// say "step k of N" and how long the sweep has left.
+	Sweep(steps, requests int)
+	// Begin starts a step of warmup warm-ups and then measured requests.
+	Begin(s Step, warmup, measured int)
 	// Done says one request of the step ended; phase is schemas.PhaseWarmup
 	// or schemas.PhaseMeasure.
 	Done(phase string, ok bool)
 	End(r StepResult)
 }
 
-// NewProgress writes progress to w (stderr): a bar per step on a terminal,
-// one plain line per step otherwise. The bar's error count, like the line,
-// counts failed measured requests only:
+// DefaultHeartbeat is how often progress without a terminal prints a line
+// within a step.
+const DefaultHeartbeat = 15 * time.Second
+
+// NewProgress writes progress to w (stderr). On a terminal one line is
+// redrawn in place, fitted to the terminal's width: the step, its place in
+// the sweep, its warm-ups, then a bar of its measured requests, their
+// errors, the live rate of successes and the sweep's time left. Otherwise
+// a heartbeat line every DefaultHeartbeat within a step. Either way each
+// step ends with one plain line; its counts, like the live ones, are of
+// measured requests only (warm-ups are recorded, never counted):
 //
-//	benchseal: a c=16 r=1: 160/160 ok 0 errors 312.4 req/s
+//	benchseal: a c=16 r=1: 160/160 ok 0 errors 312.4 req/s (step 3 of 8, about 1m20s left)
 func NewProgress(w io.Writer, terminal bool) Progress {
-	return &progress{w: w, terminal: terminal, throttle: 100 * time.Millisecond}
+	p := &progress{w: w, terminal: terminal, throttle: 100 * time.Millisecond, heartbeat: DefaultHeartbeat, now: time.Now}
+	if f, ok := w.(interface{ Fd() uintptr }); ok && terminal {
+		p.width = func() int {
+			cols, _, err := term.GetSize(int(f.Fd()))
+			if err != nil {
+				return 0
+			}
+			return cols
+		}
+	}
+	return p
 }
 
 type progress struct {
-	w        io.Writer
-	terminal bool
-	throttle time.Duration // least time between two renders of the bar
-	mu       sync.Mutex
-	bar      *progressbar.ProgressBar
-	desc     string
-	errs     atomic.Int64
+	w         io.Writer
+	terminal  bool
+	width     func() int // terminal columns; nil or 0: unknown (80)
+	throttle  time.Duration
+	heartbeat time.Duration
+	now       func() time.Time
+
+	mu         sync.Mutex // guards writing to w and the fields below
+	steps      int        // of the sweep (0: Sweep not called)
+	step       int        // 1-based number of the current step
+	requests   int64      // of the sweep, warm-ups included
+	sweepStart time.Time
+	s          Step
+	warmup     int
+	measured   int
+	drawn      bool          // a bar is on the terminal's current line
+	stop       chan struct{} // ends the heartbeat of the step
+
+	// Counted by the workers.
+	swept        atomic.Int64 // requests of the sweep done, warm-ups included
+	warmDone     atomic.Int64
+	measDone     atomic.Int64
+	measOK       atomic.Int64
+	measureStart atomic.Int64 // unix ns the measured phase began (0: not yet)
+	lastRender   atomic.Int64 // unix ns of the last redraw
 }
 
 func (p *progress) Warnf(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.bar != nil {
-		p.bar.Clear()
-	}
+	p.clear()
 	fmt.Fprintf(p.w, "benchseal: warning: "+format+"\n", args...)
 }
 
-func (p *progress) Begin(s Step, total int) {
-	p.errs.Store(0)
-	if !p.terminal {
-		return
-	}
+func (p *progress) Sweep(steps, requests int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.desc = stepName(s)
-	p.bar = progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(p.w),
-		progressbar.OptionSetDescription(stepName(s)),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
-		progressbar.OptionSetItsString("req"),
-		progressbar.OptionThrottle(p.throttle),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionSetWidth(30),
-	)
+	p.steps, p.requests, p.sweepStart = steps, int64(requests), p.now()
+}
+
+func (p *progress) Begin(s Step, warmup, measured int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.sweepStart.IsZero() {
+		p.sweepStart = p.now()
+	}
+	p.step++
+	p.s, p.warmup, p.measured = s, warmup, measured
+	p.warmDone.Store(0)
+	p.measDone.Store(0)
+	p.measOK.Store(0)
+	p.measureStart.Store(0)
+	if warmup == 0 {
+		p.measureStart.Store(p.now().UnixNano())
+	}
+	if p.terminal {
+		p.render()
+		return
+	}
+	if p.heartbeat > 0 {
+		p.stop = make(chan struct{})
+		go p.beat(p.stop)
+	}
+}
+
+// beat prints a line every heartbeat until stop is closed, so a log
+// without a terminal shows a long step is alive.
+func (p *progress) beat(stop chan struct{}) {
+	t := time.NewTicker(p.heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			select {
+			case <-stop:
+			default:
+				fmt.Fprintf(p.w, "benchseal: %s%s: %s\n", stepName(p.s), p.place(), strings.Join(p.status(false), ", "))
+			}
+			p.mu.Unlock()
+		}
+	}
 }
 
 func (p *progress) Done(phase string, ok bool) {
-	// Only measured failures are errors of the step, as in End's line and
-	// in claims; a failed warm-up is recorded but never counted.
-	failed := !ok && phase == schemas.PhaseMeasure
-	if failed {
-		p.errs.Add(1)
+	p.swept.Add(1)
+	if phase == schemas.PhaseWarmup {
+		if int(p.warmDone.Add(1)) == p.warmup {
+			// The measured phase starts when the last warm-up ends.
+			p.measureStart.Store(p.now().UnixNano())
+		}
+	} else {
+		p.measDone.Add(1)
+		if ok {
+			p.measOK.Add(1)
+		}
 	}
 	if !p.terminal {
 		return
 	}
+	now := p.now().UnixNano()
+	last := p.lastRender.Load()
+	if now-last < p.throttle.Nanoseconds() || !p.lastRender.CompareAndSwap(last, now) {
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.bar != nil {
-		if failed {
-			p.bar.Describe(fmt.Sprintf("%s (%d errors)", p.desc, p.errs.Load()))
-		}
-		p.bar.Add(1)
-	}
+	p.render()
 }
 
 func (p *progress) End(r StepResult) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.bar != nil {
-		p.bar.Finish()
-		p.bar = nil
+	if p.stop != nil {
+		close(p.stop)
+		p.stop = nil
+	}
+	p.clear()
+	if r.Requests == 0 && (r.Stopped || r.Interrupted) {
+		fmt.Fprintf(p.w, "benchseal: %s: stopped before its measured requests%s\n", stepName(r.Step), p.endNote())
+		return
 	}
 	failed := r.Requests - r.Succeeded
-	fmt.Fprintf(p.w, "benchseal: %s: %d/%d ok %d errors %.1f req/s\n", stepName(r.Step), r.Succeeded, r.Requests, failed, r.ReqPerS())
+	fmt.Fprintf(p.w, "benchseal: %s: %d/%d ok %d errors %.1f req/s%s\n", stepName(r.Step), r.Succeeded, r.Requests, failed, r.ReqPerS(), p.endNote())
+}
+
+// place is " (step k of N)", or "" before Sweep.
+func (p *progress) place() string {
+	if p.steps == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (step %d of %d)", p.step, p.steps)
+}
+
+// endNote is the step's place and the sweep's time left, for End's line.
+func (p *progress) endNote() string {
+	if p.steps == 0 {
+		return ""
+	}
+	note := fmt.Sprintf(" (step %d of %d", p.step, p.steps)
+	if left, ok := p.left(); ok && p.step < p.steps {
+		note += ", about " + left + " left"
+	}
+	return note + ")"
+}
+
+// left estimates the sweep's time left from its pace so far, in requests
+// (a level's steps differ in size; its requests do not differ much).
+func (p *progress) left() (string, bool) {
+	done := p.swept.Load()
+	if p.requests == 0 || done == 0 || p.sweepStart.IsZero() {
+		return "", false
+	}
+	el := p.now().Sub(p.sweepStart)
+	rest := time.Duration(float64(el) * float64(max(p.requests-done, 0)) / float64(done))
+	return roughDuration(rest), true
+}
+
+// roughDuration words d as precisely as a time left needs: 2h59m, 4m10s,
+// 12s, 0.4s.
+func roughDuration(d time.Duration) string {
+	switch {
+	case d >= time.Hour:
+		d = d.Round(time.Minute)
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	case d >= time.Minute:
+		return d.Round(time.Second).String()
+	default:
+		return d.Round(100 * time.Millisecond).String()
+	}
+}
+
+// status words where the step is: its warm-ups, or its measured requests,
+// their errors, the rate of successes and the sweep's time left. Short
+// drops the words a narrow line has no room for.
+func (p *progress) status(short bool) []string {
+	wd := int(p.warmDone.Load())
+	if wd < p.warmup {
+		return []string{fmt.Sprintf("warm-up %d/%d", wd, p.warmup)}
+	}
+	done, ok := p.measDone.Load(), p.measOK.Load()
+	parts := []string{fmt.Sprintf("%d/%d measured", done, p.measured)}
+	if short {
+		parts[0] = fmt.Sprintf("%d/%d", done, p.measured)
+	}
+	if e := done - ok; e > 0 {
+		if short {
+			parts = append(parts, fmt.Sprintf("%d err", e))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d errors", e))
+		}
+	}
+	if start := p.measureStart.Load(); start > 0 {
+		if el := p.now().UnixNano() - start; el > 0 {
+			unit := " req/s"
+			if short {
+				unit = "/s"
+			}
+			parts = append(parts, fmt.Sprintf("%.1f%s", float64(ok)/(float64(el)/1e9), unit))
+		}
+	}
+	if left, ok := p.left(); ok {
+		if short {
+			parts = append(parts, left+" left")
+		} else {
+			parts = append(parts, "~"+left+" left")
+		}
+	}
+	return parts
+}
+
+// render redraws the terminal's line (under mu): the text first, a bar of
+// the measured requests in whatever room is left, never wider than the
+// terminal (a wrapped line would scroll instead of redrawing).
+func (p *progress) render() {
+	cols := 80
+	if p.width != nil {
+		if c := p.width(); c > 0 {
+			cols = c
+		}
+	}
+	head := stepName(p.s)
+	if p.steps > 0 {
+		head = fmt.Sprintf("[%d/%d] %s", p.step, p.steps, head)
+	}
+	// The full words if they leave room for a bar, else the short ones;
+	// the bar only where it can be at least minBar wide.
+	const minBar, maxBar = 10, 40
+	status := strings.Join(p.status(false), " ")
+	if cols-1-len(head)-len(status)-4 < minBar {
+		status = strings.Join(p.status(true), " ")
+	}
+	text := head + " " + status
+	if room := cols - 1 - len(text) - 3; room >= minBar && int(p.warmDone.Load()) >= p.warmup {
+		n := min(room, maxBar)
+		filled := 0
+		if p.measured > 0 {
+			filled = int(p.measDone.Load()) * n / p.measured
+		}
+		text = head + " [" + strings.Repeat("=", filled) + strings.Repeat(" ", n-filled) + "] " + status
+	}
+	if len(text) > cols-1 {
+		text = text[:cols-1]
+	}
+	fmt.Fprintf(p.w, "\r%s\x1b[K", text)
+	p.drawn = true
+}
+
+// clear removes the bar (under mu) before a line is printed.
+func (p *progress) clear() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.drawn = false
+	}
 }

@@ -2,37 +2,184 @@ package bench
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/benchseal/benchseal/schemas"
 )
 
-// On a terminal the bar's error count and the step's final line count the
-// same thing: failed measured requests. Warm-ups that fail are not errors
-// of the step (claims never count them), so the bar must not show them.
-func TestProgressBarCountsMeasuredErrors(t *testing.T) {
+// fakeClock is a settable time for progress tests.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func testProgress(buf *bytes.Buffer, terminal bool, cols int) (*progress, *fakeClock) {
+	clock := &fakeClock{t: time.Unix(1e9, 0)}
+	p := NewProgress(buf, terminal).(*progress)
+	p.throttle = 0 // render every update, so the buffer holds each one
+	p.now = clock.now
+	p.width = func() int { return cols }
+	return p, clock
+}
+
+// frames splits terminal output into the lines drawn in place.
+func frames(out string) []string {
+	var fs []string
+	for _, f := range strings.Split(out, "\r") {
+		if f = strings.TrimSuffix(f, "\x1b[K"); f != "" {
+			fs = append(fs, f)
+		}
+	}
+	return fs
+}
+
+// On a terminal the bar counts what the step's final line and the claims
+// count: measured requests. Warm-ups are shown apart and never enter the
+// denominator or the errors; the live rate counts successes only; the line
+// says which step of the sweep it is and how long the sweep has left.
+func TestProgressBarCountsMeasuredRequests(t *testing.T) {
 	var buf bytes.Buffer
-	p := NewProgress(&buf, true)
-	p.(*progress).throttle = 0 // render every update, so the buffer holds each one
+	p, clock := testProgress(&buf, true, 120)
 	s := Step{Target: "a", Concurrency: 2, Repeat: 1}
-	p.Begin(s, 5) // 2 warm-ups, 3 measured
+	p.Sweep(4, 20)
+	p.Begin(s, 2, 3)
 	p.Done(schemas.PhaseWarmup, false)
 	p.Done(schemas.PhaseWarmup, false)
+	clock.add(time.Second)
 	p.Done(schemas.PhaseMeasure, true)
 	p.Done(schemas.PhaseMeasure, false)
 	p.Done(schemas.PhaseMeasure, true)
-	p.End(StepResult{Step: s, Warmup: 2, Requests: 3, Succeeded: 2, Errors: map[string]int{schemas.ErrHTTP: 1}})
 	out := buf.String()
-	if !strings.Contains(out, "a c=2 r=1 (1 errors)") {
-		t.Errorf("the bar never showed the one measured error:\n%q", out)
+	fs := frames(out)
+	if !strings.Contains(fs[1], "[1/4] a c=2 r=1 warm-up 1/2") {
+		t.Errorf("warm-up frame: %q", fs[1])
 	}
-	for _, wrong := range []string{"(2 errors)", "(3 errors)"} {
-		if strings.Contains(out, wrong) {
-			t.Errorf("the bar counted failed warm-ups as errors (%s):\n%q", wrong, out)
+	last := fs[len(fs)-1]
+	// 5 of the sweep's 20 requests took 1 s: 15 left take about 3 s.
+	if !strings.Contains(last, "] 3/3 measured 1 errors 2.0 req/s ~3s left") {
+		t.Errorf("last frame: %q", last)
+	}
+	for _, f := range fs {
+		if strings.Contains(f, "/5") || strings.Contains(f, "2 errors") || strings.Contains(f, "3.0 req/s") {
+			t.Errorf("warm-ups or failures counted: %q", f)
 		}
 	}
-	if !strings.HasSuffix(out, "benchseal: a c=2 r=1: 2/3 ok 1 errors 0.0 req/s\n") {
-		t.Errorf("final line:\n%q", out)
+	buf.Reset()
+	clock.add(time.Second) // the sweep's pace is now 5 requests in 2 s
+	p.End(StepResult{Step: s, Warmup: 2, Requests: 3, Succeeded: 2, Errors: map[string]int{schemas.ErrHTTP: 1}})
+	if got, want := buf.String(), "\r\x1b[Kbenchseal: a c=2 r=1: 2/3 ok 1 errors 0.0 req/s (step 1 of 4, about 6s left)\n"; got != want {
+		t.Errorf("final line:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// A 70-column terminal keeps a bar of at least 10 cells and never draws a
+// line that would wrap.
+func TestProgressNarrowTerminal(t *testing.T) {
+	for _, cols := range []int{70, 60, 30} {
+		var buf bytes.Buffer
+		p, clock := testProgress(&buf, true, cols)
+		s := Step{Target: "sglang", Concurrency: 128, Repeat: 3}
+		p.Sweep(40, 100000)
+		p.Begin(s, 128, 1024)
+		for range 128 {
+			p.Done(schemas.PhaseWarmup, true)
+		}
+		clock.add(90 * time.Second)
+		for i := range 700 {
+			p.Done(schemas.PhaseMeasure, i%50 != 0)
+		}
+		fs := frames(buf.String())
+		last := fs[len(fs)-1]
+		for _, f := range fs {
+			if len(f) >= cols {
+				t.Errorf("%d columns: a frame of %d: %q", cols, len(f), f)
+			}
+		}
+		bar := regexp.MustCompile(`\[[= ]{10,}\]`).FindString(last)
+		if cols >= 70 && bar == "" {
+			t.Errorf("%d columns: no bar of 10 cells: %q", cols, last)
+		}
+		if cols >= 60 && !strings.Contains(last, "700/1024") {
+			t.Errorf("%d columns: no count: %q", cols, last)
+		}
+	}
+}
+
+// Without a terminal a long step still prints a line now and then.
+func TestProgressHeartbeat(t *testing.T) {
+	var buf syncBuffer
+	p := NewProgress(&buf, false).(*progress)
+	p.heartbeat = 5 * time.Millisecond
+	s := Step{Target: "a", Concurrency: 1, Repeat: 1}
+	p.Sweep(2, 12)
+	p.Begin(s, 1, 5)
+	p.Done(schemas.PhaseWarmup, true)
+	p.Done(schemas.PhaseMeasure, true)
+	p.Done(schemas.PhaseMeasure, false)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(buf.String(), "benchseal: a c=1 r=1 (step 1 of 2): 2/5 measured, 1 errors, ") && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	p.End(StepResult{Step: s, Warmup: 1, Requests: 2, Succeeded: 1})
+	out := buf.String()
+	if !strings.Contains(out, "benchseal: a c=1 r=1 (step 1 of 2): 2/5 measured, 1 errors, ") {
+		t.Fatalf("no heartbeat:\n%s", out)
+	}
+	if strings.Contains(out, "\r") {
+		t.Errorf("terminal codes without a terminal:\n%q", out)
+	}
+	n := strings.Count(out, "\n")
+	time.Sleep(30 * time.Millisecond)
+	if strings.Count(buf.String(), "\n") != n {
+		t.Errorf("heartbeat after End:\n%s", buf.String())
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A step stopped before its measured requests says so instead of "0/0 ok".
+func TestProgressStoppedStep(t *testing.T) {
+	var buf bytes.Buffer
+	p, _ := testProgress(&buf, false, 0)
+	s := Step{Target: "a", Concurrency: 4, Repeat: 1}
+	p.Sweep(2, 16)
+	p.Begin(s, 4, 4)
+	for range 4 {
+		p.Done(schemas.PhaseWarmup, false)
+	}
+	p.End(StepResult{Step: s, Warmup: 4, Stopped: true})
+	if got := buf.String(); !strings.HasPrefix(got, "benchseal: a c=4 r=1: stopped before its measured requests (step 1 of 2") {
+		t.Errorf("final line: %q", got)
 	}
 }

@@ -62,6 +62,14 @@ type Result struct {
 
 const preflightTimeout = 10 * time.Second
 
+// IncompleteEnded is run.json's "incomplete" while the sweep runs: what a
+// run directory says when the process ended before the sweep did.
+const IncompleteEnded = "ended during the sweep (the process exited before the run finished)"
+
+// AfterStepTimeout bounds the AfterStep hooks of a step (probes and
+// /metrics scrapes), which run even after an interrupt.
+const AfterStepTimeout = 10 * time.Second
+
 // Run measures plan and writes the run directory dir (DESIGN.md): it
 // refuses an existing dir, checks every target answers before creating
 // anything, then sweeps level -> repeat -> target (target order reversed on
@@ -142,6 +150,9 @@ type runner struct {
 	steps   []StepResult
 	fatal   error
 	gone    map[string]string // targets whose server went away -> why
+	// warmFailed: targets stopped because a step's warm-ups all failed ->
+	// the first error.
+	warmFailed map[string]string
 }
 
 func newRunner(p Plan, cfg *config, dir string) (*runner, error) {
@@ -203,6 +214,9 @@ func (r *runner) create() error {
 			Repeats: p.Repeats, Perturb: !p.NoPerturb, TimeoutS: r.cfg.timeout.Seconds(),
 			SuccessRule: schemas.SuccessRule, Stream: p.Stream, TargetOrder: "alternate", WarmupOnce: p.WarmupOnce},
 		Scoring: p.Scoring, Command: p.Command, Targets: []schemas.Target{}, Corpus: []schemas.Clip{},
+		// Replaced when the sweep ends; a process that exits during it (a
+		// second Ctrl-C, a crash) leaves a run that says why it is incomplete.
+		Incomplete: IncompleteEnded,
 	}
 	if run.Tool.Modules == nil {
 		run.Tool.Modules = []schemas.Module{}
@@ -332,6 +346,7 @@ func (r *runner) sweep(ctx context.Context) (*Result, error) {
 	interrupted := false
 	p := r.plan
 	order := slices.Clone(p.Targets)
+	r.cfg.progress.Sweep(p.size())
 sweep:
 	for li, c := range p.Levels {
 		for rep := 1; rep <= p.Repeats; rep++ {
@@ -389,10 +404,10 @@ sweep:
 		run.Incomplete = "failed: " + r.fatal.Error()
 	case interrupted:
 		run.Incomplete = "interrupted"
-	case len(r.gone) > 0:
-		run.Incomplete = (&TargetStoppedError{r.gone}).Error()
+	case len(r.gone) > 0 || len(r.warmFailed) > 0:
+		run.Incomplete = (&TargetStoppedError{r.gone, r.warmFailed}).Error()
 	default:
-		run.Complete = true
+		run.Complete, run.Incomplete = true, ""
 	}
 	if err := r.writeRun(); err != nil {
 		return nil, err
@@ -409,8 +424,8 @@ sweep:
 	if interrupted {
 		return res, ErrInterrupted
 	}
-	if len(r.gone) > 0 {
-		return res, &TargetStoppedError{r.gone}
+	if len(r.gone) > 0 || len(r.warmFailed) > 0 {
+		return res, &TargetStoppedError{r.gone, r.warmFailed}
 	}
 	return res, nil
 }
@@ -619,7 +634,7 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 		}
 	}
 	w := p.warmupAt(s.Level, s.Repeat)
-	r.cfg.progress.Begin(s, len(jobs))
+	r.cfg.progress.Begin(s, w, len(jobs)-w)
 	recs := make([]schemas.Record, len(jobs))
 	workers := make([]*worker, s.Concurrency)
 	for i := range workers {
@@ -664,12 +679,14 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 		wg.Wait()
 	}
 	phase(schemas.PhaseWarmup, 0, w)
-	for _, h := range r.cfg.hooks {
-		if h.BeforeMeasure != nil && ctx.Err() == nil {
-			r.hookErr("before measuring "+stepName(s), h.BeforeMeasure(ctx, &r.d, s))
+	if !r.stopWarmupFailed(s, recs[:w]) {
+		for _, h := range r.cfg.hooks {
+			if h.BeforeMeasure != nil && ctx.Err() == nil {
+				r.hookErr("before measuring "+stepName(s), h.BeforeMeasure(ctx, &r.d, s))
+			}
 		}
+		phase(schemas.PhaseMeasure, w, len(jobs))
 	}
-	phase(schemas.PhaseMeasure, w, len(jobs))
 	if err := rf.close(); err != nil {
 		return res, fmt.Errorf("write records of %s: %w", stepName(s), err)
 	}
@@ -708,9 +725,14 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 		r.d.Event(s.Target, "level_all_failed", msg)
 		r.cfg.progress.Warnf("%s", msg)
 	}
+	// The step's after-probes and /metrics scrapes run even when Ctrl-C
+	// ended the step: they close its evidence. They get their own short
+	// limit instead of the cancelled context.
+	afterCtx, cancelAfter := context.WithTimeout(context.WithoutCancel(ctx), AfterStepTimeout)
+	defer cancelAfter()
 	for _, h := range r.cfg.hooks {
 		if h.AfterStep != nil {
-			r.hookErr("after "+stepName(s), h.AfterStep(ctx, &r.d, res))
+			r.hookErr("after "+stepName(s), h.AfterStep(afterCtx, &r.d, res))
 		}
 	}
 	r.cfg.progress.End(res)

@@ -2,6 +2,8 @@ package bench
 
 import (
 	"fmt"
+
+	"github.com/benchseal/benchseal/schemas"
 	"sort"
 	"strings"
 )
@@ -28,9 +30,14 @@ type targetStop struct {
 }
 
 // TargetStoppedError says which targets' servers went away during the
-// run; what was measured before is kept.
+// run, and which targets were stopped because every warm-up request of a
+// step failed; what was measured before is kept.
 type TargetStoppedError struct {
-	Targets map[string]string // target -> why
+	Targets map[string]string // target -> why its server exited
+	// WarmupFailed maps a target to the first error of the step whose
+	// warm-ups all failed (a wrong model, a bad form field, a server
+	// refusing every request): measuring it would only record failures.
+	WarmupFailed map[string]string
 }
 
 func (e *TargetStoppedError) Error() string {
@@ -46,11 +53,22 @@ func (e *TargetStoppedError) Error() string {
 			parts[i] += " (" + why + ")"
 		}
 	}
+	names = names[:0]
+	for t := range e.WarmupFailed {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	for _, t := range names {
+		parts = append(parts, fmt.Sprintf("target %s stopped: every warm-up request failed; the first: %s", t, e.WarmupFailed[t]))
+	}
 	return strings.Join(parts, "; ")
 }
 
 // stopped reports whether target's server is gone.
 func (r *runner) stopped(target string) bool {
+	if _, ok := r.warmFailed[target]; ok {
+		return true
+	}
 	s, ok := r.cfg.stops[target]
 	if !ok {
 		return false
@@ -68,6 +86,9 @@ func (r *runner) noteStopped(target string) {
 	if _, done := r.gone[target]; done {
 		return
 	}
+	if _, ok := r.warmFailed[target]; ok {
+		return // recorded when its warm-ups failed (stopWarmupFailed)
+	}
 	why := ""
 	if s := r.cfg.stops[target]; s.why != nil {
 		why = s.why()
@@ -80,4 +101,37 @@ func (r *runner) noteStopped(target string) {
 	r.d.Event(target, "server_exited", msg+"; its remaining steps were skipped")
 	r.d.Run.Notes = append(r.d.Run.Notes, msg)
 	r.cfg.progress.Warnf("%s: no longer measuring it", msg)
+}
+
+// stopWarmupFailed stops target when every warm-up of step s failed: the
+// measured requests would fail the same way, for as long as the sweep
+// lasts. It returns whether the target was stopped.
+func (r *runner) stopWarmupFailed(s Step, warmups []schemas.Record) bool {
+	if len(warmups) == 0 {
+		return false
+	}
+	for i := range warmups {
+		if warmups[i].Target == "" || warmups[i].OK {
+			return false // not all sent (interrupted), or one succeeded
+		}
+	}
+	first := warmups[0]
+	for _, w := range warmups[1:] {
+		if w.StartNs < first.StartNs {
+			first = w
+		}
+	}
+	why := first.ErrorClass
+	if first.Error != "" {
+		why = first.Error
+	}
+	if r.warmFailed == nil {
+		r.warmFailed = map[string]string{}
+	}
+	r.warmFailed[s.Target] = why
+	msg := fmt.Sprintf("target %s stopped: all %d warm-up requests of %s failed; the first: %s", s.Target, len(warmups), stepName(s), why)
+	r.d.Event(s.Target, "warmup_all_failed", msg+"; its remaining steps were skipped")
+	r.d.Run.Notes = append(r.d.Run.Notes, msg)
+	r.cfg.progress.Warnf("%s", msg)
+	return true
 }

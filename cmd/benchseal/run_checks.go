@@ -1,0 +1,195 @@
+package main
+
+// What run checks before it measures (--response-format, the signing key
+// of --seal) and how it judges what it measured (the failure summary).
+// Kept apart from run.go so that the flags and the flow stay readable.
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/bench"
+)
+
+// responseFormats are the response_format values the runner knows how to
+// read a transcript from (bench's responseText): json and verbose_json
+// carry {"text"}, text/srt/vtt are the body itself.
+var responseFormats = []string{"json", "verbose_json", "text", "srt", "vtt"}
+
+func checkResponseFormat(format string) error {
+	if format == "" || slices.Contains(responseFormats, format) {
+		return nil
+	}
+	return usageErrorf("--response-format %q: want one of %s", format, strings.Join(responseFormats, ", "))
+}
+
+// runSigner loads the --seal key before anything is measured: a missing
+// key file, a wrong password or a prompt without a terminal fails now, not
+// after hours of GPU time. Nil without --seal.
+func runSigner(ctx context.Context, e *env, f *runFlags) (*bundle.Signer, error) {
+	if f.seal == "" {
+		return nil, nil
+	}
+	s, err := loadSigner(ctx, e, f.key)
+	if err != nil {
+		return nil, withHint(err, "--seal signs at the end of the run: fix --key before measuring")
+	}
+	return s, nil
+}
+
+// sealCommand is the command that seals dir as run --seal would have.
+func sealCommand(dir, out, key string, incomplete bool) string {
+	args := []string{"benchseal", "seal", shellQuote(dir), "-o", shellQuote(out)}
+	if key != "" {
+		args = append(args, "--key", shellQuote(key))
+	}
+	if incomplete {
+		args = append(args, "--allow-incomplete")
+	}
+	return strings.Join(args, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// errorRateWarn is the share of a step's measured requests that may fail
+// before run warns about the step.
+const errorRateWarn = 0.01
+
+// summarizeSteps prints one line per target (steps, measured requests that
+// succeeded, failures by class) and a warning per step whose error rate is
+// above errorRateWarn. It returns an error naming the steps that failed
+// every measured request: their figures are not measurements.
+func summarizeSteps(e *env, targets []string, steps []bench.StepResult) error {
+	var allFailed []string
+	for _, t := range targets {
+		var n, req, ok int
+		errs := map[string]int{}
+		for _, s := range steps {
+			if s.Target != t {
+				continue
+			}
+			n++
+			req += s.Requests
+			ok += s.Succeeded
+			for k, v := range s.Errors {
+				errs[k] += v
+			}
+			failed := s.Requests - s.Succeeded
+			switch {
+			case s.Requests > 0 && s.Succeeded == 0:
+				allFailed = append(allFailed, stepLabel(s.Step))
+			case s.Requests > 0 && float64(failed) > errorRateWarn*float64(s.Requests):
+				warnf(e.stderr, "%s: %d of %d measured requests failed (%.1f %%: %s)", stepLabel(s.Step), failed, s.Requests,
+					100*float64(failed)/float64(s.Requests), classCounts(s.Errors))
+			}
+		}
+		line := fmt.Sprintf("summary: %s: %d steps, %d/%d measured requests ok", t, n, ok, req)
+		if req > ok {
+			line += " (failed: " + classCounts(errs) + ")"
+		}
+		infof(e.stderr, "%s", line)
+	}
+	if len(allFailed) == 0 {
+		return nil
+	}
+	return withHint(fmt.Errorf("run: %d step(s) failed every measured request: %s", len(allFailed), strings.Join(allFailed, ", ")),
+		"each failed request's error is in its record (records/<target>/c<C>-r<R>.jsonl, field error)")
+}
+
+func stepLabel(s bench.Step) string {
+	return fmt.Sprintf("%s c=%d r=%d", s.Target, s.Concurrency, s.Repeat)
+}
+
+// classCounts words failures by class, most frequent first.
+func classCounts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if m[a] != m[b] {
+			return m[b] - m[a]
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// stoppedHint says what to look at for a target the runner stopped.
+func stoppedHint(se *bench.TargetStoppedError, dir string) string {
+	var hints []string
+	for _, why := range se.WarmupFailed {
+		if strings.HasPrefix(why, "HTTP ") {
+			hints = append(hints, "the server refused every warm-up request: check --model, --form and --response-format against what it serves")
+		} else {
+			hints = append(hints, "the server did not answer the warm-up requests: is it still running?")
+		}
+		break
+	}
+	if len(se.Targets) > 0 {
+		hints = append(hints, "see servers/<target>/launch.log in "+dir+" for why it exited")
+	}
+	return strings.Join(hints, "; ")
+}
+
+// unknownModelError words a target that does not serve the requested model.
+func unknownModelError(err *bench.UnknownModelError) error {
+	return withHint(&usageError{err}, "pick one of the served models with --model %s=MODEL, or pass --allow-unlisted-model if the server ignores the model field", err.Target)
+}
+
+// corpusError words a corpus (or --audio) problem and, for each file that
+// is another audio format under a .wav name, the commands that convert it.
+func corpusError(err error) error {
+	var hints []string
+	walkErrors(err, func(e error) {
+		if nw, ok := e.(*bench.NotWAVError); ok {
+			src := strings.TrimSuffix(nw.File, filepath.Ext(nw.File)) + "." + nw.Ext
+			hints = append(hints, fmt.Sprintf("%s is %s: convert it with: mv %s %s && ffmpeg -i %s -c:a pcm_s16le %s (or: sox %s -b 16 %s)",
+				nw.File, nw.Format, shellQuote(nw.File), shellQuote(src), shellQuote(src), shellQuote(nw.File), shellQuote(src), shellQuote(nw.File)))
+		}
+	})
+	out := fmt.Errorf("corpus: %w", err)
+	for i := len(hints) - 1; i >= 0; i-- { // the outermost hint prints first
+		out = withHint(out, "%s", hints[i])
+	}
+	return out
+}
+
+// walkErrors calls f on err and every error it wraps, depth first.
+func walkErrors(err error, f func(error)) {
+	if err == nil {
+		return
+	}
+	f(err)
+	switch x := err.(type) {
+	case interface{ Unwrap() error }:
+		walkErrors(x.Unwrap(), f)
+	case interface{ Unwrap() []error }:
+		for _, e := range x.Unwrap() {
+			walkErrors(e, f)
+		}
+	}
+}
+
+// corpusPathError reports whether err is about the corpus path itself
+// (missing, not a corpus) rather than about files in it.
+func corpusPathError(err error, path string) bool {
+	ce, ok := err.(*bench.CorpusError)
+	return ok && ce.File == path
+}
