@@ -85,14 +85,14 @@ func checkGPUs(c *Check, ev *evidence) bool {
 		}
 	}
 	if len(models) < len(ev.run.Targets) {
-		// Without --gpus per target, only a machine of one GPU model
+		// Without GPUs named per target, only a machine of one GPU model
 		// shows it.
 		all := map[string]bool{}
 		for _, d := range g.GPUs {
 			all[d.Name] = true
 		}
 		if len(all) > 1 {
-			c.warnf("run.json", "the machine has GPUs of %d models and not every target says which it used (--gpus)", len(all))
+			c.warnKindf(KindGPUsUnassigned, "run.json", "the machine has GPUs of %d models and not every target says which it used", len(all))
 			return false
 		}
 		return ok
@@ -142,7 +142,7 @@ func targetKnobs(ev *evidence, t schemas.Target, when string) knobSide {
 
 // howToExpose names what would let a verifier see a knob.
 const howToExpose = "expose it: start vLLM with VLLM_SERVER_DEV_MODE=1 (its /server_info) or keep its /metrics reachable (vllm:cache_config_info); " +
-	"SGLang-Omni has no self-description, so pass its launch command (--launch or --launch-cmd) or its config (--server-config)"
+	"SGLang-Omni has no self-description, so record its launch command or its config"
 
 // checkKnobs compares every target's server knobs with the first one's,
 // like with like: the same knob (whatever each engine calls it), each
@@ -191,10 +191,10 @@ func checkKnobs(c *Check, ev *evidence) string {
 		file := path.Join("servers", targets[0].Name)
 		switch {
 		case len(missing) == len(targets):
-			c.warnf(file, "%s: not observed on any target (%s); %s", name, strings.Join(missing, ", "), howToExpose)
+			c.warnKindf(KindKnobNotObserved, file, "%s: not observed on any target (%s); %s", name, strings.Join(missing, ", "), howToExpose)
 			ok = false
 		case len(missing) > 0:
-			c.warnf(file, "%s: not observed on %s, so it cannot be compared (%s); %s", name, strings.Join(missing, ", "), strings.Join(sources, "; "), howToExpose)
+			c.warnKindf(KindKnobNotObserved, file, "%s: not observed on %s, so it cannot be compared (%s); %s", name, strings.Join(missing, ", "), strings.Join(sources, "; "), howToExpose)
 			ok = false
 		case differs:
 			c.warnf(file, "%s differs: %s", name, strings.Join(sources, "; "))
