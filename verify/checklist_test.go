@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -68,5 +69,36 @@ func TestChecklistTable(t *testing.T) {
 	}
 	if len(checklist) != CheckFairness {
 		t.Errorf("%d checks, the last constant is %d", len(checklist), CheckFairness)
+	}
+}
+
+// The library's findings name no CLI flag: the CLI adds the flag after a
+// finding of a kind it knows (cmd/benchseal/verify.go, kindFlags). A
+// finding may quote the recorded command line, which is evidence.
+func TestFindingsNameNoFlag(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := regexp.MustCompile(`(?:warnf|failf|warnKindf|Reason:)[^\n]*"[^"\n]*--[a-z][^"\n]*"`)
+	n := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		for _, m := range call.FindAllString(string(b), -1) {
+			if strings.Contains(m, "recorded command line") {
+				continue
+			}
+			t.Errorf("%s: a finding names a flag: %s", f, m)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no source files found")
 	}
 }

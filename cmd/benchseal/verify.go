@@ -30,6 +30,7 @@ var kindFlags = map[verify.Kind]string{
 	verify.KindGPUsUnassigned:  "run names them with --gpu NAME=0,1",
 	verify.KindKnobNotObserved: "run takes SGLang-Omni's launch command with --launch or --launch-cmd, its config with --server-config",
 	verify.KindNoPerturb:       "run with --no-perturb",
+	verify.KindIncomplete:      "seal --allow-incomplete",
 }
 
 // checkFlags name the flag a failing check's hint is about.
