@@ -187,4 +187,12 @@
 // records files while they are validated; a few hundred bytes to a
 // kilobyte per request. A check keeps at most MaxFindings findings and
 // counts the rest.
+//
+// # Imports
+//
+// It owns the checklist (checklist.go) and its findings over a bundle or a
+// run directory. Must never import: internal/bench, internal/sim,
+// internal/report. Why: a verifier never runs a load generator or a server,
+// so it cannot re-measure where it must re-derive; the report depends on
+// verify, not the reverse.
 package verify

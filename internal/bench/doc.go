@@ -101,4 +101,12 @@
 // The HTTP transport is one per target, keeps an idle connection per
 // worker, never negotiates HTTP/2 or compression, and takes proxies from
 // the environment (HTTP_PROXY, ...), which Go never uses for loopback.
+//
+// # Imports
+//
+// It owns the closed-loop runner: the request schedule, the HTTP client,
+// the records writer and the run directory it writes. Must never import:
+// internal/sim, verify, internal/report. Why: the client and the simulator
+// share no code, so the simulator cannot agree with the client by
+// construction.
 package bench
