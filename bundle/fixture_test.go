@@ -28,7 +28,7 @@ type fixture struct {
 var smallRun = fixture{clips: 2, clipSeconds: 0.5, records: 20, complete: true}
 
 // writeRunDir writes a valid run directory, the shape benchseal run
-// writes (DESIGN.md, Documents), from the schemas types, deterministically.
+// writes (docs/DESIGN.md, "Formats"), from the schemas types, deterministically.
 func writeRunDir(t testing.TB, dir string, fx fixture) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))

@@ -1,6 +1,6 @@
 // Package verify checks a sealed benchseal bundle (or an unsealed run
-// directory) and returns the whole checklist of DESIGN.md, "verify: the
-// checklist": every check runs, every problem is collected, none stops
+// directory) and returns the whole checklist of docs/DESIGN.md, "verify:
+// the checklist": every check runs, every problem is collected, none stops
 // the others.
 //
 //	1 archive    regular files only, mode exactly 0644, local clean paths, no

@@ -1,6 +1,6 @@
 // Package bench is benchseal's closed-loop runner: it drives the targets'
 // /v1/audio/transcriptions with a concurrency sweep and writes the run
-// directory of DESIGN.md as it goes.
+// directory of docs/bundle.md as it goes.
 //
 // # Protocol
 //

@@ -19,8 +19,8 @@ import (
 
 const module = "github.com/benchseal/benchseal/"
 
-// required are the rules docs/DESIGN.md ("Packages and what they never
-// import") states: a doc.go that drops one of them fails.
+// required are the rules docs/DESIGN.md ("Packages") states: a doc.go
+// that drops one of them fails.
 var required = map[string][]string{
 	"perturb":        {"internal/bench"},
 	"bundle":         {"internal/bench"},
