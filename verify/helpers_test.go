@@ -4,12 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	crand "crypto/rand"
-	"encoding/binary"
 	"io"
-	"math/rand/v2"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -20,29 +15,14 @@ import (
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/sim"
+	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/klauspost/compress/zstd"
 )
 
 // makeWAV is a real 16-bit mono PCM WAV of noise, distinct per seed.
 func makeWAV(seconds float64, seed uint64) []byte {
-	const rate = 16000
-	n := int(rate * seconds)
-	var b bytes.Buffer
-	le := binary.LittleEndian
-	b.WriteString("RIFF")
-	binary.Write(&b, le, uint32(36+2*n))
-	b.WriteString("WAVEfmt ")
-	for _, v := range []any{uint32(16), uint16(1), uint16(1), uint32(rate), uint32(2 * rate), uint16(2), uint16(16)} {
-		binary.Write(&b, le, v)
-	}
-	b.WriteString("data")
-	binary.Write(&b, le, uint32(2*n))
-	rng := rand.New(rand.NewPCG(seed, 7))
-	for range n {
-		binary.Write(&b, le, int16(rng.IntN(2000)-1000))
-	}
-	return b.Bytes()
+	return testkit.NoiseWAV(seconds, seed)
 }
 
 var refs = []string{"the quick brown fox", "jumps over the lazy dog", "hello world again", "one two three four"}
@@ -99,9 +79,7 @@ func must(tb testing.TB, err error) {
 // testSigner is a fresh key held in memory (file keys sign deterministically).
 func testSigner(tb testing.TB) *bundle.Signer {
 	tb.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
-	must(tb, err)
-	s, err := bundle.NewSigner(k)
+	s, err := bundle.NewSigner(testkit.NewKey(tb))
 	must(tb, err)
 	return s
 }
