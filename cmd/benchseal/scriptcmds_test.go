@@ -1,11 +1,14 @@
 package main
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +20,7 @@ import (
 	"time"
 
 	"github.com/benchseal/benchseal/internal/testkit"
+	"github.com/klauspost/compress/zstd"
 )
 
 // scriptCmds are the helper commands the scripts in testdata/script run
@@ -55,6 +59,13 @@ var scriptCmds = map[string]func([]string) error{
 	// nosecret KEYFILE FILE...: fails when a FILE holds "PRIVATE KEY" or
 	// any 16 characters of KEYFILE's PEM body.
 	"nosecret": noSecret,
+	// mkbytes FILE HEX [ZEROS]: FILE is the bytes HEX spells, then ZEROS
+	// zero bytes (a header of another format, say).
+	"mkbytes": mkBytes,
+	// editbundle IN OUT NAME OLD NEW: OUT is the bundle IN with the first
+	// OLD in its entry NAME replaced by NEW, repacked (tar, zstd) without
+	// resealing: what someone who edits a sealed file produces.
+	"editbundle": editBundle,
 }
 
 type scriptUsage string
@@ -311,6 +322,84 @@ func noSecret(args []string) error {
 		}
 	}
 	return nil
+}
+
+func mkBytes(args []string) error {
+	if len(args) < 2 || len(args) > 3 {
+		return scriptUsagef("mkbytes FILE HEX [ZEROS]")
+	}
+	b, err := hex.DecodeString(args[1])
+	if err != nil {
+		return scriptUsagef("mkbytes FILE HEX [ZEROS]: HEX: " + err.Error())
+	}
+	if len(args) == 3 {
+		n, err := strconv.Atoi(args[2])
+		if err != nil || n < 0 {
+			return scriptUsagef("mkbytes FILE HEX [ZEROS]: ZEROS is a count")
+		}
+		b = append(b, make([]byte, n)...)
+	}
+	return os.WriteFile(args[0], b, 0o644)
+}
+
+func editBundle(args []string) error {
+	if len(args) != 5 {
+		return scriptUsagef("editbundle IN OUT NAME OLD NEW")
+	}
+	in, err := os.Open(args[0])
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	zr, err := zstd.NewReader(in)
+	if err != nil {
+		return err
+	}
+	defer zr.Close()
+	var out bytes.Buffer
+	zw, err := zstd.NewWriter(&out)
+	if err != nil {
+		return err
+	}
+	tr, tw := tar.NewReader(zr), tar.NewWriter(zw)
+	edited := false
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			return err
+		}
+		if h.Name == args[2] {
+			if !bytes.Contains(data, []byte(args[3])) {
+				return fmt.Errorf("%s of %s does not hold %q", args[2], args[0], args[3])
+			}
+			data = bytes.Replace(data, []byte(args[3]), []byte(args[4]), 1)
+			h.Size = int64(len(data))
+			edited = true
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			return err
+		}
+		if _, err := tw.Write(data); err != nil {
+			return err
+		}
+	}
+	if !edited {
+		return fmt.Errorf("%s has no entry %s", args[0], args[2])
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	return os.WriteFile(args[1], out.Bytes(), 0o644)
 }
 
 // The helpers that check something fail when it does not hold: a script
