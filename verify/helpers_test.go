@@ -5,17 +5,12 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net/http/httptest"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/benchseal/benchseal/bundle"
-	"github.com/benchseal/benchseal/internal/bench"
-	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/benchseal/benchseal/internal/testkit"
+	"github.com/benchseal/benchseal/internal/testkit/testrun"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/klauspost/compress/zstd"
 )
@@ -25,48 +20,17 @@ func makeWAV(seconds float64, seed uint64) []byte {
 	return testkit.NoiseWAV(seconds, seed)
 }
 
-var refs = []string{"the quick brown fox", "jumps over the lazy dog", "hello world again", "one two three four"}
+var refs = testrun.Refs
 
 // runSpec is a real run: benchseal's runner against the simulated server.
-type runSpec struct {
-	clips     int
-	seconds   float64
-	levels    []int
-	requests  []int
-	repeats   int
-	noPerturb bool
-	latency   time.Duration
-	// warmupOnce is --compat seedtts's schedule: warm-ups before a level's
-	// first repeat only.
-	warmupOnce bool
-}
+type runSpec = testrun.Spec
 
-var smallRun = runSpec{clips: 2, seconds: 0.5, levels: []int{1, 3}, requests: []int{4}, repeats: 2, latency: 5 * time.Millisecond}
+var smallRun = testrun.Small
 
 // makeRun writes the corpus to corpusDir and the run directory to runDir.
 func makeRun(tb testing.TB, spec runSpec, corpusDir, runDir string) {
 	tb.Helper()
-	var sc []sim.Clip
-	for i := range spec.clips {
-		w := makeWAV(spec.seconds, uint64(i+1))
-		name := filepath.Join(corpusDir, string(rune('a'+i))+".wav")
-		must(tb, os.WriteFile(name, w, 0o644))
-		must(tb, os.WriteFile(strings.TrimSuffix(name, ".wav")+".txt", []byte(refs[i%len(refs)]+"\n"), 0o644))
-		sc = append(sc, sim.Clip{Audio: w, Text: refs[i%len(refs)]})
-	}
-	clips, err := bench.LoadCorpus(corpusDir)
-	must(tb, err)
-	s, err := sim.New(sim.Config{Corpus: sc, BaseLatency: spec.latency})
-	must(tb, err)
-	ts := httptest.NewServer(s)
-	defer ts.Close()
-	p := bench.Plan{
-		Targets: []bench.Target{{Name: "a", URL: ts.URL}, {Name: "b", URL: ts.URL}},
-		Corpus:  clips, Levels: spec.levels, Requests: spec.requests, Repeats: spec.repeats, Seed: 7, NoPerturb: spec.noPerturb, WarmupOnce: spec.warmupOnce,
-		Scoring: schemas.Scoring{Normalizer: "whisper-en", Aligner: "unit", Unit: "word", Failures: "excluded"},
-	}
-	_, err = bench.Run(context.Background(), runDir, p)
-	must(tb, err)
+	must(tb, testrun.Write(context.Background(), corpusDir, runDir, spec))
 }
 
 func must(tb testing.TB, err error) {
