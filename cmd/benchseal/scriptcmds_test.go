@@ -40,11 +40,12 @@ var scriptCmds = map[string]func([]string) error{
 		}
 		return mkcorpus(args[0])
 	},
-	// withsim [SIM FLAGS...] -- COMMAND ARGS...: starts `benchseal sim
-	// --addr 127.0.0.1:0 SIM FLAGS`, runs COMMAND with every {sim} in its
-	// arguments replaced by the simulator's URL, stops the simulator
-	// (SIGINT) and exits with COMMAND's status. COMMAND's stdout and
-	// stderr are the script's.
+	// withsim [-status=N] [SIM FLAGS...] -- COMMAND ARGS...: starts
+	// `benchseal sim --addr 127.0.0.1:0 SIM FLAGS`, runs COMMAND with every
+	// {sim} in its arguments replaced by the simulator's URL, stops the
+	// simulator (SIGINT) and exits with COMMAND's status; with -status=N,
+	// exits 0 when that status is N and 1 (saying so) when it is not.
+	// COMMAND's stdout and stderr are the script's.
 	"withsim": withSim,
 	// mkrun DIR: a real run of two targets on one simulator, as the
 	// verify scripts use it: mkcorpus corpus, then benchseal run
@@ -171,9 +172,17 @@ type scriptDiscard struct{}
 func (scriptDiscard) Write(p []byte) (int, error) { return len(p), nil }
 
 func withSim(args []string) error {
+	want := -1
+	if len(args) > 0 && strings.HasPrefix(args[0], "-status=") {
+		n, err := strconv.Atoi(strings.TrimPrefix(args[0], "-status="))
+		if err != nil {
+			return scriptUsagef("withsim -status=N: N is an exit status")
+		}
+		want, args = n, args[1:]
+	}
 	i := slices.Index(args, "--")
 	if i < 0 || i == len(args)-1 {
-		return scriptUsagef("withsim [SIM FLAGS...] -- COMMAND ARGS...")
+		return scriptUsagef("withsim [-status=N] [SIM FLAGS...] -- COMMAND ARGS...")
 	}
 	url, stop, err := scriptSim(args[:i])
 	if err != nil {
@@ -189,7 +198,22 @@ func withSim(args []string) error {
 	if err := stop(); err != nil && runErr == nil {
 		return err
 	}
-	return runErr
+	if want < 0 {
+		return runErr
+	}
+	var ee *exec.ExitError
+	switch got := 0; {
+	case errors.As(runErr, &ee):
+		got = ee.ExitCode()
+		fallthrough
+	case runErr == nil:
+		if got != want {
+			return fmt.Errorf("%s exited %d, want %d", cmdArgs[0], got, want)
+		}
+		return nil
+	default:
+		return runErr
+	}
 }
 
 func mkrun(args []string) error {
