@@ -195,7 +195,10 @@ type Knobs struct {
 	// or, for /metrics, in labels); empty when it has none.
 	Served []string
 	// Flags are the launch flags that set the knobs benchseal compares.
-	Flags  []string
+	Flags []string
+	// Expose says how a user lets a verifier see the knobs ("" when the
+	// engine serves them by default).
+	Expose string
 	Source string
 }
 
@@ -243,6 +246,18 @@ func Names() []string {
 	out := make([]string, len(table))
 	for i, e := range table {
 		out[i] = e.Name
+	}
+	return out
+}
+
+// HowToExpose is every engine's Knobs.Expose, in table order, each once:
+// what lets a verifier see a knob it could not.
+func HowToExpose() []string {
+	var out []string
+	for _, e := range table {
+		if e.Knobs.Expose != "" && !slices.Contains(out, e.Knobs.Expose) {
+			out = append(out, e.Knobs.Expose)
+		}
 	}
 	return out
 }

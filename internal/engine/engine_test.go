@@ -20,6 +20,7 @@ var mayBeEmpty = map[string]bool{
 	"Metrics.Requests.Match":           true,
 	"Metrics.Requests.StatusLabel":     true,
 	"Knobs.Served":                     true, // SGLang-Omni describes itself nowhere
+	"Knobs.Expose":                     true, // SGLang serves /get_server_info by default
 	"Shedding.Flag":                    true, // SGLang-Omni: bounded by its config
 	"Shedding.Message":                 true, // plain SGLang: not read
 }

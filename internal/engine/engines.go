@@ -48,6 +48,7 @@ var vllmErrors = Errors{Shape: OpenAIError,
 
 var vllmKnobs = Knobs{Served: []string{"/server_info?config_format=json", "/metrics", "/version"},
 	Flags:  []string{"--max-num-seqs", "--gpu-memory-utilization", "--dtype", "--enable-prefix-caching", "--no-enable-prefix-caching"},
+	Expose: "start vLLM with VLLM_SERVER_DEV_MODE=1 (its /server_info) or keep its /metrics reachable (vllm:cache_config_info)",
 	Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/server_info.py@4652ef5d (VLLM_SERVER_DEV_MODE only), vllm/v1/metrics/loggers.py@005a810b (vllm:cache_config_info); flags: vllm/engine/arg_utils.py (not re-read)"}
 
 var vllmShedding = Shedding{Flag: "--max-num-queued-reqs", Status: http.StatusServiceUnavailable, Shape: OpenAIError,
@@ -95,6 +96,7 @@ var table = []*Engine{
 				Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request; the route label is the FastAPI route's path), sglang_omni/serve/transcriptions.py@0ac0a86e (TRANSCRIPTIONS_ENDPOINT)"},
 			Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (no cache counter; 404 unless metrics are enabled)"},
 		Knobs: Knobs{Flags: []string{"--max-running-requests", "--mem-fraction-static", "--dtype", "--disable-radix-cache"},
+			Expose: "SGLang-Omni has no self-description, so pass its launch command (--launch or --launch-cmd) or its config (--server-config)",
 			Source: "sgl-project/sglang-omni sglang_omni/serve/openai_api.py@022b6a3d, launcher.py@03c8f159 (ENGINES.md), openai_api.py@2489a10e: no self-description; flags are SGLang's server args its launcher passes on"},
 		Shedding: Shedding{Bounded: true, Status: http.StatusInternalServerError, Shape: FastAPIDetail,
 			Message: "request-build backlog is full (backlog_limit=16)", AfterUpload: true,
