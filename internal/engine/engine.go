@@ -194,12 +194,63 @@ type Knobs struct {
 	// Served are the GET paths where it describes itself (knobs in JSON
 	// or, for /metrics, in labels); empty when it has none.
 	Served []string
-	// Flags are the launch flags that set the knobs benchseal compares.
-	Flags []string
+	// Keys name each knob benchseal compares as the engine does: its key
+	// in a served JSON self-description and its launch flag.
+	Keys []KnobKey
 	// Expose says how a user lets a verifier see the knobs ("" when the
 	// engine serves them by default).
 	Expose string
 	Source string
+}
+
+// The server knobs a fair comparison holds equal, by the name benchseal
+// gives each (engines name them differently).
+const (
+	KnobMaxRunning    = "max running requests"
+	KnobGPUMemory     = "GPU memory fraction"
+	KnobDType         = "dtype"
+	KnobPrefixCaching = "prefix caching"
+)
+
+// KnobNames are the knobs benchseal compares, in order.
+var KnobNames = []string{KnobMaxRunning, KnobGPUMemory, KnobDType, KnobPrefixCaching}
+
+// KnobKey is one engine's name for a knob: where it sits in a served JSON
+// (a dotted path for vLLM's nested config) and its launch flag.
+type KnobKey struct {
+	Knob   string // one of KnobNames
+	Path   string // "" when no self-description says it
+	Flag   string // "" when no launch flag sets it
+	Negate bool   // a disable_* switch: true means the knob is off
+	Bare   bool   // the flag is a switch without a value
+}
+
+// Flags returns the launch flags of the engine's knob keys, in order.
+func (k Knobs) Flags() []string {
+	var out []string
+	for _, key := range k.Keys {
+		if key.Flag != "" && !slices.Contains(out, key.Flag) {
+			out = append(out, key.Flag)
+		}
+	}
+	return out
+}
+
+// KnobKeys returns every engine's knob keys, each once, by knob (in
+// KnobNames order) and then in table order: the order a reader tries
+// them in.
+func KnobKeys() []KnobKey {
+	var out []KnobKey
+	for _, name := range KnobNames {
+		for _, e := range table {
+			for _, k := range e.Knobs.Keys {
+				if k.Knob == name && !slices.Contains(out, k) {
+					out = append(out, k)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // Shedding is what the engine does when its queue is full.

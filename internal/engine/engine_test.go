@@ -20,6 +20,8 @@ var mayBeEmpty = map[string]bool{
 	"Metrics.Requests.Match":           true,
 	"Metrics.Requests.StatusLabel":     true,
 	"Knobs.Served":                     true, // SGLang-Omni describes itself nowhere
+	"Knobs.Keys.Path":                  true, // a flag no self-description mirrors
+	"Knobs.Keys.Flag":                  true, // a served key no flag sets
 	"Knobs.Expose":                     true, // SGLang serves /get_server_info by default
 	"Shedding.Flag":                    true, // SGLang-Omni: bounded by its config
 	"Shedding.Message":                 true, // plain SGLang: not read
@@ -43,6 +45,16 @@ func TestEveryEngineComplete(t *testing.T) {
 			}
 			if got, ok := ByName(e.Name); !ok || got != e {
 				t.Errorf("ByName(%q) does not find its row", e.Name)
+			}
+			for _, name := range KnobNames {
+				if !slices.ContainsFunc(e.Knobs.Keys, func(k KnobKey) bool { return k.Knob == name }) {
+					t.Errorf("no key for the knob %q", name)
+				}
+			}
+			for _, k := range e.Knobs.Keys {
+				if !slices.Contains(KnobNames, k.Knob) || k.Path == "" && k.Flag == "" {
+					t.Errorf("knob key %+v names no known knob or nowhere to read it", k)
+				}
 			}
 			if e.Metrics.Requests != nil && e.Metrics.Requests.Engine == "" {
 				t.Error("request counter names no engine")

@@ -47,13 +47,32 @@ var vllmErrors = Errors{Shape: OpenAIError,
 	Source:        "vllm-project/vllm vllm/entrypoints/openai/engine/serving.py@619e4b31 (_check_model)"}
 
 var vllmKnobs = Knobs{Served: []string{"/server_info?config_format=json", "/metrics", "/version"},
-	Flags:  []string{"--max-num-seqs", "--gpu-memory-utilization", "--dtype", "--enable-prefix-caching", "--no-enable-prefix-caching"},
+	Keys: []KnobKey{
+		{Knob: KnobMaxRunning, Path: "scheduler_config.max_num_seqs", Flag: "--max-num-seqs"},
+		{Knob: KnobMaxRunning, Path: "max_num_seqs"}, // flat: older /server_info
+		{Knob: KnobGPUMemory, Path: "cache_config.gpu_memory_utilization", Flag: "--gpu-memory-utilization"},
+		{Knob: KnobGPUMemory, Path: "gpu_memory_utilization"},
+		{Knob: KnobDType, Path: "model_config.dtype", Flag: "--dtype"},
+		{Knob: KnobDType, Path: "dtype"},
+		{Knob: KnobPrefixCaching, Path: "cache_config.enable_prefix_caching", Flag: "--enable-prefix-caching", Bare: true},
+		{Knob: KnobPrefixCaching, Path: "enable_prefix_caching"},
+		{Knob: KnobPrefixCaching, Flag: "--no-enable-prefix-caching", Negate: true, Bare: true},
+	},
 	Expose: "start vLLM with VLLM_SERVER_DEV_MODE=1 (its /server_info) or keep its /metrics reachable (vllm:cache_config_info)",
 	Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/server_info.py@4652ef5d (VLLM_SERVER_DEV_MODE only), vllm/v1/metrics/loggers.py@005a810b (vllm:cache_config_info); flags: vllm/engine/arg_utils.py (not re-read)"}
 
 var vllmShedding = Shedding{Flag: "--max-num-queued-reqs", Status: http.StatusServiceUnavailable, Shape: OpenAIError,
 	Message: "The server is overloaded: too many requests queued.", AfterUpload: true,
 	Source: "issue 10 / ENGINES.md (not re-read here)"}
+
+// sglangKnobKeys: SGLang's server_args keys (its /get_server_info) and
+// flags, which SGLang-Omni's launcher passes on.
+var sglangKnobKeys = []KnobKey{
+	{Knob: KnobMaxRunning, Path: "max_running_requests", Flag: "--max-running-requests"},
+	{Knob: KnobGPUMemory, Path: "mem_fraction_static", Flag: "--mem-fraction-static"},
+	{Knob: KnobDType, Path: "dtype", Flag: "--dtype"},
+	{Knob: KnobPrefixCaching, Path: "disable_radix_cache", Flag: "--disable-radix-cache", Negate: true, Bare: true},
+}
 
 // table is every engine benchseal knows, in the order the counter lists
 // prefer them. engine_test.go checks every row is complete.
@@ -95,7 +114,7 @@ var table = []*Engine{
 				Counts: "an HTTP request answered, labelled method, model_name, route and status; every route but /metrics is counted (/health too), hence the route filter; the duration histogram is the handler's time",
 				Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request; the route label is the FastAPI route's path), sglang_omni/serve/transcriptions.py@0ac0a86e (TRANSCRIPTIONS_ENDPOINT)"},
 			Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (no cache counter; 404 unless metrics are enabled)"},
-		Knobs: Knobs{Flags: []string{"--max-running-requests", "--mem-fraction-static", "--dtype", "--disable-radix-cache"},
+		Knobs: Knobs{Keys: sglangKnobKeys,
 			Expose: "SGLang-Omni has no self-description, so pass its launch command (--launch or --launch-cmd) or its config (--server-config)",
 			Source: "sgl-project/sglang-omni sglang_omni/serve/openai_api.py@022b6a3d, launcher.py@03c8f159 (ENGINES.md), openai_api.py@2489a10e: no self-description; flags are SGLang's server args its launcher passes on"},
 		Shedding: Shedding{Bounded: true, Status: http.StatusInternalServerError, Shape: FastAPIDetail,
@@ -123,7 +142,7 @@ var table = []*Engine{
 				Source: "sgl-project/sglang python/sglang/srt/metrics/collector.py@00ae9c15 (observe_one_finished_request)"},
 			Source: "sgl-project/sglang python/sglang/srt/metrics/collector.py@00ae9c15; cached_tokens_total created at the first hit: ENGINES.md (not re-read)"},
 		Knobs: Knobs{Served: []string{"/get_server_info", "/get_model_info", "/metrics"},
-			Flags:  []string{"--max-running-requests", "--mem-fraction-static", "--dtype", "--disable-radix-cache"},
+			Keys:   sglangKnobKeys,
 			Source: "not re-read: SGLang's server_args keys (fingerprint knobs.go)"},
 		Shedding: Shedding{Flag: "--max-queued-requests", Status: http.StatusServiceUnavailable, Shape: OpenAIError,
 			Source: "not read: issue 10 lists --max-queued-requests; status and shape assumed"},
