@@ -110,7 +110,7 @@ func New(cfg Config) (*Server, error) {
 		if _, ok := personas[cfg.Persona]; ok {
 			break
 		}
-		return nil, &ConfigError{"persona", fmt.Sprintf("unknown persona %q (want %s, %s or %s)", cfg.Persona, PersonaVLLM, PersonaVLLMOmni, PersonaSGLangOmni)}
+		return nil, &ConfigError{"persona", fmt.Sprintf("unknown persona %q (want %s)", cfg.Persona, personaList())}
 	}
 	if cfg.Model == "" {
 		cfg.Model = DefaultModel

@@ -69,6 +69,21 @@ var personas = map[string]*persona{
 	PersonaSGLangOmni: {eng: mustEngine(engine.SGLangOmni), metrics: (*Server).writeSGLangOmniMetrics},
 }
 
+// personaList names the personas in the engine table's order: "vllm,
+// vllm-omni or sglang-omni".
+func personaList() string {
+	var names []string
+	for _, n := range engine.Names() {
+		if _, ok := personas[n]; ok {
+			names = append(names, n)
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
 func mustEngine(name string) *engine.Engine {
 	e, ok := engine.ByName(name)
 	if !ok {
