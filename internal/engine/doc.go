@@ -7,12 +7,14 @@
 // of facts with the engine source (repository file@commit) it was read
 // from.
 //
-// The simulator's personas (internal/sim), fingerprint capture
-// (internal/fingerprint), the claims (internal/claims), the runner
-// (internal/bench) and verify's fairness and counter checks read the
-// table by value; none decides behaviour by an if on an engine's name. A
-// new engine is a new row in engines.go (and its persona, if the sim is to
-// imitate it); engine_test.go fails when a row leaves a fact without a
+// The simulator's personas (internal/sim), fingerprint capture and knobs
+// (internal/fingerprint), the claims (internal/claims) and verify's
+// fairness and counter checks read the table by value; none decides
+// behaviour by an if on an engine's name. The runner does not know which
+// engine it talks to: it reads answers by their shape through
+// internal/task, whose tests decode every row's shapes. A new engine is a
+// new row in engines.go (and its persona, if the sim is to imitate it);
+// engine_test.go fails when a row leaves a fact unfilled or without a
 // source, so a missing fact is a test failure, never a silent fallback to
 // vLLM.
 //
