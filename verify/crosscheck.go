@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/schemas"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -277,7 +278,7 @@ const latencySlack = 0.002 // seconds
 // checkServerCounters (check 7) holds each step's records to the server's
 // own count of the requests it served in that step: the growth of its
 // request counter between the scrapes before and after the step
-// (schemas.RequestCounters), and its e2e latency histogram against the
+// (engine.RequestCounters), and its e2e latency histogram against the
 // client's latencies.
 func checkServerCounters(c *Check, ev *evidence, no *notObserved) {
 	missing, steps := 0, 0
@@ -298,9 +299,9 @@ func checkServerCounters(c *Check, ev *evidence, no *notObserved) {
 			missing++
 			continue
 		}
-		var rc *schemas.RequestCounter
-		for i := range schemas.RequestCounters {
-			r := &schemas.RequestCounters[i]
+		var rc *engine.RequestCounter
+		for i := range engine.RequestCounters {
+			r := &engine.RequestCounters[i]
 			if before.family(r.Name) != nil && after.family(r.Name) != nil {
 				rc = r
 				break
@@ -437,7 +438,7 @@ func checkCacheScrapes(c *Check, ev *evidence, no *notObserved) {
 // its label sets, a sum that is negative or infinite left out.
 func cacheCounters(s scrape) map[string]float64 {
 	out := map[string]float64{}
-	for _, name := range schemas.CacheCounterNames {
+	for _, name := range engine.CacheCounterNames {
 		f := s.family(name)
 		if f == nil {
 			continue

@@ -59,7 +59,7 @@
 //	             ms), none idle while another started a request. Each
 //	             telemetry/steps.jsonl window is its step's measured window
 //	             (first start, last end), one line per step. The server's own
-//	             count (schemas.RequestCounters: vllm:request_success_total,
+//	             count (engine.RequestCounters: vllm:request_success_total,
 //	             SGLang-Omni's sglang_omni_http_requests_total on the
 //	             transcription route, sglang:num_requests_total) grew between
 //	             the scrapes before and after the step by no less than the

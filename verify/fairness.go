@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -140,9 +141,9 @@ func targetKnobs(ev *evidence, t schemas.Target, when string) knobSide {
 	return side
 }
 
-// howToExpose names what would let a verifier see a knob.
-const howToExpose = "expose it: start vLLM with VLLM_SERVER_DEV_MODE=1 (its /server_info) or keep its /metrics reachable (vllm:cache_config_info); " +
-	"SGLang-Omni has no self-description, so record its launch command or its config"
+// howToExpose names what would let a verifier see a knob, for every
+// engine of internal/engine's table that hides some.
+var howToExpose = "expose it: " + strings.Join(engine.HowToExpose(), "; ")
 
 // checkKnobs compares every target's server knobs with the first one's,
 // like with like: the same knob (whatever each engine calls it), each

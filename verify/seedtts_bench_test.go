@@ -21,6 +21,7 @@ import (
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
@@ -273,7 +274,7 @@ type promState struct {
 }
 
 func (p *promState) cache() map[string]float64 {
-	return map[string]float64{schemas.VLLMMMCacheHits: 0, schemas.VLLMMMCacheQueries: float64(p.requests)}
+	return map[string]float64{engine.VLLMMMCacheHits: 0, engine.VLLMMMCacheQueries: float64(p.requests)}
 }
 
 func (p *promState) text() []byte {

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	request "github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -202,15 +203,17 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 // checkSeconds checks the audio durations RTFx is computed from (claims
 // sum the records' audio_seconds): each clip's seconds must be its frames
 // over its sample rate, as the runner computes it, and each record's
-// audio_seconds its clip's. Without it, records claiming longer audio
-// would inflate RTFx and still recompute to the same claims.
+// audio_seconds its clip's: the seconds the task's RTFx counts
+// (internal/task ASR.Seconds; ASR is the only task a run has). Without
+// it, records claiming longer audio would inflate RTFx and still
+// recompute to the same claims.
 func checkSeconds(c *Check, ev *evidence, order []*clipData, clips map[string]*clipData) {
 	for _, cd := range order {
 		cl := cd.clip
 		if cl.SampleRate <= 0 {
 			continue // the schema check says why
 		}
-		if want := float64(cl.Frames) / float64(cl.SampleRate); cl.Seconds != want {
+		if want := request.ASR.Seconds(cl.Frames, cl.SampleRate); cl.Seconds != want {
 			c.failf("run.json", nil, "clip %s: seconds %v, but %d frames at %d Hz are %v", cl.ID, cl.Seconds, cl.Frames, cl.SampleRate, want)
 		}
 	}
@@ -220,7 +223,7 @@ func checkSeconds(c *Check, ev *evidence, order []*clipData, clips map[string]*c
 			if !ok || cd.clip.SampleRate <= 0 {
 				continue // reported with the variants
 			}
-			if want := float64(cd.clip.Frames) / float64(cd.clip.SampleRate); r.AudioSeconds != want {
+			if want := request.ASR.Seconds(cd.clip.Frames, cd.clip.SampleRate); r.AudioSeconds != want {
 				c.add(Finding{Status: Fail, Path: f, Line: i + 1, Reason: fmt.Sprintf("audio_seconds %v, but clip %s is %v s (%d frames at %d Hz)",
 					r.AudioSeconds, r.Clip, want, cd.clip.Frames, cd.clip.SampleRate)})
 			}

@@ -1,16 +1,10 @@
 package bench
 
 import (
-	"bytes"
-	"crypto/rand"
-	"encoding/hex"
-	"fmt"
 	"io"
-	"mime/multipart"
-	"net/textproto"
-	"slices"
 	"strings"
 
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/perturb"
 )
 
@@ -23,48 +17,12 @@ type form struct {
 	suffix      []byte // the closing boundary
 }
 
-func newForm(model string, fields map[string]string, stream bool) (form, error) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	var rnd [12]byte
-	rand.Read(rnd[:])
-	if err := mw.SetBoundary("benchseal-" + hex.EncodeToString(rnd[:])); err != nil {
+func newForm(t task.Task, model string, fields map[string]string, stream bool) (form, error) {
+	e, err := t.Envelope(model, fields, stream)
+	if err != nil {
 		return form{}, err
 	}
-	write := func(k, v string) error { return mw.WriteField(k, v) }
-	if err := write("model", model); err != nil {
-		return form{}, err
-	}
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if k == "model" || k == "file" || k == "stream" {
-			return form{}, fmt.Errorf("form field %q is set by benchseal", k)
-		}
-		if err := write(k, fields[k]); err != nil {
-			return form{}, err
-		}
-	}
-	if stream {
-		if err := write("stream", "true"); err != nil {
-			return form{}, err
-		}
-	}
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", `form-data; name="file"; filename="audio.wav"`)
-	h.Set("Content-Type", "audio/wav")
-	if _, err := mw.CreatePart(h); err != nil {
-		return form{}, err
-	}
-	prefix := slices.Clone(buf.Bytes())
-	buf.Reset()
-	if err := mw.Close(); err != nil {
-		return form{}, err
-	}
-	return form{contentType: mw.FormDataContentType(), prefix: prefix, suffix: slices.Clone(buf.Bytes())}, nil
+	return form{contentType: e.ContentType, prefix: e.Prefix, suffix: e.Suffix}, nil
 }
 
 // body reads prefix, head, byte, tail, suffix. Each request gets its own

@@ -2,6 +2,12 @@
 // /v1/audio/transcriptions with a concurrency sweep and writes the run
 // directory of docs/bundle.md as it goes.
 //
+// What one request is (its endpoint, the envelope around the clip, how the
+// answer is decoded, the success rule and the seconds RTFx counts) is the
+// Plan's Task (internal/task; task.ASR, the transcription request, when
+// nil): the runner owns the schedule, the variants, the shared-slice
+// bodies and the records, and asks the Task for the rest.
+//
 // # Protocol
 //
 // Run sweeps level -> repeat -> target, the target order reversed on every

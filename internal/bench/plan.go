@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -44,6 +45,10 @@ type Plan struct {
 	// (the SGLang-Omni seed client's schedule: one discarded pass, then
 	// the repeats back to back); recorded in run.json.
 	WarmupOnce bool
+
+	// Task is what one request is (internal/task); nil is task.ASR, the
+	// only task benchseal has.
+	Task task.Task
 }
 
 // DefaultRepeats is the number of repeats of every level and target.

@@ -24,6 +24,7 @@ import (
 
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -137,6 +138,7 @@ func checkBudget(p Plan) error {
 
 type runner struct {
 	plan   Plan
+	task   task.Task
 	cfg    *config
 	d      Dir
 	forms  []form
@@ -156,19 +158,22 @@ type runner struct {
 }
 
 func newRunner(p Plan, cfg *config, dir string) (*runner, error) {
-	r := &runner{plan: p, cfg: cfg, used: maps.Clone(p.FirstVariant), gone: map[string]string{}}
+	r := &runner{plan: p, task: p.Task, cfg: cfg, used: maps.Clone(p.FirstVariant), gone: map[string]string{}}
+	if r.task == nil {
+		r.task = task.ASR
+	}
 	if r.used == nil {
 		r.used = map[[32]byte]int64{}
 	}
 	r.d.Path = dir
 	maxC := slices.Max(p.Levels)
 	for _, t := range p.Targets {
-		f, err := newForm(t.Model, t.Fields, p.Stream)
+		f, err := newForm(r.task, t.Model, t.Fields, p.Stream)
 		if err != nil {
 			return nil, planErrorf("target %q: %v", t.Name, err)
 		}
 		r.forms = append(r.forms, f)
-		r.urls = append(r.urls, strings.TrimRight(t.URL, "/")+"/v1/audio/transcriptions")
+		r.urls = append(r.urls, strings.TrimRight(t.URL, "/")+r.task.Path())
 		r.client = append(r.client, &http.Client{Transport: newTransport(maxC)})
 	}
 	if cfg.apiKey != "" {
@@ -758,7 +763,7 @@ func errorSummary(m map[string]int) string {
 func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schemas.Record) {
 	p := r.plan
 	c := j.clip
-	rec.Clip, rec.Variant, rec.InputSHA256, rec.AudioSeconds = c.ID, j.variant, j.sha, c.WAV.Seconds()
+	rec.Clip, rec.Variant, rec.InputSHA256, rec.AudioSeconds = c.ID, j.variant, j.sha, r.task.Seconds(c.WAV.Frames(), int(c.WAV.Format.SampleRate))
 	b := &body{}
 	if p.NoPerturb {
 		rec.SampleIndex, rec.ByteOffset = -1, -1
@@ -805,7 +810,7 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 	if p.Stream && resp.StatusCode == http.StatusOK && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		wk.br.Reset(respBody)
 		var id string
-		text, id, err = readSSE(wk.br, func() { rec.FirstByteNs = time.Since(anchor).Nanoseconds() })
+		text, id, err = r.task.DecodeStream(wk.br, func() { rec.FirstByteNs = time.Since(anchor).Nanoseconds() })
 		rec.EndNs = time.Since(anchor).Nanoseconds()
 		wk.br.Reset(nil)
 		if rec.ServerRequestID == "" && id != "" && id != rec.RequestID {
@@ -832,16 +837,16 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 			rec.Error = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, safeString(wk.buf.Bytes(), 300))
 			return
 		}
-		text, rec.ResponseNote, err = responseText(r.plan.Targets[ti].Fields["response_format"], resp.Header.Get("Content-Type"), wk.buf.Bytes())
+		text, rec.ResponseNote, err = r.task.Decode(r.plan.Targets[ti].Fields, resp.Header.Get("Content-Type"), wk.buf.Bytes())
 		if err != nil {
 			rec.ErrorClass, rec.Error = schemas.ErrDecode, err.Error()
 			return
 		}
 	}
 	rec.Text = text
-	rec.TextScored = claims.ScoredText(text)
-	if strings.TrimSpace(rec.TextScored) == "" {
-		rec.ErrorClass, rec.Error = schemas.ErrEmptyText, "HTTP 200 with an empty transcript"
+	var class, msg string
+	if rec.TextScored, class, msg = r.task.Score(text); class != "" {
+		rec.ErrorClass, rec.Error = class, msg
 		return
 	}
 	rec.OK = true

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"slices"
 
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -263,14 +264,14 @@ func (e *CounterResetError) Error() string {
 }
 
 // CacheDelta is after minus before of the first of
-// schemas.CacheHitCounters (the one ordered list, shared with
+// engine.CacheHitCounters (the one ordered list, shared with
 // internal/fingerprint, which records the counters) present in both, in
 // the counter's unit (items or tokens), and that counter's name. It is
 // ErrNoCacheCounter when none is present in both, and a
 // *CounterResetError when the first one went down: a later counter is
 // not tried then, since a restart resets them all.
 func CacheDelta(before, after map[string]float64) (counter string, hits float64, err error) {
-	for _, name := range schemas.CacheHitCounters {
+	for _, name := range engine.CacheHitCounters {
 		b, okb := before[name]
 		a, oka := after[name]
 		if !okb || !oka {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -291,28 +292,28 @@ func TestTelemetryEdgeSamples(t *testing.T) {
 }
 
 func TestCacheDelta(t *testing.T) {
-	before := map[string]float64{schemas.VLLMMMCacheHits: 3, schemas.VLLMPrefixCacheHits: 160, schemas.VLLMMMCacheQueries: 100}
-	after := map[string]float64{schemas.VLLMMMCacheHits: 10, schemas.VLLMPrefixCacheHits: 900, schemas.VLLMMMCacheQueries: 300}
+	before := map[string]float64{engine.VLLMMMCacheHits: 3, engine.VLLMPrefixCacheHits: 160, engine.VLLMMMCacheQueries: 100}
+	after := map[string]float64{engine.VLLMMMCacheHits: 10, engine.VLLMPrefixCacheHits: 900, engine.VLLMMMCacheQueries: 300}
 	// The multimodal counter before the prefix one; queries never count.
-	if c, d, err := CacheDelta(before, after); err != nil || c != schemas.VLLMMMCacheHits || d != 7 {
+	if c, d, err := CacheDelta(before, after); err != nil || c != engine.VLLMMMCacheHits || d != 7 {
 		t.Errorf("vllm: %s %v, %v", c, d, err)
 	}
-	sg := map[string]float64{schemas.SGLangCachedTokens: 5}
-	if c, d, err := CacheDelta(sg, sg); err != nil || c != schemas.SGLangCachedTokens || d != 0 {
+	sg := map[string]float64{engine.SGLangCachedTokens: 5}
+	if c, d, err := CacheDelta(sg, sg); err != nil || c != engine.SGLangCachedTokens || d != 0 {
 		t.Errorf("sglang unchanged: %s %v, %v", c, d, err)
 	}
 	// Went down: the server restarted; the prefix counter is not tried.
 	var re *CounterResetError
-	if c, d, err := CacheDelta(after, before); !errors.As(err, &re) || re.Counter != schemas.VLLMMMCacheHits || re.Before != 10 || re.After != 3 ||
-		c != schemas.VLLMMMCacheHits || d != 0 || !strings.Contains(err.Error(), "restarted") {
+	if c, d, err := CacheDelta(after, before); !errors.As(err, &re) || re.Counter != engine.VLLMMMCacheHits || re.Before != 10 || re.After != 3 ||
+		c != engine.VLLMMMCacheHits || d != 0 || !strings.Contains(err.Error(), "restarted") {
 		t.Errorf("reset: %s %v, %v", c, d, err)
 	}
-	q := []map[string]float64{{schemas.VLLMMMCacheQueries: 1}, {schemas.VLLMMMCacheQueries: 9}}
+	q := []map[string]float64{{engine.VLLMMMCacheQueries: 1}, {engine.VLLMMMCacheQueries: 9}}
 	if _, _, err := CacheDelta(q[0], q[1]); err != ErrNoCacheCounter {
 		t.Errorf("queries only: %v", err)
 	}
 	// Present on one side only: not a delta.
-	if _, _, err := CacheDelta(map[string]float64{schemas.VLLMMMCacheHits: 1}, map[string]float64{schemas.VLLMPrefixCacheHits: 2}); err != ErrNoCacheCounter {
+	if _, _, err := CacheDelta(map[string]float64{engine.VLLMMMCacheHits: 1}, map[string]float64{engine.VLLMPrefixCacheHits: 2}); err != ErrNoCacheCounter {
 		t.Errorf("different counters before and after: %v", err)
 	}
 	// A scrape against itself is 0 hits or no counter, never a reset.

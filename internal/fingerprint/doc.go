@@ -39,7 +39,7 @@
 // and vllm:prefix_cache_{hits,queries}_total (and the older
 // vllm:gpu_prefix_cache_*), and SGLang's sglang:cached_tokens_total from a
 // /metrics scrape parsed by Prometheus's own text parser (the names are
-// schemas.CacheCounterNames).
+// engine.CacheCounterNames).
 //
 // This package records and never summarises: gpu_util_*, gpu_*_peak,
 // host_cpu_mean and cache_hits are computed only by internal/claims, from

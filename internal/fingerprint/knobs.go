@@ -3,9 +3,11 @@ package fingerprint
 import (
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -21,17 +23,17 @@ const (
 	KnobAbsent = "absent"
 )
 
-// The server knobs a fair comparison holds equal, by the name benchseal
-// gives each (engines name them differently).
+// The server knobs a fair comparison holds equal (internal/engine's
+// names, kept here under their old names).
 const (
-	KnobMaxRunning    = "max running requests"
-	KnobGPUMemory     = "GPU memory fraction"
-	KnobDType         = "dtype"
-	KnobPrefixCaching = "prefix caching"
+	KnobMaxRunning    = engine.KnobMaxRunning
+	KnobGPUMemory     = engine.KnobGPUMemory
+	KnobDType         = engine.KnobDType
+	KnobPrefixCaching = engine.KnobPrefixCaching
 )
 
 // KnobNames are the knobs Knobs reports, in order.
-var KnobNames = []string{KnobMaxRunning, KnobGPUMemory, KnobDType, KnobPrefixCaching}
+var KnobNames = engine.KnobNames
 
 // Knob is one server setting, its value and where the value came from.
 type Knob struct {
@@ -48,35 +50,13 @@ type Knob struct {
 	From string
 }
 
-// knobKey is one engine's name for a knob: where it sits in a served JSON
-// (dotted path) and its launch flag; negate for disable_* switches.
-type knobKey struct {
-	knob   string
-	path   string // in a JSON self-description; dotted for vLLM's nested config
-	flag   string // launch flag, "" if none
-	negate bool
-	bare   bool // the flag is a switch without a value
-}
-
-// knobKeys: vLLM's nested /server_info?config_format=json keys
-// (vllm/entrypoints/serve/instrumentator/server_info.py@4652ef5d dumps
-// VllmConfig) and its CLI flags; SGLang's server_args keys and flags, which
-// SGLang-Omni's launcher passes on (it has no self-description:
-// sglang_omni/serve/openai_api.py, launcher.py).
-var knobKeys = []knobKey{
-	{knob: KnobMaxRunning, path: "scheduler_config.max_num_seqs", flag: "--max-num-seqs"},
-	{knob: KnobMaxRunning, path: "max_num_seqs"},
-	{knob: KnobMaxRunning, path: "max_running_requests", flag: "--max-running-requests"},
-	{knob: KnobGPUMemory, path: "cache_config.gpu_memory_utilization", flag: "--gpu-memory-utilization"},
-	{knob: KnobGPUMemory, path: "gpu_memory_utilization"},
-	{knob: KnobGPUMemory, path: "mem_fraction_static", flag: "--mem-fraction-static"},
-	{knob: KnobDType, path: "model_config.dtype", flag: "--dtype"},
-	{knob: KnobDType, path: "dtype"},
-	{knob: KnobPrefixCaching, path: "cache_config.enable_prefix_caching", flag: "--enable-prefix-caching", bare: true},
-	{knob: KnobPrefixCaching, path: "enable_prefix_caching"},
-	{knob: KnobPrefixCaching, flag: "--no-enable-prefix-caching", negate: true, bare: true},
-	{knob: KnobPrefixCaching, path: "disable_radix_cache", flag: "--disable-radix-cache", negate: true, bare: true},
-}
+// knobKeys are every engine's names for the knobs (internal/engine's
+// rows: vLLM's nested /server_info?config_format=json keys, which
+// vllm/entrypoints/serve/instrumentator/server_info.py@4652ef5d dumps from
+// VllmConfig, and its CLI flags; SGLang's server_args keys and flags,
+// which SGLang-Omni's launcher passes on), by knob, in the order they are
+// tried.
+var knobKeys = engine.KnobKeys()
 
 // LaunchFlags are the launch flags DeclaredKnobs reads, of both engines:
 // vLLM's --max-num-seqs, --gpu-memory-utilization, --dtype,
@@ -88,8 +68,8 @@ var knobKeys = []knobKey{
 func LaunchFlags() []string {
 	var out []string
 	for _, k := range knobKeys {
-		if k.flag != "" {
-			out = append(out, k.flag)
+		if k.Flag != "" && !slices.Contains(out, k.Flag) {
+			out = append(out, k.Flag)
 		}
 	}
 	return out
@@ -148,11 +128,11 @@ func ServedKnobs(probes []schemas.Probe) map[string]Knob {
 				}
 			}
 			for _, k := range knobKeys {
-				if k.path == "" {
+				if k.Path == "" {
 					continue
 				}
-				if v, ok := lookup(root, k.path); ok {
-					set(k.knob, canon(v, k.negate), p.Path+" "+prefix+k.path)
+				if v, ok := lookup(root, k.Path); ok {
+					set(k.Knob, canon(v, k.Negate), p.Path+" "+prefix+k.Path)
 				}
 			}
 		case "/metrics":
@@ -186,8 +166,8 @@ func textConfigKnobs(s string) map[string][2]string {
 	for _, m := range textConfigRe.FindAllStringSubmatch(s, -1) {
 		var name string
 		for _, k := range knobKeys {
-			if k.path == m[1] {
-				name = k.knob
+			if k.Path == m[1] {
+				name = k.Knob
 				break
 			}
 		}
@@ -252,21 +232,21 @@ func DeclaredKnobs(command string) map[string]Knob {
 	for i := 0; i < len(args); i++ {
 		flag, val, hasVal := strings.Cut(args[i], "=")
 		for _, k := range knobKeys {
-			if k.flag == "" || k.flag != flag {
+			if k.Flag == "" || k.Flag != flag {
 				continue
 			}
 			var v string
 			switch {
-			case k.bare && !hasVal:
-				v = strconv.FormatBool(!k.negate)
+			case k.Bare && !hasVal:
+				v = strconv.FormatBool(!k.Negate)
 			case hasVal:
-				v = canon(val, k.negate)
+				v = canon(val, k.Negate)
 			case i+1 < len(args):
 				i++
-				v = canon(args[i], k.negate)
+				v = canon(args[i], k.Negate)
 			}
 			if v != "" {
-				out[k.knob] = Knob{Name: k.knob, Value: v, Source: KnobDeclared, From: "launch command " + flag}
+				out[k.Knob] = Knob{Name: k.Knob, Value: v, Source: KnobDeclared, From: "launch command " + flag}
 			}
 			break
 		}

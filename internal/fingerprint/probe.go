@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -191,19 +192,20 @@ func ParseMetrics(raw []byte) (map[string]*dto.MetricFamily, error) {
 	return p.TextToMetricFamilies(bytes.NewReader(raw))
 }
 
-// Known cache counters (names, order and meaning in schemas, the one list
-// internal/claims also reads; kept here under their old names).
+// Known cache counters (names, order and meaning in internal/engine's
+// table, the one list internal/claims also reads; kept here under their
+// old names).
 const (
-	VLLMMMCacheHits        = schemas.VLLMMMCacheHits
-	VLLMMMCacheQueries     = schemas.VLLMMMCacheQueries
-	VLLMPrefixCacheHits    = schemas.VLLMPrefixCacheHits
-	VLLMPrefixCacheQueries = schemas.VLLMPrefixCacheQueries
-	VLLMGPUPrefixHits      = schemas.VLLMGPUPrefixHits
-	VLLMGPUPrefixQueries   = schemas.VLLMGPUPrefixQueries
-	SGLangCachedTokens     = schemas.SGLangCachedTokens
+	VLLMMMCacheHits        = engine.VLLMMMCacheHits
+	VLLMMMCacheQueries     = engine.VLLMMMCacheQueries
+	VLLMPrefixCacheHits    = engine.VLLMPrefixCacheHits
+	VLLMPrefixCacheQueries = engine.VLLMPrefixCacheQueries
+	VLLMGPUPrefixHits      = engine.VLLMGPUPrefixHits
+	VLLMGPUPrefixQueries   = engine.VLLMGPUPrefixQueries
+	SGLangCachedTokens     = engine.SGLangCachedTokens
 )
 
-// CacheCounters returns the known cache counters (schemas.CacheCounterNames)
+// CacheCounters returns the known cache counters (engine.CacheCounterNames)
 // present in fams, each summed over its label sets (one per model or
 // engine). A family may be exposed with or without its _total suffix. A
 // sum that is negative, NaN or infinite is no counter value (and JSON
@@ -211,7 +213,7 @@ const (
 // a counter is a cache hit is internal/claims' business (CacheDelta).
 func CacheCounters(fams map[string]*dto.MetricFamily) map[string]float64 {
 	out := map[string]float64{}
-	for _, name := range schemas.CacheCounterNames {
+	for _, name := range engine.CacheCounterNames {
 		f, ok := fams[name]
 		if !ok {
 			f, ok = fams[strings.TrimSuffix(name, "_total")]
@@ -234,19 +236,30 @@ func CacheCounters(fams map[string]*dto.MetricFamily) map[string]float64 {
 			out[name] = sum
 		}
 	}
-	// Plain SGLang creates sglang:cached_tokens_total at its first cache
-	// hit: a server that shows other sglang: families has counted none
-	// yet, which is 0, not unknown. SGLang-Omni shows no sglang: family
+	// A counter the engine creates at its first increment (plain SGLang's
+	// sglang:cached_tokens_total) is 0, not unknown, when the server shows
+	// other families of that engine. SGLang-Omni shows no sglang: family
 	// (its families are sglang_omni_*), so its cache stays unobservable.
-	_, present := fams[schemas.SGLangCachedTokens]
-	_, presentBare := fams[strings.TrimSuffix(schemas.SGLangCachedTokens, "_total")]
-	if !present && !presentBare {
-		for name := range fams {
-			if strings.HasPrefix(name, "sglang:") {
-				out[schemas.SGLangCachedTokens] = 0
-				break
+	for _, e := range engine.All() {
+		for _, c := range e.Metrics.CacheCounters {
+			if !c.LazilyCreated || hasFamily(fams, c.Name) {
+				continue
+			}
+			for name := range fams {
+				if strings.HasPrefix(name, e.Metrics.Prefix) {
+					out[c.Name] = 0
+					break
+				}
 			}
 		}
 	}
 	return out
+}
+
+// hasFamily says whether fams holds the counter name, with or without its
+// _total suffix.
+func hasFamily(fams map[string]*dto.MetricFamily, name string) bool {
+	_, ok := fams[name]
+	_, bare := fams[strings.TrimSuffix(name, "_total")]
+	return ok || bare
 }

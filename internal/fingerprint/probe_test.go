@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -158,7 +159,7 @@ func FuzzParseMetrics(f *testing.F) {
 		}
 		c := CacheCounters(fams)
 		for k, v := range c {
-			if !slices.Contains(schemas.CacheCounterNames, k) || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+			if !slices.Contains(engine.CacheCounterNames, k) || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 				t.Fatalf("counter %q = %v", k, v)
 			}
 		}

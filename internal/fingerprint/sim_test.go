@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/benchseal/benchseal/internal/testkit"
@@ -52,9 +53,9 @@ func scrape(t *testing.T, url string) map[string]float64 {
 }
 
 // firstHit is the counter internal/claims takes cache_hits from: the first
-// of schemas.CacheHitCounters present in both scrapes.
+// of engine.CacheHitCounters present in both scrapes.
 func firstHit(before, after map[string]float64) string {
-	for _, name := range schemas.CacheHitCounters {
+	for _, name := range engine.CacheHitCounters {
 		if _, ok := before[name]; ok {
 			if _, ok := after[name]; ok {
 				return name

@@ -6,17 +6,20 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/benchseal/benchseal/internal/engine"
 )
 
 // Personas.
 const (
-	PersonaVLLM       = "vllm"
-	PersonaVLLMOmni   = "vllm-omni"
-	PersonaSGLangOmni = "sglang-omni"
+	PersonaVLLM       = engine.VLLM
+	PersonaVLLMOmni   = engine.VLLMOmni
+	PersonaSGLangOmni = engine.SGLangOmni
 )
 
 // DefaultModel is the served model name when Config.Model is empty.
@@ -107,7 +110,7 @@ func New(cfg Config) (*Server, error) {
 		if _, ok := personas[cfg.Persona]; ok {
 			break
 		}
-		return nil, &ConfigError{"persona", fmt.Sprintf("unknown persona %q (want %s, %s or %s)", cfg.Persona, PersonaVLLM, PersonaVLLMOmni, PersonaSGLangOmni)}
+		return nil, &ConfigError{"persona", fmt.Sprintf("unknown persona %q (want %s)", cfg.Persona, personaList())}
 	}
 	if cfg.Model == "" {
 		cfg.Model = DefaultModel
@@ -154,7 +157,7 @@ func (s *Server) Config() Config { return s.cfg }
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	countHTTP := s.p().openAIEvents && r.URL.Path != "/metrics"
+	countHTTP := s.p().countsHTTP() && r.URL.Path != "/metrics"
 	if s.cfg.RequestLog == nil && !countHTTP {
 		s.mux.ServeHTTP(w, r)
 		return
@@ -184,7 +187,7 @@ func (s *Server) routes() {
 	p := s.p()
 	m.HandleFunc("POST /v1/audio/transcriptions", s.ready(s.transcribe))
 	m.HandleFunc("GET /health", s.ready(func(w http.ResponseWriter, r *http.Request) {
-		if p.healthJSON {
+		if p.eng.Health.JSON {
 			writeJSON(w, http.StatusOK, s.sglangOmniHealth())
 			return
 		}
@@ -194,10 +197,14 @@ func (s *Server) routes() {
 	if !s.cfg.NoMetrics {
 		m.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) { s.writeMetrics(w) })
 	}
-	if !p.openAIEvents { // vLLM
+	// The self-description paths the engine serves (its Knobs.Served).
+	served := p.eng.Knobs.Served
+	if slices.Contains(served, "/version") {
 		m.HandleFunc("GET /version", s.ready(func(w http.ResponseWriter, r *http.Request) {
-			writeJSON(w, http.StatusOK, map[string]string{"version": p.version})
+			writeJSON(w, http.StatusOK, map[string]string{"version": p.eng.Version})
 		}))
+	}
+	if slices.Contains(served, "/server_info?config_format=json") {
 		if s.cfg.DevMode {
 			m.HandleFunc("GET /server_info", s.ready(func(w http.ResponseWriter, r *http.Request) {
 				switch f := r.URL.Query().Get("config_format"); f {

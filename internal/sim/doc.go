@@ -5,10 +5,14 @@
 //
 // # Personas
 //
-// A persona is one row of the personas table (persona.go): every way the
-// engines differ is a field of it, and Facts lists what the persona
-// reproduces with the engine source (file@commit) each fact was read
-// from. Versions: vllm 0.28.0, sglang-omni 0.1.4 (releases that serve
+// A persona is one row of the personas table (persona.go) pointing at its
+// engine's row of internal/engine's table: every way the engines differ
+// (shapes, events, errors, metric names, served paths, shedding, owned_by)
+// is read from that row by value, never by an if on the persona's name;
+// the persona adds only what the simulator chooses (label values, how it
+// renders /metrics). Facts lists what the persona reproduces with the
+// engine source (file@commit) each fact was read from. The sim and the
+// client share these facts, not code. Versions: vllm 0.28.0, sglang-omni 0.1.4 (releases that serve
 // Qwen3-ASR). vllm-omni is vllm in every HTTP shape; its /metrics label
 // every vllm:* family with stage and replica instead of engine and add
 // vllm_omni:num_requests_running/_waiting, vllm_omni:requests_success_total

@@ -7,146 +7,106 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/benchseal/benchseal/internal/engine"
 )
 
 // Version strings of releases that serve Qwen3-ASR, the ones the published
-// comparison used: vLLM added Qwen3-ASR in PR #33410 (2026-01), so 0.11.0
-// (what the sim said before) could not have served it.
-const (
-	VLLMVersion       = "0.28.0"
-	SGLangOmniVersion = "0.1.4"
+// comparison used (the engine table's rows): vLLM added Qwen3-ASR in PR
+// #33410 (2026-01), so 0.11.0 (what the sim said before) could not have
+// served it.
+var (
+	VLLMVersion       = mustEngine(engine.VLLM).Version
+	SGLangOmniVersion = mustEngine(engine.SGLangOmni).Version
 	// SGLangVersion is kept for callers of the old name.
 	SGLangVersion = SGLangOmniVersion
 )
 
 // Engine-config values the personas report (what a real launch would show).
 const (
-	simMaxModelLen        = 65536
-	simGPUMemoryUtil      = 0.9
-	simBlockSize          = 16
-	simMaxBatchedTokens   = 8192
-	simDType              = "bfloat16"
-	sglangOmniMaxPending  = 16 // request_build_max_pending, qwen3_asr/config.py
-	sglangOmniMaxNewToken = 128
+	simMaxModelLen      = 65536
+	simGPUMemoryUtil    = 0.9
+	simBlockSize        = 16
+	simMaxBatchedTokens = 8192
+	simDType            = "bfloat16"
 )
 
-// Status codes the personas shed with when their queue is full. vLLM
-// queues without bound by default; with --max-num-queued-reqs (MaxQueue)
-// it refuses with 503. SGLang-Omni 0.1.4's scheduler raised "request-build
-// backlog is full", which its transcription endpoint turned into HTTP 500
-// {"detail":...} (what was seen at concurrency 64); newer releases answer
-// 503 "The request queue is full." (sglang_omni/admission.py @75c59a20).
-// Both refuse after reading the upload, not at once.
-const (
-	ShedStatusVLLM   = http.StatusServiceUnavailable
-	ShedStatusSGLang = http.StatusInternalServerError
+// Status codes the personas shed with when their queue is full (the
+// engine table's Shedding): vLLM queues without bound by default; with
+// --max-num-queued-reqs (MaxQueue) it refuses with 503. SGLang-Omni 0.1.4
+// answered HTTP 500 {"detail":"request-build backlog is full ..."} (what
+// was seen at concurrency 64); newer releases answer 503. Both refuse
+// after reading the upload, not at once.
+var (
+	ShedStatusVLLM   = mustEngine(engine.VLLM).Shedding.Status
+	ShedStatusSGLang = mustEngine(engine.SGLangOmni).Shedding.Status
 )
 
 // Fact is one way a persona behaves like its engine, with the engine
 // source (repository file@commit) it was read from.
-type Fact struct {
-	What   string
-	Source string
-}
+type Fact = engine.Fact
 
-// persona is one engine the sim imitates: every way the personas differ is
-// a field here, read by value, never an if on the persona's name.
+// persona is one engine the sim imitates: its row of the engine table,
+// read by value (never an if on the persona's name), and what only the
+// simulator decides.
 type persona struct {
-	name    string
-	version string
-	// textAsJSON: response_format=text is answered with the JSON object
-	// {"text","usage"} and Content-Type application/json.
-	textAsJSON bool
-	// verboseJSON: verbose_json is served (else 400).
-	verboseJSON bool
-	// openAIEvents: streams are transcript.text.delta/done events (else
-	// vLLM's transcription.chunk chunks).
-	openAIEvents bool
-	// streamIDHeader: a stream's response carries the server-made id in
-	// X-Request-Id.
-	streamIDHeader bool
-	// takesRequestID: the X-Request-Id of the request becomes the id
-	// (vLLM: transcribe-<id>).
-	takesRequestID bool
-	idPrefix       string
-	healthJSON     bool // /health answers {"status":"healthy",...}, else an empty 200
-	// engineLabels replace vLLM's engine="0" on its vllm:* families
-	// (vLLM-Omni: stage, replica); omniFamilies adds vLLM-Omni's
-	// vllm_omni:* pipeline families.
-	engineLabels string
+	eng *engine.Engine
+	// labels are the values the sim gives the engine's Metrics.Labels
+	// (an assumption: "0", one engine, one stage, one replica).
+	labels string
+	// omniFamilies adds vLLM-Omni's vllm_omni:* pipeline families.
 	omniFamilies bool
-	shedStatus   int
-	shedMessage  string
-	facts        []Fact
+	// metrics renders /metrics in the engine's families.
+	metrics func(s *Server, p *persona, w http.ResponseWriter, m *counts, running, waiting int, model string)
 }
 
-// personas are the engines the sim imitates, by Config.Persona.
+// personas are the engines the sim imitates, by Config.Persona; a name
+// the engine table does not have panics at start (mustEngine), and
+// TestPersonasAreEngines checks every persona's row.
 var personas = map[string]*persona{
-	PersonaVLLM: {
-		name: PersonaVLLM, version: VLLMVersion, textAsJSON: true, takesRequestID: true, idPrefix: "transcribe-",
-		shedStatus: ShedStatusVLLM, shedMessage: "The server is overloaded: too many requests queued.",
-		engineLabels: `engine="0"`, facts: vllmFacts,
-	},
-	// vLLM-Omni serves transcriptions through vLLM's API server (the same
-	// shapes), but relabels every vllm:* family's engine as stage and
-	// replica and adds vllm_omni:* families.
-	PersonaVLLMOmni: {
-		name: PersonaVLLMOmni, version: VLLMVersion, textAsJSON: true, takesRequestID: true, idPrefix: "transcribe-",
-		shedStatus: ShedStatusVLLM, shedMessage: "The server is overloaded: too many requests queued.",
-		engineLabels: `replica="0",stage="0"`, omniFamilies: true,
-		facts: append(append([]Fact(nil), vllmFacts...), vllmOmniFacts...),
-	},
-	PersonaSGLangOmni: {
-		name: PersonaSGLangOmni, version: SGLangOmniVersion, verboseJSON: true, openAIEvents: true, streamIDHeader: true,
-		idPrefix: "transcription-", healthJSON: true,
-		shedStatus: ShedStatusSGLang, shedMessage: fmt.Sprintf("request-build backlog is full (backlog_limit=%d)", sglangOmniMaxPending),
-		facts: sglangOmniFacts,
-	},
+	PersonaVLLM:       {eng: mustEngine(engine.VLLM), labels: `engine="0"`, metrics: (*Server).writeVLLMMetrics},
+	PersonaVLLMOmni:   {eng: mustEngine(engine.VLLMOmni), labels: `replica="0",stage="0"`, omniFamilies: true, metrics: (*Server).writeVLLMMetrics},
+	PersonaSGLangOmni: {eng: mustEngine(engine.SGLangOmni), metrics: (*Server).writeSGLangOmniMetrics},
+}
+
+// personaList names the personas in the engine table's order: "vllm,
+// vllm-omni or sglang-omni".
+func personaList() string {
+	var names []string
+	for _, n := range engine.Names() {
+		if _, ok := personas[n]; ok {
+			names = append(names, n)
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+func mustEngine(name string) *engine.Engine {
+	e, ok := engine.ByName(name)
+	if !ok {
+		panic("sim: no engine " + name + " in internal/engine's table")
+	}
+	return e
 }
 
 // Facts returns the facts a persona reproduces, each with its source; nil
 // for an unknown persona.
 func Facts(name string) []Fact {
 	if p, ok := personas[name]; ok {
-		return append([]Fact(nil), p.facts...)
+		return append([]Fact(nil), p.eng.Facts...)
 	}
 	return nil
 }
 
-// vllmFacts: vllm-project/vllm, the files and commits read.
-var vllmFacts = []Fact{
-	{"response_format=text is answered {\"text\",\"usage\":{\"type\":\"duration\",\"seconds\"}} as application/json", "vllm/entrypoints/openai/speech_to_text/api_router.py@029329a8, speech_to_text.py@024e0772 (vLLM issue #49095)"},
-	{"a stream is transcription.chunk chunks with id transcribe-<X-Request-Id>, a last chunk with finish_reason, then data: [DONE]", "vllm/entrypoints/openai/speech_to_text/speech_to_text.py@024e0772"},
-	{"a stream that fails midway sends data: {\"error\":{...}} then data: [DONE]", "vllm/entrypoints/openai/speech_to_text/speech_to_text.py@024e0772 (create_streaming_error_response)"},
-	{"the request id is the X-Request-Id header, else a random uuid", "vllm/entrypoints/openai/engine/serving.py@619e4b31 (_base_request_id)"},
-	{"verbose_json with Qwen3-ASR is 400 (supports_segment_timestamp=False)", "vllm/entrypoints/openai/speech_to_text/speech_to_text.py@024e0772"},
-	{"errors are {\"error\":{\"message\",\"type\",\"param\",\"code\"}}; an unknown model is 404 NotFoundError \"The model `X` does not exist.\"", "vllm/entrypoints/openai/engine/serving.py@619e4b31 (_check_model)"},
-	{"/server_info only with VLLM_SERVER_DEV_MODE=1: {\"vllm_config\": str or, with ?config_format=json, nested JSON, \"vllm_env\", \"system_env\"}", "vllm/entrypoints/serve/instrumentator/server_info.py@4652ef5d"},
-	{"/metrics: vllm:* families labelled model_name, engine; vllm:request_success_total{finished_reason}; vllm:cache_config_info{<CacheConfig fields>,engine} 1 without model_name", "vllm/v1/metrics/loggers.py@005a810b (log_metrics_info, make_per_engine)"},
-	{"/health is 200 with an empty body; /version answers {\"version\"}", "vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (Response(status_code=200)); /version: instrumentator/basic.py (not re-read)"},
-	{"the queue is unbounded by default; --max-num-queued-reqs refuses with 503", "issue 10 / ENGINES.md (not re-read here)"},
-}
-
-// vllmOmniFacts: vllm-project/vllm-omni, what differs from vLLM.
-var vllmOmniFacts = []Fact{
-	{"/v1/audio/transcriptions is vLLM's (OmniServingTranscription subclasses OpenAIServingTranscription; only verbose_json word alignment with a qwen3_asr_align stage is added, not modelled)", "vllm_omni/entrypoints/openai/serving_transcription.py@63ab2f95"},
-	{"every vllm:* family's engine label becomes stage and replica (model_name, stage, replica, ...), vllm:cache_config_info included", "vllm_omni/metrics/stat_logger.py@8ad4f506 (OmniPrometheusStatLogger, _rewrite_labelnames)"},
-	{"vllm_omni:num_requests_running/_waiting{model_name}, vllm_omni:requests_success_total{model_name,finished_reason}, vllm_omni:prompt_tokens_total, vllm_omni:generation_tokens_total, vllm_omni:e2e_request_latency_s", "vllm_omni/metrics/definitions.py@641dfaf1"},
-	{"the stage label is the stage's name in the deployment's stage config; the sim says \"0\" (not read for Qwen3-ASR)", "assumption"},
-}
-
-// sglangOmniFacts: sgl-project/sglang-omni, the files and commits read.
-var sglangOmniFacts = []Fact{
-	{"response_format=text is text/plain (PlainTextResponse); json is {\"text\",\"usage\":{\"type\":\"duration\",\"seconds\"}}", "sglang_omni/serve/speech_to_text.py@070fc3b5 (assemble_speech_to_text_response)"},
-	{"a stream is transcript.text.delta events, transcript.text.done {text, usage}, then data: [DONE], with header X-Request-Id: transcription-<uuid>", "sglang_omni/serve/speech_to_text.py@070fc3b5, transcriptions.py@0ac0a86e"},
-	{"a stream that fails midway sends data: {\"type\":\"error\",\"error\":{\"message\"}} and closes without [DONE]", "sglang_omni/serve/speech_to_text.py@070fc3b5 (speech_to_text_stream)"},
-	{"an unknown model is 404 {\"error\":{\"message\":\"The model 'X' does not exist.\",\"type\":\"invalid_request_error\",\"param\":\"model\",\"code\":\"model_not_found\"}}", "sglang_omni/serve/speech_errors.py@0ac0a86e (resolve_served_model)"},
-	{"other errors are FastAPI {\"detail\":...}; a missing file is 422", "sglang_omni/serve/transcriptions.py@0ac0a86e (HTTPException), FastAPI validation"},
-	{"no /server_info, /get_server_info, /get_model_info or /version: knobs are launch arguments", "sglang_omni/serve/openai_api.py@022b6a3d, launcher.py@03c8f159 (ENGINES.md); openai_api.py@2489a10e"},
-	{"Qwen3-ASR defaults: max_running_requests 32, max_new_tokens 128, request_build_max_workers 2, request_build_max_pending 16", "sglang_omni/models/qwen3_asr/config.py@fe0cbea9"},
-	{"/metrics: sglang_omni_pipeline_*, sglang_omni_request_states{state}, sglang_omni_stage_present{stage}, sglang_omni_http_requests_total{method,model_name,route,status}, sglang_omni_http_request_duration_seconds; no cache counter", "sglang_omni/serve/metrics.py@0641581e"},
-	{"/health is {\"status\":\"healthy\", ...coordinator fields}", "sglang_omni/serve/openai_api.py@2489a10e (_register_health)"},
-	{"overload: 0.1.4's scheduler answered 500 {\"detail\":\"request-build backlog is full ...\"} after the upload; newer ones 503 \"The request queue is full.\"", "sglang_omni/admission.py@75c59a20 (newer); the 0.1.4 message from issue 10 (not found in the index)"},
+// countsHTTP says whether the engine's request counter counts HTTP
+// answers (a status label: SGLang-Omni's middleware), which the sim then
+// keeps per method, route and status.
+func (p *persona) countsHTTP() bool {
+	r := p.eng.Metrics.Requests
+	return r != nil && r.StatusLabel != ""
 }
 
 func (s *Server) p() *persona { return personas[s.cfg.Persona] }
@@ -174,11 +134,11 @@ func errorType(status int) string {
 	}
 }
 
-// writeError answers with the persona's error shape: vLLM
+// writeError answers with the engine's error shape: vLLM
 // {"error":{"message","type","param","code"}}; SGLang-Omni FastAPI's
 // {"detail": msg} (HTTPException).
 func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
-	if s.p().openAIEvents { // SGLang-Omni: FastAPI HTTPException
+	if s.p().eng.Errors.Shape == engine.FastAPIDetail {
 		writeJSON(w, status, map[string]any{"detail": msg})
 		return
 	}
@@ -186,16 +146,23 @@ func (s *Server) writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 // writeModelNotFound answers a request for a model the server does not
-// serve, as each engine does.
+// serve, as the engine's Errors.ModelNotFound says.
 func (s *Server) writeModelNotFound(w http.ResponseWriter, model string) {
-	if s.p().openAIEvents {
-		writeJSON(w, http.StatusNotFound, map[string]any{"error": openAIError{
-			Message: fmt.Sprintf("The model %s does not exist.", pyRepr(model)), Type: "invalid_request_error",
-			Param: "model", Code: "model_not_found"}})
-		return
+	nf := s.p().eng.Errors.ModelNotFound
+	quoted := model
+	if nf.Quote == engine.PyRepr {
+		quoted = pyRepr(model)
+	} else {
+		quoted = "`" + model + "`"
 	}
-	writeJSON(w, http.StatusNotFound, map[string]any{"error": openAIError{
-		Message: fmt.Sprintf("The model `%s` does not exist.", model), Type: "NotFoundError", Code: http.StatusNotFound}})
+	e := openAIError{Message: fmt.Sprintf(nf.Format, quoted), Type: nf.Type, Code: http.StatusNotFound}
+	if nf.Param != "" {
+		e.Param = nf.Param
+	}
+	if nf.Code != "" {
+		e.Code = nf.Code
+	}
+	writeJSON(w, http.StatusNotFound, map[string]any{"error": e})
 }
 
 // pyRepr quotes s as Python's repr does for a plain string.
@@ -223,13 +190,6 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Write(b)
 }
 
-func (s *Server) ownedBy() string {
-	if s.p().openAIEvents {
-		return "sglang-omni"
-	}
-	return "vllm"
-}
-
 func (s *Server) models() any {
 	type model struct {
 		ID          string `json:"id"`
@@ -240,10 +200,12 @@ func (s *Server) models() any {
 		Parent      any    `json:"parent"`
 		MaxModelLen int    `json:"max_model_len,omitempty"`
 	}
-	m := model{ID: s.cfg.Model, Object: "model", Created: s.started.Unix(), OwnedBy: s.ownedBy(), Root: s.cfg.Model}
-	if !s.p().openAIEvents {
+	mi := s.p().eng.Models
+	m := model{ID: s.cfg.Model, Object: "model", Created: s.started.Unix(), OwnedBy: mi.OwnedBy, Root: s.cfg.Model}
+	if mi.MaxModelLen {
 		m.MaxModelLen = simMaxModelLen
-	} else {
+	}
+	if mi.CreatedZero {
 		m.Created = 0
 	}
 	return struct {
@@ -312,18 +274,22 @@ func (s *Server) writeMetrics(w http.ResponseWriter) {
 	running, waiting := s.admission.state()
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 	model := `model_name="` + escapeLabel(s.cfg.Model) + `"`
-	if s.p().openAIEvents {
-		s.writeSGLangOmniMetrics(w, &m, running, waiting, model)
-		return
-	}
-	el := s.p().engineLabels
+	p := s.p()
+	p.metrics(s, p, w, &m, running, waiting, model)
+}
+
+// writeVLLMMetrics renders vLLM's families (vllm/v1/metrics/loggers.py),
+// labelled as the persona's engine labels them, and vLLM-Omni's
+// vllm_omni:* families where the persona adds them.
+func (s *Server) writeVLLMMetrics(pe *persona, w http.ResponseWriter, m *counts, running, waiting int, model string) {
+	el := pe.labels
 	p := &promWriter{w: w, labels: el + "," + model}
 	p.gauge("vllm:num_requests_running", "Number of requests in model execution batches.", running)
 	p.gauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.", waiting)
-	p.counter("vllm:prefix_cache_queries_total", "Prefix cache queries, in terms of number of queried tokens.", m.prefixQueries)
-	p.counter("vllm:prefix_cache_hits_total", "Prefix cache hits, in terms of number of cached tokens.", m.prefixHits)
-	p.counter("vllm:mm_cache_queries_total", "Multi-modal cache queries, in terms of number of queried items.", m.mmQueries)
-	p.counter("vllm:mm_cache_hits_total", "Multi-modal cache hits, in terms of number of cached items.", m.mmHits)
+	p.counter(engine.VLLMPrefixCacheQueries, "Prefix cache queries, in terms of number of queried tokens.", m.prefixQueries)
+	p.counter(engine.VLLMPrefixCacheHits, "Prefix cache hits, in terms of number of cached tokens.", m.prefixHits)
+	p.counter(engine.VLLMMMCacheQueries, "Multi-modal cache queries, in terms of number of queried items.", m.mmQueries)
+	p.counter(engine.VLLMMMCacheHits, "Multi-modal cache hits, in terms of number of cached items.", m.mmHits)
 	p.counter("vllm:prompt_tokens_total", "Number of prefill tokens processed.", m.promptTokensSum)
 	p.counter("vllm:generation_tokens_total", "Number of generation tokens processed.", m.completionSum)
 	p.family("vllm:request_success_total", "counter", "Count of successfully processed requests.")
@@ -334,13 +300,13 @@ func (s *Server) writeMetrics(w http.ResponseWriter) {
 		}
 		p.printf("vllm:request_success_total{%s,finished_reason=%q,%s} %d\n", el, reason, model, v)
 	}
-	p.histogram("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", &m)
+	p.histogram("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", m)
 	// CacheConfig.metrics_info(): every field as str(value), plus engine;
 	// no model_name.
 	p.family("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig")
 	p.printf("vllm:cache_config_info{block_size=\"%d\",cache_dtype=\"auto\",enable_prefix_caching=%q,%s,gpu_memory_utilization=%q} 1.0\n",
 		simBlockSize, pyBool(s.cfg.Cache), el, strconv.FormatFloat(simGPUMemoryUtil, 'f', -1, 64))
-	if s.p().omniFamilies {
+	if pe.omniFamilies {
 		o := &promWriter{w: w, labels: model}
 		o.gauge("vllm_omni:num_requests_running", "Number of requests running in the pipeline.", running)
 		o.gauge("vllm_omni:num_requests_waiting", "Number of requests waiting in the pipeline.", waiting)
@@ -354,7 +320,7 @@ func (s *Server) writeMetrics(w http.ResponseWriter) {
 // writeSGLangOmniMetrics renders serve/metrics.py's families: the
 // coordinator gauges, then the HTTP middleware's counter and histogram,
 // labels sorted by name, values as Python's format_value writes them.
-func (s *Server) writeSGLangOmniMetrics(w http.ResponseWriter, m *counts, running, waiting int, model string) {
+func (s *Server) writeSGLangOmniMetrics(_ *persona, w http.ResponseWriter, m *counts, running, waiting int, model string) {
 	p := &promWriter{w: w}
 	p.family("sglang_omni_pipeline_running", "gauge", "Whether the Omni coordinator reports the pipeline as running.")
 	p.printf("sglang_omni_pipeline_running{%s} 1.0\n", model)

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/benchseal/benchseal/internal/engine"
 )
 
 // Limits on what a request may carry.
@@ -117,7 +119,7 @@ func parseRequest(r *http.Request) (*request, error) {
 
 // badForm answers a form parseRequest refused, as the persona does.
 func (s *Server) badForm(w http.ResponseWriter, err error) {
-	if errors.Is(err, errMissingFile) && s.p().openAIEvents {
+	if errors.Is(err, errMissingFile) && s.p().eng.Transcription.MissingFileStatus == http.StatusUnprocessableEntity {
 		s.metrics.done(false, 0, 0)
 		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []map[string]any{{
 			"type": "missing", "loc": []string{"body", "file"}, "msg": "Field required", "input": nil}}})
@@ -133,7 +135,7 @@ func (s *Server) badForm(w http.ResponseWriter, err error) {
 func (s *Server) checkFormat(req *request) string {
 	p := s.p()
 	switch {
-	case req.responseFormat == "verbose_json" && !p.verboseJSON:
+	case req.responseFormat == "verbose_json" && !p.eng.Transcription.VerboseJSON:
 		return fmt.Sprintf("Currently do not support verbose_json for %s", s.cfg.Model)
 	case req.responseFormat == "verbose_json" && req.stream:
 		return "stream=true supports only response_format 'json' or 'text', got 'verbose_json'"
@@ -146,11 +148,11 @@ func (s *Server) checkFormat(req *request) string {
 // (transcription-<uuid>).
 func (s *Server) requestID(r *http.Request, n uint64) string {
 	p := s.p()
-	if h := r.Header.Get("X-Request-Id"); p.takesRequestID && h != "" {
-		return p.idPrefix + h
+	if h := r.Header.Get("X-Request-Id"); p.eng.Stream.TakesRequestID && h != "" {
+		return p.eng.Stream.IDPrefix + h
 	}
 	a, b := s.bits(^n), s.bits(^n^0x5a5a)
-	return fmt.Sprintf("%s%08x-%04x-4%03x-%04x-%012x", p.idPrefix, uint32(a>>32), uint16(a>>16), uint16(a)&0xfff,
+	return fmt.Sprintf("%s%08x-%04x-4%03x-%04x-%012x", p.eng.Stream.IDPrefix, uint32(a>>32), uint16(a>>16), uint16(a)&0xfff,
 		uint16(b>>48)&0x3fff|0x8000, b&0xffffffffffff)
 }
 
@@ -209,7 +211,7 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 	queued, err := s.admission.admit(r.Context())
 	if err != nil {
 		if errors.Is(err, errShed) {
-			s.fail(w, s.p().shedStatus, s.p().shedMessage)
+			s.fail(w, s.p().eng.Shedding.Status, s.p().eng.Shedding.Message)
 			return
 		}
 		s.metrics.done(false, 0, 0) // the client left while queued
@@ -298,7 +300,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 	usage := &usageDuration{Type: "duration", Seconds: int64(math.Ceil(a.seconds))}
 	switch req.responseFormat {
 	case "text":
-		if s.p().textAsJSON {
+		if s.p().eng.Transcription.TextAsJSON {
 			// vLLM: every non-streamed answer is a JSONResponse of
 			// TranscriptionResponse, whatever response_format asked.
 			writeJSON(w, http.StatusOK, transcription{text, usage})
@@ -382,6 +384,7 @@ func (s *Server) streamFault(n uint64) streamFault {
 // as a success.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a answer, text, id string, n uint64, begin time.Time, service time.Duration) bool {
 	p := s.p()
+	events := p.eng.Stream.Events
 	words := strings.SplitAfter(text, " ")
 	if text == "" {
 		words = nil
@@ -419,7 +422,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	if p.streamIDHeader {
+	if p.eng.Stream.IDHeader {
 		w.Header().Set("X-Request-Id", id)
 	}
 	send := func(v any) bool {
@@ -451,7 +454,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 			return false
 		}
 		var ok bool
-		if p.openAIEvents {
+		if events == engine.TranscriptEvents {
 			ok = send(event{Type: "transcript.text.delta", Delta: word})
 		} else {
 			ok = send(chunk{id, "transcription.chunk", created, s.cfg.Model, []choice{{Delta: delta{word}}}, nil})
@@ -474,19 +477,21 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 			return false
 		}
 		const msg = "Internal server error (simulated failure mid-stream)."
-		if p.openAIEvents {
+		if p.eng.Stream.ErrorEvent == engine.TypedError {
 			send(event{Type: "error", Error: map[string]string{"message": msg}})
-			return false // SGLang-Omni closes without [DONE]
+		} else {
+			send(map[string]any{"error": openAIError{Message: msg, Type: "InternalServerError", Code: http.StatusInternalServerError}})
 		}
-		send(map[string]any{"error": openAIError{Message: msg, Type: "InternalServerError", Code: http.StatusInternalServerError}})
-		done()
+		if p.eng.Stream.DoneAfterError { // vLLM; SGLang-Omni closes without [DONE]
+			done()
+		}
 		return false
 	}
 	if len(words) == 0 && !sleepUntil(r, begin.Add(service)) {
 		return false
 	}
 	usageDur := &usageDuration{Type: "duration", Seconds: int64(math.Ceil(a.seconds))}
-	if p.openAIEvents {
+	if events == engine.TranscriptEvents {
 		if !send(event{Type: "transcript.text.done", Text: &text, Usage: usageDur}) {
 			return false
 		}

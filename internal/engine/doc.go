@@ -1,0 +1,24 @@
+// Package engine is the one table of what benchseal knows about the
+// serving engines it measures: vLLM, vLLM-Omni, SGLang-Omni and SGLang.
+// Each engine is one Engine row holding its endpoints, response and error
+// shapes, stream events, /metrics names (request counters, cache
+// counters, histograms), knob sources (served self-description paths and
+// launch flags), shedding behaviour and /v1/models owned_by, every group
+// of facts with the engine source (repository file@commit) it was read
+// from.
+//
+// The simulator's personas (internal/sim), fingerprint capture and knobs
+// (internal/fingerprint), the claims (internal/claims) and verify's
+// fairness and counter checks read the table by value; none decides
+// behaviour by an if on an engine's name. The runner does not know which
+// engine it talks to: it reads answers by their shape through
+// internal/task, whose tests decode every row's shapes. A new engine is a
+// new row in engines.go (and its persona, if the sim is to imitate it);
+// engine_test.go fails when a row leaves a fact unfilled or without a
+// source, so a missing fact is a test failure, never a silent fallback to
+// vLLM.
+//
+// This package holds facts, not behaviour: it imports nothing of
+// benchseal (only the standard library), so every package may import it,
+// schemas included, without a cycle.
+package engine

@@ -1,0 +1,314 @@
+package engine
+
+import "slices"
+
+// Names of the engines in the table, which are also the simulator's
+// persona names and what each engine's /v1/models says in owned_by where
+// it says its own name.
+const (
+	VLLM       = "vllm"
+	VLLMOmni   = "vllm-omni"
+	SGLangOmni = "sglang-omni"
+	SGLang     = "sglang"
+)
+
+// Engine is one serving engine: every way benchseal's readers and the
+// simulator tell engines apart is a field here. Each group carries the
+// Source it was read from (repository file@commit, or "assumption: ..."
+// / "not read: ..." where no source was read, so a reader sees it).
+type Engine struct {
+	Name    string // VLLM, VLLMOmni, SGLangOmni or SGLang
+	Repo    string // the GitHub repository the facts were read in
+	Version string // the release the facts describe
+	Facts   []Fact // each behaviour in words, with its source
+
+	Models        Models
+	Transcription Transcription
+	Stream        Stream
+	Errors        Errors
+	Health        Health
+	Metrics       Metrics
+	Knobs         Knobs
+	Shedding      Shedding
+}
+
+// Fact is one way an engine behaves, with the engine source it was read
+// from.
+type Fact struct {
+	What   string
+	Source string
+}
+
+// Models is the engine's GET /v1/models.
+type Models struct {
+	OwnedBy string // each model's owned_by
+	// MaxModelLen: entries carry max_model_len.
+	MaxModelLen bool
+	// CreatedZero: created is 0 rather than the start time.
+	CreatedZero bool
+	Source      string
+}
+
+// Transcription is the engine's POST /v1/audio/transcriptions.
+type Transcription struct {
+	Path string
+	// TextAsJSON: response_format=text is answered with the JSON object
+	// {"text","usage"} as application/json (else text/plain).
+	TextAsJSON bool
+	// VerboseJSON: verbose_json is served for Qwen3-ASR (else 400).
+	VerboseJSON bool
+	// MissingFileStatus is the status of a request without its file.
+	MissingFileStatus int
+	Source            string
+}
+
+// StreamEvents names the shape of a transcription stream.
+type StreamEvents string
+
+const (
+	// ChunkEvents: vLLM's transcription.chunk objects with choices, a last
+	// choice with finish_reason, then data: [DONE].
+	ChunkEvents StreamEvents = "transcription.chunk"
+	// TranscriptEvents: OpenAI's transcript.text.delta events, then
+	// transcript.text.done {text, usage}, then data: [DONE].
+	TranscriptEvents StreamEvents = "transcript.text"
+)
+
+// Stream is the shape of a stream=true transcription.
+type Stream struct {
+	Events StreamEvents
+	// ErrorEvent is the data: line a stream that fails midway sends.
+	ErrorEvent ErrorShape
+	// DoneAfterError: [DONE] follows the error event (else the stream
+	// closes without it).
+	DoneAfterError bool
+	// IDHeader: the stream's response carries the server's id in
+	// X-Request-Id.
+	IDHeader bool
+	// TakesRequestID: the request's X-Request-Id becomes the id, after
+	// IDPrefix (else the server makes a uuid).
+	TakesRequestID bool
+	IDPrefix       string
+	Source         string
+}
+
+// ErrorShape names a JSON error body.
+type ErrorShape string
+
+const (
+	// OpenAIError: {"error":{"message","type","param","code"}}.
+	OpenAIError ErrorShape = "openai"
+	// OpenAIErrorObject: {"object":"error","message",...} (older vLLM).
+	OpenAIErrorObject ErrorShape = "openai-object"
+	// TypedError: {"type":"error","error":{"message"}} (a stream event).
+	TypedError ErrorShape = "typed"
+	// FastAPIDetail: {"detail": msg}, FastAPI's HTTPException.
+	FastAPIDetail ErrorShape = "fastapi"
+)
+
+// Errors is how the engine answers a request it refuses.
+type Errors struct {
+	Shape ErrorShape // most errors
+	// ModelNotFound is the 404 body for a model it does not serve: its
+	// message (%s is the model, quoted as ModelQuote says), type, param
+	// and code ("" code: the HTTP status, as a number).
+	ModelNotFound ModelNotFound
+	Source        string
+}
+
+// ModelNotFound is an engine's answer to a request for a model it does
+// not serve (always 404, OpenAIError shape).
+type ModelNotFound struct {
+	Format string // fmt format of the message, %s the quoted model
+	Quote  Quote
+	Type   string
+	Param  string // "" for null
+	Code   string // "" for the status as a number
+}
+
+// Quote is how a model name is quoted in a message.
+type Quote string
+
+const (
+	Backticks Quote = "backticks" // `X`
+	PyRepr    Quote = "repr"      // Python's repr: 'X'
+)
+
+// Health is the engine's GET /health when serving.
+type Health struct {
+	JSON   bool // {"status":"healthy",...}; else an empty 200
+	Source string
+}
+
+// Metrics is the engine's /metrics: the families benchseal reads.
+type Metrics struct {
+	// Prefix every family of the engine starts with ("vllm:").
+	Prefix string
+	// DefaultOff: /metrics answers 404 unless metrics are enabled.
+	DefaultOff bool
+	// Labels every family of the engine carries besides model_name.
+	Labels []string
+	// CacheCounters are its cache counters, in order of preference of
+	// their hits; empty (with Source saying so) when it exposes none.
+	CacheCounters []CacheCounter
+	// Requests is its counter of served requests and their latency
+	// histogram; nil (with Source saying so) when it has none.
+	Requests *RequestCounter
+	Source   string
+}
+
+// CacheCounter is a /metrics counter of an engine's cache.
+type CacheCounter struct {
+	Name string // as exposed, with _total
+	// Hit: its growth is cache hits (query counters are not).
+	Hit bool
+	// LazilyCreated: the family appears only at its first increment, so
+	// its absence next to other families of the engine means 0.
+	LazilyCreated bool
+	Deprecated    string // since when it is gone, "" while current
+}
+
+// RequestCounter is an engine's /metrics counter of the requests it
+// served, and the histogram of their end-to-end latency. verify compares
+// their growth over a step (servers/<t>/metrics/c<C>-r<R>-{before,after}.prom)
+// with the step's records. A counter absent from a scrape is "not
+// observed", never a pass.
+type RequestCounter struct {
+	Engine string
+	Name   string // counter family, as exposed (with _total)
+	// Match are label values a sample must carry to count (others are
+	// summed over): SGLang-Omni counts every route it serves.
+	Match map[string]string
+	// StatusLabel is the label holding the HTTP status ("" when the
+	// counter counts requests the engine finished, whatever the answer).
+	StatusLabel string
+	// Histogram is the e2e latency histogram family observed for the same
+	// requests ("" when none), with the same Match.
+	Histogram string
+	Counts    string // what one increment is, in the engine's terms
+	Source    string
+}
+
+// Knobs is where the engine keeps its server knobs.
+type Knobs struct {
+	// Served are the GET paths where it describes itself (knobs in JSON
+	// or, for /metrics, in labels); empty when it has none.
+	Served []string
+	// Keys name each knob benchseal compares as the engine does: its key
+	// in a served JSON self-description and its launch flag.
+	Keys []KnobKey
+	// Expose says how a user lets a verifier see the knobs ("" when the
+	// engine serves them by default).
+	Expose string
+	Source string
+}
+
+// The server knobs a fair comparison holds equal, by the name benchseal
+// gives each (engines name them differently).
+const (
+	KnobMaxRunning    = "max running requests"
+	KnobGPUMemory     = "GPU memory fraction"
+	KnobDType         = "dtype"
+	KnobPrefixCaching = "prefix caching"
+)
+
+// KnobNames are the knobs benchseal compares, in order.
+var KnobNames = []string{KnobMaxRunning, KnobGPUMemory, KnobDType, KnobPrefixCaching}
+
+// KnobKey is one engine's name for a knob: where it sits in a served JSON
+// (a dotted path for vLLM's nested config) and its launch flag.
+type KnobKey struct {
+	Knob   string // one of KnobNames
+	Path   string // "" when no self-description says it
+	Flag   string // "" when no launch flag sets it
+	Negate bool   // a disable_* switch: true means the knob is off
+	Bare   bool   // the flag is a switch without a value
+}
+
+// Flags returns the launch flags of the engine's knob keys, in order.
+func (k Knobs) Flags() []string {
+	var out []string
+	for _, key := range k.Keys {
+		if key.Flag != "" && !slices.Contains(out, key.Flag) {
+			out = append(out, key.Flag)
+		}
+	}
+	return out
+}
+
+// KnobKeys returns every engine's knob keys, each once, by knob (in
+// KnobNames order) and then in table order: the order a reader tries
+// them in.
+func KnobKeys() []KnobKey {
+	var out []KnobKey
+	for _, name := range KnobNames {
+		for _, e := range table {
+			for _, k := range e.Knobs.Keys {
+				if k.Knob == name && !slices.Contains(out, k) {
+					out = append(out, k)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Shedding is what the engine does when its queue is full.
+type Shedding struct {
+	// Bounded: the queue is bounded by default (else only with Flag).
+	Bounded bool
+	Flag    string // the launch flag that bounds it, "" if none
+	Status  int    // the HTTP status it refuses with
+	Shape   ErrorShape
+	Message string
+	// AfterUpload: it refuses after reading the upload, not at once.
+	AfterUpload bool
+	Source      string
+}
+
+// All returns every engine of the table, in its fixed order (vLLM,
+// vLLM-Omni, SGLang-Omni, SGLang): the order in which the counter lists
+// below prefer their entries.
+func All() []*Engine { return slices.Clone(table) }
+
+// ByName returns the engine called name, and false when the table has
+// none: a caller never falls back to another engine.
+func ByName(name string) (*Engine, bool) {
+	for _, e := range table {
+		if e.Name == name {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+// ByOwnedBy returns the engine whose /v1/models owned_by is ownedBy.
+func ByOwnedBy(ownedBy string) (*Engine, bool) {
+	for _, e := range table {
+		if e.Models.OwnedBy == ownedBy {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+// Names returns the engines' names, in table order.
+func Names() []string {
+	out := make([]string, len(table))
+	for i, e := range table {
+		out[i] = e.Name
+	}
+	return out
+}
+
+// HowToExpose is every engine's Knobs.Expose, in table order, each once:
+// what lets a verifier see a knob it could not.
+func HowToExpose() []string {
+	var out []string
+	for _, e := range table {
+		if e.Knobs.Expose != "" && !slices.Contains(out, e.Knobs.Expose) {
+			out = append(out, e.Knobs.Expose)
+		}
+	}
+	return out
+}

@@ -1,0 +1,141 @@
+package engine
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// mayBeEmpty are the fields a row may leave zero because the engine has
+// no such thing (each still has its group's Source saying so). Booleans
+// are facts either way. Any other zero field is a missing fact.
+var mayBeEmpty = map[string]bool{
+	"Stream.IDPrefix":                  true, // plain SGLang: not read
+	"Errors.ModelNotFound.Param":       true, // vLLM: null
+	"Errors.ModelNotFound.Code":        true, // vLLM: the status
+	"Metrics.Labels":                   true, // SGLang-Omni, SGLang: model_name only
+	"Metrics.CacheCounters":            true, // SGLang-Omni exposes none
+	"Metrics.CacheCounters.Deprecated": true,
+	"Metrics.Requests.Match":           true,
+	"Metrics.Requests.StatusLabel":     true,
+	"Knobs.Served":                     true, // SGLang-Omni describes itself nowhere
+	"Knobs.Keys.Path":                  true, // a flag no self-description mirrors
+	"Knobs.Keys.Flag":                  true, // a served key no flag sets
+	"Knobs.Expose":                     true, // SGLang serves /get_server_info by default
+	"Shedding.Flag":                    true, // SGLang-Omni: bounded by its config
+	"Shedding.Message":                 true, // plain SGLang: not read
+}
+
+// TestEveryEngineComplete walks every row of the table: a fact left zero
+// (a new engine, or a new field some row forgot) fails here instead of
+// falling back to another engine's behaviour.
+func TestEveryEngineComplete(t *testing.T) {
+	want := []string{VLLM, VLLMOmni, SGLangOmni, SGLang}
+	if got := Names(); !slices.Equal(got, want) {
+		t.Fatalf("engines %v, want %v", got, want)
+	}
+	for _, e := range All() {
+		t.Run(e.Name, func(t *testing.T) {
+			walk(t, "", reflect.ValueOf(*e))
+			for _, f := range e.Facts {
+				if f.What == "" || f.Source == "" {
+					t.Errorf("fact %+v without its source", f)
+				}
+			}
+			if got, ok := ByName(e.Name); !ok || got != e {
+				t.Errorf("ByName(%q) does not find its row", e.Name)
+			}
+			for _, name := range KnobNames {
+				if !slices.ContainsFunc(e.Knobs.Keys, func(k KnobKey) bool { return k.Knob == name }) {
+					t.Errorf("no key for the knob %q", name)
+				}
+			}
+			for _, k := range e.Knobs.Keys {
+				if !slices.Contains(KnobNames, k.Knob) || k.Path == "" && k.Flag == "" {
+					t.Errorf("knob key %+v names no known knob or nowhere to read it", k)
+				}
+			}
+			if e.Metrics.Requests != nil && e.Metrics.Requests.Engine == "" {
+				t.Error("request counter names no engine")
+			}
+		})
+	}
+	if _, ok := ByName("tgi"); ok {
+		t.Error("ByName found an engine the table does not have")
+	}
+}
+
+func walk(t *testing.T, path string, v reflect.Value) {
+	t.Helper()
+	if v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			if !mayBeEmpty[path] {
+				t.Errorf("%s is nil", path)
+			}
+			return
+		}
+		v = v.Elem()
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			name := v.Type().Field(i).Name
+			walk(t, strings.TrimPrefix(path+"."+name, "."), v.Field(i))
+		}
+	case reflect.Slice:
+		if v.Len() == 0 && !mayBeEmpty[path] {
+			t.Errorf("%s is empty", path)
+		}
+		for i := 0; i < v.Len(); i++ {
+			walk(t, path, v.Index(i))
+		}
+	case reflect.Bool:
+	default:
+		if v.IsZero() && !mayBeEmpty[path] {
+			t.Errorf("%s is not filled", path)
+		}
+	}
+}
+
+// TestCounterLists: the lists the recorder and claims read come from the
+// rows, in table order, and keep the order benchseal preferred before
+// the table (multimodal hits, prefix hits, the pre-0.9 names, SGLang).
+func TestCounterLists(t *testing.T) {
+	if want := []string{VLLMMMCacheHits, VLLMMMCacheQueries, VLLMPrefixCacheHits, VLLMPrefixCacheQueries,
+		VLLMGPUPrefixHits, VLLMGPUPrefixQueries, SGLangCachedTokens}; !slices.Equal(CacheCounterNames, want) {
+		t.Errorf("CacheCounterNames %v, want %v", CacheCounterNames, want)
+	}
+	if want := []string{VLLMMMCacheHits, VLLMPrefixCacheHits, VLLMGPUPrefixHits, SGLangCachedTokens}; !slices.Equal(CacheHitCounters, want) {
+		t.Errorf("CacheHitCounters %v, want %v", CacheHitCounters, want)
+	}
+	var names []string
+	for _, r := range RequestCounters {
+		names = append(names, r.Engine+" "+r.Name)
+	}
+	if want := []string{"vllm vllm:request_success_total", "sglang-omni sglang_omni_http_requests_total", "sglang sglang:num_requests_total"}; !slices.Equal(names, want) {
+		t.Errorf("RequestCounters %v, want %v", names, want)
+	}
+	for _, e := range All() {
+		for _, c := range e.Metrics.CacheCounters {
+			if !strings.HasPrefix(c.Name, e.Metrics.Prefix) || !strings.HasSuffix(c.Name, "_total") {
+				t.Errorf("%s: cache counter %s is not an exposed %s*_total counter", e.Name, c.Name, e.Metrics.Prefix)
+			}
+		}
+		if r := e.Metrics.Requests; r != nil && !strings.HasPrefix(r.Name, e.Metrics.Prefix) && r.Engine == e.Name {
+			t.Errorf("%s: request counter %s lacks the prefix %s", e.Name, r.Name, e.Metrics.Prefix)
+		}
+	}
+}
+
+func TestByOwnedBy(t *testing.T) {
+	for _, owned := range []string{"vllm", "sglang-omni", "sglang"} {
+		e, ok := ByOwnedBy(owned)
+		if !ok || e.Models.OwnedBy != owned {
+			t.Errorf("ByOwnedBy(%q) = %v, %v", owned, e, ok)
+		}
+	}
+	if _, ok := ByOwnedBy("openai"); ok {
+		t.Error("ByOwnedBy found an owner no engine has")
+	}
+}

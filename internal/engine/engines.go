@@ -1,0 +1,190 @@
+package engine
+
+import "net/http"
+
+// The /metrics cache counters benchseal knows, by the names the engines
+// expose. They are the keys of schemas.StepTelemetry's CacheBefore and
+// CacheAfter.
+const (
+	VLLMMMCacheHits        = "vllm:mm_cache_hits_total"
+	VLLMMMCacheQueries     = "vllm:mm_cache_queries_total"
+	VLLMPrefixCacheHits    = "vllm:prefix_cache_hits_total"
+	VLLMPrefixCacheQueries = "vllm:prefix_cache_queries_total"
+	VLLMGPUPrefixHits      = "vllm:gpu_prefix_cache_hits_total"
+	VLLMGPUPrefixQueries   = "vllm:gpu_prefix_cache_queries_total"
+	SGLangCachedTokens     = "sglang:cached_tokens_total"
+)
+
+// TranscriptionsPath is the OpenAI audio transcription endpoint every
+// engine of the table serves.
+const TranscriptionsPath = "/v1/audio/transcriptions"
+
+// vllmCache: a multimodal cache hit is a whole audio input answered from
+// cache, which a perturbed run must never see, so it is preferred;
+// prefix-cache tokens come next (they also count the shared prompt
+// template, so they may grow honestly). vllm:gpu_prefix_cache_* are the
+// names before 0.9.
+var vllmCache = []CacheCounter{
+	{Name: VLLMMMCacheHits, Hit: true}, {Name: VLLMMMCacheQueries},
+	{Name: VLLMPrefixCacheHits, Hit: true}, {Name: VLLMPrefixCacheQueries},
+	{Name: VLLMGPUPrefixHits, Hit: true, Deprecated: "0.9"}, {Name: VLLMGPUPrefixQueries, Deprecated: "0.9"},
+}
+
+var vllmRequests = &RequestCounter{Engine: VLLM, Name: "vllm:request_success_total", Histogram: "vllm:e2e_request_latency_seconds",
+	Counts: "a request the engine finished, labelled finished_reason (stop, length, abort); requests refused before the engine (HTTP 4xx) are not counted; e2e_request_latency_seconds is observed for the same requests",
+	Source: "vllm-project/vllm vllm/v1/metrics/loggers.py@005a810b (record: for finished_request in iteration_stats.finished_requests)"}
+
+var vllmModels = Models{OwnedBy: "vllm", MaxModelLen: true, Source: "vllm-project/vllm vllm/entrypoints/openai/engine/protocol.py@040a2cc2 (ModelCard)"}
+
+var vllmTranscription = Transcription{Path: TranscriptionsPath, TextAsJSON: true, MissingFileStatus: http.StatusBadRequest,
+	Source: "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/api_router.py@029329a8, speech_to_text.py@024e0772 (supports_segment_timestamp); missing file 400: not read (the sim's choice)"}
+
+var vllmStream = Stream{Events: ChunkEvents, ErrorEvent: OpenAIError, DoneAfterError: true, TakesRequestID: true, IDPrefix: "transcribe-",
+	Source: "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/speech_to_text.py@024e0772 (_speech_to_text_stream_generator, create_streaming_error_response), engine/serving.py@619e4b31 (_base_request_id)"}
+
+var vllmErrors = Errors{Shape: OpenAIError,
+	ModelNotFound: ModelNotFound{Format: "The model %s does not exist.", Quote: Backticks, Type: "NotFoundError"},
+	Source:        "vllm-project/vllm vllm/entrypoints/openai/engine/serving.py@619e4b31 (_check_model)"}
+
+var vllmKnobs = Knobs{Served: []string{"/server_info?config_format=json", "/metrics", "/version"},
+	Keys: []KnobKey{
+		{Knob: KnobMaxRunning, Path: "scheduler_config.max_num_seqs", Flag: "--max-num-seqs"},
+		{Knob: KnobMaxRunning, Path: "max_num_seqs"}, // flat: older /server_info
+		{Knob: KnobGPUMemory, Path: "cache_config.gpu_memory_utilization", Flag: "--gpu-memory-utilization"},
+		{Knob: KnobGPUMemory, Path: "gpu_memory_utilization"},
+		{Knob: KnobDType, Path: "model_config.dtype", Flag: "--dtype"},
+		{Knob: KnobDType, Path: "dtype"},
+		{Knob: KnobPrefixCaching, Path: "cache_config.enable_prefix_caching", Flag: "--enable-prefix-caching", Bare: true},
+		{Knob: KnobPrefixCaching, Path: "enable_prefix_caching"},
+		{Knob: KnobPrefixCaching, Flag: "--no-enable-prefix-caching", Negate: true, Bare: true},
+	},
+	Expose: "start vLLM with VLLM_SERVER_DEV_MODE=1 (its /server_info) or keep its /metrics reachable (vllm:cache_config_info)",
+	Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/server_info.py@4652ef5d (VLLM_SERVER_DEV_MODE only), vllm/v1/metrics/loggers.py@005a810b (vllm:cache_config_info); flags: vllm/engine/arg_utils.py (not re-read)"}
+
+var vllmShedding = Shedding{Flag: "--max-num-queued-reqs", Status: http.StatusServiceUnavailable, Shape: OpenAIError,
+	Message: "The server is overloaded: too many requests queued.", AfterUpload: true,
+	Source: "issue 10 / ENGINES.md (not re-read here)"}
+
+// sglangKnobKeys: SGLang's server_args keys (its /get_server_info) and
+// flags, which SGLang-Omni's launcher passes on.
+var sglangKnobKeys = []KnobKey{
+	{Knob: KnobMaxRunning, Path: "max_running_requests", Flag: "--max-running-requests"},
+	{Knob: KnobGPUMemory, Path: "mem_fraction_static", Flag: "--mem-fraction-static"},
+	{Knob: KnobDType, Path: "dtype", Flag: "--dtype"},
+	{Knob: KnobPrefixCaching, Path: "disable_radix_cache", Flag: "--disable-radix-cache", Negate: true, Bare: true},
+}
+
+// table is every engine benchseal knows, in the order the counter lists
+// prefer them. engine_test.go checks every row is complete.
+var table = []*Engine{
+	{
+		Name: VLLM, Repo: "vllm-project/vllm", Version: "0.28.0", Facts: vllmFacts,
+		Models: vllmModels, Transcription: vllmTranscription, Stream: vllmStream, Errors: vllmErrors,
+		Health: Health{Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (Response(status_code=200))"},
+		Metrics: Metrics{Prefix: "vllm:", Labels: []string{"engine"}, CacheCounters: vllmCache, Requests: vllmRequests,
+			Source: "vllm-project/vllm vllm/v1/metrics/loggers.py@005a810b (make_per_engine, prefix_cache_*); mm_cache_* and the 0.9 removal of gpu_prefix_cache_*: loggers.py@a6f0308c (ENGINES.md)"},
+		Knobs: vllmKnobs, Shedding: vllmShedding,
+	},
+	// vLLM-Omni serves transcriptions through vLLM's API server (the same
+	// shapes), but relabels every vllm:* family's engine as stage and
+	// replica and adds vllm_omni:* families.
+	{
+		Name: VLLMOmni, Repo: "vllm-project/vllm-omni", Version: "0.28.0",
+		Facts:  append(append([]Fact(nil), vllmFacts...), vllmOmniFacts...),
+		Models: vllmModels, Transcription: vllmTranscription, Stream: vllmStream, Errors: vllmErrors,
+		Health: Health{Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (vLLM's API server)"},
+		Metrics: Metrics{Prefix: "vllm:", Labels: []string{"stage", "replica"}, CacheCounters: vllmCache, Requests: vllmRequests,
+			Source: "vllm-project/vllm-omni vllm_omni/metrics/stat_logger.py@8ad4f506 (OmniPrometheusStatLogger, _rewrite_labelnames), vllm_omni/metrics/definitions.py@641dfaf1"},
+		Knobs: vllmKnobs, Shedding: vllmShedding,
+	},
+	{
+		Name: SGLangOmni, Repo: "sgl-project/sglang-omni", Version: "0.1.4", Facts: sglangOmniFacts,
+		Models: Models{OwnedBy: "sglang-omni", CreatedZero: true, Source: "sgl-project/sglang-omni sglang_omni/serve/protocol.py@1b4b3750 (ModelCard)"},
+		Transcription: Transcription{Path: TranscriptionsPath, VerboseJSON: true, MissingFileStatus: http.StatusUnprocessableEntity,
+			Source: "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@070fc3b5 (assemble_speech_to_text_response, File(...))"},
+		Stream: Stream{Events: TranscriptEvents, ErrorEvent: TypedError, IDHeader: true, IDPrefix: "transcription-",
+			Source: "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@070fc3b5 (speech_to_text_stream), transcriptions.py@0ac0a86e (request_id)"},
+		Errors: Errors{Shape: FastAPIDetail,
+			ModelNotFound: ModelNotFound{Format: "The model %s does not exist.", Quote: PyRepr, Type: "invalid_request_error", Param: "model", Code: "model_not_found"},
+			Source:        "sgl-project/sglang-omni sglang_omni/serve/speech_errors.py@0ac0a86e (resolve_served_model), transcriptions.py@0ac0a86e (HTTPException)"},
+		Health: Health{JSON: true, Source: "sgl-project/sglang-omni sglang_omni/serve/openai_api.py@2489a10e (_register_health)"},
+		Metrics: Metrics{Prefix: "sglang_omni_", DefaultOff: true,
+			Requests: &RequestCounter{Engine: SGLangOmni, Name: "sglang_omni_http_requests_total", Match: map[string]string{"route": TranscriptionsPath},
+				StatusLabel: "status", Histogram: "sglang_omni_http_request_duration_seconds",
+				Counts: "an HTTP request answered, labelled method, model_name, route and status; every route but /metrics is counted (/health too), hence the route filter; the duration histogram is the handler's time",
+				Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request; the route label is the FastAPI route's path), sglang_omni/serve/transcriptions.py@0ac0a86e (TRANSCRIPTIONS_ENDPOINT)"},
+			Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (no cache counter; 404 unless metrics are enabled)"},
+		Knobs: Knobs{Keys: sglangKnobKeys,
+			Expose: "SGLang-Omni has no self-description, so pass its launch command (--launch or --launch-cmd) or its config (--server-config)",
+			Source: "sgl-project/sglang-omni sglang_omni/serve/openai_api.py@022b6a3d, launcher.py@03c8f159 (ENGINES.md), openai_api.py@2489a10e: no self-description; flags are SGLang's server args its launcher passes on"},
+		Shedding: Shedding{Bounded: true, Status: http.StatusInternalServerError, Shape: FastAPIDetail,
+			Message: "request-build backlog is full (backlog_limit=16)", AfterUpload: true,
+			Source: "0.1.4: issue 10 (not found in the index); newer releases 503 \"The request queue is full.\": sglang_omni/admission.py@75c59a20 (QueueFullError); backlog_limit 16: sglang_omni/models/qwen3_asr/config.py@fe0cbea9"},
+	},
+	{
+		Name: SGLang, Repo: "sgl-project/sglang", Version: "not read",
+		Facts: []Fact{
+			{"sglang:cached_tokens_total appears only after the first cache hit; other sglang: families (num_running_reqs, num_queue_reqs, cache_hit_rate, e2e_request_latency_seconds) from the start", "ENGINES.md (not re-read)"},
+			{"sglang:num_requests_total counts each finished request, with its e2e latency in sglang:e2e_request_latency_seconds", "python/sglang/srt/metrics/collector.py@00ae9c15 (observe_one_finished_request)"},
+			{"/get_server_info is the flat server_args (max_running_requests, mem_fraction_static, dtype, disable_radix_cache)", "not re-read (fingerprint knobs.go)"},
+		},
+		Models: Models{OwnedBy: "sglang", Source: "not read: cmd/benchseal/replay_engine.go's note (SGLang: \"sglang\")"},
+		Transcription: Transcription{Path: TranscriptionsPath, TextAsJSON: true, MissingFileStatus: http.StatusBadRequest,
+			Source: "not read: SGLang's OpenAI server is not imitated; shapes assumed vLLM-like"},
+		Stream: Stream{Events: ChunkEvents, ErrorEvent: OpenAIError, DoneAfterError: true,
+			Source: "not read: SGLang's OpenAI server is not imitated; the runner reads both stream shapes"},
+		Errors: Errors{Shape: OpenAIError, ModelNotFound: ModelNotFound{Format: "The model %s does not exist.", Quote: Backticks, Type: "NotFoundError"},
+			Source: "not read: SGLang's OpenAI server is not imitated"},
+		Health: Health{Source: "not read"},
+		Metrics: Metrics{Prefix: "sglang:", CacheCounters: []CacheCounter{{Name: SGLangCachedTokens, Hit: true, LazilyCreated: true}},
+			Requests: &RequestCounter{Engine: SGLang, Name: "sglang:num_requests_total", Histogram: "sglang:e2e_request_latency_seconds",
+				Counts: "a request the engine finished (observe_one_finished_request), with its e2e latency",
+				Source: "sgl-project/sglang python/sglang/srt/metrics/collector.py@00ae9c15 (observe_one_finished_request)"},
+			Source: "sgl-project/sglang python/sglang/srt/metrics/collector.py@00ae9c15; cached_tokens_total created at the first hit: ENGINES.md (not re-read)"},
+		Knobs: Knobs{Served: []string{"/get_server_info", "/get_model_info", "/metrics"},
+			Keys:   sglangKnobKeys,
+			Source: "not re-read: SGLang's server_args keys (fingerprint knobs.go)"},
+		Shedding: Shedding{Flag: "--max-queued-requests", Status: http.StatusServiceUnavailable, Shape: OpenAIError,
+			Source: "not read: issue 10 lists --max-queued-requests; status and shape assumed"},
+	},
+}
+
+// CacheCounterNames are every cache counter recorded in
+// schemas.StepTelemetry's CacheBefore and CacheAfter, from the table.
+var CacheCounterNames = cacheCounters(false)
+
+// CacheHitCounters are the counters cache_hits may be the growth of, in
+// order of preference (internal/claims takes the first present before and
+// after a step). Query counters are never hits.
+var CacheHitCounters = cacheCounters(true)
+
+// RequestCounters are the request counters of the table, in order of
+// preference: the first present in both scrapes of a step is used.
+var RequestCounters = requestCounters()
+
+func cacheCounters(hitsOnly bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, e := range table {
+		for _, c := range e.Metrics.CacheCounters {
+			if (hitsOnly && !c.Hit) || seen[c.Name] {
+				continue
+			}
+			seen[c.Name] = true
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+func requestCounters() []RequestCounter {
+	var out []RequestCounter
+	seen := map[string]bool{}
+	for _, e := range table {
+		if r := e.Metrics.Requests; r != nil && !seen[r.Name] {
+			seen[r.Name] = true
+			out = append(out, *r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,37 @@
+package engine
+
+// vllmFacts: vllm-project/vllm, the files and commits read.
+var vllmFacts = []Fact{
+	{"response_format=text is answered {\"text\",\"usage\":{\"type\":\"duration\",\"seconds\"}} as application/json", "vllm/entrypoints/openai/speech_to_text/api_router.py@029329a8, speech_to_text.py@024e0772 (vLLM issue #49095)"},
+	{"a stream is transcription.chunk chunks with id transcribe-<X-Request-Id>, a last chunk with finish_reason, then data: [DONE]", "vllm/entrypoints/openai/speech_to_text/speech_to_text.py@024e0772"},
+	{"a stream that fails midway sends data: {\"error\":{...}} then data: [DONE]", "vllm/entrypoints/openai/speech_to_text/speech_to_text.py@024e0772 (create_streaming_error_response)"},
+	{"the request id is the X-Request-Id header, else a random uuid", "vllm/entrypoints/openai/engine/serving.py@619e4b31 (_base_request_id)"},
+	{"verbose_json with Qwen3-ASR is 400 (supports_segment_timestamp=False)", "vllm/entrypoints/openai/speech_to_text/speech_to_text.py@024e0772"},
+	{"errors are {\"error\":{\"message\",\"type\",\"param\",\"code\"}}; an unknown model is 404 NotFoundError \"The model `X` does not exist.\"", "vllm/entrypoints/openai/engine/serving.py@619e4b31 (_check_model)"},
+	{"/server_info only with VLLM_SERVER_DEV_MODE=1: {\"vllm_config\": str or, with ?config_format=json, nested JSON, \"vllm_env\", \"system_env\"}", "vllm/entrypoints/serve/instrumentator/server_info.py@4652ef5d"},
+	{"/metrics: vllm:* families labelled model_name, engine; vllm:request_success_total{finished_reason}; vllm:cache_config_info{<CacheConfig fields>,engine} 1 without model_name", "vllm/v1/metrics/loggers.py@005a810b (log_metrics_info, make_per_engine)"},
+	{"/health is 200 with an empty body; /version answers {\"version\"}", "vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (Response(status_code=200)); /version: instrumentator/basic.py (not re-read)"},
+	{"the queue is unbounded by default; --max-num-queued-reqs refuses with 503", "issue 10 / ENGINES.md (not re-read here)"},
+}
+
+// vllmOmniFacts: vllm-project/vllm-omni, what differs from vLLM.
+var vllmOmniFacts = []Fact{
+	{"/v1/audio/transcriptions is vLLM's (OmniServingTranscription subclasses OpenAIServingTranscription; only verbose_json word alignment with a qwen3_asr_align stage is added, not modelled)", "vllm_omni/entrypoints/openai/serving_transcription.py@63ab2f95"},
+	{"every vllm:* family's engine label becomes stage and replica (model_name, stage, replica, ...), vllm:cache_config_info included", "vllm_omni/metrics/stat_logger.py@8ad4f506 (OmniPrometheusStatLogger, _rewrite_labelnames)"},
+	{"vllm_omni:num_requests_running/_waiting{model_name}, vllm_omni:requests_success_total{model_name,finished_reason}, vllm_omni:prompt_tokens_total, vllm_omni:generation_tokens_total, vllm_omni:e2e_request_latency_s", "vllm_omni/metrics/definitions.py@641dfaf1"},
+	{"the stage label is the stage's name in the deployment's stage config; the sim says \"0\" (not read for Qwen3-ASR)", "assumption"},
+}
+
+// sglangOmniFacts: sgl-project/sglang-omni, the files and commits read.
+var sglangOmniFacts = []Fact{
+	{"response_format=text is text/plain (PlainTextResponse); json is {\"text\",\"usage\":{\"type\":\"duration\",\"seconds\"}}", "sglang_omni/serve/speech_to_text.py@070fc3b5 (assemble_speech_to_text_response)"},
+	{"a stream is transcript.text.delta events, transcript.text.done {text, usage}, then data: [DONE], with header X-Request-Id: transcription-<uuid>", "sglang_omni/serve/speech_to_text.py@070fc3b5, transcriptions.py@0ac0a86e"},
+	{"a stream that fails midway sends data: {\"type\":\"error\",\"error\":{\"message\"}} and closes without [DONE]", "sglang_omni/serve/speech_to_text.py@070fc3b5 (speech_to_text_stream)"},
+	{"an unknown model is 404 {\"error\":{\"message\":\"The model 'X' does not exist.\",\"type\":\"invalid_request_error\",\"param\":\"model\",\"code\":\"model_not_found\"}}", "sglang_omni/serve/speech_errors.py@0ac0a86e (resolve_served_model)"},
+	{"other errors are FastAPI {\"detail\":...}; a missing file is 422", "sglang_omni/serve/transcriptions.py@0ac0a86e (HTTPException), FastAPI validation"},
+	{"no /server_info, /get_server_info, /get_model_info or /version: knobs are launch arguments", "sglang_omni/serve/openai_api.py@022b6a3d, launcher.py@03c8f159 (ENGINES.md); openai_api.py@2489a10e"},
+	{"Qwen3-ASR defaults: max_running_requests 32, max_new_tokens 128, request_build_max_workers 2, request_build_max_pending 16", "sglang_omni/models/qwen3_asr/config.py@fe0cbea9"},
+	{"/metrics: sglang_omni_pipeline_*, sglang_omni_request_states{state}, sglang_omni_stage_present{stage}, sglang_omni_http_requests_total{method,model_name,route,status}, sglang_omni_http_request_duration_seconds; no cache counter", "sglang_omni/serve/metrics.py@0641581e"},
+	{"/health is {\"status\":\"healthy\", ...coordinator fields}", "sglang_omni/serve/openai_api.py@2489a10e (_register_health)"},
+	{"overload: 0.1.4's scheduler answered 500 {\"detail\":\"request-build backlog is full ...\"} after the upload; newer ones 503 \"The request queue is full.\"", "sglang_omni/admission.py@75c59a20 (newer); the 0.1.4 message from issue 10 (not found in the index)"},
+}

@@ -1,0 +1,98 @@
+package task
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"mime/multipart"
+	"net/textproto"
+	"slices"
+	"strings"
+
+	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// ASR is the OpenAI audio transcription task: the clip is a WAV sent as
+// the multipart "file" of POST /v1/audio/transcriptions, the answer is a
+// transcript, scored after claims.ScoredText; RTFx counts the clip's
+// audio seconds.
+var ASR Task = asr{}
+
+type asr struct{}
+
+func (asr) Name() string { return "asr" }
+
+func (asr) Path() string { return engine.TranscriptionsPath }
+
+func (asr) Decode(fields map[string]string, contentType string, body []byte) (string, string, error) {
+	return decodeText(fields["response_format"], contentType, body)
+}
+
+func (asr) DecodeStream(br *bufio.Reader, onText func()) (string, string, error) {
+	return readSSE(br, onText)
+}
+
+// Score: a transcript that is empty once Qwen3-ASR's raw prefix is
+// removed is no success.
+func (asr) Score(text string) (string, string, string) {
+	scored := claims.ScoredText(text)
+	if strings.TrimSpace(scored) == "" {
+		return scored, schemas.ErrEmptyText, "HTTP 200 with an empty transcript"
+	}
+	return scored, "", ""
+}
+
+// Seconds is frames / rate, the clip's audio seconds (a record's
+// audio_seconds).
+func (asr) Seconds(frames int64, rate int) float64 { return float64(frames) / float64(rate) }
+
+// Envelope is the multipart/form-data envelope of a target: model, the
+// target's fields sorted, stream, then the file part's header; the
+// closing boundary is the suffix.
+func (asr) Envelope(model string, fields map[string]string, stream bool) (Envelope, error) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	var rnd [12]byte
+	rand.Read(rnd[:])
+	if err := mw.SetBoundary("benchseal-" + hex.EncodeToString(rnd[:])); err != nil {
+		return Envelope{}, err
+	}
+	write := func(k, v string) error { return mw.WriteField(k, v) }
+	if err := write("model", model); err != nil {
+		return Envelope{}, err
+	}
+	keys := make([]string, 0, len(fields))
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if k == "model" || k == "file" || k == "stream" {
+			return Envelope{}, fmt.Errorf("form field %q is set by benchseal", k)
+		}
+		if err := write(k, fields[k]); err != nil {
+			return Envelope{}, err
+		}
+	}
+	if stream {
+		if err := write("stream", "true"); err != nil {
+			return Envelope{}, err
+		}
+	}
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", `form-data; name="file"; filename="audio.wav"`)
+	h.Set("Content-Type", "audio/wav")
+	if _, err := mw.CreatePart(h); err != nil {
+		return Envelope{}, err
+	}
+	prefix := slices.Clone(buf.Bytes())
+	buf.Reset()
+	if err := mw.Close(); err != nil {
+		return Envelope{}, err
+	}
+	return Envelope{ContentType: mw.FormDataContentType(), Prefix: prefix, Suffix: slices.Clone(buf.Bytes())}, nil
+}
