@@ -62,4 +62,11 @@
 // size, zstd window and decoder memory, decompressed bytes, and
 // decompression ratio (a bomb is refused after RatioAfter bytes, not
 // unpacked). A truncated stream fails with ErrTruncated.
+//
+// # Imports
+//
+// It owns the archive format (deterministic tar+zstd), its hardened reader,
+// the in-toto statement, DSSE and keys. Must never import: perturb, verify,
+// internal/bench, internal/sim, internal/claims, internal/fingerprint. Why:
+// the seal knows files and digests, never what a run measured nor how.
 package bundle

@@ -1,8 +1,6 @@
 package bundle
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -14,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -28,7 +27,7 @@ type fixture struct {
 var smallRun = fixture{clips: 2, clipSeconds: 0.5, records: 20, complete: true}
 
 // writeRunDir writes a valid run directory, the shape benchseal run
-// writes (DESIGN.md, Documents), from the schemas types, deterministically.
+// writes (docs/DESIGN.md, "Formats"), from the schemas types, deterministically.
 func writeRunDir(t testing.TB, dir string, fx fixture) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -98,20 +97,7 @@ func makeWAV(rng *rand.Rand, frames int) []byte {
 	for ; i < len(data); i++ {
 		data[i] = byte(rng.Uint32())
 	}
-	h := make([]byte, 44)
-	copy(h, "RIFF")
-	binary.LittleEndian.PutUint32(h[4:], uint32(36+len(data)))
-	copy(h[8:], "WAVEfmt ")
-	binary.LittleEndian.PutUint32(h[16:], 16)
-	binary.LittleEndian.PutUint16(h[20:], 1)
-	binary.LittleEndian.PutUint16(h[22:], 1)
-	binary.LittleEndian.PutUint32(h[24:], 16000)
-	binary.LittleEndian.PutUint32(h[28:], 32000)
-	binary.LittleEndian.PutUint16(h[32:], 2)
-	binary.LittleEndian.PutUint16(h[34:], 16)
-	copy(h[36:], "data")
-	binary.LittleEndian.PutUint32(h[40:], uint32(len(data)))
-	return append(h, data...)
+	return testkit.WAV(16000, 1, 16, data)
 }
 
 func writeFile(t testing.TB, dir, name string, b []byte) {
@@ -138,12 +124,7 @@ func writeJSON(t testing.TB, dir, name string, v any) {
 // compared byte for byte.
 func testSigner(t testing.TB) *Signer {
 	t.Helper()
-	d := sha256.Sum256([]byte("benchseal test key"))
-	priv, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), d[:])
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSigner(priv)
+	s, err := NewSigner(testkit.Key(t, "benchseal test key"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,4 +69,12 @@
 //	         return L << lo | R
 //	Index(n) = the first of perm(n), perm(perm(n)), ... that is < samples
 //	           (cycle-walking; n >= samples is an error)
+//
+// # Imports
+//
+// It owns the WAV walk, the 1-LSB variant and the seeded plan: a format
+// another implementation re-derives from this text alone. Must never
+// import: bundle, schemas, verify, internal/bench, internal/sim,
+// internal/claims, internal/fingerprint. Why: a format stands alone; it
+// never depends on who measures or who checks.
 package perturb

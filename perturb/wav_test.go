@@ -157,7 +157,7 @@ func TestVariantVectors(t *testing.T) {
 	}
 }
 
-// TestVariantEdgeValues pins the values DESIGN.md names: the flip never
+// TestVariantEdgeValues pins the values perturb/doc.go names: the flip never
 // overflows.
 func TestVariantEdgeValues(t *testing.T) {
 	vs := map[string]vector{}

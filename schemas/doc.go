@@ -10,4 +10,11 @@
 // Validate checks a document against its schema; the schemas live in
 // schemas/*.schema.json, one per document, named after the document
 // ("run.schema.json" is the schema of "benchseal.run/v1").
+//
+// # Imports
+//
+// It owns the Go types and JSON Schemas of every document a run writes.
+// Must never import: perturb, bundle, verify, internal/bench, internal/sim,
+// internal/claims, internal/fingerprint. Why: the documents are the
+// contract between the runner and every reader; they depend on neither.
 package schemas

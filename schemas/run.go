@@ -63,7 +63,7 @@ type Module struct {
 	Sum     string `json:"sum,omitempty"`
 }
 
-// Protocol is the measurement protocol (DESIGN.md, Measurement protocol).
+// Protocol is the measurement protocol (docs/DESIGN.md, "Measurement protocol").
 // Requests and Warmup are per level, aligned with Levels.
 type Protocol struct {
 	Levels      []int   `json:"levels"`   // concurrency of each level, in run order

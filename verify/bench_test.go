@@ -15,7 +15,7 @@ import (
 // (2.5 MiB of WAV) and 2 targets × 2 levels × 2 repeats of 32 requests,
 // 320 records in all, each of which re-derives a variant (hashing its
 // whole clip).
-var audioHeavy = runSpec{clips: 8, seconds: 10, levels: []int{4, 8}, requests: []int{32}, repeats: 2}
+var audioHeavy = runSpec{Clips: 8, Seconds: 10, Levels: []int{4, 8}, Requests: []int{32}, Repeats: 2}
 
 // BenchmarkBundle is verify throughput in bundle bytes per second; the
 // records/s metric shows the cost per record.
@@ -43,8 +43,8 @@ func benchmarkBundle(b *testing.B, memoryLimit int64) {
 			b.Fatalf("%v %+v", err, rep)
 		}
 		records = 0
-		for _, w := range audioHeavy.levels {
-			records += 2 * audioHeavy.repeats * (w + audioHeavy.requests[0])
+		for _, w := range audioHeavy.Levels {
+			records += 2 * audioHeavy.Repeats * (w + audioHeavy.Requests[0])
 		}
 	}
 	b.ReportMetric(float64(records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")

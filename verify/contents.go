@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,13 +22,24 @@ import (
 // evidence is what checks 5 to 8 work on: run.json, claims.json and the
 // records, decoded once.
 type evidence struct {
-	f      *files
-	run    *schemas.Run    // nil when run.json is missing or unreadable
-	claims *schemas.Claims // nil likewise
+	f *files
+	// bundle is the archive as read, nil for a run directory; unsafe is the
+	// reader's refusal; key the key Options pinned (nil: unpinned); odd
+	// what a run directory holds that seal would refuse.
+	bundle   *bundle.Bundle
+	unsafe   error
+	key      crypto.PublicKey
+	odd      []Finding
+	audioDir string
+	// decoded holds what decoding run.json, claims.json or a records file
+	// found wrong, by path; check 4 reports it next to the validation.
+	decoded map[string]Finding
+	run     *schemas.Run    // nil when run.json is missing or unreadable
+	claims  *schemas.Claims // nil likewise
 	// records by file, in file order; recFiles sorted.
 	records  map[string][]schemas.Record
 	recFiles []string
-	st       *bundle.Statement // nil for a run directory
+	st       *bundle.Statement // set by check 2; nil for a run directory
 	// tel is telemetry/ decoded (empty when the run has none); telErr why
 	// it could not be.
 	tel        claims.Telemetry
@@ -73,37 +85,88 @@ func schemaOf(name string, doc []byte) string {
 	return s
 }
 
-// checkContents runs checks 4 to 8 over the files.
-func checkContents(ctx context.Context, rep *Report, fl *files, st *bundle.Statement, opts Options) error {
-	ev := &evidence{f: fl, records: map[string][]schemas.Record{}, st: st, render: opts.RenderReport, renderTool: opts.RenderReportTool}
-	if err := checkSchemas(rep, ev); err != nil {
-		return err
+// loadEvidence decodes run.json, claims.json, the records and the
+// telemetry once, for the checks; what does not decode is kept in
+// ev.decoded for check 4 to report, so loading judges nothing itself.
+func loadEvidence(ctx context.Context, ev *evidence, opts Options) error {
+	ev.records = map[string][]schemas.Record{}
+	ev.decoded = map[string]Finding{}
+	ev.render, ev.renderTool, ev.audioDir = opts.RenderReport, opts.RenderReportTool, opts.AudioDir
+	for _, name := range []string{"run.json", "claims.json"} {
+		if !ev.f.has(name) {
+			continue
+		}
+		b, err := ev.f.read(name)
+		if err != nil {
+			return err
+		}
+		var v any = &schemas.Run{}
+		if name == "claims.json" {
+			v = &schemas.Claims{}
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			ev.decoded[name] = Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("cannot be decoded: %v", err), Err: err}
+			continue
+		}
+		switch v := v.(type) {
+		case *schemas.Run:
+			ev.run = v
+		case *schemas.Claims:
+			ev.claims = v
+		}
 	}
+	// Records are most of the JSON: each file is decoded on its own core.
+	// Whether a truncated last line is tolerated depends on run.json.
+	for _, name := range ev.f.names {
+		if isRecords(name) {
+			ev.recFiles = append(ev.recFiles, name)
+		}
+	}
+	found := make([]*Finding, len(ev.recFiles))
+	recs := make([][]schemas.Record, len(ev.recFiles))
+	errs := make([]error, len(ev.recFiles))
+	forEach(len(ev.recFiles), func(k int) {
+		found[k], recs[k], errs[k] = decodeRecordsFile(ev.recFiles[k], ev.f, ev.run)
+	})
+	for k, name := range ev.recFiles {
+		if errs[k] != nil {
+			return errs[k]
+		}
+		if found[k] != nil {
+			ev.decoded[name] = *found[k]
+		}
+		ev.records[name] = recs[k]
+	}
+	slices.Sort(ev.recFiles)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if ev.run == nil {
-		for _, id := range []int{CheckVariants, CheckClaims, CheckProtocol, CheckFairness} {
-			c := rep.Check(id)
-			c.failf("run.json", nil, "not run: run.json is missing or unreadable")
-			c.Summary = "not run"
-		}
-		return nil
+	if ev.run != nil {
+		ev.tel, ev.telErr = claims.LoadTelemetry(fsys{ev.f})
 	}
-	ev.tel, ev.telErr = claims.LoadTelemetry(fsys{ev.f})
-	if err := checkVariants(ctx, rep, ev, opts.AudioDir); err != nil {
-		return err
-	}
-	checkSchedule(rep.Check(CheckVariants), ev)
-	checkClaims(rep, ev)
-	checkProtocol(rep, ev)
-	checkFairness(rep, ev)
-	checkEnvironment(rep, ev)
 	return nil
 }
 
-// checkSchemas is check 4; it also decodes run.json, claims.json and the
-// records for the checks after it.
+// forEach calls f(0) ... f(n-1), on as many cores as there are.
+func forEach(n int, f func(k int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= n {
+					return
+				}
+				f(k)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// checkSchemas is check 4: every document against its schema, and what
+// loadEvidence could not decode, each next to its file's validation.
 func checkSchemas(rep *Report, ev *evidence) error {
 	c := rep.Check(CheckSchemas)
 	docs, lines, other := 0, 0, 0
@@ -117,7 +180,6 @@ func checkSchemas(rep *Report, ev *evidence) error {
 	if !ev.f.has("claims.json") {
 		c.failf("claims.json", nil, "missing")
 	}
-	var runDoc []byte
 	for _, name := range ev.f.names {
 		if name == bundle.PublicKeyName {
 			continue
@@ -127,7 +189,7 @@ func checkSchemas(rep *Report, ev *evidence) error {
 			continue
 		}
 		if isRecords(name) {
-			lines++ // validated below, with their decoding
+			lines++ // validated below, on every core
 			continue
 		}
 		b, err := ev.f.read(name)
@@ -146,12 +208,7 @@ func checkSchemas(rep *Report, ev *evidence) error {
 		if strings.HasSuffix(name, ".jsonl") {
 			lines++
 			if err := schemas.ValidateLines(sc, b); err != nil {
-				f := Finding{Status: Fail, Path: name, Reason: err.Error(), Err: err}
-				var le *schemas.LineError
-				if errors.As(err, &le) {
-					f.Line, f.Reason = le.Line, le.Err.Error()
-				}
-				c.add(f)
+				c.add(lineFinding(name, err))
 			}
 		} else {
 			docs++
@@ -159,63 +216,37 @@ func checkSchemas(rep *Report, ev *evidence) error {
 				c.failf(name, err, "%v", err)
 			}
 		}
-		switch {
-		case name == "run.json":
-			runDoc = b
-		case name == "claims.json":
-			var cl schemas.Claims
-			if err := json.Unmarshal(b, &cl); err != nil {
-				c.failf(name, err, "cannot be decoded: %v", err)
-			} else {
-				ev.claims = &cl
-			}
+		if f, ok := ev.decoded[name]; ok && name == "claims.json" {
+			c.add(f)
 		}
 	}
-	if runDoc != nil {
-		var run schemas.Run
-		if err := json.Unmarshal(runDoc, &run); err != nil {
-			c.failf("run.json", err, "cannot be decoded: %v", err)
-		} else {
-			ev.run = &run
+	if f, ok := ev.decoded["run.json"]; ok {
+		c.add(f)
+	}
+	found := make([]*Finding, len(ev.recFiles))
+	errs := make([]error, len(ev.recFiles))
+	forEach(len(ev.recFiles), func(k int) {
+		b, err := ev.f.read(ev.recFiles[k])
+		if err != nil {
+			errs[k] = err
+			return
 		}
-	}
-	// Records last: whether a truncated last line is tolerated depends on
-	// run.json. They are most of the JSON, so each file is validated and
-	// decoded on its own core; the findings keep the files' order.
-	var recFiles []string
-	for _, name := range ev.f.names {
-		if isRecords(name) {
-			recFiles = append(recFiles, name)
+		if err := schemas.ValidateLines("record", b); err != nil {
+			f := lineFinding(ev.recFiles[k], err)
+			found[k] = &f
 		}
-	}
-	found := make([][]Finding, len(recFiles))
-	recs := make([][]schemas.Record, len(recFiles))
-	errs := make([]error, len(recFiles))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(recFiles)) {
-		wg.Go(func() {
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(recFiles) {
-					return
-				}
-				found[k], recs[k], errs[k] = checkRecordsFile(recFiles[k], ev.f, ev.run)
-			}
-		})
-	}
-	wg.Wait()
-	for k, name := range recFiles {
+	})
+	for k, name := range ev.recFiles {
 		if errs[k] != nil {
 			return errs[k]
 		}
-		for _, f := range found[k] {
+		if found[k] != nil {
+			c.add(*found[k])
+		}
+		if f, ok := ev.decoded[name]; ok {
 			c.add(f)
 		}
-		ev.records[name] = recs[k]
-		ev.recFiles = append(ev.recFiles, name)
 	}
-	slices.Sort(ev.recFiles)
 	if ev.st != nil {
 		p, err := json.Marshal(ev.st.Predicate)
 		if err == nil {
@@ -234,20 +265,22 @@ func checkSchemas(rep *Report, ev *evidence) error {
 	return nil
 }
 
-// checkRecordsFile validates one records file line by line and decodes
-// it. err is only for a file that cannot be read.
-func checkRecordsFile(name string, fl *files, run *schemas.Run) (found []Finding, recs []schemas.Record, err error) {
+// lineFinding is a JSONL file's validation failure, at its line.
+func lineFinding(name string, err error) Finding {
+	f := Finding{Status: Fail, Path: name, Reason: err.Error(), Err: err}
+	var le *schemas.LineError
+	if errors.As(err, &le) {
+		f.Line, f.Reason = le.Line, le.Err.Error()
+	}
+	return f
+}
+
+// decodeRecordsFile decodes one records file: found is what is wrong
+// with it, err only for a file that cannot be read.
+func decodeRecordsFile(name string, fl *files, run *schemas.Run) (found *Finding, recs []schemas.Record, err error) {
 	b, err := fl.read(name)
 	if err != nil {
 		return nil, nil, err
-	}
-	if err := schemas.ValidateLines("record", b); err != nil {
-		f := Finding{Status: Fail, Path: name, Reason: err.Error(), Err: err}
-		var le *schemas.LineError
-		if errors.As(err, &le) {
-			f.Line, f.Reason = le.Line, le.Err.Error()
-		}
-		found = append(found, f)
 	}
 	recs, err = claims.ReadRecords(name, bytes.NewReader(b))
 	if err != nil {
@@ -258,9 +291,9 @@ func checkRecordsFile(name string, fl *files, run *schemas.Run) (found []Finding
 		}
 		switch {
 		case errors.Is(err, claims.ErrTruncatedLine) && run != nil && !run.Complete:
-			found = append(found, Finding{Status: Warn, Path: name, Line: line, Reason: "last line cut short (the run did not complete); the records before it are kept", Err: err})
+			found = &Finding{Status: Warn, Path: name, Line: line, Reason: "last line cut short (the run did not complete); the records before it are kept", Err: err}
 		default:
-			found = append(found, Finding{Status: Fail, Path: name, Line: line, Reason: "records cannot be decoded: " + errText(err), Err: err})
+			found = &Finding{Status: Fail, Path: name, Line: line, Reason: "records cannot be decoded: " + errText(err), Err: err}
 		}
 	}
 	return found, recs, nil

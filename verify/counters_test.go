@@ -111,7 +111,7 @@ func TestRequestCounterNotObserved(t *testing.T) {
 // repeats 2.. have no warm-ups, and the variants continue from repeat 1's.
 func TestWarmupOnce(t *testing.T) {
 	spec := smallRun
-	spec.warmupOnce, spec.repeats = true, 3
+	spec.WarmupOnce, spec.Repeats = true, 3
 	dir := t.TempDir()
 	must(t, os.MkdirAll(filepath.Join(dir, "corpus"), 0o755))
 	makeRun(t, spec, filepath.Join(dir, "corpus"), filepath.Join(dir, "run"))

@@ -1,6 +1,6 @@
 // Package verify checks a sealed benchseal bundle (or an unsealed run
-// directory) and returns the whole checklist of DESIGN.md, "verify: the
-// checklist": every check runs, every problem is collected, none stops
+// directory) and returns the whole checklist of docs/DESIGN.md, "verify:
+// the checklist": every check runs, every problem is collected, none stops
 // the others.
 //
 //	1 archive    regular files only, mode exactly 0644, local clean paths, no
@@ -187,4 +187,12 @@
 // records files while they are validated; a few hundred bytes to a
 // kilobyte per request. A check keeps at most MaxFindings findings and
 // counts the rest.
+//
+// # Imports
+//
+// It owns the checklist (checklist.go) and its findings over a bundle or a
+// run directory. Must never import: internal/bench, internal/sim,
+// internal/report. Why: a verifier never runs a load generator or a server,
+// so it cannot re-measure where it must re-derive; the report depends on
+// verify, not the reverse.
 package verify

@@ -86,14 +86,14 @@ func checkGPUs(c *Check, ev *evidence) bool {
 		}
 	}
 	if len(models) < len(ev.run.Targets) {
-		// Without --gpus per target, only a machine of one GPU model
+		// Without GPUs named per target, only a machine of one GPU model
 		// shows it.
 		all := map[string]bool{}
 		for _, d := range g.GPUs {
 			all[d.Name] = true
 		}
 		if len(all) > 1 {
-			c.warnf("run.json", "the machine has GPUs of %d models and not every target says which it used (--gpus)", len(all))
+			c.warnKindf(KindGPUsUnassigned, "run.json", "the machine has GPUs of %d models and not every target says which it used", len(all))
 			return false
 		}
 		return ok
@@ -192,10 +192,10 @@ func checkKnobs(c *Check, ev *evidence) string {
 		file := path.Join("servers", targets[0].Name)
 		switch {
 		case len(missing) == len(targets):
-			c.warnf(file, "%s: not observed on any target (%s); %s", name, strings.Join(missing, ", "), howToExpose)
+			c.warnKindf(KindKnobNotObserved, file, "%s: not observed on any target (%s); %s", name, strings.Join(missing, ", "), howToExpose)
 			ok = false
 		case len(missing) > 0:
-			c.warnf(file, "%s: not observed on %s, so it cannot be compared (%s); %s", name, strings.Join(missing, ", "), strings.Join(sources, "; "), howToExpose)
+			c.warnKindf(KindKnobNotObserved, file, "%s: not observed on %s, so it cannot be compared (%s); %s", name, strings.Join(missing, ", "), strings.Join(sources, "; "), howToExpose)
 			ok = false
 		case differs:
 			c.warnf(file, "%s differs: %s", name, strings.Join(sources, "; "))

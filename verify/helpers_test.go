@@ -4,89 +4,33 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	crand "crypto/rand"
-	"encoding/binary"
 	"io"
-	"math/rand/v2"
-	"net/http/httptest"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/benchseal/benchseal/bundle"
-	"github.com/benchseal/benchseal/internal/bench"
-	"github.com/benchseal/benchseal/internal/sim"
+	"github.com/benchseal/benchseal/internal/testkit"
+	"github.com/benchseal/benchseal/internal/testkit/testrun"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/klauspost/compress/zstd"
 )
 
 // makeWAV is a real 16-bit mono PCM WAV of noise, distinct per seed.
 func makeWAV(seconds float64, seed uint64) []byte {
-	const rate = 16000
-	n := int(rate * seconds)
-	var b bytes.Buffer
-	le := binary.LittleEndian
-	b.WriteString("RIFF")
-	binary.Write(&b, le, uint32(36+2*n))
-	b.WriteString("WAVEfmt ")
-	for _, v := range []any{uint32(16), uint16(1), uint16(1), uint32(rate), uint32(2 * rate), uint16(2), uint16(16)} {
-		binary.Write(&b, le, v)
-	}
-	b.WriteString("data")
-	binary.Write(&b, le, uint32(2*n))
-	rng := rand.New(rand.NewPCG(seed, 7))
-	for range n {
-		binary.Write(&b, le, int16(rng.IntN(2000)-1000))
-	}
-	return b.Bytes()
+	return testkit.NoiseWAV(seconds, seed)
 }
 
-var refs = []string{"the quick brown fox", "jumps over the lazy dog", "hello world again", "one two three four"}
+var refs = testrun.Refs
 
 // runSpec is a real run: benchseal's runner against the simulated server.
-type runSpec struct {
-	clips     int
-	seconds   float64
-	levels    []int
-	requests  []int
-	repeats   int
-	noPerturb bool
-	latency   time.Duration
-	// warmupOnce is --compat seedtts's schedule: warm-ups before a level's
-	// first repeat only.
-	warmupOnce bool
-}
+type runSpec = testrun.Spec
 
-var smallRun = runSpec{clips: 2, seconds: 0.5, levels: []int{1, 3}, requests: []int{4}, repeats: 2, latency: 5 * time.Millisecond}
+var smallRun = testrun.Small
 
 // makeRun writes the corpus to corpusDir and the run directory to runDir.
 func makeRun(tb testing.TB, spec runSpec, corpusDir, runDir string) {
 	tb.Helper()
-	var sc []sim.Clip
-	for i := range spec.clips {
-		w := makeWAV(spec.seconds, uint64(i+1))
-		name := filepath.Join(corpusDir, string(rune('a'+i))+".wav")
-		must(tb, os.WriteFile(name, w, 0o644))
-		must(tb, os.WriteFile(strings.TrimSuffix(name, ".wav")+".txt", []byte(refs[i%len(refs)]+"\n"), 0o644))
-		sc = append(sc, sim.Clip{Audio: w, Text: refs[i%len(refs)]})
-	}
-	clips, err := bench.LoadCorpus(corpusDir)
-	must(tb, err)
-	s, err := sim.New(sim.Config{Corpus: sc, BaseLatency: spec.latency})
-	must(tb, err)
-	ts := httptest.NewServer(s)
-	defer ts.Close()
-	p := bench.Plan{
-		Targets: []bench.Target{{Name: "a", URL: ts.URL}, {Name: "b", URL: ts.URL}},
-		Corpus:  clips, Levels: spec.levels, Requests: spec.requests, Repeats: spec.repeats, Seed: 7, NoPerturb: spec.noPerturb, WarmupOnce: spec.warmupOnce,
-		Scoring: schemas.Scoring{Normalizer: "whisper-en", Aligner: "unit", Unit: "word", Failures: "excluded"},
-	}
-	_, err = bench.Run(context.Background(), runDir, p)
-	must(tb, err)
+	must(tb, testrun.Write(context.Background(), corpusDir, runDir, spec))
 }
 
 func must(tb testing.TB, err error) {
@@ -99,9 +43,7 @@ func must(tb testing.TB, err error) {
 // testSigner is a fresh key held in memory (file keys sign deterministically).
 func testSigner(tb testing.TB) *bundle.Signer {
 	tb.Helper()
-	k, err := ecdsa.GenerateKey(elliptic.P256(), crand.Reader)
-	must(tb, err)
-	s, err := bundle.NewSigner(k)
+	s, err := bundle.NewSigner(testkit.NewKey(tb))
 	must(tb, err)
 	return s
 }

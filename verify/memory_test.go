@@ -25,7 +25,7 @@ func TestMemoryFlatInAudio(t *testing.T) {
 		t.Skip("builds 25 MB of runs")
 	}
 	alloc := func(seconds float64) (audio int64, allocated uint64) {
-		spec := runSpec{clips: 16, seconds: seconds, levels: []int{2}, requests: []int{16}, repeats: 1}
+		spec := runSpec{Clips: 16, Seconds: seconds, Levels: []int{2}, Requests: []int{16}, Repeats: 1}
 		base := t.TempDir()
 		corpus, run := filepath.Join(base, "corpus"), filepath.Join(base, "run")
 		must(t, os.Mkdir(corpus, 0o755))

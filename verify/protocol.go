@@ -27,7 +27,7 @@ func checkProtocol(rep *Report, ev *evidence) {
 		if why == "" {
 			why = "no reason given"
 		}
-		c.warnf("run.json", "THE RUN DID NOT COMPLETE (%s): it was sealed with --allow-incomplete, and its claims cover only what was measured", why)
+		c.warnKindf(KindIncomplete, "run.json", "THE RUN DID NOT COMPLETE (%s): it was sealed anyway, on request, and its claims cover only what was measured", why)
 	}
 	if len(p.Requests) != len(p.Levels) || len(p.Warmup) != len(p.Levels) || p.Repeats < 1 {
 		c.failf("run.json", nil, "protocol is inconsistent: %d levels, %d request counts, %d warm-up counts, %d repeats",

@@ -47,21 +47,6 @@ func (s *Status) UnmarshalText(b []byte) error {
 	return fmt.Errorf("verify: unknown status %q", b)
 }
 
-// The checks, numbered as in DESIGN.md ("verify: the checklist").
-const (
-	CheckArchive = iota + 1
-	CheckSignature
-	CheckSubjects
-	CheckSchemas
-	CheckVariants
-	CheckClaims
-	CheckProtocol
-	CheckFairness
-)
-
-// checkNames are the short names printed next to each check's number.
-var checkNames = [...]string{"", "archive", "signature", "subjects", "schemas", "variants", "claims", "protocol", "fairness"}
-
 // MaxFindings caps the findings a check keeps; the rest are only counted
 // (Check.Omitted), so a bundle with a million bad records costs a
 // counter, not a million strings.
@@ -70,6 +55,9 @@ const MaxFindings = 20
 // Finding is one problem (or one notable fact) a check found.
 type Finding struct {
 	Status Status `json:"status"`
+	// Kind classifies it (see Kind); a check sets it on every finding it
+	// keeps.
+	Kind Kind `json:"kind"`
 	// Path is the file of the bundle or run directory it is about ("" when
 	// it is about the whole), Line the 1-based line of a JSONL file (0
 	// when none).
@@ -109,6 +97,9 @@ type Check struct {
 // add records a finding and raises the check's status to it.
 func (c *Check) add(f Finding) {
 	c.Status = max(c.Status, f.Status)
+	if f.Kind == "" {
+		f.Kind = kindOf(f, c.Name)
+	}
 	if len(c.Findings) >= MaxFindings {
 		c.Omitted++
 		return
@@ -122,6 +113,11 @@ func (c *Check) failf(path string, err error, format string, args ...any) {
 
 func (c *Check) warnf(path string, format string, args ...any) {
 	c.add(Finding{Status: Warn, Path: path, Reason: fmt.Sprintf(format, args...)})
+}
+
+// warnKindf is warnf for a finding of a kind of its own.
+func (c *Check) warnKindf(kind Kind, path string, format string, args ...any) {
+	c.add(Finding{Status: Warn, Kind: kind, Path: path, Reason: fmt.Sprintf(format, args...)})
 }
 
 // Count is the number of findings of the given status, kept or omitted
@@ -195,12 +191,4 @@ func (c Check) MarshalJSON() ([]byte, error) {
 		c.Findings = []Finding{}
 	}
 	return json.Marshal(plain(c))
-}
-
-func newChecks() []Check {
-	cs := make([]Check, 0, CheckFairness)
-	for id := CheckArchive; id <= CheckFairness; id++ {
-		cs = append(cs, Check{ID: id, Name: checkNames[id]})
-	}
-	return cs
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
@@ -63,24 +64,11 @@ func (f *seedFixture) get(tb testing.TB) (string, *bundle.Signer, int) {
 
 // noiseWAV is a 16 kHz mono 16-bit PCM WAV of white noise.
 func noiseWAV(rng *rand.Rand, frames int) []byte {
-	le := binary.LittleEndian
-	b := make([]byte, 44+2*frames)
-	copy(b, "RIFF")
-	le.PutUint32(b[4:], uint32(36+2*frames))
-	copy(b[8:], "WAVEfmt ")
-	le.PutUint32(b[16:], 16)
-	le.PutUint16(b[20:], 1)
-	le.PutUint16(b[22:], 1)
-	le.PutUint32(b[24:], 16000)
-	le.PutUint32(b[28:], 32000)
-	le.PutUint16(b[32:], 2)
-	le.PutUint16(b[34:], 16)
-	copy(b[36:], "data")
-	le.PutUint32(b[40:], uint32(2*frames))
-	for i := 44; i+8 <= len(b); i += 8 {
-		le.PutUint64(b[i:], rng.Uint64())
+	data := make([]byte, 2*frames)
+	for i := 0; i+8 <= len(data); i += 8 {
+		binary.LittleEndian.PutUint64(data[i:], rng.Uint64())
 	}
-	return b
+	return testkit.WAV(16000, 1, 16, data)
 }
 
 func makeSeedBundle(tb testing.TB) (string, *bundle.Signer, int) {

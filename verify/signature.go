@@ -52,7 +52,7 @@ func checkSignature(rep *Report, b *bundle.Bundle, pub crypto.PublicKey) *bundle
 			c.failf(bundle.AttestationName, nil, "the predicate names key %s, but %s signed it", st.Predicate.Key.Fingerprint, fp)
 		}
 		if !pinned {
-			c.warnf(bundle.PublicKeyName, "signer unpinned: verified with the key the bundle carries, which proves it intact, not who sealed it (pass --key)")
+			c.warnKindf(KindUnpinned, bundle.PublicKeyName, "signer unpinned: verified with the key the bundle carries, which proves it intact, not who sealed it")
 		}
 		if pinned && st.Predicate.Key.Ephemeral {
 			c.warnf(bundle.AttestationName, "the predicate says the key was ephemeral, yet it verifies with the given key")

@@ -87,7 +87,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 	checkSeconds(c, ev, order, clips)
 
 	if !run.Protocol.Perturb {
-		c.warnf("run.json", "PERTURBATION WAS OFF (--no-perturb): every request sent its clip unchanged, so a server cache could answer repeats; these numbers do not measure uncached serving")
+		c.warnKindf(KindNoPerturb, "run.json", "PERTURBATION WAS OFF: every request sent its clip unchanged, so a server cache could answer repeats; these numbers do not measure uncached serving")
 		for _, f := range ev.recFiles {
 			for i, r := range ev.records[f] {
 				if cd, ok := clips[r.Clip]; !ok {
@@ -123,7 +123,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 		}
 		// Without the audio, checkSeconds only holds run.json to itself: the
 		// frames and sample rate it divides are the sealer's word.
-		c.warnf("", "%s: variants of %d clips not re-derived and their lengths (seconds, sample rate, frames) unverified, so RTFx rests on run.json alone (pass --audio DIR with the original clips); plan indices and distinct hashes still checked", how, missing)
+		c.warnKindf(KindAudioMissing, "", "%s: variants of %d clips not re-derived and their lengths (seconds, sample rate, frames) unverified, so RTFx rests on run.json alone; plan indices and distinct hashes still checked", how, missing)
 	}
 
 	plan := perturb.Plan{Seed: run.Seed}
@@ -472,7 +472,7 @@ func indexAudio(dir string) (map[string]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("--audio %s: %w", dir, err)
+		return nil, fmt.Errorf("reading the clips in %s: %w", dir, err)
 	}
 	return out, nil
 }

@@ -76,33 +76,15 @@ func Bundle(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	archive := rep.Check(CheckArchive)
-	if unsafe != nil {
-		var ee *bundle.EntryError
-		f := Finding{Status: Fail, Reason: unsafe.Error(), Err: unsafe}
-		if errors.As(unsafe, &ee) {
-			f.Path, f.Reason = ee.Name, ee.Reason.Error()
+	ev := &evidence{f: fl, bundle: b, unsafe: unsafe, key: opts.PublicKey}
+	if unsafe == nil {
+		if err := loadEvidence(ctx, ev, opts); err != nil {
+			return nil, err
 		}
-		archive.add(f)
-		what := archiveProblem(unsafe)
-		archive.Summary = what + " archive: refused at the first problem"
-		// Nothing in it can be read as evidence: the other checks are not
-		// run, and say so (SKIP), rather than fail on what they never saw.
-		for i := range rep.Checks[1:] {
-			c := &rep.Checks[i+1]
-			c.Status, c.Summary = Skip, "not run: the archive is "+what
-		}
-		rep.tally()
-		return rep, nil
 	}
-	archive.Summary = fmt.Sprintf("%d entries: regular files, safe names, no duplicates, within limits", len(b.Entries))
-
-	st := checkSignature(rep, b, opts.PublicKey)
-	checkSubjects(rep, b, st, fl)
-	if err := checkContents(ctx, rep, fl, st, opts); err != nil {
+	if err := runChecklist(ctx, rep, ev); err != nil {
 		return nil, err
 	}
-	rep.tally()
 	return rep, nil
 }
 
@@ -186,22 +168,13 @@ func Dir(ctx context.Context, dir string, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	archive := rep.Check(CheckArchive)
-	archive.Status, archive.Summary = Skip, fmt.Sprintf("a run directory: no archive (%d files)", len(fl.names))
-	for _, f := range odd {
-		archive.add(f)
-	}
-	if archive.Status == Fail {
-		archive.Summary = "the run directory holds files that cannot be sealed"
-	}
-	for _, id := range []int{CheckSignature, CheckSubjects} {
-		c := rep.Check(id)
-		c.Status, c.Summary = Skip, "a run directory: not sealed, nothing signed"
-	}
-	if err := checkContents(ctx, rep, fl, nil, opts); err != nil {
+	ev := &evidence{f: fl, odd: odd}
+	if err := loadEvidence(ctx, ev, opts); err != nil {
 		return nil, err
 	}
-	rep.tally()
+	if err := runChecklist(ctx, rep, ev); err != nil {
+		return nil, err
+	}
 	return rep, nil
 }
 

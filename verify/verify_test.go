@@ -55,7 +55,7 @@ func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 var (
 	good      = &fixture{spec: smallRun}
-	unperturb = &fixture{spec: func() runSpec { s := smallRun; s.noPerturb = true; return s }()}
+	unperturb = &fixture{spec: func() runSpec { s := smallRun; s.NoPerturb = true; return s }()}
 )
 
 // damagedRun copies the good run and applies damage to the copy.

@@ -7,11 +7,17 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
-// TestMain lets testscript run this very binary as the `benchseal` command.
+// TestMain lets testscript run this very binary as the `benchseal` command,
+// and as the scripts' helper commands (scriptcmds_test.go: mkwav, mkrun,
+// withsim, ...).
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	cmds := map[string]func(){
 		"benchseal": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
-	})
+	}
+	for name, f := range scriptCmds {
+		cmds[name] = scriptMain(f)
+	}
+	testscript.Main(m, cmds)
 }
 
 // TestScript runs every behaviour script in testdata/script (one .txt per

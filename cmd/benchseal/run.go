@@ -476,7 +476,7 @@ func drainOnInterrupt(e *env) (stop func()) {
 
 // writeRunReport writes REPORT.md into a finished (or interrupted) run
 // directory, so the bundle sealed from it carries its own human-readable
-// summary (DESIGN.md, Evidence bundle). The report is a convenience, never
+// summary (docs/bundle.md). The report is a convenience, never
 // evidence: failing to write it is a warning, and it never replaces a file.
 func writeRunReport(e *env, dir string) {
 	in, err := loadReportDir(e, dir)

@@ -6,7 +6,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/nvmlstub"
+	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -39,21 +39,7 @@ func freePort(t *testing.T) int {
 // writeTestWAV writes a 0.5 s 16 kHz mono 16-bit clip.
 func writeTestWAV(t *testing.T, path string, seed int) {
 	t.Helper()
-	var data bytes.Buffer
-	for i := range 8000 {
-		binary.Write(&data, binary.LittleEndian, int16((i*seed)%20000-10000))
-	}
-	var b bytes.Buffer
-	b.WriteString("RIFF")
-	binary.Write(&b, binary.LittleEndian, uint32(36+data.Len()))
-	b.WriteString("WAVEfmt ")
-	for _, v := range []any{uint32(16), uint16(1), uint16(1), uint32(16000), uint32(32000), uint16(2), uint16(16)} {
-		binary.Write(&b, binary.LittleEndian, v)
-	}
-	b.WriteString("data")
-	binary.Write(&b, binary.LittleEndian, uint32(data.Len()))
-	b.Write(data.Bytes())
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(path, testkit.PCM16(16000, testkit.Ramp(seed, 8000)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -21,16 +21,80 @@ import (
 
 func init() { register(newVerifyCmd) }
 
-// verifyHints say what to do about each failing check, by check ID.
-var verifyHints = map[int]string{
-	verify.CheckArchive:   "the archive is damaged or unsafe: do not extract it; fetch the bundle again from its source",
-	verify.CheckSignature: "the signature does not hold: check that --key is the public key of whoever sealed the bundle",
-	verify.CheckSubjects:  "files were changed, added or removed after sealing: this is not the bundle that was signed",
-	verify.CheckSchemas:   "a document does not match its schema: it was edited, or written by an incompatible tool",
-	verify.CheckVariants:  "records name inputs that do not re-derive from the clips: the records or the clips were edited",
-	verify.CheckClaims:    "the published claims are not what the records give: do not trust those numbers",
-	verify.CheckProtocol:  "the records do not show the declared protocol: the numbers were not measured as claimed",
-	verify.CheckFairness:  "the recorded environment contradicts itself or the targets ran on different hardware: the comparison does not measure the engines alone",
+// kindFlags name, after a finding of the kind, the flag that provides
+// what it misses: the library words the finding, only the CLI names its
+// flags.
+var kindFlags = map[verify.Kind]string{
+	verify.KindUnpinned:        "pass --key",
+	verify.KindAudioMissing:    "pass --audio DIR with the original clips",
+	verify.KindGPUsUnassigned:  "run names them with --gpu NAME=0,1",
+	verify.KindKnobNotObserved: "run takes SGLang-Omni's launch command with --launch or --launch-cmd, its config with --server-config",
+	verify.KindNoPerturb:       "run with --no-perturb",
+	verify.KindIncomplete:      "seal --allow-incomplete",
+}
+
+// checkFlags name the flag a failing check's hint is about.
+var checkFlags = map[int]string{verify.CheckSignature: "--key"}
+
+// checkHint is what to do about a failing check: the finding's own hint
+// when the CLI has a better one, else the check's, with its flag.
+func checkHint(c verify.Check) string {
+	if hint, ok := findingHint(c); ok {
+		return hint
+	}
+	for _, k := range verify.Checklist() {
+		if k.ID == c.ID {
+			if f, ok := checkFlags[c.ID]; ok {
+				return k.Hint + " (" + f + ")"
+			}
+			return k.Hint
+		}
+	}
+	return "see docs/verify.md"
+}
+
+// verifyLong is verify's --help, its list of checks generated from
+// verify.Checklist.
+func verifyLong() string {
+	var b strings.Builder
+	b.WriteString(`verify reads a bundle made by benchseal seal and runs every check of the checklist,
+collecting every problem before it answers:
+
+`)
+	width := 0
+	for _, k := range verify.Checklist() {
+		width = max(width, len(k.Name))
+	}
+	for _, k := range verify.Checklist() {
+		indent := fmt.Sprintf("  %d %-*s  ", k.ID, width, k.Name)
+		line := indent
+		for i, w := range strings.Fields(k.Help) {
+			if i > 0 && len(line)+1+len(w) > 84 {
+				b.WriteString(line + "\n")
+				line = strings.Repeat(" ", len(indent)) + w
+				continue
+			}
+			if i > 0 {
+				line += " "
+			}
+			line += w
+		}
+		b.WriteString(line + "\n")
+	}
+	b.WriteString(`
+Each check prints PASS, WARN, FAIL or SKIP with a reason, and its findings below
+it; what the run did not record is "not observed" in the check's line, never a
+pass. A damaged or unsafe archive fails check 1 and skips the rest.
+Given a run directory (not yet sealed), checks 1-3 are SKIP. Without --key, check 2
+uses the key the bundle carries (WARN unpinned); a bundle that carries none needs
+--key NAME.pub. A bundle sealed with --no-audio cannot re-derive its variants nor
+check its clips' lengths, on which RTFx rests (check 5 WARN), unless --audio DIR
+holds the original clips, matched by SHA-256. --key is a public key file, a private
+key file (its password from BENCHSEAL_PASSWORD or COSIGN_PASSWORD; verify warns that
+a reader needs only its public half, NAME.pub) or a KMS reference. With --json, each
+finding carries a "kind" (need-key, unpinned-signer, digest, schema, variant, claim,
+audio-missing, ... or its check's name) to act on without parsing its words.`)
+	return b.String()
 }
 
 // findingHint is a hint for a finding whose cause the CLI words better
@@ -61,34 +125,7 @@ func newVerifyCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify BUNDLE|RUNDIR",
 		Short: "check a sealed bundle (or a run directory) and print the checklist",
-		Long: `verify reads a bundle made by benchseal seal and runs every check of the checklist,
-collecting every problem before it answers:
-
-  1 archive    regular files of mode 0644, safe names, no duplicates, within size
-               caps, exactly one zstd frame
-  2 signature  valid for --key (without --key: the key the bundle carries, WARN
-               unpinned; a bundle that carries none needs --key NAME.pub)
-  3 subjects   every file is a subject of the signed statement with a matching digest
-  4 schemas    every document validates against its schema
-  5 variants   every record's variant re-derives from its clip; all inputs distinct;
-               clips and variant numbers follow the runner's schedule
-  6 claims     claims recomputed from the records equal claims.json and the predicate;
-               cache counters equal the raw /metrics scrapes; REPORT.md follows
-  7 protocol   counts, warm-ups, repeats, peak in-flight == C, timestamps in order,
-               a closed loop of C workers, step windows, the server's own request
-               counts and latencies against the records
-  8 fairness   same GPU model, same server knobs, no server cache hits; GPUs,
-               command line and model agree across env/, telemetry and servers/
-
-Each check prints PASS, WARN, FAIL or SKIP with a reason, and its findings below
-it; what the run did not record is "not observed" in the check's line, never a
-pass. A damaged or unsafe archive fails check 1 and skips the rest.
-Given a run directory (not yet sealed), checks 1-3 are SKIP. A bundle sealed with
---no-audio cannot re-derive its variants nor check its clips' lengths, on which
-RTFx rests (check 5 WARN), unless --audio DIR holds the original clips, matched by
-SHA-256. --key is a public key file, a private key file (its password from
-BENCHSEAL_PASSWORD or COSIGN_PASSWORD; verify warns that a reader needs only its
-public half, NAME.pub) or a KMS reference.`,
+		Long:  verifyLong(),
 		Example: `  benchseal verify evidence.tar.zst --key benchseal.pub
   benchseal verify evidence.tar.zst --json | jq '.checks[] | select(.status == "FAIL")'
   benchseal verify runs/qwen3-asr`,
@@ -170,10 +207,7 @@ public half, NAME.pub) or a KMS reference.`,
 			}
 			for _, c := range rep.Checks {
 				if c.Status == verify.Fail {
-					hint, ok := findingHint(c)
-					if !ok {
-						hint = verifyHints[c.ID]
-					}
+					hint := checkHint(c)
 					fmt.Fprintf(e.stderr, "benchseal: hint: %d %s: %s\n", c.ID, c.Name, hint)
 				}
 			}
@@ -221,7 +255,11 @@ func printChecklist(w io.Writer, rep *verify.Report) error {
 	for _, c := range rep.Checks {
 		fmt.Fprintf(&b, "%s  %d %-*s  %s\n", c.Status, c.ID, width, c.Name, oneLine(c.Summary))
 		for _, f := range c.Findings {
-			fmt.Fprintf(&b, "        %s %s\n", f.Status, oneLine(f.String()))
+			line := oneLine(f.String())
+			if flag, ok := kindFlags[f.Kind]; ok {
+				line += " (" + flag + ")"
+			}
+			fmt.Fprintf(&b, "        %s %s\n", f.Status, line)
 		}
 		if c.Omitted > 0 {
 			fmt.Fprintf(&b, "        ... and %d more\n", c.Omitted)

@@ -1,6 +1,6 @@
 // Package bench is benchseal's closed-loop runner: it drives the targets'
 // /v1/audio/transcriptions with a concurrency sweep and writes the run
-// directory of DESIGN.md as it goes.
+// directory of docs/bundle.md as it goes.
 //
 // What one request is (its endpoint, the envelope around the clip, how the
 // answer is decoded, the success rule and the seconds RTFx counts) is the
@@ -107,4 +107,12 @@
 // The HTTP transport is one per target, keeps an idle connection per
 // worker, never negotiates HTTP/2 or compression, and takes proxies from
 // the environment (HTTP_PROXY, ...), which Go never uses for loopback.
+//
+// # Imports
+//
+// It owns the closed-loop runner: the request schedule, the HTTP client,
+// the records writer and the run directory it writes. Must never import:
+// internal/sim, verify, internal/report. Why: the client and the simulator
+// share no code, so the simulator cannot agree with the client by
+// construction.
 package bench

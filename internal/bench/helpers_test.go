@@ -3,11 +3,9 @@ package bench
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,32 +16,14 @@ import (
 
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/sim"
+	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
 )
 
 // makeWAV is a real 16-bit mono PCM WAV of noise, distinct per seed.
 func makeWAV(rate int, seconds float64, seed uint64) []byte {
-	n := int(float64(rate) * seconds)
-	var b bytes.Buffer
-	le := binary.LittleEndian
-	b.WriteString("RIFF")
-	binary.Write(&b, le, uint32(36+2*n))
-	b.WriteString("WAVEfmt ")
-	binary.Write(&b, le, uint32(16))
-	binary.Write(&b, le, uint16(1))
-	binary.Write(&b, le, uint16(1))
-	binary.Write(&b, le, uint32(rate))
-	binary.Write(&b, le, uint32(2*rate))
-	binary.Write(&b, le, uint16(2))
-	binary.Write(&b, le, uint16(16))
-	b.WriteString("data")
-	binary.Write(&b, le, uint32(2*n))
-	rng := rand.New(rand.NewPCG(seed, 7))
-	for range n {
-		binary.Write(&b, le, int16(rng.IntN(2000)-1000))
-	}
-	return b.Bytes()
+	return testkit.PCM16(rate, testkit.Noise(seed, int(float64(rate)*seconds)))
 }
 
 var refs = []string{"the quick brown fox", "jumps over the lazy dog", "hello world again"}

@@ -19,7 +19,7 @@ type Target struct {
 	Fields map[string]string // form fields besides file, model and stream (language, response_format, ...)
 }
 
-// Plan is what to measure: the protocol of DESIGN.md, Measurement protocol.
+// Plan is what to measure: the protocol of docs/DESIGN.md, "Measurement protocol".
 type Plan struct {
 	Targets []Target
 	Corpus  []Clip

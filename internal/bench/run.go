@@ -71,7 +71,7 @@ const IncompleteEnded = "ended during the sweep (the process exited before the r
 // /metrics scrapes), which run even after an interrupt.
 const AfterStepTimeout = 10 * time.Second
 
-// Run measures plan and writes the run directory dir (DESIGN.md): it
+// Run measures plan and writes the run directory dir (docs/bundle.md): it
 // refuses an existing dir, checks every target answers before creating
 // anything, then sweeps level -> repeat -> target (target order reversed on
 // even repeats), writing each request's record as it ends. When ctx is

@@ -90,4 +90,11 @@
 // reported as ErrTruncatedLine together with every complete record before
 // it, so a caller can decide to keep them. Any other bad line is a
 // *LineError.
+//
+// # Imports
+//
+// It owns the one metrics implementation: records and telemetry to claims.
+// Must never import: internal/bench, internal/sim, verify, internal/report.
+// Why: the runner and the verifier both recompute claims with it; it
+// depends on neither.
 package claims

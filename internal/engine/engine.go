@@ -198,7 +198,9 @@ type Knobs struct {
 	// in a served JSON self-description and its launch flag.
 	Keys []KnobKey
 	// Expose says how a user lets a verifier see the knobs ("" when the
-	// engine serves them by default).
+	// engine serves them by default), naming no benchseal flag: verify
+	// quotes it, and only the CLI names its flags (a knob-not-observed
+	// finding gets them from cmd/benchseal/verify.go).
 	Expose string
 	Source string
 }

@@ -115,7 +115,7 @@ var table = []*Engine{
 				Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request; the route label is the FastAPI route's path), sglang_omni/serve/transcriptions.py@0ac0a86e (TRANSCRIPTIONS_ENDPOINT)"},
 			Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (no cache counter; 404 unless metrics are enabled)"},
 		Knobs: Knobs{Keys: sglangKnobKeys,
-			Expose: "SGLang-Omni has no self-description, so pass its launch command (--launch or --launch-cmd) or its config (--server-config)",
+			Expose: "SGLang-Omni has no self-description, so record its launch command or its config",
 			Source: "sgl-project/sglang-omni sglang_omni/serve/openai_api.py@022b6a3d, launcher.py@03c8f159 (ENGINES.md), openai_api.py@2489a10e: no self-description; flags are SGLang's server args its launcher passes on"},
 		Shedding: Shedding{Bounded: true, Status: http.StatusInternalServerError, Shape: FastAPIDetail,
 			Message: "request-build backlog is full (backlog_limit=16)", AfterUpload: true,

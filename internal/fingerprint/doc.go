@@ -47,4 +47,11 @@
 //
 // Redaction happens before anything is written, by Redact, RedactArgs,
 // RedactJSON and LineRedactor; they err on the side of hiding too much.
+//
+// # Imports
+//
+// It owns the client, host and GPU fingerprints, telemetry sampling, server
+// capture, launch and redaction. Must never import: internal/bench,
+// internal/sim, verify. Why: the runner and the verifier read its facts; it
+// depends on neither.
 package fingerprint

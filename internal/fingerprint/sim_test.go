@@ -3,7 +3,6 @@ package fingerprint_test
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"mime/multipart"
 	"net/http"
@@ -13,29 +12,17 @@ import (
 	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/sim"
+	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/schemas"
 )
 
 // pcmWAV is a mono 16-bit 16 kHz WAV of n samples.
 func pcmWAV(n int) []byte {
-	var b bytes.Buffer
-	w := func(v any) { binary.Write(&b, binary.LittleEndian, v) }
-	b.WriteString("RIFF")
-	w(uint32(36 + 2*n))
-	b.WriteString("WAVEfmt ")
-	w(uint32(16))
-	w(uint16(1))
-	w(uint16(1))
-	w(uint32(16000))
-	w(uint32(32000))
-	w(uint16(2))
-	w(uint16(16))
-	b.WriteString("data")
-	w(uint32(2 * n))
-	for i := range n {
-		w(int16(i * 37 % 2000))
+	s := make([]int16, n)
+	for i := range s {
+		s[i] = int16(i * 37 % 2000)
 	}
-	return b.Bytes()
+	return testkit.PCM16(16000, s)
 }
 
 func transcribe(t *testing.T, url string, wav []byte) {

@@ -102,4 +102,10 @@
 //   - max_concurrent_requests: a sweep over the completed requests'
 //     [start, start + latency), ends first at equal times; duration is at
 //     least the span of those intervals.
+//
+// # Imports
+//
+// It owns benchseal import: other tools' results checked with their own
+// definitions. Must never import: internal/bench, internal/sim, verify.
+// Why: it reads what another tool published, it measures nothing.
 package peer

@@ -77,4 +77,10 @@
 // which renders the HTML in headless Chromium, wide and narrow, checks
 // the screenshot is not blank, that no chart element leaves its chart and
 // that the page never scrolls sideways (skipped without chromium).
+//
+// # Imports
+//
+// It owns the Markdown and HTML reports with their charts. Must never
+// import: internal/bench, internal/sim. Why: a report renders sealed data,
+// it never measures.
 package report

@@ -36,4 +36,10 @@
 //
 // Transcript files (ReadTranscripts) are sclite trn ("text (utt-id)") or
 // JSONL ({"id", "text"}), UTF-8, ids unique.
+//
+// # Imports
+//
+// It owns normalizers, alignment (unit and sclite) and WER/CER. Must never
+// import: internal/bench, internal/sim, verify. Why: scoring is a pure
+// function of transcripts.
 package score

@@ -110,4 +110,11 @@
 // does not hold is answered with a pseudo-sentence of 4 to 11 common words
 // chosen by Seed and the body's length. With RawPrefix, every transcript
 // starts with "language English<asr_text>" as Qwen3-ASR's raw output does.
+//
+// # Imports
+//
+// It owns the simulated server: personas, answers, errors, latency,
+// admission and cache. Must never import: internal/bench, internal/claims,
+// internal/fingerprint, internal/score, perturb, verify. Why: it stands in
+// for a real engine and shares no code with the client that measures it.
 package sim

@@ -40,4 +40,11 @@
 // Rule 3 is deliberately conservative: with 2 or 3 repeats a bootstrap
 // interval is narrow by construction, and the article this tool follows
 // says of overlapping repeats "do not overstate the gap".
+//
+// # Imports
+//
+// It owns the rule that says which target is faster, and with what
+// confidence. Must never import: internal/bench, internal/sim, verify,
+// internal/claims. Why: a verdict is a pure function of the repeats'
+// numbers.
 package verdict

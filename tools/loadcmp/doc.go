@@ -2,8 +2,9 @@
 // benchseal's runner is not the bottleneck of the numbers it publishes, and
 // measures what sealing and verifying evidence costs.
 //
-//	go run ./internal/cmd/loadcmp            # full run, a few minutes
-//	go run ./internal/cmd/loadcmp -quick     # smoke run, seconds
+//	cd tools                     # its own module: benchseal's go.mod lists no vegeta
+//	go run ./loadcmp             # full run, a few minutes
+//	go run ./loadcmp -quick      # smoke run, seconds
 //
 // # Load generators
 //
@@ -22,7 +23,7 @@
 //   - vegeta (github.com/tsenart/vegeta/v12/lib) in closed loop: C workers
 //     and at most C, keep-alive, C connections, a pacer that never waits and
 //     stops after the N-th hit, the same body every time;
-//   - scripts/aiohttp_client.py, written like the published asyncio
+//   - tools/scripts/aiohttp_client.py, written like the published asyncio
 //     benchmark clients: C worker tasks sharing one aiohttp.ClientSession,
 //     aiohttp.FormData per request, time.perf_counter around each.
 //

@@ -67,7 +67,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.rounds, "rounds", 1, "repeat the interleaved sweep and report each row's median-throughput round")
 	sizes := fs.String("sizes", "100,1000", "run directory sizes for seal/verify, in MB")
 	fs.StringVar(&o.python, "python", "/usr/bin/python3", "Python with aiohttp (Debian python3-aiohttp)")
-	fs.StringVar(&o.script, "script", "", "the aiohttp client (default: scripts/aiohttp_client.py of this repository)")
+	fs.StringVar(&o.script, "script", "", "the aiohttp client (default: tools/scripts/aiohttp_client.py of this repository)")
 	fs.StringVar(&o.profileDir, "cpuprofile", "", "write each Go client's (and verify's) CPU profile into this folder")
 	fs.StringVar(&o.tmp, "tmp", "", "where to build run directories and bundles (default: the system temp dir)")
 	fs.BoolVar(&o.skipLoad, "skip-load", false, "skip the load generator comparison")
@@ -243,21 +243,22 @@ func writeClip(path string) error {
 	return os.WriteFile(path, b, 0o644)
 }
 
-// findScript looks for scripts/aiohttp_client.py in the module root above
-// the working directory.
+// findScript looks for scripts/aiohttp_client.py in the tools module above
+// the working directory (tools/scripts from the repository's root).
 func findScript() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
-		p := filepath.Join(dir, "scripts", "aiohttp_client.py")
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
+		for _, p := range []string{filepath.Join(dir, "scripts", "aiohttp_client.py"), filepath.Join(dir, "tools", "scripts", "aiohttp_client.py")} {
+			if _, err := os.Stat(p); err == nil {
+				return p, nil
+			}
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", errors.New("scripts/aiohttp_client.py not found above the working directory: give -script")
+			return "", errors.New("tools/scripts/aiohttp_client.py not found above the working directory: give -script")
 		}
 		dir = parent
 	}

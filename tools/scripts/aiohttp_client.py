@@ -9,7 +9,7 @@ one JSON object from stdout: requests, succeeded, window_s (first measured
 start to last measured end) and latency_s of the successful measured
 requests.
 
-    /usr/bin/python3 scripts/aiohttp_client.py --url http://127.0.0.1:8000 \
+    /usr/bin/python3 tools/scripts/aiohttp_client.py --url http://127.0.0.1:8000 \
         --clip clip.wav --c 16 --n 2000
 """
 

@@ -1,0 +1,201 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/benchseal/benchseal/bundle"
+)
+
+// The checks, numbered as in docs/DESIGN.md ("verify: the checklist"). The
+// numbers are the rows of checklist below and must stay in its order.
+const (
+	CheckArchive = iota + 1
+	CheckSignature
+	CheckSubjects
+	CheckSchemas
+	CheckVariants
+	CheckClaims
+	CheckProtocol
+	CheckFairness
+)
+
+// check is one row of the checklist. Everything that names or describes
+// a check lives in its row: the report's list, the "not run" marks, the
+// CLI's hint and help, and the checks tables of README.md and
+// docs/verify.md are generated from it (TestChecklistDocs holds the docs
+// to it). Adding a check is a row here and its function.
+type check struct {
+	ID   int
+	Name string
+	// Help is what the check looks at, as `benchseal verify --help` lists
+	// it; Proves is what holds when it passes, as the docs' tables say.
+	// Neither names a flag: the CLI's words are the CLI's.
+	Help, Proves string
+	// Hint says what to do when the check fails.
+	Hint string
+	// needsRun: the check works on run.json; without it the check is
+	// FAIL "not run" rather than a pass over nothing.
+	needsRun bool
+	// Run fills rep's check of this ID. Its error only stops verifying
+	// altogether (ctx cancelled, a spilled file unreadable).
+	Run func(ctx context.Context, rep *Report, ev *evidence) error
+}
+
+var checklist = []check{
+	{ID: CheckArchive, Name: "archive",
+		Help:   "regular files of mode 0644, safe names, no duplicates, within size caps, exactly one zstd frame",
+		Proves: "regular files only, local clean paths, no duplicates, within size caps; the attestation first",
+		Hint:   "the archive is damaged or unsafe: do not extract it; fetch the bundle again from its source",
+		Run:    runArchive},
+	{ID: CheckSignature, Name: "signature",
+		Help:   "valid for the key given (without one: the key the bundle carries, WARN unpinned; a bundle that carries none needs its sealer's public key)",
+		Proves: "the DSSE envelope verifies with the key given (see \"pinned\" below)",
+		Hint:   "the signature does not hold: check that the key given is the public key of whoever sealed the bundle",
+		Run:    runSignature},
+	{ID: CheckSubjects, Name: "subjects",
+		Help:   "every file is a subject of the signed statement with a matching digest",
+		Proves: "every file is a subject of the signed statement with a matching SHA-256; none missing, none extra",
+		Hint:   "files were changed, added or removed after sealing: this is not the bundle that was signed",
+		Run:    runSubjects},
+	{ID: CheckSchemas, Name: "schemas",
+		Help:   "every document validates against its schema",
+		Proves: "every document (run.json, claims.json, each record, telemetry, probes) validates against its schema",
+		Hint:   "a document does not match its schema: it was edited, or written by an incompatible tool",
+		Run:    func(_ context.Context, rep *Report, ev *evidence) error { return checkSchemas(rep, ev) }},
+	{ID: CheckVariants, Name: "variants", needsRun: true,
+		Help:   "every record's variant re-derives from its clip; all inputs distinct; clips and variant numbers follow the runner's schedule",
+		Proves: "every record's variant re-derives from its clip (seed, clip hash, variant number -> sample index -> one flipped bit -> the recorded SHA-256); all inputs distinct; the clips' lengths match their WAVs",
+		Hint:   "records name inputs that do not re-derive from the clips: the records or the clips were edited",
+		Run: func(ctx context.Context, rep *Report, ev *evidence) error {
+			if err := checkVariants(ctx, rep, ev, ev.audioDir); err != nil {
+				return err
+			}
+			checkSchedule(rep.Check(CheckVariants), ev)
+			return nil
+		}},
+	{ID: CheckClaims, Name: "claims", needsRun: true,
+		Help:   "claims recomputed from the records equal claims.json and the predicate; cache counters equal the raw /metrics scrapes; REPORT.md follows",
+		Proves: "claims recomputed from the records equal claims.json and the signed predicate, exactly",
+		Hint:   "the published claims are not what the records give: do not trust those numbers",
+		Run:    func(_ context.Context, rep *Report, ev *evidence) error { checkClaims(rep, ev); return nil }},
+	{ID: CheckProtocol, Name: "protocol", needsRun: true,
+		Help:   "counts, warm-ups, repeats, peak in-flight == C, timestamps in order, a closed loop of C workers, step windows, the server's own request counts and latencies against the records",
+		Proves: "one records file per target, level and repeat with the declared counts; the success rule held; timestamps in order; never more than C in flight, and C reached while measuring; steps in the declared order",
+		Hint:   "the records do not show the declared protocol: the numbers were not measured as claimed",
+		Run:    func(_ context.Context, rep *Report, ev *evidence) error { checkProtocol(rep, ev); return nil }},
+	{ID: CheckFairness, Name: "fairness", needsRun: true,
+		Help:   "same GPU model, same server knobs, no server cache hits; GPUs, command line and model agree across env/, telemetry and servers/",
+		Proves: "with several targets: the same GPU model, the same engine knobs (max running requests, memory fraction, dtype, prefix caching), no server cache hits counted",
+		Hint:   "the recorded environment contradicts itself or the targets ran on different hardware: the comparison does not measure the engines alone",
+		Run: func(_ context.Context, rep *Report, ev *evidence) error {
+			checkFairness(rep, ev)
+			checkEnvironment(rep, ev)
+			return nil
+		}},
+}
+
+// CheckInfo describes one check of the checklist, for a CLI's help and
+// for the docs.
+type CheckInfo struct {
+	ID                 int
+	Name, Help, Proves string
+	// Hint says what to do when the check fails; it names no flag.
+	Hint string
+}
+
+// Checklist returns the checks in the order verify runs them.
+func Checklist() []CheckInfo {
+	out := make([]CheckInfo, len(checklist))
+	for i, k := range checklist {
+		out[i] = CheckInfo{ID: k.ID, Name: k.Name, Help: k.Help, Proves: k.Proves, Hint: k.Hint}
+	}
+	return out
+}
+
+func newChecks() []Check {
+	cs := make([]Check, len(checklist))
+	for i, k := range checklist {
+		cs[i] = Check{ID: k.ID, Name: k.Name}
+	}
+	return cs
+}
+
+// runChecklist runs every check of the table over ev, marking those that
+// cannot run as "not run" with the reason, and counts the verdicts.
+func runChecklist(ctx context.Context, rep *Report, ev *evidence) error {
+	for _, k := range checklist {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c := rep.Check(k.ID)
+		switch {
+		case ev.unsafe != nil && k.ID != CheckArchive:
+			// Nothing in it can be read as evidence: the other checks are
+			// not run, and say so (SKIP), rather than fail on what they
+			// never saw.
+			c.Status, c.Summary = Skip, "not run: the archive is "+archiveProblem(ev.unsafe)
+			continue
+		case k.needsRun && ev.run == nil:
+			c.add(Finding{Status: Fail, Kind: KindNotRun, Path: "run.json", Reason: "not run: run.json is missing or unreadable"})
+			c.Summary = "not run"
+			continue
+		}
+		if err := k.Run(ctx, rep, ev); err != nil {
+			return err
+		}
+	}
+	rep.tally()
+	return nil
+}
+
+// runArchive is check 1: the reader's refusal of a bundle, or what a run
+// directory holds that seal would refuse.
+func runArchive(_ context.Context, rep *Report, ev *evidence) error {
+	c := rep.Check(CheckArchive)
+	if ev.bundle == nil {
+		c.Status, c.Summary = Skip, fmt.Sprintf("a run directory: no archive (%d files)", len(ev.f.names))
+		for _, f := range ev.odd {
+			c.add(f)
+		}
+		if c.Status == Fail {
+			c.Summary = "the run directory holds files that cannot be sealed"
+		}
+		return nil
+	}
+	if ev.unsafe != nil {
+		var ee *bundle.EntryError
+		f := Finding{Status: Fail, Reason: ev.unsafe.Error(), Err: ev.unsafe}
+		if errors.As(ev.unsafe, &ee) {
+			f.Path, f.Reason = ee.Name, ee.Reason.Error()
+		}
+		c.add(f)
+		c.Summary = archiveProblem(ev.unsafe) + " archive: refused at the first problem"
+		return nil
+	}
+	c.Summary = fmt.Sprintf("%d entries: regular files, safe names, no duplicates, within limits", len(ev.bundle.Entries))
+	return nil
+}
+
+const notSealed = "a run directory: not sealed, nothing signed"
+
+func runSignature(_ context.Context, rep *Report, ev *evidence) error {
+	if ev.bundle == nil {
+		c := rep.Check(CheckSignature)
+		c.Status, c.Summary = Skip, notSealed
+		return nil
+	}
+	ev.st = checkSignature(rep, ev.bundle, ev.key)
+	return nil
+}
+
+func runSubjects(_ context.Context, rep *Report, ev *evidence) error {
+	if ev.bundle == nil {
+		c := rep.Check(CheckSubjects)
+		c.Status, c.Summary = Skip, notSealed
+		return nil
+	}
+	checkSubjects(rep, ev.bundle, ev.st, ev.f)
+	return nil
+}

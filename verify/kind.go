@@ -1,0 +1,86 @@
+package verify
+
+import (
+	"errors"
+
+	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// Kind classifies a finding, so that a program reading `benchseal verify
+// --json`, or a CLI adding its own hint, acts on the class and not on
+// the wording. A finding whose class has no kind of its own carries its
+// check's name ("protocol", "fairness", ...). Kinds are stable: a new one
+// may be added, none is renamed.
+type Kind string
+
+const (
+	// KindNotRun: the check could not run (run.json missing or unreadable).
+	KindNotRun Kind = "not-run"
+	// KindUnsafeEntry: the archive reader refused an entry (check 1).
+	KindUnsafeEntry Kind = "unsafe-entry"
+	// KindNeedKey, KindOtherKey, KindNotBenchseal: check 2 did not hold
+	// for the reason of ErrNeedKey, ErrOtherKey, ErrNotBenchseal.
+	KindNeedKey      Kind = "need-key"
+	KindOtherKey     Kind = "other-key"
+	KindNotBenchseal Kind = "not-benchseal"
+	// KindUnpinned: the signature holds with the key the bundle carries,
+	// which proves it intact, not who sealed it.
+	KindUnpinned Kind = "unpinned-signer"
+	// KindDigest: a file's SHA-256 is not its subject's (check 3).
+	KindDigest Kind = "digest"
+	// KindSchema: a document does not validate (check 4).
+	KindSchema Kind = "schema"
+	// KindVariant: a record's variant does not re-derive (check 5).
+	KindVariant Kind = "variant"
+	// KindAudioMissing: the clips were not sealed and not given, so
+	// variants were not re-derived nor the clips' lengths checked.
+	KindAudioMissing Kind = "audio-missing"
+	// KindNoPerturb: the run sent its clips unchanged.
+	KindNoPerturb Kind = "no-perturbation"
+	// KindIncomplete: the run did not complete and was sealed anyway.
+	KindIncomplete Kind = "incomplete-run"
+	// KindClaim: a claim does not follow from the records (check 6).
+	KindClaim Kind = "claim"
+	// KindGPUsUnassigned: several GPU models, and not every target says
+	// which GPUs it used.
+	KindGPUsUnassigned Kind = "gpus-unassigned"
+	// KindKnobNotObserved: a server knob no target, or not every target,
+	// exposes: it cannot be compared.
+	KindKnobNotObserved Kind = "knob-not-observed"
+)
+
+// kindOf classifies a finding that names no kind: by its typed cause,
+// else as its check.
+func kindOf(f Finding, check string) Kind {
+	var (
+		de *bundle.DigestError
+		ee *bundle.EntryError
+		ve *schemas.ValidationError
+		le *schemas.LineError
+		va *VariantError
+		ce *ClaimError
+		re *claims.RecordError
+	)
+	switch err := f.Err; {
+	case err == nil:
+	case errors.Is(err, ErrNeedKey):
+		return KindNeedKey
+	case errors.Is(err, ErrOtherKey):
+		return KindOtherKey
+	case errors.Is(err, ErrNotBenchseal):
+		return KindNotBenchseal
+	case errors.As(err, &de):
+		return KindDigest
+	case errors.As(err, &ee):
+		return KindUnsafeEntry
+	case errors.As(err, &ve), errors.As(err, &le):
+		return KindSchema
+	case errors.As(err, &va):
+		return KindVariant
+	case errors.As(err, &ce), errors.As(err, &re):
+		return KindClaim
+	}
+	return Kind(check)
+}
