@@ -65,6 +65,10 @@ type Difference struct {
 //
 // Relative metrics: change = (replayed - sealed) / sealed; both 0 is no
 // change, a sealed 0 with a replayed non-zero is a DIFF with no change.
+// Their verdict holds the tolerance both ways, as a ratio: OK only when
+// the larger value exceeds the smaller by at most tol (so a fall to a
+// tenth is a DIFF under a 200 % tolerance, as the tenfold rise of the
+// latency that goes with it is).
 // Counts (succeeded, failed): change = (replayed - sealed) / sealed
 // requests, so a count that was 0 can move a little without failing the
 // replay. wer: change = (replayed - sealed) * 100 points.
@@ -160,6 +164,9 @@ func compareLevel(target string, sl, rl schemas.LevelClaims, tol Tolerance) []Di
 				d.Reason = "the sealed value is 0"
 			}
 			d.Verdict = within(d.Change, tol.Relative)
+			if d.Verdict == Same && ratioBeyond(sv, rv, tol.Relative) {
+				d.Verdict = Diff
+			}
 		}
 		out = append(out, d)
 	}
@@ -189,6 +196,23 @@ func relative(s, r, base float64) *float64 {
 		return nil
 	}
 	return ptr((r - s) / base)
+}
+
+// ratioBeyond says whether the larger of s and r exceeds the smaller by
+// more than tol, as a ratio. A relative change alone cannot flag a fall
+// beyond 100 %: with --tolerance 200 % a server ten times slower is -90 %
+// in req/s, "within" the tolerance, while its latency is +900 %. The
+// ratio makes the tolerance symmetric: ten times slower is beyond 200 %
+// whichever way the metric points.
+func ratioBeyond(s, r, tol float64) bool {
+	lo, hi := math.Min(s, r), math.Max(s, r)
+	if lo == hi {
+		return false
+	}
+	if lo <= 0 {
+		return true
+	}
+	return hi/lo-1 > tol*(1+1e-9)+1e-12
 }
 
 // within judges a change; a tiny epsilon keeps a change of exactly the

@@ -192,3 +192,28 @@ func TestCompareNaN(t *testing.T) {
 		t.Errorf("NaN change: %s", v)
 	}
 }
+
+// A fall beyond 100 % cannot show as a relative change; the ratio holds
+// the tolerance both ways.
+func TestCompareToleranceIsSymmetric(t *testing.T) {
+	level := func(rps, p50 float64) schemas.Claims {
+		m := schemas.Metrics{Requests: 10, Succeeded: 10, ReqPerS: rps, RTFx: rps, LatencyP50S: p50, LatencyP99S: p50}
+		return schemas.Claims{Targets: []schemas.TargetClaims{{Target: "a", Levels: []schemas.LevelClaims{{Concurrency: 1, Median: m}}}}}
+	}
+	diffs := Compare(level(25, 0.04), level(2.5, 0.4), Tolerance{Relative: 2, WERPoints: 1})
+	for _, d := range diffs {
+		want := Diff
+		if d.Metric == "succeeded" || d.Metric == "failed" {
+			want = Same
+		}
+		if d.Verdict != want {
+			t.Errorf("%s: %s (change %v), want %s", d.Metric, d.Verdict, *d.Change, want)
+		}
+	}
+	// Within the ratio both ways: 25 -> 10 is 2.5x, beyond 100 % but within 200 %.
+	for _, d := range Compare(level(25, 0.04), level(10, 0.1), Tolerance{Relative: 2, WERPoints: 1}) {
+		if d.Verdict != Same {
+			t.Errorf("%s: %s, want OK within 200 %%", d.Metric, d.Verdict)
+		}
+	}
+}
