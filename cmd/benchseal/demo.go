@@ -141,7 +141,9 @@ func selfCommand(arg0 string, lookPath func(string) (string, error)) string {
 
 // subcommand runs one benchseal subcommand in-process with the demo's env.
 func subcommand(ctx context.Context, e *env, args []string) error {
-	root := newRootCmd(e)
+	sub := *e
+	sub.args = args
+	root := newRootCmd(&sub)
 	root.SetArgs(args)
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)

@@ -159,7 +159,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	if seedSet && f.sameVariants {
 		return usageErrorf("replay: --seed and --same-variants exclude each other")
 	}
-	plan, timeout, gpus, err := replayPlan(sealed, f, urls, seedSet)
+	plan, timeout, gpus, err := replayPlan(sealed, f, urls, seedSet, e.args)
 	if err != nil {
 		return err
 	}
@@ -269,7 +269,7 @@ func replayTargets(run schemas.Run, f *replayFlags) (map[string]string, error) {
 
 // replayPlan rebuilds the sealed run's plan, with the flags' overrides,
 // each recorded in sealed.origin.Overrides.
-func replayPlan(s *sealedRun, f *replayFlags, urls map[string]string, seedSet bool) (bench.Plan, time.Duration, map[string][]int, error) {
+func replayPlan(s *sealedRun, f *replayFlags, urls map[string]string, seedSet bool, args []string) (bench.Plan, time.Duration, map[string][]int, error) {
 	run := s.run
 	pr := run.Protocol
 	var p bench.Plan
@@ -364,7 +364,7 @@ func replayPlan(s *sealedRun, f *replayFlags, urls map[string]string, seedSet bo
 	if timeout <= 0 {
 		timeout = bench.DefaultTimeout
 	}
-	p.Command = fingerprint.RedactArgs(append([]string{"benchseal"}, os.Args[1:]...))
+	p.Command = fingerprint.RedactArgs(append([]string{"benchseal"}, args...))
 	return p, timeout, gpus, nil
 }
 

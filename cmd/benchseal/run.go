@@ -394,7 +394,7 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		failures = "deletions"
 	}
 	p.Scoring = schemas.Scoring{Normalizer: norm, Aligner: f.aligner, Unit: score.UnitOf(norm), Failures: failures}
-	p.Command = fingerprint.RedactArgs(append([]string{"benchseal"}, os.Args[1:]...))
+	p.Command = fingerprint.RedactArgs(append([]string{"benchseal"}, e.args...))
 	if f.noPerturb {
 		warnf(e.stderr, "--no-perturb: every request of a clip sends the same bytes; caches can answer them (recorded in run.json)")
 	}
