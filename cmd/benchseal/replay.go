@@ -17,6 +17,7 @@ import (
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/session"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/spf13/cobra"
 )
@@ -166,13 +167,8 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	key, tool, tty := clientSetup(e, f.apiKey)
 	defer drainOnInterrupt(e)()
 
-	setup := &serverSetup{launch: map[string]string{}, launchCmd: map[string]string{}, launchLog: map[string]string{},
-		configs: map[string][]string{}, gpus: gpus, urls: map[string]string{}}
-	for _, t := range plan.Targets {
-		setup.urls[t.Name] = t.URL
-	}
-	sv := &servers{procs: map[string]*fingerprint.Process{}, logs: map[string]string{}, out: f.out}
-	rec := newRecorder(&runFlags{redactHost: f.redactHost, sampleInterval: f.sampleInterval}, setup, key, plan.Command)
+	servers := newServers()
+	servers.GPUs = gpus
 	origin := sealed.origin
 	mark := bench.Hooks{BeforeSweep: func(_ context.Context, d *bench.Dir) error {
 		d.Run.ReplayOf = &origin
@@ -185,12 +181,14 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	}}
 	warnEngineChange(ctx, e, sealedEngines(sealed.files), plan.Targets, key)
 	infof(e.stderr, "replaying %s into %s", src, f.out)
-	opts := []bench.Option{bench.WithTimeout(timeout), bench.WithAPIKey(key), bench.WithTool(tool),
-		bench.WithProgress(bench.NewProgress(e.stderr, tty)), bench.WithHooks(mark), bench.WithHooks(recorderHooks(setup, sv, rec))}
-	if f.allowUnlistedModel {
-		opts = append(opts, bench.WithUnlistedModel())
+	sess, err := session.Start(ctx, session.Config{Out: f.out, Plan: plan, Servers: *servers,
+		APIKey: key, Tool: tool, Timeout: timeout, Progress: bench.NewProgress(e.stderr, tty), Hooks: []bench.Hooks{mark},
+		AllowUnlistedModel: f.allowUnlistedModel, RedactHost: f.redactHost, SampleInterval: f.sampleInterval,
+		Infof: e.infof, Warnf: e.warnf})
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
 	}
-	res, err := bench.Run(ctx, f.out, plan, opts...)
+	res, err := sess.Run(ctx)
 	switch {
 	case errors.Is(err, bench.ErrInterrupted):
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete); nothing compared", res.Dir)
@@ -279,17 +277,13 @@ func replayPlan(s *sealedRun, f *replayFlags, urls map[string]string, seedSet bo
 	if pr.SuccessRule != schemas.SuccessRule {
 		return p, 0, nil, fmt.Errorf("replay: the sealed run's success rule %q is not one benchseal runs", pr.SuccessRule)
 	}
-	gpus := map[string][]int{}
-	if len(f.gpus) > 0 {
-		ts := make([]bench.Target, len(run.Targets))
-		for i, t := range run.Targets {
-			ts[i] = bench.Target{Name: t.Name, URL: t.URL}
-		}
-		setup, err := parseServerSetup(&runFlags{gpus: f.gpus}, ts)
-		if err != nil {
-			return p, 0, nil, err
-		}
-		gpus = setup.gpus
+	names := map[string]string{}
+	for _, t := range run.Targets {
+		names[t.Name] = t.URL
+	}
+	gpus, err := parseGPUs(f.gpus, names)
+	if err != nil {
+		return p, 0, nil, err
 	}
 	ov := &s.origin.Overrides
 	forms := map[string]string{}

@@ -5,9 +5,7 @@ package main
 // checked before anything is used) or from a run directory.
 
 import (
-	"bytes"
 	"context"
-	"crypto"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -18,10 +16,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
 )
 
 // sealedRun is what a replay needs of the run it re-runs.
@@ -34,11 +34,6 @@ type sealedRun struct {
 	// nextVariant is, per clip id, one past the highest variant number in
 	// the sealed records: where a replay's numbering starts.
 	nextVariant map[string]int64
-}
-
-// isRecords says whether a run-directory path is a records file.
-func isRecords(name string) bool {
-	return strings.HasPrefix(name, "records/") && strings.HasSuffix(name, ".jsonl")
 }
 
 // scanVariants reads records (JSONL) to the end and raises next[clip] past
@@ -88,10 +83,8 @@ func loadSealed(ctx context.Context, e *env, src, key string) (*sealedRun, error
 			warnf(e.stderr, "%s is a run directory: nothing is signed, --key is not used", src)
 		}
 		warnf(e.stderr, "%s is a run directory: its claims are not sealed; replay a bundle to check signed claims", src)
-		s, files, err = loadSealedDir(src)
-	} else {
-		s, files, err = loadSealedBundle(ctx, e, src, key)
 	}
+	s, files, err = loadSealedFrom(ctx, e, src, key, st.IsDir())
 	if err != nil {
 		return nil, err
 	}
@@ -103,50 +96,12 @@ func loadSealed(ctx context.Context, e *env, src, key string) (*sealedRun, error
 }
 
 // replayDocs are the documents of the sealed run replay decodes.
-var replayDocs = []struct{ name, schema string }{{"run.json", "run"}, {"claims.json", "claims"}}
+var replayDocs = []struct{ name, schema string }{{schemas.RunFile, "run"}, {schemas.ClaimsFile, "claims"}}
 
-func loadSealedDir(dir string) (*sealedRun, map[string][]byte, error) {
-	docs := map[string][]byte{}
-	for _, d := range replayDocs {
-		b, err := readCappedFile(filepath.Join(dir, d.name))
-		if err != nil {
-			return nil, nil, withHint(fmt.Errorf("replay: %s: %w", filepath.Join(dir, d.name), unwrapPath(err)),
-				"benchseal run writes run.json and claims.json; a run interrupted before its first level has no claims")
-		}
-		docs[d.name] = b
-	}
-	s, err := decodeSealed(docs, dir+string(filepath.Separator))
-	if err != nil {
-		return nil, nil, err
-	}
-	s.origin.Source = dir
-	recs, _ := filepath.Glob(filepath.Join(dir, "records", "*", "*.jsonl"))
-	for _, name := range recs {
-		f, err := os.Open(name)
-		if err != nil {
-			return nil, nil, fmt.Errorf("replay: %s: %w", name, unwrapPath(err))
-		}
-		err = scanVariants(f, s.nextVariant)
-		f.Close()
-		if err != nil {
-			return nil, nil, fmt.Errorf("replay: %s: %w", name, err)
-		}
-	}
-	files := map[string][]byte{}
-	for _, cl := range s.run.Corpus {
-		b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(cl.File)))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // looked for in --audio
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("replay: %s: %w", filepath.Join(dir, cl.File), unwrapPath(err))
-		}
-		files[cl.File] = b
-	}
-	if err := sealedProbes(dir, files); err != nil {
-		return nil, nil, err
-	}
-	return s, files, nil
+// replayKeeps says which documents replay keeps of the sealed run: run.json,
+// claims.json, the clips and the servers' probes before the run.
+func replayKeeps(name string) bool {
+	return name == schemas.RunFile || name == schemas.ClaimsFile || schemas.IsInput(name) || schemas.IsProbesBefore(name)
 }
 
 // sealedRefusal says why a bundle is not replayed and what to do.
@@ -154,108 +109,67 @@ func sealedRefusal(file string, err error) error {
 	return withHint(fmt.Errorf("replay: %s is refused: %w", file, err), "run benchseal verify %s for every finding", file)
 }
 
-// loadSealedBundle reads a bundle once through the hardened reader,
-// keeping the attestation, the embedded key, run.json, claims.json and
-// inputs/*.wav, then checks the signature and that every entry is the
-// subject the statement signed, before decoding anything.
-func loadSealedBundle(ctx context.Context, e *env, file, key string) (*sealedRun, map[string][]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, nil, fmt.Errorf("replay: %s: %w", file, unwrapPath(err))
-	}
-	defer f.Close()
-	h := sha256.New()
-	tee := io.TeeReader(f, h)
-	rd, err := bundle.NewReader(tee, bundle.DefaultLimits)
-	if err != nil {
-		return nil, nil, sealedRefusal(file, err)
-	}
-	defer rd.Close()
-	b := &bundle.Bundle{}
-	kept := map[string][]byte{}
+// loadSealedFrom opens a bundle (signature and subjects checked before
+// anything is decoded) or a run directory through verify.Open.
+func loadSealedFrom(ctx context.Context, e *env, src, key string, dir bool) (*sealedRun, map[string][]byte, error) {
 	variants := map[string]int64{}
-	for {
-		ent, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, nil, sealedRefusal(file, err)
-		}
-		if len(b.Entries) == 0 && ent.Name != bundle.AttestationName {
-			return nil, nil, sealedRefusal(file, &bundle.EntryError{Name: ent.Name, Reason: bundle.ErrNoAttestation})
-		}
-		keep := len(b.Entries) == 0 || ent.Name == bundle.PublicKeyName || ent.Name == "run.json" || ent.Name == "claims.json" ||
-			(strings.HasPrefix(ent.Name, "inputs/") && strings.HasSuffix(ent.Name, ".wav")) || isProbesBefore(ent.Name)
-		limit := int64(maxReportDoc)
-		if strings.HasPrefix(ent.Name, "inputs/") {
-			limit = bundle.DefaultLimits.MaxEntrySize
-		}
-		switch {
-		case isRecords(ent.Name):
-			if err := scanVariants(rd, variants); err != nil {
-				return nil, nil, sealedRefusal(file, &bundle.EntryError{Name: ent.Name, Reason: err})
-			}
-		case !keep:
-			if _, err := io.Copy(io.Discard, rd); err != nil {
-				return nil, nil, sealedRefusal(file, err)
-			}
-		case ent.Size > limit:
-			return nil, nil, sealedRefusal(file, &bundle.EntryError{Name: ent.Name,
-				Reason: fmt.Errorf("%w: %d bytes, replay reads at most %d", bundle.ErrTooLarge, ent.Size, limit)})
-		default:
-			var buf bytes.Buffer
-			buf.Grow(int(ent.Size))
-			if _, err := io.Copy(&buf, rd); err != nil {
-				return nil, nil, sealedRefusal(file, err)
-			}
-			kept[ent.Name] = buf.Bytes()
-		}
-		// Reading to the end set the entry's digest.
-		b.Entries = append(b.Entries, *ent)
-	}
-	if len(b.Entries) == 0 {
-		return nil, nil, sealedRefusal(file, &bundle.EntryError{Reason: bundle.ErrNoAttestation})
-	}
-	// The digest that names a bundle is of the whole file, trailing bytes included.
-	if _, err := io.Copy(io.Discard, tee); err != nil {
-		return nil, nil, fmt.Errorf("replay: %s: %w", file, err)
-	}
-	b.Envelope, b.PublicPEM = kept[bundle.AttestationName], kept[bundle.PublicKeyName]
-
-	var pub crypto.PublicKey
-	pinned := key != ""
-	if pinned {
-		pub, err = bundle.LoadPublicKey(ctx, key, func() ([]byte, error) { return readPassword(e, false) })
+	opts := verify.OpenOptions{Keep: replayKeeps, Records: func(_ string, r io.Reader) error { return scanVariants(r, variants) }}
+	if key != "" && !dir {
+		pub, err := bundle.LoadPublicKey(ctx, key, func() ([]byte, error) { return readPassword(e, false) })
 		if err != nil {
 			return nil, nil, withHint(fmt.Errorf("replay: loading the verification key: %w", err),
 				"--key takes a public key file (benchseal keygen writes NAME.pub), a private key file or a KMS reference")
 		}
-	} else {
-		if pub, err = b.EmbeddedKey(); err != nil {
-			return nil, nil, withHint(fmt.Errorf("replay: %s: %w", file, err), "give --key, the public key of whoever sealed the bundle")
+		opts.PublicKey = pub
+	}
+	src0, err := verify.Open(ctx, src, opts)
+	var (
+		re *verify.RefusedError
+		ke *verify.KeyError
+		rd *verify.ReadError
+	)
+	unpinned := func() {
+		warnf(e.stderr, "no --key: the signature is checked with the key %s carries, so the signer is unpinned (it proves the bundle intact, not who sealed it)", src)
+	}
+	switch {
+	case errors.As(err, &re):
+		if re.Signature && !re.KeyPinned {
+			unpinned()
 		}
-		warnf(e.stderr, "no --key: the signature is checked with the key %s carries, so the signer is unpinned (it proves the bundle intact, not who sealed it)", file)
+		return nil, nil, sealedRefusal(src, re.Err)
+	case errors.As(err, &ke):
+		return nil, nil, withHint(fmt.Errorf("replay: %s: %w", src, ke.Err), "give --key, the public key of whoever sealed the bundle")
+	case errors.As(err, &rd):
+		return nil, nil, fmt.Errorf("replay: %s: %w", rd.Path, rd.Err)
+	case err != nil:
+		return nil, nil, fmt.Errorf("replay: %w", err)
 	}
-	st, err := b.Verify(pub)
+	if dir {
+		for _, d := range replayDocs {
+			if _, ok := src0.Docs[d.name]; !ok {
+				return nil, nil, withHint(fmt.Errorf("replay: %s: %w", filepath.Join(src, d.name), syscall.ENOENT),
+					"benchseal run writes run.json and claims.json; a run interrupted before its first level has no claims")
+			}
+		}
+		s, err := decodeSealed(src0.Docs, src+string(filepath.Separator))
+		if err != nil {
+			return nil, nil, err
+		}
+		s.origin.Source = src
+		s.nextVariant = variants
+		return s, src0.Docs, nil
+	}
+	if !src0.KeyPinned {
+		unpinned()
+	}
+	s, err := decodeSealed(src0.Docs, src+": ")
 	if err != nil {
-		return nil, nil, sealedRefusal(file, err)
-	}
-	if err := b.CheckSubjects(st); err != nil {
-		return nil, nil, sealedRefusal(file, err)
-	}
-	s, err := decodeSealed(kept, file+": ")
-	if err != nil {
-		return nil, nil, sealedRefusal(file, err)
+		return nil, nil, sealedRefusal(src, err)
 	}
 	s.nextVariant = variants
-	fp, err := bundle.Fingerprint(pub)
-	if err != nil {
-		return nil, nil, fmt.Errorf("replay: %s: the signing key: %w", file, err)
-	}
-	s.origin = schemas.ReplayOf{Source: file, BundleSHA256: hex.EncodeToString(h.Sum(nil)), KeyFingerprint: fp,
-		KeyPinned: pinned, StartedAt: s.run.StartedAt}
-	return s, kept, nil
+	s.origin = schemas.ReplayOf{Source: src, BundleSHA256: src0.SHA256, KeyFingerprint: src0.KeyFingerprint,
+		KeyPinned: src0.KeyPinned, StartedAt: s.run.StartedAt}
+	return s, src0.Docs, nil
 }
 
 func decodeSealed(docs map[string][]byte, prefix string) (*sealedRun, error) {

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -170,10 +166,6 @@ func verifyForReport(ctx context.Context, e *env, src, key string, in *report.In
 	return !rep.OK(), nil
 }
 
-// Caps on what report reads of one document: far above any real run.json
-// or claims.json, low enough that a hostile bundle cannot exhaust memory.
-const maxReportDoc = 256 << 20
-
 // loadReport reads a bundle or a run directory into a report.Input.
 func loadReport(e *env, src string) (report.Input, error) {
 	st, err := os.Stat(src)
@@ -199,108 +191,60 @@ func unwrapPathError(err error) error {
 // directory or bundle.
 type reportDocs map[string][]byte
 
-func loadReportDir(e *env, dir string) (report.Input, error) {
-	docs := reportDocs{}
-	for _, name := range []string{"run.json", "claims.json", "env/gpu.json", "env/host.json"} {
-		b, err := readCappedFile(filepath.Join(dir, filepath.FromSlash(name)))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return report.Input{}, fmt.Errorf("read %s: %w", filepath.Join(dir, name), unwrapPathError(err))
-		}
-		docs[name] = b
-	}
-	probes, _ := filepath.Glob(filepath.Join(dir, "servers", "*", "probes-before.json"))
-	for _, p := range probes {
-		b, err := readCappedFile(p)
-		if err != nil {
-			warnf(e.stderr, "skipped %s: %v", p, unwrapPathError(err))
-			continue
-		}
-		rel, _ := filepath.Rel(dir, p)
-		docs[filepath.ToSlash(rel)] = b
-	}
-	return docs.input(e, dir+string(filepath.Separator), "run directory")
-}
-
-func readCappedFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxReportDoc+1))
-	if err == nil && len(b) > maxReportDoc {
-		err = fmt.Errorf("larger than %d MiB", maxReportDoc>>20)
-	}
-	return b, err
-}
-
-// wantedInBundle says which bundle entries the report reads.
-func wantedInBundle(name string) bool {
+// reportKeeps says which documents the report reads.
+func reportKeeps(name string) bool {
 	switch name {
-	case bundle.AttestationName, "run.json", "claims.json", "env/gpu.json", "env/host.json":
+	case schemas.RunFile, schemas.ClaimsFile, schemas.GPUInfoFile, schemas.HostInfoFile:
 		return true
 	}
-	dir, file := path.Split(name)
-	return file == "probes-before.json" && strings.HasPrefix(dir, "servers/") && strings.Count(dir, "/") == 2
+	return schemas.IsProbesBefore(name)
+}
+
+// reportOpen reads the report's documents of src. The bundle's signature
+// is not checked here: report runs verify's whole checklist instead.
+func reportOpen(src string) (*verify.Source, error) {
+	return verify.Open(context.Background(), src, verify.OpenOptions{Keep: reportKeeps, Optional: schemas.IsProbesBefore, Unsigned: true})
+}
+
+func loadReportDir(e *env, dir string) (report.Input, error) {
+	s, err := reportOpen(dir)
+	var rd *verify.ReadError
+	if errors.As(err, &rd) {
+		return report.Input{}, fmt.Errorf("read %s: %w", rd.Path, rd.Err)
+	}
+	if err != nil {
+		return report.Input{}, fmt.Errorf("read %s: %w", dir, err)
+	}
+	for _, err := range s.Skipped {
+		var rd *verify.ReadError
+		errors.As(err, &rd)
+		warnf(e.stderr, "skipped %s: %v", rd.Path, rd.Err)
+	}
+	return reportDocs(s.Docs).input(e, dir+string(filepath.Separator), "run directory")
 }
 
 func loadReportBundle(e *env, file string) (report.Input, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return report.Input{}, fmt.Errorf("read %s: %w", file, unwrapPathError(err))
-	}
-	defer f.Close()
-	h := sha256.New()
-	tee := io.TeeReader(f, h)
-	refused := func(err error) error {
-		return withHint(fmt.Errorf("read bundle %s: %w", file, err), "report reads only bundles made by benchseal seal; benchseal verify %s names every problem", file)
-	}
-	rd, err := bundle.NewReader(tee, bundle.DefaultLimits)
-	if err != nil {
-		return report.Input{}, refused(err)
-	}
-	defer rd.Close()
-	docs := reportDocs{}
-	for {
-		ent, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return report.Input{}, refused(err)
-		}
-		if !wantedInBundle(ent.Name) {
-			continue // Next drains and hashes it
-		}
-		if ent.Size > maxReportDoc {
-			return report.Input{}, refused(&bundle.EntryError{Name: ent.Name, Reason: fmt.Errorf("%w: %d bytes, report reads at most %d", bundle.ErrTooLarge, ent.Size, int64(maxReportDoc))})
-		}
-		var buf bytes.Buffer
-		if _, err := io.Copy(&buf, rd); err != nil {
-			return report.Input{}, refused(err)
-		}
-		docs[ent.Name] = buf.Bytes()
-	}
-	// The digest a reader checks is of the whole file, trailing bytes included.
-	if _, err := io.Copy(io.Discard, tee); err != nil {
+	s, err := reportOpen(file)
+	var (
+		re *verify.RefusedError
+		rd *verify.ReadError
+	)
+	switch {
+	case errors.As(err, &re):
+		return report.Input{}, withHint(fmt.Errorf("read bundle %s: %w", file, re.Err), "report reads only bundles made by benchseal seal; benchseal verify %s names every problem", file)
+	case errors.As(err, &rd):
+		return report.Input{}, fmt.Errorf("read %s: %w", file, rd.Err)
+	case err != nil:
 		return report.Input{}, fmt.Errorf("read %s: %w", file, err)
 	}
-	in, err := docs.input(e, file+": ", "bundle")
+	in, err := reportDocs(s.Docs).input(e, file+": ", "bundle")
 	if err != nil {
 		return in, err
 	}
-	in.BundleSHA256 = hex.EncodeToString(h.Sum(nil))
+	in.BundleSHA256 = s.SHA256
 	in.BundleName = filepath.Base(file)
-	if env, ok := docs[bundle.AttestationName]; ok {
-		st, err := bundle.ParseEnvelope(env)
-		if err != nil {
-			return report.Input{}, refused(&bundle.EntryError{Name: bundle.AttestationName, Reason: err})
-		}
-		in.KeyFingerprint = st.Predicate.Key.Fingerprint
-		in.KeyEphemeral = st.Predicate.Key.Ephemeral
+	if in.KeyFingerprint, in.KeyEphemeral, err = s.ClaimedKey(); errors.As(err, &re) {
+		return report.Input{}, withHint(fmt.Errorf("read bundle %s: %w", file, re.Err), "report reads only bundles made by benchseal seal; benchseal verify %s names every problem", file)
 	}
 	return in, nil
 }
