@@ -6,15 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/par"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -191,20 +188,10 @@ func checkSchemas(rep *Report, ev *evidence) error {
 	found := make([][]Finding, len(recFiles))
 	recs := make([][]schemas.Record, len(recFiles))
 	errs := make([]error, len(recFiles))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(recFiles)) {
-		wg.Go(func() {
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(recFiles) {
-					return
-				}
-				found[k], recs[k], errs[k] = checkRecordsFile(recFiles[k], ev.f, ev.run)
-			}
-		})
-	}
-	wg.Wait()
+	par.For(len(recFiles), func(_, k int) bool {
+		found[k], recs[k], errs[k] = checkRecordsFile(recFiles[k], ev.f, ev.run)
+		return true
+	})
 	for k, name := range recFiles {
 		if errs[k] != nil {
 			return errs[k]
@@ -278,5 +265,5 @@ func errText(err error) string {
 
 // stepFile is the records file of one target, level and repeat.
 func stepFile(target string, concurrency, repeat int) string {
-	return path.Join("records", target, fmt.Sprintf("c%d-r%d.jsonl", concurrency, repeat))
+	return schemas.RecordsPath(target, concurrency, repeat)
 }
