@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/benchseal/benchseal/bundle"
@@ -127,8 +124,13 @@ func writeReport(e *env, in report.Input, out, format string, formatSet bool) er
 	if formatSet {
 		md, html = format != "html", format == "html"
 	}
-	if err := writeReportDir(out, in, md, html); err != nil {
-		return err
+	err := report.WriteDir(out, in, md, html)
+	var ne *report.NotEmptyError
+	if errors.As(err, &ne) {
+		return withHint(fmt.Errorf("report: %w", err), "give -o a new directory; report never overwrites files")
+	}
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
 	infof(e.stderr, "wrote report to %s", out)
 	return nil
@@ -249,125 +251,19 @@ func loadReportBundle(e *env, file string) (report.Input, error) {
 	return in, nil
 }
 
-// input decodes and validates the documents. run.json and claims.json are
-// required; the environment and server captures are extras, skipped with
-// a warning when they are bad. prefix names where they came from.
+// input decodes and validates the documents (report.FromDocs); prefix
+// names where they came from, kind what it is.
 func (docs reportDocs) input(e *env, prefix, kind string) (report.Input, error) {
-	var in report.Input
-	for _, req := range []struct {
-		name, schema string
-		v            any
-	}{{"run.json", "run", &in.Run}, {"claims.json", "claims", &in.Claims}} {
-		b, ok := docs[req.name]
-		if !ok {
-			return in, withHint(fmt.Errorf("report: %s%s: missing from the %s", prefix, req.name, kind),
-				"benchseal run writes run.json and claims.json; a run interrupted before its first level has no claims")
-		}
-		if err := decodeDoc(req.schema, b, req.v); err != nil {
-			return in, fmt.Errorf("report: %s%s: %w", prefix, req.name, err)
-		}
+	in, err := report.FromDocs(docs, func(name string, err error) { warnf(e.stderr, "skipped %s%s: %v", prefix, name, err) })
+	var de *report.DocError
+	if errors.As(err, &de) && de.Err == nil {
+		return in, withHint(fmt.Errorf("report: %s%s: missing from the %s", prefix, de.Name, kind),
+			"benchseal run writes run.json and claims.json; a run interrupted before its first level has no claims")
 	}
-	if b, ok := docs["env/gpu.json"]; ok {
-		var g schemas.GPUInfo
-		if err := decodeDoc("gpu", b, &g); err != nil {
-			warnf(e.stderr, "skipped %senv/gpu.json: %v", prefix, err)
-		} else {
-			in.GPU = &g
-		}
-	}
-	if b, ok := docs["env/host.json"]; ok {
-		var h schemas.HostInfo
-		if err := decodeDoc("host", b, &h); err != nil {
-			warnf(e.stderr, "skipped %senv/host.json: %v", prefix, err)
-		} else {
-			in.Host = &h
-		}
-	}
-	var names []string
-	for name := range docs {
-		if strings.HasPrefix(name, "servers/") {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		var sc schemas.ServerCapture
-		if err := decodeDoc("probe", docs[name], &sc); err != nil {
-			warnf(e.stderr, "skipped %s%s: %v", prefix, name, err)
-			continue
-		}
-		in.Servers = append(in.Servers, sc)
+	if err != nil {
+		return in, fmt.Errorf("report: %s%w", prefix, err)
 	}
 	return in, nil
 }
 
-func decodeDoc(schema string, b []byte, v any) error {
-	if err := schemas.Validate(schema, b); err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
-}
-
-// writeReportDir writes the report files into a fresh temporary directory
-// beside dir and renames it into place, so that dir either gets every file
-// or none, and an existing non-empty dir is never touched.
-func writeReportDir(dir string, in report.Input, md, html bool) error {
-	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
-		return withHint(fmt.Errorf("report: %s exists and is not empty", dir), "give -o a new directory; report never overwrites files")
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("report: %s: %w", dir, unwrapPathError(err))
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), ".benchseal-report-*")
-	if err != nil {
-		return fmt.Errorf("report: create %s: %w", dir, unwrapPathError(err))
-	}
-	defer os.RemoveAll(tmp) // a no-op once renamed
-	write := func(name string, f func(io.Writer) error) error {
-		fh, err := os.OpenFile(filepath.Join(tmp, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return err
-		}
-		if err := f(fh); err != nil {
-			fh.Close()
-			return err
-		}
-		return fh.Close()
-	}
-	if md {
-		in.LinkCharts = true
-		if err := write("REPORT.md", func(w io.Writer) error { return report.Markdown(w, in) }); err != nil {
-			return fmt.Errorf("report: write %s: %w", filepath.Join(dir, "REPORT.md"), err)
-		}
-		for _, ch := range report.Charts {
-			if err := write(ch.File(), func(w io.Writer) error { return report.SVG(w, in, ch) }); err != nil {
-				return fmt.Errorf("report: write %s: %w", filepath.Join(dir, ch.File()), err)
-			}
-		}
-	}
-	if html {
-		if err := write("report.html", func(w io.Writer) error { return report.HTML(w, in) }); err != nil {
-			return fmt.Errorf("report: write %s: %w", filepath.Join(dir, "report.html"), err)
-		}
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("report: %s: %w", dir, err)
-	}
-	// os.Rename refuses an existing directory; os.Remove removes only an
-	// empty one, so a dir that filled up meanwhile makes this fail rather
-	// than lose files.
-	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("report: %s: %w", dir, unwrapPathError(err))
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return fmt.Errorf("report: create %s: %w", dir, unwrapLinkError(err))
-	}
-	return nil
-}
-
-func unwrapLinkError(err error) error {
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
-}
+func decodeDoc(schema string, b []byte, v any) error { return schemas.Decode(schema, b, v) }

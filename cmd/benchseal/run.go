@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/newfile"
 	"github.com/benchseal/benchseal/internal/report"
 	"github.com/benchseal/benchseal/internal/score"
 	"github.com/benchseal/benchseal/internal/session"
@@ -477,7 +478,7 @@ func writeRunReport(e *env, dir string) {
 	in, err := loadReportDir(e, dir)
 	if err == nil {
 		var f *os.File
-		if f, err = os.OpenFile(filepath.Join(dir, "REPORT.md"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+		if f, err = newfile.Create(filepath.Join(dir, schemas.ReportFile), 0o644); err == nil {
 			err = report.Markdown(f, in)
 			if cerr := f.Close(); err == nil {
 				err = cerr
