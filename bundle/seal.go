@@ -252,7 +252,7 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // readRunDocs reads run.json (required) and claims.json (required for a
 // complete run) and checks them against their schemas.
 func readRunDocs(runDir string, allowIncomplete bool) (*schemas.Run, *schemas.Claims, error) {
-	runPath := filepath.Join(runDir, "run.json")
+	runPath := filepath.Join(runDir, schemas.RunFile)
 	raw, err := readDoc(runPath)
 	if err != nil {
 		return nil, nil, &RunDirError{Path: runPath, Err: err}
@@ -271,7 +271,7 @@ func readRunDocs(runDir string, allowIncomplete bool) (*schemas.Run, *schemas.Cl
 		}
 		return nil, nil, &RunDirError{Path: runPath, Err: err}
 	}
-	claimsPath := filepath.Join(runDir, "claims.json")
+	claimsPath := filepath.Join(runDir, schemas.ClaimsFile)
 	raw, err = readDoc(claimsPath)
 	if errors.Is(err, fs.ErrNotExist) && !run.Complete {
 		return &run, nil, nil

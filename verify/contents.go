@@ -7,15 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/par"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -125,8 +122,9 @@ func loadEvidence(ctx context.Context, ev *evidence, opts Options) error {
 	found := make([]*Finding, len(ev.recFiles))
 	recs := make([][]schemas.Record, len(ev.recFiles))
 	errs := make([]error, len(ev.recFiles))
-	forEach(len(ev.recFiles), func(k int) {
+	par.For(len(ev.recFiles), func(_, k int) bool {
 		found[k], recs[k], errs[k] = decodeRecordsFile(ev.recFiles[k], ev.f, ev.run)
+		return true
 	})
 	for k, name := range ev.recFiles {
 		if errs[k] != nil {
@@ -145,24 +143,6 @@ func loadEvidence(ctx context.Context, ev *evidence, opts Options) error {
 		ev.tel, ev.telErr = claims.LoadTelemetry(fsys{ev.f})
 	}
 	return nil
-}
-
-// forEach calls f(0) ... f(n-1), on as many cores as there are.
-func forEach(n int, f func(k int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Go(func() {
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= n {
-					return
-				}
-				f(k)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // checkSchemas is check 4: every document against its schema, and what
@@ -225,16 +205,17 @@ func checkSchemas(rep *Report, ev *evidence) error {
 	}
 	found := make([]*Finding, len(ev.recFiles))
 	errs := make([]error, len(ev.recFiles))
-	forEach(len(ev.recFiles), func(k int) {
+	par.For(len(ev.recFiles), func(_, k int) bool {
 		b, err := ev.f.read(ev.recFiles[k])
 		if err != nil {
 			errs[k] = err
-			return
+			return true
 		}
 		if err := schemas.ValidateLines("record", b); err != nil {
 			f := lineFinding(ev.recFiles[k], err)
 			found[k] = &f
 		}
+		return true
 	})
 	for k, name := range ev.recFiles {
 		if errs[k] != nil {
@@ -311,5 +292,5 @@ func errText(err error) string {
 
 // stepFile is the records file of one target, level and repeat.
 func stepFile(target string, concurrency, repeat int) string {
-	return path.Join("records", target, fmt.Sprintf("c%d-r%d.jsonl", concurrency, repeat))
+	return schemas.RecordsPath(target, concurrency, repeat)
 }

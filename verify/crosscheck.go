@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"path"
 	"slices"
 	"strings"
 	"time"
@@ -38,7 +37,7 @@ func (k stepKey) file() string { return stepFile(k.target, k.concurrency, k.repe
 
 // scrapeFile is the raw /metrics scrape of a step, when "before" or "after".
 func (k stepKey) scrapeFile(when string) string {
-	return path.Join("servers", k.target, "metrics", fmt.Sprintf("c%d-r%d-%s.prom", k.concurrency, k.repeat, when))
+	return schemas.MetricsPath(k.target, k.concurrency, k.repeat, when)
 }
 
 // schedule lists the steps of the protocol in the order the runner runs

@@ -10,8 +10,9 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
+
+	"github.com/benchseal/benchseal/schemas"
 )
 
 // DefaultMemoryLimit is how many bytes of a bundle's files Bundle keeps in
@@ -255,10 +256,7 @@ func dirFiles(dir string) (*files, []Finding, error) {
 }
 
 // isRecords reports whether name is a records file, records/<target>/<file>.jsonl.
-func isRecords(name string) bool {
-	parts := strings.Split(name, "/")
-	return len(parts) == 3 && parts[0] == "records" && strings.HasSuffix(parts[2], ".jsonl")
-}
+func isRecords(name string) bool { return schemas.IsRecords(name) }
 
 // fsys presents the files as an fs.FS (for internal/claims.LoadTelemetry).
 type fsys struct{ f *files }

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/benchseal/benchseal/internal/par"
 	request "github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
@@ -314,7 +314,6 @@ func derive(ctx context.Context, ev *evidence, order []*clipData) (*derived, err
 		mu      sync.Mutex
 		out     derived
 		ioErr   error
-		next    atomic.Int64
 		stopped atomic.Bool
 	)
 	// Free buffers for clips read from disk: a plain free list, not a
@@ -426,19 +425,13 @@ func derive(ctx context.Context, ev *evidence, order []*clipData) (*derived, err
 		out.derived += t.to - t.from
 		mu.Unlock()
 	}
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(tasks)) {
-		wg.Go(func() {
-			for !stopped.Load() && ctx.Err() == nil {
-				k := int(next.Add(1) - 1)
-				if k >= len(tasks) {
-					return
-				}
-				run(tasks[k])
-			}
-		})
-	}
-	wg.Wait()
+	par.For(len(tasks), func(_, k int) bool {
+		if stopped.Load() || ctx.Err() != nil {
+			return false
+		}
+		run(tasks[k])
+		return true
+	})
 	if ioErr != nil {
 		return nil, ioErr
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/schemas"
 )
 
 // Options change how Bundle and Dir verify.
@@ -160,7 +161,7 @@ func readBundle(ctx context.Context, r io.Reader, limits bundle.Limits, b *bundl
 func Dir(ctx context.Context, dir string, opts Options) (*Report, error) {
 	// A folder without run.json is not a run directory: stop before
 	// reading every JSON document beneath it.
-	if st, err := os.Stat(filepath.Join(dir, "run.json")); err != nil || !st.Mode().IsRegular() {
+	if st, err := os.Stat(filepath.Join(dir, schemas.RunFile)); err != nil || !st.Mode().IsRegular() {
 		return nil, &NotRunDirError{Dir: dir}
 	}
 	rep := &Report{Source: dir, Kind: "run directory", Checks: newChecks()}

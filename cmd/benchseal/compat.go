@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
 )
 
 // compatFlag adds --compat to a command.
@@ -55,41 +56,36 @@ func loadRunRecords(src string) (schemas.Run, []schemas.Record, error) {
 	}
 	var run schemas.Run
 	var recs []schemas.Record
-	f, err := os.Open(src)
-	if err != nil {
-		return run, nil, fmt.Errorf("--compat: %s: %w", src, unwrapPath(err))
-	}
-	defer f.Close()
-	rd, err := bundle.NewReader(f, bundle.DefaultLimits)
-	if err != nil {
-		return run, nil, fmt.Errorf("--compat: %s: %w", src, err)
-	}
-	defer rd.Close()
-	haveRun := false
-	for {
-		ent, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return run, nil, fmt.Errorf("--compat: %s: %w", src, err)
-		}
-		switch {
-		case ent.Name == "run.json":
-			b, err := io.ReadAll(io.LimitReader(rd, maxReportDoc))
-			if err == nil {
-				err = json.Unmarshal(b, &run)
-			}
-			if err != nil {
-				return run, nil, fmt.Errorf("--compat: %s: run.json: %w", src, err)
-			}
-			haveRun = true
-		case isRecords(ent.Name):
-			rs, err := claims.ReadRecords(ent.Name, rd)
+	var recErr error
+	opened, err := verify.Open(context.Background(), src, verify.OpenOptions{
+		Keep: func(name string) bool { return name == "run.json" }, Unsigned: true,
+		Records: func(name string, r io.Reader) error {
+			rs, err := claims.ReadRecords(name, r)
 			if err != nil && !errors.Is(err, claims.ErrTruncatedLine) {
-				return run, nil, fmt.Errorf("--compat: %s: %w", src, err)
+				recErr = err
+				return err
 			}
 			recs = append(recs, rs...)
+			return nil
+		}})
+	var (
+		re *verify.RefusedError
+		rd *verify.ReadError
+	)
+	switch {
+	case recErr != nil:
+		return run, nil, fmt.Errorf("--compat: %s: %w", src, recErr)
+	case errors.As(err, &re):
+		return run, nil, fmt.Errorf("--compat: %s: %w", src, re.Err)
+	case errors.As(err, &rd):
+		return run, nil, fmt.Errorf("--compat: %s: %w", src, rd.Err)
+	case err != nil:
+		return run, nil, fmt.Errorf("--compat: %w", err)
+	}
+	b, haveRun := opened.Docs["run.json"]
+	if haveRun {
+		if err := json.Unmarshal(b, &run); err != nil {
+			return run, nil, fmt.Errorf("--compat: %s: run.json: %w", src, err)
 		}
 	}
 	if !haveRun {

@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/benchseal/benchseal/internal/demo"
 	"github.com/benchseal/benchseal/internal/sim"
@@ -19,21 +16,6 @@ import (
 )
 
 func init() { register(newDemoCmd) }
-
-// demoEngines are the two simulated servers the demo compares. They differ
-// where real engines differ: latency model, how many requests they admit at
-// once and what they do beyond their queue (sglang-omni sheds with HTTP 500,
-// as SGLang-Omni did at concurrency 64). Both cache identical bytes, which
-// benchseal's perturbation defeats.
-var demoEngines = []struct {
-	name string
-	cfg  sim.Config
-}{
-	{"vllm", sim.Config{Persona: sim.PersonaVLLM, BaseLatency: 60 * time.Millisecond, PerAudioSecond: 8 * time.Millisecond,
-		MaxRunning: 16, Cache: true, WordErrorRate: 0.06, Seed: 1}},
-	{"sglang-omni", sim.Config{Persona: sim.PersonaSGLangOmni, BaseLatency: 35 * time.Millisecond, PerAudioSecond: 12 * time.Millisecond,
-		MaxRunning: 8, MaxQueue: 16, Cache: true, WordErrorRate: 0.08, Seed: 2}},
-}
 
 func newDemoCmd(e *env) *cobra.Command {
 	var out string
@@ -89,16 +71,16 @@ func runDemo(ctx context.Context, e *env, out string) error {
 	}
 
 	var targets []string
-	for _, eng := range demoEngines {
-		cfg := eng.cfg
+	for _, eng := range demo.Engines {
+		cfg := eng.Config
 		cfg.Corpus = clips
 		url, stop, err := startSim(cfg)
 		if err != nil {
-			return fmt.Errorf("demo: start %s: %w", eng.name, err)
+			return fmt.Errorf("demo: start %s: %w", eng.Name, err)
 		}
 		defer stop()
-		targets = append(targets, "--target", eng.name+"="+url)
-		infof(e.stderr, "demo: simulated %s listening on %s", eng.name, url)
+		targets = append(targets, "--target", eng.Name+"="+url)
+		infof(e.stderr, "demo: simulated %s listening on %s", eng.Name, url)
 	}
 
 	runDir := filepath.Join(out, "run")
@@ -141,7 +123,9 @@ func selfCommand(arg0 string, lookPath func(string) (string, error)) string {
 
 // subcommand runs one benchseal subcommand in-process with the demo's env.
 func subcommand(ctx context.Context, e *env, args []string) error {
-	root := newRootCmd(e)
+	sub := *e
+	sub.args = args
+	root := newRootCmd(&sub)
 	root.SetArgs(args)
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)
@@ -150,20 +134,4 @@ func subcommand(ctx context.Context, e *env, args []string) error {
 }
 
 // startSim serves a simulated engine on a free loopback port.
-func startSim(cfg sim.Config) (url string, stop func(), err error) {
-	srv, err := sim.New(cfg)
-	if err != nil {
-		return "", nil, err
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil}
-	go hs.Serve(ln)
-	return "http://" + ln.Addr().String(), func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		hs.Shutdown(ctx)
-	}, nil
-}
+var startSim = demo.StartSim

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/newfile"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 )
@@ -71,23 +72,11 @@ It prints the key's fingerprint (sha256 of the public key's DER) on stdout.`,
 // writeNew creates name with perm and writes b to it; it fails if name
 // exists (O_EXCL), so no key or bundle is ever overwritten.
 func writeNew(name string, b []byte, perm os.FileMode) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-	if err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return withHint(err, "benchseal never overwrites a file; choose another name")
-		}
-		return err
+	err := newfile.Write(name, b, perm)
+	if errors.Is(err, fs.ErrExist) {
+		return withHint(err, "benchseal never overwrites a file; choose another name")
 	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(name)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(name)
-		return err
-	}
-	return nil
+	return err
 }
 
 // Environment variables that hold a key's password, in the order tried.

@@ -24,6 +24,10 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// args is the command line this command was started with (without
+	// the program name), as recorded in run.json; never read os.Args,
+	// which is the demo's when the demo runs a subcommand in-process.
+	args []string
 }
 
 // commands lists the constructors of every subcommand; each subcommand file
@@ -35,7 +39,7 @@ func register(newCmd func(*env) *cobra.Command) { commands = append(commands, ne
 // run executes the CLI and returns the exit status. It is main without the
 // process-wide side effects, so tests can call it directly.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, args: args}
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	root.SetIn(stdin)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/benchseal/benchseal/internal/newfile"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -160,19 +161,14 @@ func writeNewFile(path string, force bool, write func(io.Writer) (int64, error))
 	}
 	// A hard link fails if path exists, even when it appeared after the
 	// check above: no race replaces a file.
-	if err = os.Link(tmp.Name(), path); err != nil {
+	if err = newfile.Publish(tmp.Name(), path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return perturbExists(path)
 		}
-		// A filesystem without hard links: check, then rename.
-		if _, serr := os.Lstat(path); serr == nil {
-			err = perturbExists(path)
-			return err
+		if le := (*os.LinkError)(nil); errors.As(err, &le) {
+			return fmt.Errorf("%s: %w", path, le.Err)
 		}
-		if err = os.Rename(tmp.Name(), path); err != nil {
-			return fmt.Errorf("%s: %w", path, errors.Unwrap(err))
-		}
-		return nil
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	os.Remove(tmp.Name())
 	return nil

@@ -17,6 +17,7 @@ import (
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/session"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/spf13/cobra"
 )
@@ -148,32 +149,27 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	if err != nil {
 		return err
 	}
-	urls, err := replayTargets(sealed.run, f)
+	urls, err := replayTargets(sealed.Run, f)
 	if err != nil {
 		return err
 	}
-	if err := sealed.loadClips(src, f.audio); err != nil {
+	if err := loadClips(sealed, src, f.audio); err != nil {
 		return err
 	}
 	seedSet := cmd.Flags().Changed("seed")
 	if seedSet && f.sameVariants {
 		return usageErrorf("replay: --seed and --same-variants exclude each other")
 	}
-	plan, timeout, gpus, err := replayPlan(sealed, f, urls, seedSet)
+	plan, timeout, gpus, err := replayPlan(sealed, f, urls, seedSet, e.args)
 	if err != nil {
 		return err
 	}
 	key, tool, tty := clientSetup(e, f.apiKey)
 	defer drainOnInterrupt(e)()
 
-	setup := &serverSetup{launch: map[string]string{}, launchCmd: map[string]string{}, launchLog: map[string]string{},
-		configs: map[string][]string{}, gpus: gpus, urls: map[string]string{}}
-	for _, t := range plan.Targets {
-		setup.urls[t.Name] = t.URL
-	}
-	sv := &servers{procs: map[string]*fingerprint.Process{}, logs: map[string]string{}, out: f.out}
-	rec := newRecorder(&runFlags{redactHost: f.redactHost, sampleInterval: f.sampleInterval}, setup, key, plan.Command)
-	origin := sealed.origin
+	servers := newServers()
+	servers.GPUs = gpus
+	origin := sealed.Origin
 	mark := bench.Hooks{BeforeSweep: func(_ context.Context, d *bench.Dir) error {
 		d.Run.ReplayOf = &origin
 		what := "run directory " + origin.Source
@@ -183,14 +179,16 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 		d.Run.Notes = append(d.Run.Notes, fmt.Sprintf("replay of %s (sealed run started %s)", what, origin.StartedAt.Format(time.RFC3339)))
 		return nil
 	}}
-	warnEngineChange(ctx, e, sealedEngines(sealed.files), plan.Targets, key)
+	warnEngineChange(ctx, e, sealedEngines(sealed.Files), plan.Targets, key)
 	infof(e.stderr, "replaying %s into %s", src, f.out)
-	opts := []bench.Option{bench.WithTimeout(timeout), bench.WithAPIKey(key), bench.WithTool(tool),
-		bench.WithProgress(bench.NewProgress(e.stderr, tty)), bench.WithHooks(mark), bench.WithHooks(recorderHooks(setup, sv, rec))}
-	if f.allowUnlistedModel {
-		opts = append(opts, bench.WithUnlistedModel())
+	sess, err := session.Start(ctx, session.Config{Out: f.out, Plan: plan, Servers: *servers,
+		APIKey: key, Tool: tool, Timeout: timeout, Progress: bench.NewProgress(e.stderr, tty), Hooks: []bench.Hooks{mark},
+		AllowUnlistedModel: f.allowUnlistedModel, RedactHost: f.redactHost, SampleInterval: f.sampleInterval,
+		Infof: e.infof, Warnf: e.warnf})
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
 	}
-	res, err := bench.Run(ctx, f.out, plan, opts...)
+	res, err := sess.Run(ctx)
 	switch {
 	case errors.Is(err, bench.ErrInterrupted):
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete); nothing compared", res.Dir)
@@ -203,7 +201,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	writeRunReport(e, res.Dir)
 	infof(e.stderr, "replay written to %s", res.Dir)
 
-	want := sealed.claims
+	want := sealed.Claims
 	want.Targets = slices.DeleteFunc(slices.Clone(want.Targets), func(t schemas.TargetClaims) bool {
 		return !slices.ContainsFunc(plan.Targets, func(p bench.Target) bool { return p.Name == t.Target })
 	})
@@ -267,104 +265,42 @@ func replayTargets(run schemas.Run, f *replayFlags) (map[string]string, error) {
 	return urls, nil
 }
 
-// replayPlan rebuilds the sealed run's plan, with the flags' overrides,
-// each recorded in sealed.origin.Overrides.
-func replayPlan(s *sealedRun, f *replayFlags, urls map[string]string, seedSet bool) (bench.Plan, time.Duration, map[string][]int, error) {
-	run := s.run
-	pr := run.Protocol
-	var p bench.Plan
-	if pr.TargetOrder != "" && pr.TargetOrder != "alternate" {
-		return p, 0, nil, fmt.Errorf("replay: the sealed run's target order %q is not one benchseal runs", pr.TargetOrder)
+// replayPlan rebuilds the sealed run's plan with the flags' overrides
+// (session.Sealed.Plan records each in the replay's run.json).
+func replayPlan(s *session.Sealed, f *replayFlags, urls map[string]string, seedSet bool, args []string) (bench.Plan, time.Duration, map[string][]int, error) {
+	o := session.ReplayOptions{URLs: urls, Only: f.only, SameVariants: f.sameVariants, Timeout: f.timeout,
+		Command: fingerprint.RedactArgs(append([]string{"benchseal"}, args...))}
+	if seedSet {
+		o.Seed = &f.seed
 	}
-	if pr.SuccessRule != schemas.SuccessRule {
-		return p, 0, nil, fmt.Errorf("replay: the sealed run's success rule %q is not one benchseal runs", pr.SuccessRule)
-	}
-	gpus := map[string][]int{}
 	if len(f.gpus) > 0 {
-		ts := make([]bench.Target, len(run.Targets))
-		for i, t := range run.Targets {
-			ts[i] = bench.Target{Name: t.Name, URL: t.URL}
+		names := map[string]string{}
+		for _, t := range s.Run.Targets {
+			names[t.Name] = t.URL
 		}
-		setup, err := parseServerSetup(&runFlags{gpus: f.gpus}, ts)
+		gpus, err := parseGPUs(f.gpus, names)
 		if err != nil {
-			return p, 0, nil, err
+			return bench.Plan{}, 0, nil, err
 		}
-		gpus = setup.gpus
+		o.GPUs = gpus
 	}
-	ov := &s.origin.Overrides
-	forms := map[string]string{}
 	for _, kv := range f.forms {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return p, 0, nil, usageErrorf("replay: --form %q: want key=value", fingerprint.Redact(kv))
+			return bench.Plan{}, 0, nil, usageErrorf("replay: --form %q: want key=value", fingerprint.Redact(kv))
 		}
-		forms[k] = v
-		*ov = append(*ov, fmt.Sprintf("form field %s given (value not recorded)", k))
+		o.Forms = append(o.Forms, [2]string{k, v})
 	}
-	for _, t := range run.Targets {
-		if len(f.only) > 0 && !slices.Contains(f.only, t.Name) {
-			continue
-		}
-		url := t.URL
-		if u, ok := urls[t.Name]; ok && u != url {
-			url = u
-			*ov = append(*ov, fmt.Sprintf("target %s url %s (sealed: %s)", t.Name, fingerprint.Redact(u), t.URL))
-		}
-		if strings.Contains(url, fingerprint.Redacted) {
-			return p, 0, nil, withHint(usageErrorf("replay: target %q's URL was redacted when sealed (%s)", t.Name, url),
-				"give it with --target %s=URL", t.Name)
-		}
-		fields := map[string]string{}
-		for k, v := range t.RequestFields {
-			fields[k] = v
-		}
-		for k, v := range forms {
-			fields[k] = v
-		}
-		for k, v := range fields {
-			if strings.Contains(v, fingerprint.Redacted) {
-				return p, 0, nil, withHint(usageErrorf("replay: target %q's form field %q was redacted when sealed", t.Name, k),
-					"give its value with --form %s=VALUE (sent, never recorded)", k)
-			}
-		}
-		p.Targets = append(p.Targets, bench.Target{Name: t.Name, URL: url, Model: t.Model, Fields: fields})
-		if len(f.gpus) == 0 {
-			gpus[t.Name] = slices.Clone(t.GPUs)
-		}
-	}
-	if len(f.only) > 0 {
-		*ov = append(*ov, "only "+strings.Join(f.only, ", "))
-	}
-	for _, cl := range run.Corpus {
-		c := s.clips[cl.ID]
-		p.Corpus = append(p.Corpus, bench.Clip{ID: cl.ID, Source: c.from, Text: cl.Text, Language: cl.Language, WAV: c.wav, SHA256: c.sum})
-	}
-	p.Levels, p.Requests, p.Passes, p.Repeats = slices.Clone(pr.Levels), slices.Clone(pr.Requests), pr.Passes, pr.Repeats
-	if len(pr.Warmup) > 0 {
-		p.Warmup = slices.Clone(pr.Warmup)
-	}
-	p.WarmupOnce = pr.WarmupOnce // --compat seedtts's schedule
-	p.Seed, p.NoPerturb, p.Stream, p.Scoring = run.Seed, !pr.Perturb, pr.Stream, run.Scoring
+	p, timeout, gpus, err := s.Plan(o)
+	var re *session.RedactedError
 	switch {
-	case seedSet && f.seed != run.Seed:
-		p.Seed = f.seed
-		*ov = append(*ov, fmt.Sprintf("seed %d (sealed: %d)", f.seed, run.Seed))
-	case !seedSet && !f.sameVariants && pr.Perturb:
-		p.FirstVariant = map[[32]byte]int64{}
-		for _, c := range p.Corpus {
-			p.FirstVariant[c.SHA256] = s.nextVariant[c.ID]
-		}
-		*ov = append(*ov, "variants numbered past the sealed run's")
+	case errors.As(err, &re) && re.Field == "":
+		return p, 0, nil, withHint(usageErrorf("replay: %v", err), "give it with --target %s=URL", re.Target)
+	case errors.As(err, &re):
+		return p, 0, nil, withHint(usageErrorf("replay: %v", err), "give its value with --form %s=VALUE (sent, never recorded)", re.Field)
+	case err != nil:
+		return p, 0, nil, fmt.Errorf("replay: %w", err)
 	}
-	timeout := time.Duration(pr.TimeoutS * float64(time.Second))
-	if f.timeout > 0 && f.timeout != timeout {
-		timeout = f.timeout
-		*ov = append(*ov, fmt.Sprintf("timeout %v (sealed: %v)", f.timeout, time.Duration(pr.TimeoutS*float64(time.Second))))
-	}
-	if timeout <= 0 {
-		timeout = bench.DefaultTimeout
-	}
-	p.Command = fingerprint.RedactArgs(append([]string{"benchseal"}, os.Args[1:]...))
 	return p, timeout, gpus, nil
 }
 

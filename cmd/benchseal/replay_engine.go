@@ -8,10 +8,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -19,13 +17,6 @@ import (
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/schemas"
 )
-
-// isProbesBefore says whether a run-directory path is a target's probes
-// taken before the sweep (servers/NAME/probes-before.json).
-func isProbesBefore(name string) bool {
-	dir, file := filepath.Split(filepath.ToSlash(name))
-	return file == "probes-before.json" && strings.HasPrefix(dir, "servers/") && strings.Count(dir, "/") == 2
-}
 
 // engineOf reads what a /v1/models answer says about who serves the
 // models: the owned_by of its entries, which each engine sets to its own
@@ -56,7 +47,7 @@ func engineOf(body []byte) string {
 func sealedEngines(files map[string][]byte) map[string]string {
 	out := map[string]string{}
 	for name, b := range files {
-		if !isProbesBefore(name) {
+		if !schemas.IsProbesBefore(name) {
 			continue
 		}
 		var c schemas.ServerCapture
@@ -110,21 +101,6 @@ func currentEngine(ctx context.Context, client *http.Client, url, apiKey string)
 		return ""
 	}
 	return engineOf(b)
-}
-
-// sealedProbes reads the probes-before.json of every target of a sealed
-// run directory.
-func sealedProbes(dir string, files map[string][]byte) error {
-	names, _ := filepath.Glob(filepath.Join(dir, "servers", "*", "probes-before.json"))
-	for _, n := range names {
-		b, err := readCappedFile(n)
-		if err != nil {
-			return fmt.Errorf("replay: %s: %w", n, unwrapPath(err))
-		}
-		rel, _ := filepath.Rel(dir, n)
-		files[filepath.ToSlash(rel)] = b
-	}
-	return nil
 }
 
 // replayModelError words a target that does not serve the sealed run's

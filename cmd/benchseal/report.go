@@ -1,19 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/benchseal/benchseal/bundle"
@@ -131,8 +124,13 @@ func writeReport(e *env, in report.Input, out, format string, formatSet bool) er
 	if formatSet {
 		md, html = format != "html", format == "html"
 	}
-	if err := writeReportDir(out, in, md, html); err != nil {
-		return err
+	err := report.WriteDir(out, in, md, html)
+	var ne *report.NotEmptyError
+	if errors.As(err, &ne) {
+		return withHint(fmt.Errorf("report: %w", err), "give -o a new directory; report never overwrites files")
+	}
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
 	}
 	infof(e.stderr, "wrote report to %s", out)
 	return nil
@@ -170,10 +168,6 @@ func verifyForReport(ctx context.Context, e *env, src, key string, in *report.In
 	return !rep.OK(), nil
 }
 
-// Caps on what report reads of one document: far above any real run.json
-// or claims.json, low enough that a hostile bundle cannot exhaust memory.
-const maxReportDoc = 256 << 20
-
 // loadReport reads a bundle or a run directory into a report.Input.
 func loadReport(e *env, src string) (report.Input, error) {
 	st, err := os.Stat(src)
@@ -199,231 +193,77 @@ func unwrapPathError(err error) error {
 // directory or bundle.
 type reportDocs map[string][]byte
 
-func loadReportDir(e *env, dir string) (report.Input, error) {
-	docs := reportDocs{}
-	for _, name := range []string{"run.json", "claims.json", "env/gpu.json", "env/host.json"} {
-		b, err := readCappedFile(filepath.Join(dir, filepath.FromSlash(name)))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return report.Input{}, fmt.Errorf("read %s: %w", filepath.Join(dir, name), unwrapPathError(err))
-		}
-		docs[name] = b
-	}
-	probes, _ := filepath.Glob(filepath.Join(dir, "servers", "*", "probes-before.json"))
-	for _, p := range probes {
-		b, err := readCappedFile(p)
-		if err != nil {
-			warnf(e.stderr, "skipped %s: %v", p, unwrapPathError(err))
-			continue
-		}
-		rel, _ := filepath.Rel(dir, p)
-		docs[filepath.ToSlash(rel)] = b
-	}
-	return docs.input(e, dir+string(filepath.Separator), "run directory")
-}
-
-func readCappedFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxReportDoc+1))
-	if err == nil && len(b) > maxReportDoc {
-		err = fmt.Errorf("larger than %d MiB", maxReportDoc>>20)
-	}
-	return b, err
-}
-
-// wantedInBundle says which bundle entries the report reads.
-func wantedInBundle(name string) bool {
+// reportKeeps says which documents the report reads.
+func reportKeeps(name string) bool {
 	switch name {
-	case bundle.AttestationName, "run.json", "claims.json", "env/gpu.json", "env/host.json":
+	case schemas.RunFile, schemas.ClaimsFile, schemas.GPUInfoFile, schemas.HostInfoFile:
 		return true
 	}
-	dir, file := path.Split(name)
-	return file == "probes-before.json" && strings.HasPrefix(dir, "servers/") && strings.Count(dir, "/") == 2
+	return schemas.IsProbesBefore(name)
+}
+
+// reportOpen reads the report's documents of src. The bundle's signature
+// is not checked here: report runs verify's whole checklist instead.
+func reportOpen(src string) (*verify.Source, error) {
+	return verify.Open(context.Background(), src, verify.OpenOptions{Keep: reportKeeps, Optional: schemas.IsProbesBefore, Unsigned: true})
+}
+
+func loadReportDir(e *env, dir string) (report.Input, error) {
+	s, err := reportOpen(dir)
+	var rd *verify.ReadError
+	if errors.As(err, &rd) {
+		return report.Input{}, fmt.Errorf("read %s: %w", rd.Path, rd.Err)
+	}
+	if err != nil {
+		return report.Input{}, fmt.Errorf("read %s: %w", dir, err)
+	}
+	for _, err := range s.Skipped {
+		var rd *verify.ReadError
+		errors.As(err, &rd)
+		warnf(e.stderr, "skipped %s: %v", rd.Path, rd.Err)
+	}
+	return reportDocs(s.Docs).input(e, dir+string(filepath.Separator), "run directory")
 }
 
 func loadReportBundle(e *env, file string) (report.Input, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return report.Input{}, fmt.Errorf("read %s: %w", file, unwrapPathError(err))
-	}
-	defer f.Close()
-	h := sha256.New()
-	tee := io.TeeReader(f, h)
-	refused := func(err error) error {
-		return withHint(fmt.Errorf("read bundle %s: %w", file, err), "report reads only bundles made by benchseal seal; benchseal verify %s names every problem", file)
-	}
-	rd, err := bundle.NewReader(tee, bundle.DefaultLimits)
-	if err != nil {
-		return report.Input{}, refused(err)
-	}
-	defer rd.Close()
-	docs := reportDocs{}
-	for {
-		ent, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return report.Input{}, refused(err)
-		}
-		if !wantedInBundle(ent.Name) {
-			continue // Next drains and hashes it
-		}
-		if ent.Size > maxReportDoc {
-			return report.Input{}, refused(&bundle.EntryError{Name: ent.Name, Reason: fmt.Errorf("%w: %d bytes, report reads at most %d", bundle.ErrTooLarge, ent.Size, int64(maxReportDoc))})
-		}
-		var buf bytes.Buffer
-		if _, err := io.Copy(&buf, rd); err != nil {
-			return report.Input{}, refused(err)
-		}
-		docs[ent.Name] = buf.Bytes()
-	}
-	// The digest a reader checks is of the whole file, trailing bytes included.
-	if _, err := io.Copy(io.Discard, tee); err != nil {
+	s, err := reportOpen(file)
+	var (
+		re *verify.RefusedError
+		rd *verify.ReadError
+	)
+	switch {
+	case errors.As(err, &re):
+		return report.Input{}, withHint(fmt.Errorf("read bundle %s: %w", file, re.Err), "report reads only bundles made by benchseal seal; benchseal verify %s names every problem", file)
+	case errors.As(err, &rd):
+		return report.Input{}, fmt.Errorf("read %s: %w", file, rd.Err)
+	case err != nil:
 		return report.Input{}, fmt.Errorf("read %s: %w", file, err)
 	}
-	in, err := docs.input(e, file+": ", "bundle")
+	in, err := reportDocs(s.Docs).input(e, file+": ", "bundle")
 	if err != nil {
 		return in, err
 	}
-	in.BundleSHA256 = hex.EncodeToString(h.Sum(nil))
+	in.BundleSHA256 = s.SHA256
 	in.BundleName = filepath.Base(file)
-	if env, ok := docs[bundle.AttestationName]; ok {
-		st, err := bundle.ParseEnvelope(env)
-		if err != nil {
-			return report.Input{}, refused(&bundle.EntryError{Name: bundle.AttestationName, Reason: err})
-		}
-		in.KeyFingerprint = st.Predicate.Key.Fingerprint
-		in.KeyEphemeral = st.Predicate.Key.Ephemeral
+	if in.KeyFingerprint, in.KeyEphemeral, err = s.ClaimedKey(); errors.As(err, &re) {
+		return report.Input{}, withHint(fmt.Errorf("read bundle %s: %w", file, re.Err), "report reads only bundles made by benchseal seal; benchseal verify %s names every problem", file)
 	}
 	return in, nil
 }
 
-// input decodes and validates the documents. run.json and claims.json are
-// required; the environment and server captures are extras, skipped with
-// a warning when they are bad. prefix names where they came from.
+// input decodes and validates the documents (report.FromDocs); prefix
+// names where they came from, kind what it is.
 func (docs reportDocs) input(e *env, prefix, kind string) (report.Input, error) {
-	var in report.Input
-	for _, req := range []struct {
-		name, schema string
-		v            any
-	}{{"run.json", "run", &in.Run}, {"claims.json", "claims", &in.Claims}} {
-		b, ok := docs[req.name]
-		if !ok {
-			return in, withHint(fmt.Errorf("report: %s%s: missing from the %s", prefix, req.name, kind),
-				"benchseal run writes run.json and claims.json; a run interrupted before its first level has no claims")
-		}
-		if err := decodeDoc(req.schema, b, req.v); err != nil {
-			return in, fmt.Errorf("report: %s%s: %w", prefix, req.name, err)
-		}
+	in, err := report.FromDocs(docs, func(name string, err error) { warnf(e.stderr, "skipped %s%s: %v", prefix, name, err) })
+	var de *report.DocError
+	if errors.As(err, &de) && de.Err == nil {
+		return in, withHint(fmt.Errorf("report: %s%s: missing from the %s", prefix, de.Name, kind),
+			"benchseal run writes run.json and claims.json; a run interrupted before its first level has no claims")
 	}
-	if b, ok := docs["env/gpu.json"]; ok {
-		var g schemas.GPUInfo
-		if err := decodeDoc("gpu", b, &g); err != nil {
-			warnf(e.stderr, "skipped %senv/gpu.json: %v", prefix, err)
-		} else {
-			in.GPU = &g
-		}
-	}
-	if b, ok := docs["env/host.json"]; ok {
-		var h schemas.HostInfo
-		if err := decodeDoc("host", b, &h); err != nil {
-			warnf(e.stderr, "skipped %senv/host.json: %v", prefix, err)
-		} else {
-			in.Host = &h
-		}
-	}
-	var names []string
-	for name := range docs {
-		if strings.HasPrefix(name, "servers/") {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		var sc schemas.ServerCapture
-		if err := decodeDoc("probe", docs[name], &sc); err != nil {
-			warnf(e.stderr, "skipped %s%s: %v", prefix, name, err)
-			continue
-		}
-		in.Servers = append(in.Servers, sc)
+	if err != nil {
+		return in, fmt.Errorf("report: %s%w", prefix, err)
 	}
 	return in, nil
 }
 
-func decodeDoc(schema string, b []byte, v any) error {
-	if err := schemas.Validate(schema, b); err != nil {
-		return err
-	}
-	return json.Unmarshal(b, v)
-}
-
-// writeReportDir writes the report files into a fresh temporary directory
-// beside dir and renames it into place, so that dir either gets every file
-// or none, and an existing non-empty dir is never touched.
-func writeReportDir(dir string, in report.Input, md, html bool) error {
-	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
-		return withHint(fmt.Errorf("report: %s exists and is not empty", dir), "give -o a new directory; report never overwrites files")
-	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("report: %s: %w", dir, unwrapPathError(err))
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(filepath.Clean(dir)), ".benchseal-report-*")
-	if err != nil {
-		return fmt.Errorf("report: create %s: %w", dir, unwrapPathError(err))
-	}
-	defer os.RemoveAll(tmp) // a no-op once renamed
-	write := func(name string, f func(io.Writer) error) error {
-		fh, err := os.OpenFile(filepath.Join(tmp, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err != nil {
-			return err
-		}
-		if err := f(fh); err != nil {
-			fh.Close()
-			return err
-		}
-		return fh.Close()
-	}
-	if md {
-		in.LinkCharts = true
-		if err := write("REPORT.md", func(w io.Writer) error { return report.Markdown(w, in) }); err != nil {
-			return fmt.Errorf("report: write %s: %w", filepath.Join(dir, "REPORT.md"), err)
-		}
-		for _, ch := range report.Charts {
-			if err := write(ch.File(), func(w io.Writer) error { return report.SVG(w, in, ch) }); err != nil {
-				return fmt.Errorf("report: write %s: %w", filepath.Join(dir, ch.File()), err)
-			}
-		}
-	}
-	if html {
-		if err := write("report.html", func(w io.Writer) error { return report.HTML(w, in) }); err != nil {
-			return fmt.Errorf("report: write %s: %w", filepath.Join(dir, "report.html"), err)
-		}
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("report: %s: %w", dir, err)
-	}
-	// os.Rename refuses an existing directory; os.Remove removes only an
-	// empty one, so a dir that filled up meanwhile makes this fail rather
-	// than lose files.
-	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("report: %s: %w", dir, unwrapPathError(err))
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return fmt.Errorf("report: create %s: %w", dir, unwrapLinkError(err))
-	}
-	return nil
-}
-
-func unwrapLinkError(err error) error {
-	var le *os.LinkError
-	if errors.As(err, &le) {
-		return le.Err
-	}
-	return err
-}
+func decodeDoc(schema string, b []byte, v any) error { return schemas.Decode(schema, b, v) }

@@ -13,8 +13,10 @@ import (
 
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/newfile"
 	"github.com/benchseal/benchseal/internal/report"
 	"github.com/benchseal/benchseal/internal/score"
+	"github.com/benchseal/benchseal/internal/session"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -121,7 +123,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.DurationVar(&f.sampleInterval, "sample-interval", fingerprint.DefaultSampleInterval, "how often GPUs and the host are sampled")
 	fl.StringArrayVar(&f.launch, "launch", nil, "start a target's server as NAME='command' (needs --target NAME=URL; stopped at the end)")
 	fl.DurationVar(&f.readyTimeout, "ready-timeout", fingerprint.DefaultReadyTimeout, "how long a launched server may take to answer /health or /v1/models")
-	fl.DurationVar(&f.stopGrace, "stop-grace", DefaultStopGrace, "time between SIGTERM and SIGKILL when stopping a launched server")
+	fl.DurationVar(&f.stopGrace, "stop-grace", session.DefaultStopGrace, "time between SIGTERM and SIGKILL when stopping a launched server")
 	fl.StringArrayVar(&f.launchCmd, "launch-cmd", nil, "how a server started elsewhere was launched, as NAME='text' (recorded, redacted)")
 	fl.StringArrayVar(&f.launchLog, "launch-log", nil, "log of a server started elsewhere, as NAME=FILE (copied in, redacted)")
 	fl.StringArrayVar(&f.serverConfigs, "server-config", nil, "a config file of a server, as NAME=FILE (copied into servers/NAME/config/, redacted); repeatable")
@@ -174,23 +176,17 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 	for i, t := range plan.Targets {
 		names[i] = t.Name
 	}
-	sv, err := launchAll(ctx, e, setup, f, names)
-	if err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
+	sess, err := session.Start(ctx, session.Config{Out: f.out, Plan: plan, Servers: *setup,
+		APIKey: key, Tool: tool, Timeout: f.timeout, Progress: bench.NewProgress(e.stderr, tty),
+		AllowUnlistedModel: f.allowUnlistedModel, RedactHost: f.redactHost, SampleInterval: f.sampleInterval,
+		ReadyTimeout: f.readyTimeout, StopGrace: f.stopGrace, Infof: e.infof, Warnf: e.warnf})
 	// Launched servers are stopped whatever happens, and their launch.json
 	// written once they have exited.
-	defer sv.stopAll(e)
-
-	rec := newRecorder(f, setup, key, plan.Command)
-	opts := []bench.Option{bench.WithTimeout(f.timeout), bench.WithAPIKey(key), bench.WithTool(tool),
-		bench.WithProgress(bench.NewProgress(e.stderr, tty)), bench.WithHooks(recorderHooks(setup, sv, rec))}
-	opts = append(opts, sv.stopOptions()...)
-	if f.allowUnlistedModel {
-		opts = append(opts, bench.WithUnlistedModel())
+	defer sess.Stop()
+	if err != nil {
+		return fmt.Errorf("run: %w", launchError(ctx, err))
 	}
-	res, err := bench.Run(ctx, f.out, plan, opts...)
-	sv.stopAll(e)
+	res, err := sess.Run(ctx)
 	var se *bench.TargetStoppedError
 	switch {
 	case err != nil && res == nil && ctx.Err() != nil:
@@ -394,7 +390,7 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		failures = "deletions"
 	}
 	p.Scoring = schemas.Scoring{Normalizer: norm, Aligner: f.aligner, Unit: score.UnitOf(norm), Failures: failures}
-	p.Command = fingerprint.RedactArgs(append([]string{"benchseal"}, os.Args[1:]...))
+	p.Command = fingerprint.RedactArgs(append([]string{"benchseal"}, e.args...))
 	if f.noPerturb {
 		warnf(e.stderr, "--no-perturb: every request of a clip sends the same bytes; caches can answer them (recorded in run.json)")
 	}
@@ -482,7 +478,7 @@ func writeRunReport(e *env, dir string) {
 	in, err := loadReportDir(e, dir)
 	if err == nil {
 		var f *os.File
-		if f, err = os.OpenFile(filepath.Join(dir, "REPORT.md"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+		if f, err = newfile.Create(filepath.Join(dir, schemas.ReportFile), 0o644); err == nil {
 			err = report.Markdown(f, in)
 			if cerr := f.Close(); err == nil {
 				err = cerr

@@ -8,9 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/score"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/spf13/cobra"
@@ -198,16 +198,16 @@ func writeScoreTable(w io.Writer, reps []scoreReport, perUtt bool) error {
 }
 
 // scoreRun rescores a run directory: the measured records of every target
-// against the corpus references in run.json.
+// against the corpus references in run.json (claims.Rescore, the pairing
+// rule of claims.json).
 func scoreRun(e *env, cmd *cobra.Command, dir string, f scoreFlags) error {
-	runPath := filepath.Join(dir, "run.json")
-	b, err := os.ReadFile(runPath)
-	if err != nil {
+	runPath := filepath.Join(dir, schemas.RunFile)
+	if _, err := os.Stat(runPath); err != nil {
 		return withHint(fmt.Errorf("read run: %w", err), "RUNDIR is a directory written by 'benchseal run'")
 	}
-	var run schemas.Run
-	if err := json.Unmarshal(b, &run); err != nil {
-		return fmt.Errorf("read run: %s: %w", runPath, err)
+	run, recs, err := claims.LoadDir(os.DirFS(dir))
+	if err != nil {
+		return fmt.Errorf("read run: %s: %w", dir, err)
 	}
 	fl := cmd.Flags()
 	if !fl.Changed("normalizer") && run.Scoring.Normalizer != "" {
@@ -223,25 +223,30 @@ func scoreRun(e *env, cmd *cobra.Command, dir string, f scoreFlags) error {
 	if err != nil {
 		return err
 	}
-	refs := map[string]string{}
-	for _, c := range run.Corpus {
-		if c.Text != "" {
-			refs[c.ID] = c.Text
-		}
-	}
-	if len(refs) == 0 {
+	if len(claims.References(run)) == 0 {
 		return withHint(fmt.Errorf("score run: %s: no clip of the corpus has a reference text", runPath), "give references in the corpus (a .txt next to each WAV, or \"text\" in the manifest)")
 	}
+	if len(run.Targets) == 0 {
+		return fmt.Errorf("score run: %s: no targets", runPath)
+	}
+	scores, err := claims.Rescore(run, recs, o)
+	var nr *claims.NoRecordsError
+	if errors.As(err, &nr) {
+		return fmt.Errorf("score run: target %q: no records in %s", nr.Target, filepath.Join(dir, schemas.RecordsDir, nr.Target))
+	}
+	if err != nil {
+		return fmt.Errorf("score run: %w", err)
+	}
 	var reps []scoreReport
-	for _, t := range run.Targets {
-		rep, err := scoreTarget(dir, t.Name, refs, o, f.perUtterance)
-		if err != nil {
-			return err
+	for _, ts := range scores {
+		rep := newScoreReport(ts.All, o, f.perUtterance)
+		rep.Target = ts.Target
+		for _, l := range ts.Levels {
+			lr := newScoreReport(l.Result, o, false)
+			lr.Concurrency, lr.Repeat = l.Concurrency, l.Repeat
+			rep.Levels = append(rep.Levels, lr)
 		}
 		reps = append(reps, rep)
-	}
-	if len(reps) == 0 {
-		return fmt.Errorf("score run: %s: no targets", runPath)
 	}
 	if f.asJSON {
 		return writeJSON(e.stdout, struct {
@@ -249,92 +254,4 @@ func scoreRun(e *env, cmd *cobra.Command, dir string, f scoreFlags) error {
 		}{reps})
 	}
 	return writeScoreTable(e.stdout, reps, f.perUtterance)
-}
-
-type levelKey struct{ concurrency, repeat int }
-
-func scoreTarget(dir, target string, refs map[string]string, o score.Options, perUtt bool) (scoreReport, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "records", target, "*.jsonl"))
-	if err != nil || len(files) == 0 {
-		return scoreReport{}, fmt.Errorf("score run: target %q: no records in %s", target, filepath.Join(dir, "records", target))
-	}
-	sort.Strings(files)
-	var all []score.Pair
-	byLevel := map[levelKey][]score.Pair{}
-	var keys []levelKey
-	for _, path := range files {
-		if err := readRecords(path, func(line int, r schemas.Record) error {
-			if r.Phase != schemas.PhaseMeasure {
-				return nil
-			}
-			ref, ok := refs[r.Clip]
-			if !ok {
-				return nil // clips without a reference are not scored
-			}
-			hyp := r.TextScored
-			if hyp == "" && r.OK {
-				hyp = r.Text
-			}
-			p := score.Pair{ID: fmt.Sprintf("%s:%d", filepath.Base(path), line), Ref: ref, Hyp: hyp, Failed: !r.OK}
-			all = append(all, p)
-			k := levelKey{r.Concurrency, r.Repeat}
-			if _, seen := byLevel[k]; !seen {
-				keys = append(keys, k)
-			}
-			byLevel[k] = append(byLevel[k], p)
-			return nil
-		}); err != nil {
-			return scoreReport{}, err
-		}
-	}
-	res, err := score.Score(all, o)
-	if err != nil {
-		return scoreReport{}, fmt.Errorf("score run: target %q: %w", target, err)
-	}
-	rep := newScoreReport(res, o, perUtt)
-	rep.Target = target
-	sort.Slice(keys, func(i, j int) bool {
-		if keys[i].concurrency != keys[j].concurrency {
-			return keys[i].concurrency < keys[j].concurrency
-		}
-		return keys[i].repeat < keys[j].repeat
-	})
-	for _, k := range keys {
-		lr, err := score.Score(byLevel[k], o)
-		if err != nil {
-			return scoreReport{}, fmt.Errorf("score run: target %q: %w", target, err)
-		}
-		l := newScoreReport(lr, o, false)
-		l.Concurrency, l.Repeat = k.concurrency, k.repeat
-		rep.Levels = append(rep.Levels, l)
-	}
-	return rep, nil
-}
-
-func readRecords(path string, f func(line int, r schemas.Record) error) error {
-	fh, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("read records: %w", err)
-	}
-	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
-	line := 0
-	for sc.Scan() {
-		line++
-		if len(strings.TrimSpace(sc.Text())) == 0 {
-			continue
-		}
-		var r schemas.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return fmt.Errorf("read records: %s:%d: %w", path, line, err)
-		}
-		if err := f(line, r); err != nil {
-			return err
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read records: %s: %w", path, err)
-	}
-	return nil
 }

@@ -7,10 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/newfile"
+	"github.com/benchseal/benchseal/internal/session"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/spf13/cobra"
 )
@@ -98,7 +99,14 @@ func sealWith(ctx context.Context, e *env, runDir, out, key string, signer *bund
 			return fmt.Errorf("seal %s: %w", runDir, err)
 		}
 	}
-	res, err := sealToFile(ctx, runDir, out, signer, opts, sigstore)
+	res, err := session.Seal(ctx, runDir, out, signer, opts, sigstore)
+	var ee *newfile.ExistsError
+	switch {
+	case errors.As(err, &ee):
+		err = withHint(fmt.Errorf("%s appeared while sealing: %w", out, fs.ErrExist), "seal never overwrites evidence; choose another -o")
+	case errors.Is(err, fs.ErrExist):
+		err = withHint(err, "benchseal never overwrites a file; choose another name")
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return errInterrupted
@@ -138,7 +146,7 @@ func checkSealPaths(runDir, out string, sigstore bool) error {
 	}
 	outs := []string{out}
 	if sigstore {
-		outs = append(outs, out+".sigstore.json")
+		outs = append(outs, out+session.SigstoreSuffix)
 	}
 	for _, o := range outs {
 		if _, err := os.Lstat(o); err == nil {
@@ -153,67 +161,4 @@ func checkSealPaths(runDir, out string, sigstore bool) error {
 		}
 	}
 	return nil
-}
-
-// sealToFile seals into a temporary file beside out and links it to out
-// at the end. os.Link fails if out exists, so a bundle that appeared
-// meanwhile is never replaced; where hard links are not supported it
-// falls back to a last existence check and a rename (a narrow race).
-func sealToFile(ctx context.Context, runDir, out string, s *bundle.Signer, opts bundle.SealOptions, sigstore bool) (*bundle.SealResult, error) {
-	dir, base := filepath.Split(out)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(tmp.Name())
-	defer tmp.Close()
-	res, err := bundle.Seal(ctx, tmp, runDir, s, opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		return nil, err
-	}
-	if err := tmp.Sync(); err != nil {
-		return nil, err
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, err
-	}
-	var sig []byte
-	if sigstore {
-		if sig, err = bundle.SigstoreBundle(res.Envelope, res.Fingerprint); err != nil {
-			return nil, err
-		}
-	}
-	if err := publish(tmp.Name(), out); err != nil {
-		return nil, err
-	}
-	if sigstore {
-		if err := writeNew(out+".sigstore.json", sig, 0o644); err != nil {
-			os.Remove(out)
-			return nil, err
-		}
-	}
-	return res, nil
-}
-
-func publish(tmp, out string) error {
-	err := os.Link(tmp, out)
-	if err == nil || errors.Is(err, fs.ErrExist) {
-		if err != nil {
-			return withHint(fmt.Errorf("%s appeared while sealing: %w", out, fs.ErrExist), "seal never overwrites evidence; choose another -o")
-		}
-		return nil
-	}
-	if _, serr := os.Lstat(out); serr == nil {
-		return fmt.Errorf("%s appeared while sealing: %w", out, fs.ErrExist)
-	}
-	if strings.Contains(err.Error(), "cross-device") {
-		return err
-	}
-	return os.Rename(tmp, out)
 }

@@ -104,3 +104,7 @@ func warnf(w io.Writer, format string, args ...any) {
 func infof(w io.Writer, format string, args ...any) {
 	fmt.Fprintf(w, "benchseal: "+format+"\n", args...)
 }
+
+// infof and warnf of an env, for libraries that report as they go.
+func (e *env) infof(format string, args ...any) { infof(e.stderr, format, args...) }
+func (e *env) warnf(format string, args ...any) { warnf(e.stderr, format, args...) }

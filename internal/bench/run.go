@@ -15,7 +15,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/par"
 	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
@@ -290,7 +290,7 @@ func (r *runner) writeRun() error {
 	if err != nil {
 		return err
 	}
-	return replaceFile(filepath.Join(r.d.Path, "run.json"), append(b, '\n'))
+	return replaceFile(filepath.Join(r.d.Path, schemas.RunFile), append(b, '\n'))
 }
 
 func replaceFile(path string, b []byte) error {
@@ -450,7 +450,7 @@ func (r *runner) writeClaims() (schemas.Claims, error) {
 	if err != nil {
 		return cl, err
 	}
-	return cl, writeNew(filepath.Join(r.d.Path, "claims.json"), append(b, '\n'))
+	return cl, writeNew(filepath.Join(r.d.Path, schemas.ClaimsFile), append(b, '\n'))
 }
 
 // job is one request of a step, its variant settled before the timed
@@ -492,30 +492,20 @@ func (r *runner) jobs(li, repeat int) ([]job, error) {
 	if p.NoPerturb {
 		return jobs, nil
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make([]error, runtime.GOMAXPROCS(0))
-	for g := range errs {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(jobs) {
-					return
-				}
-				j := &jobs[i]
-				idx, err := perturb.Plan{Seed: p.Seed}.Index(j.clip.SHA256, j.clip.WAV.Samples(), j.variant)
-				if err == nil {
-					j.v, err = r.hashers[j.clip.SHA256].Variant(idx)
-				}
-				if err != nil {
-					errs[g] = fmt.Errorf("clip %q variant %d: %w", j.clip.ID, j.variant, err)
-					return
-				}
-				j.sha = hex.EncodeToString(j.v.SHA256[:])
-			}
-		})
-	}
-	wg.Wait()
+	errs := make([]error, par.Workers(len(jobs)))
+	par.For(len(jobs), func(g, i int) bool {
+		j := &jobs[i]
+		idx, err := perturb.Plan{Seed: p.Seed}.Index(j.clip.SHA256, j.clip.WAV.Samples(), j.variant)
+		if err == nil {
+			j.v, err = r.hashers[j.clip.SHA256].Variant(idx)
+		}
+		if err != nil {
+			errs[g] = fmt.Errorf("clip %q variant %d: %w", j.clip.ID, j.variant, err)
+			return false
+		}
+		j.sha = hex.EncodeToString(j.v.SHA256[:])
+		return true
+	})
 	return jobs, errors.Join(errs...)
 }
 
@@ -629,7 +619,7 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 	if err != nil {
 		return res, err
 	}
-	rf, err := createRecordFile(filepath.Join(r.d.Path, "records", s.Target, fmt.Sprintf("c%d-r%d.jsonl", s.Concurrency, s.Repeat)))
+	rf, err := createRecordFile(filepath.Join(r.d.Path, filepath.FromSlash(schemas.RecordsPath(s.Target, s.Concurrency, s.Repeat))))
 	if err != nil {
 		return res, err
 	}

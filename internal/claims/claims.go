@@ -128,8 +128,8 @@ func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Sco
 			last = r.EndNs
 		}
 		m.Requests++
-		if ref, ok := refs[r.Clip]; ok {
-			pairs = append(pairs, score.Pair{ID: r.Clip, Ref: ref, Hyp: r.TextScored, Failed: !r.OK})
+		if p, ok := ScorePair(r.Clip, r, refs); ok {
+			pairs = append(pairs, p)
 		}
 		if !r.OK {
 			m.Failed++

@@ -86,7 +86,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 // file is tolerated only when run.json says the run is incomplete.
 func LoadDir(fsys fs.FS) (schemas.Run, []schemas.Record, error) {
 	var run schemas.Run
-	b, err := fs.ReadFile(fsys, "run.json")
+	b, err := fs.ReadFile(fsys, schemas.RunFile)
 	if err != nil {
 		return run, nil, err
 	}

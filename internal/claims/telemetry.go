@@ -41,7 +41,7 @@ func LoadTelemetry(fsys fs.FS) (Telemetry, error) {
 	var errs []error
 	errs = append(errs, readJSONL(fsys, "telemetry/host.jsonl", &t.Host),
 		readJSONL(fsys, "telemetry/gpu.jsonl", &t.GPU),
-		readJSONL(fsys, "telemetry/steps.jsonl", &t.Steps))
+		readJSONL(fsys, schemas.StepsFile, &t.Steps))
 	return t, errors.Join(errs...)
 }
 

@@ -94,7 +94,7 @@ func (r *Recorder) BeforeSweep(ctx context.Context, dir string, anchor time.Time
 	}
 	for name, t := range r.cfg.Targets {
 		c := Capture(ctx, r.cfg.Client, name, t.URL, t.Header, "before")
-		if err := writeJSON(filepath.Join(dir, "servers", name, "probes-before.json"), c); err != nil {
+		if err := writeJSON(filepath.Join(dir, filepath.FromSlash(schemas.ServerPath(name, schemas.ProbesBeforeFile))), c); err != nil {
 			return fmt.Errorf("write probes of %s: %w", name, err)
 		}
 	}
@@ -175,7 +175,7 @@ func (r *Recorder) scrape(ctx context.Context, target string, concurrency, repea
 	}
 	raw, fams, err := ScrapeMetrics(ctx, r.cfg.Client, t.URL, t.Header)
 	if raw != nil {
-		p := filepath.Join(r.dir, "servers", target, "metrics", fmt.Sprintf("c%d-r%d-%s.prom", concurrency, repeat, when))
+		p := filepath.Join(r.dir, filepath.FromSlash(schemas.MetricsPath(target, concurrency, repeat, when)))
 		if werr := writeNewFile(p, raw); werr != nil {
 			err = errors.Join(err, werr)
 		}

@@ -1,0 +1,80 @@
+// Package newfile is the one owner of "write a new file, never overwrite":
+// evidence, keys, bundles and reports are created with O_EXCL, or written
+// to a temporary file and linked into place, so that an existing file is
+// never replaced, not even one that appears while it is being written.
+//
+// Errors wrap fs.ErrExist when the file exists; callers word the hint
+// (this package never names a flag).
+package newfile
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+)
+
+// Create creates path for writing; it fails, wrapping fs.ErrExist, if
+// path exists.
+func Create(path string, perm os.FileMode) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+}
+
+// Write creates path with perm and writes b to it, failing if path exists.
+// A file it created but could not write completely is removed.
+func Write(path string, b []byte, perm os.FileMode) error {
+	f, err := Create(path, perm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+	}
+	return err
+}
+
+// Publish puts the complete file tmp at path without ever replacing a
+// file there: os.Link fails if path exists, even one that appeared after
+// any check. Where hard links are not supported (other than across
+// devices) it falls back to a last existence check and a rename, a narrow
+// race. The error wraps fs.ErrExist when path exists; tmp is left for the
+// caller to remove.
+func Publish(tmp, path string) error {
+	err := os.Link(tmp, path)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return &ExistsError{Path: path}
+	}
+	if _, serr := os.Lstat(path); serr == nil {
+		return &ExistsError{Path: path}
+	}
+	if strings.Contains(err.Error(), "cross-device") {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// ExistsError is a file that appeared at path while it was being written.
+type ExistsError struct{ Path string }
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("%s appeared while it was written: %v", e.Path, fs.ErrExist)
+}
+func (e *ExistsError) Unwrap() error { return fs.ErrExist }
+
+// WriteJSON writes v, indented, as a new file.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return Write(path, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,42 @@
+// Package session owns one measurement: the targets' servers (launched or
+// described), the runner, the probes, telemetry and server captures the
+// recorder takes around every step, the run directory, and sealing the
+// finished run on request. run, replay and demo all measure through it;
+// the CLI only turns flags into a Config and words what comes back.
+//
+// # Contract
+//
+//   - Config is complete: nothing is read from the process (os.Args,
+//     environment, terminal). Config.Plan.Command is the command line the
+//     caller was started with, already redacted; it is what run.json
+//     records.
+//   - Start launches every Servers.Launch command, one after another, in
+//     plan order, and waits until each answers /health or /v1/models. A
+//     launched server logs beside the run directory (PendingLog) until the
+//     run directory exists, then its log is moved to
+//     servers/<target>/launch.log (the server keeps writing to the same
+//     open file). On failure every server already started is stopped and a
+//     *StartError names the target and where its log is kept.
+//   - Run measures Config.Plan into Config.Out (which must not exist) with
+//     bench.Run, then stops every launched server (SIGTERM, SIGKILL after
+//     StopGrace) and writes servers/<target>/launch.json. A launched server
+//     that exits during the run stops its target (bench.TargetStoppedError).
+//     Stop is idempotent and safe to defer.
+//   - Hooks in Config run before the session's own at every point, so a
+//     caller may mark run.json (replay sets replay_of) before the recorder
+//     writes its captures.
+//   - Seal seals a finished run directory through a temporary file linked
+//     into place: a bundle is never overwritten (internal/newfile).
+//   - Errors are typed (*StartError, the runner's and bundle's typed errors)
+//     and never name a CLI flag; messages the user sees while it runs go
+//     through Config.Infof and Config.Warnf.
+//
+// # What will grow here
+//
+// Later issues add to the session, not to the CLI: server-side evidence
+// (more captures in Hooks), a cache probe (a step of the plan) and
+// replay --launch (Servers.Launch filled from the sealed run).
+//
+// The session never imports verify or the simulator; the CLI and tests
+// compose them.
+package session

@@ -1,0 +1,33 @@
+package schemas_test
+
+import (
+	"testing"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+func TestLayout(t *testing.T) {
+	if got := schemas.RecordsPath("vllm", 16, 2); got != "records/vllm/c16-r2.jsonl" || !schemas.IsRecords(got) {
+		t.Errorf("RecordsPath = %q", got)
+	}
+	if got := schemas.MetricsPath("a", 1, 3, "before"); got != "servers/a/metrics/c1-r3-before.prom" {
+		t.Errorf("MetricsPath = %q", got)
+	}
+	for name, want := range map[string]bool{
+		"records/a/c1-r1.jsonl": true, "records/c1-r1.jsonl": false, "records/a/b/c1-r1.jsonl": false, "records/a/x.json": false,
+	} {
+		if schemas.IsRecords(name) != want {
+			t.Errorf("IsRecords(%q) = %v", name, !want)
+		}
+	}
+	for name, want := range map[string]bool{
+		"servers/a/probes-before.json": true, "servers/probes-before.json": false, "servers/a/b/probes-before.json": false, "x/a/probes-before.json": false,
+	} {
+		if schemas.IsProbesBefore(name) != want {
+			t.Errorf("IsProbesBefore(%q) = %v", name, !want)
+		}
+	}
+	if p := schemas.InputPath("ab"); p != "inputs/ab.wav" || !schemas.IsInput(p) || schemas.IsInput("inputs/ab.txt") {
+		t.Errorf("InputPath = %q", p)
+	}
+}
