@@ -74,6 +74,11 @@ type StepTelemetry struct {
 	CacheBefore map[string]float64 `json:"cache_before,omitempty"`
 	CacheAfter  map[string]float64 `json:"cache_after,omitempty"`
 	Notes       []string           `json:"notes,omitempty"` // why a fact is missing
+	// ScrapeErrors holds, by "before" or "after", why the step's /metrics
+	// scrape failed (redacted); absent when both answered. A scrape that
+	// failed this way may have left no servers/<t>/metrics/ file; one
+	// missing without an entry here was removed after the run.
+	ScrapeErrors map[string]string `json:"scrape_errors,omitempty"`
 	// SampleStartNs and SampleEndNs are the t_ns of the samples taken
 	// just before the first measured request was sent and just after the
 	// last one ended: internal/claims counts them in the window.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/benchseal/benchseal/bundle"
 )
@@ -78,22 +80,80 @@ var checklist = []check{
 	{ID: CheckClaims, Name: "claims", needsRun: true,
 		Help:   "claims recomputed from the records equal claims.json and the predicate; cache counters equal the raw /metrics scrapes; REPORT.md follows",
 		Proves: "claims recomputed from the records equal claims.json and the signed predicate, exactly",
-		Hint:   "the published claims are not what the records give: do not trust those numbers",
+		Hint:   "what was published (claims.json, the predicate, REPORT.md, the counters read from the scrapes) does not follow from the sealed records and scrapes: see the findings",
 		Run:    func(_ context.Context, rep *Report, ev *evidence) error { checkClaims(rep, ev); return nil }},
 	{ID: CheckProtocol, Name: "protocol", needsRun: true,
 		Help:   "counts, warm-ups, repeats, peak in-flight == C, timestamps in order, a closed loop of C workers, step windows, the server's own request counts and latencies against the records",
-		Proves: "one records file per target, level and repeat with the declared counts; the success rule held; timestamps in order; never more than C in flight, and C reached while measuring; steps in the declared order",
+		Proves: "one records file per target, level and repeat with the declared counts; the success rule held; timestamps in order; never more than C in flight, and C (or a level's measured requests, when fewer) reached while measuring; steps in the declared order",
 		Hint:   "the records do not show the declared protocol: the numbers were not measured as claimed",
 		Run:    func(_ context.Context, rep *Report, ev *evidence) error { checkProtocol(rep, ev); return nil }},
 	{ID: CheckFairness, Name: "fairness", needsRun: true,
-		Help:   "same GPU model, same server knobs, no server cache hits; GPUs, command line and model agree across env/, telemetry and servers/",
-		Proves: "with several targets: the same GPU model, the same engine knobs (max running requests, memory fraction, dtype, prefix caching), no server cache hits counted",
+		Help:   "same GPU model, same server knobs, no requests answered from a server's cache; GPUs, command line and model agree across env/, telemetry and servers/",
+		Proves: "with several targets: the same GPU model, the same engine knobs (max running requests, memory fraction, dtype, prefix caching); for every target, no request answered from the server's cache (with perturbation on, a counted hit of whole inputs FAILs)",
 		Hint:   "the recorded environment contradicts itself or the targets ran on different hardware: the comparison does not measure the engines alone",
 		Run: func(_ context.Context, rep *Report, ev *evidence) error {
 			checkFairness(rep, ev)
 			checkEnvironment(rep, ev)
 			return nil
 		}},
+}
+
+// kindHints say what to do about a failing finding of a kind, where the
+// check's own hint would describe another failure: a check's row hint is
+// for the check as a whole, these for what actually failed.
+var kindHints = map[Kind]string{
+	KindClaim:         "the published claims are not what the records give: do not trust those numbers",
+	KindReport:        "REPORT.md says what the sealed data does not: read the figures from claims.json, which the records give, not from REPORT.md",
+	KindScrape:        "a /metrics scrape of the server, or the counters read from it, was changed or removed after the run: what the server itself counted is not established",
+	KindCacheHit:      "the server answered requests from its cache, so these figures are not uncached serving: measure again against a freshly started server",
+	KindModelUnlisted: "the model run.json names is not one the server listed: the records may measure another model than the run says",
+}
+
+// Hint says what to do about the check's verdict: the hint of the kind of
+// its first finding of the check's status when that kind has one of its
+// own, else the check's (the checklist row's). It names no flag.
+func (c Check) Hint() string {
+	for _, f := range c.Findings {
+		if f.Status != c.Status {
+			continue
+		}
+		if h, ok := kindHints[f.Kind]; ok {
+			return h
+		}
+		break
+	}
+	for _, k := range checklist {
+		if k.ID == c.ID {
+			return k.Hint
+		}
+	}
+	return ""
+}
+
+// failedKinds describes the failing findings of a check by kind, for a
+// summary that must name what failed rather than what did not; "" when a
+// finding of one of the skipped kinds failed.
+func failedKinds(c *Check, skip ...Kind) string {
+	var out []string
+	seen := map[Kind]bool{}
+	for _, f := range c.Findings {
+		if f.Status != Fail || seen[f.Kind] {
+			continue
+		}
+		if slices.Contains(skip, f.Kind) {
+			return ""
+		}
+		seen[f.Kind] = true
+		switch f.Kind {
+		case KindReport:
+			out = append(out, "REPORT.md does not follow from the sealed data")
+		case KindScrape:
+			out = append(out, "the /metrics scrapes and telemetry/steps.jsonl disagree")
+		default:
+			out = append(out, string(f.Kind))
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // CheckInfo describes one check of the checklist, for a CLI's help and

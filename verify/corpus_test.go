@@ -31,9 +31,11 @@ import (
 	"io"
 	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -42,6 +44,7 @@ import (
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/report"
 	"github.com/benchseal/benchseal/internal/sim"
@@ -404,6 +407,9 @@ type kind struct {
 	// changes the sealed bytes and the options instead.
 	doctor func(tb testing.TB, dir string)
 	bundle func(tb testing.TB, b []byte, key *ecdsa.PrivateKey) ([]byte, verify.Options)
+	// assert (when set) holds the whole report to more than the check's
+	// verdict: its summary, its hint, the exit rule.
+	assert func(tb testing.TB, rep *verify.Report)
 }
 
 func corpusKinds() []kind {
@@ -471,9 +477,16 @@ func corpusKinds() []kind {
 				return d
 			})},
 		// 2 signature
-		{name: "no-key-given", class: "signature", check: 2, status: fail, text: "not checked: this bundle needs its sealer's public key",
+		{name: "no-key-given", class: "signature", check: 2, status: verify.Unchecked, text: "not checked: this bundle needs its sealer's public key",
 			bundle: func(tb testing.TB, b []byte, _ *ecdsa.PrivateKey) ([]byte, verify.Options) {
 				return b, verify.Options{}
+			},
+			assert: func(tb testing.TB, rep *verify.Report) {
+				// Nothing was found false, yet an unchecked signature
+				// proves nothing: the bundle does not verify.
+				if rep.Failed != 0 || rep.Unchecked != 1 || rep.OK() {
+					tb.Errorf("failed %d, unchecked %d, OK %v: want 0, 1, not OK", rep.Failed, rep.Unchecked, rep.OK())
+				}
 			}},
 		{name: "other-key", class: "signature", check: 2, status: fail, text: "signed by a different key (sha256:",
 			bundle: func(tb testing.TB, b []byte, _ *ecdsa.PrivateKey) ([]byte, verify.Options) {
@@ -547,6 +560,79 @@ func corpusKinds() []kind {
 		{name: "scrape-deleted", class: "claims", check: 6, status: fail, text: "there is no servers/a/metrics/c1-r1-before.prom",
 			doctor: func(tb testing.TB, dir string) {
 				must(tb, os.Remove(filepath.Join(dir, "servers/a/metrics/c1-r1-before.prom")))
+			},
+			assert: func(tb testing.TB, rep *verify.Report) {
+				c := rep.Check(verify.CheckClaims)
+				if strings.Contains(c.Summary, "differ") || strings.Contains(c.Hint(), "do not trust") {
+					tb.Errorf("summary %q, hint %q: claims.json matched", c.Summary, c.Hint())
+				}
+			}},
+		// 7 protocol: a scrape of a target without cache counters (as
+		// SGLang-Omni's) deleted: nothing else names the file.
+		{name: "scrape-deleted-no-cache-counters", class: "protocol", check: 7, status: fail, text: "the scrape was removed after the run",
+			doctor: func(tb testing.TB, dir string) {
+				noCacheCounters(tb, dir, "a")
+				must(tb, os.Remove(filepath.Join(dir, "servers/a/metrics/c3-r2-after.prom")))
+			}},
+		{name: "scrape-failure-recorded", class: "protocol", check: 7, status: warn, text: "the runner recorded that it failed",
+			doctor: func(tb testing.TB, dir string) {
+				noCacheCounters(tb, dir, "a")
+				must(tb, os.Remove(filepath.Join(dir, "servers/a/metrics/c3-r2-after.prom")))
+				editSteps(tb, dir, func(s []schemas.StepTelemetry) []schemas.StepTelemetry {
+					for i := range s {
+						if s[i].Target == "a" && s[i].Concurrency == 3 && s[i].Repeat == 2 {
+							s[i].ScrapeErrors = map[string]string{"after": "GET /metrics: context deadline exceeded"}
+						}
+					}
+					return s
+				})
+			},
+			assert: func(tb testing.TB, rep *verify.Report) {
+				if c := rep.Check(verify.CheckSchemas); c.Status != verify.Pass {
+					tb.Errorf("schemas %s: scrape_errors must validate: %+v", c.Status, c.Findings)
+				}
+			}},
+		// 8 fairness: what the server's counters and listing say
+		{name: "mm-cache-hits-perturbed", class: "fairness", check: 8, status: fail, text: "the server answered 3 perturbed requests from its cache",
+			doctor: func(tb testing.TB, dir string) { cacheHits(tb, dir, "vllm:mm_cache_hits_total", 3) },
+			assert: func(tb testing.TB, rep *verify.Report) {
+				if h := rep.Check(verify.CheckFairness).Hint(); strings.Contains(h, "hardware") || !strings.Contains(h, "cache") {
+					tb.Errorf("hint %q", h)
+				}
+			}},
+		{name: "mm-cache-hits-no-perturb", class: "fairness", check: 8, status: warn, text: "perturbation was off",
+			doctor: func(tb testing.TB, dir string) {
+				cacheHits(tb, dir, "vllm:mm_cache_hits_total", 3)
+				editRun(tb, dir, func(r *schemas.Run) { r.Protocol.Perturb = false })
+				writeReport(tb, dir)
+			}},
+		{name: "prefix-cache-tokens", class: "fairness", check: 8, status: warn, text: "prefix-cache tokens, which a prompt prefix shared by distinct audio also counts",
+			doctor: func(tb testing.TB, dir string) {
+				// Without the multimodal counter (an older vLLM), claims
+				// read the prefix cache's tokens: they grow honestly.
+				stripCounters(tb, dir, "b", "vllm:mm_cache_hits_total", "vllm:mm_cache_queries_total")
+				cacheHits(tb, dir, "vllm:prefix_cache_hits_total", 40)
+			}},
+		{name: "model-unlisted", class: "fairness", check: 8, status: fail, text: "but its /v1/models listed Other/Model",
+			doctor: func(tb testing.TB, dir string) { unlistModel(tb, dir, "b") },
+			assert: func(tb testing.TB, rep *verify.Report) {
+				if h := rep.Check(verify.CheckFairness).Hint(); strings.Contains(h, "hardware") {
+					tb.Errorf("hint %q", h)
+				}
+			}},
+		{name: "model-unlisted-allowed", class: "fairness", check: 8, status: warn, text: "the run was told to request it anyway",
+			doctor: func(tb testing.TB, dir string) {
+				unlistModel(tb, dir, "b")
+				editRun(tb, dir, func(r *schemas.Run) { r.Command = append(r.Command, "--allow-unlisted-model") })
+				editFile(tb, dir, "env/client.json", func(s string) string {
+					var c map[string]any
+					must(tb, json.Unmarshal([]byte(s), &c))
+					c["command"] = append(c["command"].([]any), "--allow-unlisted-model")
+					b, err := json.MarshalIndent(c, "", "  ")
+					must(tb, err)
+					return string(b) + "\n"
+				})
+				writeReport(tb, dir)
 			}},
 		{name: "scrape-garbled", class: "claims", check: 6, status: fail, text: "does not parse",
 			doctor: func(tb testing.TB, dir string) {
@@ -555,6 +641,17 @@ func corpusKinds() []kind {
 		{name: "report-number-edited", class: "claims", check: 6, status: fail, text: "does not follow from the sealed data",
 			doctor: func(tb testing.TB, dir string) {
 				editFile(tb, dir, "REPORT.md", func(s string) string { return strings.Replace(s, "| a ", "| a (fastest) ", 1) })
+			},
+			assert: func(tb testing.TB, rep *verify.Report) {
+				// claims.json matched: the summary and the hint speak of
+				// REPORT.md, never of differing values or untrusted claims.
+				c := rep.Check(verify.CheckClaims)
+				if strings.Contains(c.Summary, "differ") || !strings.Contains(c.Summary, "but REPORT.md does not follow from the sealed data") {
+					tb.Errorf("summary %q", c.Summary)
+				}
+				if h := c.Hint(); strings.Contains(h, "do not trust") || !strings.Contains(h, "REPORT.md") {
+					tb.Errorf("hint %q", h)
+				}
 			}},
 		{name: "report-stale", class: "claims", check: 6, status: fail, text: "does not follow from the sealed data",
 			doctor: func(tb testing.TB, dir string) {
@@ -671,7 +768,7 @@ func corpusKinds() []kind {
 				syncWindow(tb, dir, "records/b/c3-r1.jsonl")
 				refresh(tb, dir)
 			}},
-		{name: "all-failed", class: "protocol", check: 7, status: warn, text: "nothing comparable measured",
+		{name: "all-failed", class: "protocol", check: 7, status: warn, text: "none of the 6 measured requests succeeded",
 			doctor: func(tb testing.TB, dir string) {
 				editRecords(tb, dir, "records/a/c1-r1.jsonl", func(recs []schemas.Record) []schemas.Record {
 					return measured(recs, func(r *schemas.Record) {
@@ -759,6 +856,103 @@ func corpusKinds() []kind {
 				must(tb, os.WriteFile(filepath.Join(dir, "servers/a/metrics/c16-r1-before.prom"), b, 0o644))
 			}},
 	}
+}
+
+// cacheHits makes the server of target b count hits of a cache counter
+// during step c=3 repeat 1: its scrape after, the step's cache_after and
+// the claims recomputed, as an honest run against a caching server
+// records them.
+func cacheHits(tb testing.TB, dir, counter string, n float64) {
+	editFile(tb, dir, "servers/b/metrics/c3-r1-after.prom", func(s string) string { return bumpCounter(tb, s, counter, n) })
+	editSteps(tb, dir, func(s []schemas.StepTelemetry) []schemas.StepTelemetry {
+		for i := range s {
+			if s[i].Target == "b" && s[i].Concurrency == 3 && s[i].Repeat == 1 {
+				s[i].CacheAfter[counter] += n
+			}
+		}
+		return s
+	})
+	refresh(tb, dir)
+}
+
+// stripCounters takes counters out of a target's scrapes and steps.jsonl
+// lines, as a server that does not expose them would have them recorded.
+func stripCounters(tb testing.TB, dir, target string, names ...string) {
+	files, err := filepath.Glob(filepath.Join(dir, "servers", target, "metrics", "*.prom"))
+	must(tb, err)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		must(tb, err)
+		var keep []string
+		for _, l := range strings.Split(string(b), "\n") {
+			drop := false
+			for _, n := range names {
+				drop = drop || strings.HasPrefix(l, n+"{") || strings.HasPrefix(l, n+" ") || strings.HasSuffix(l, " "+n+" counter") || strings.Contains(l, " "+n+" ")
+			}
+			if !drop {
+				keep = append(keep, l)
+			}
+		}
+		must(tb, os.WriteFile(f, []byte(strings.Join(keep, "\n")), 0o644))
+	}
+	editSteps(tb, dir, func(s []schemas.StepTelemetry) []schemas.StepTelemetry {
+		for i := range s {
+			if s[i].Target != target {
+				continue
+			}
+			for _, n := range names {
+				delete(s[i].CacheBefore, n)
+				delete(s[i].CacheAfter, n)
+			}
+			if len(s[i].CacheBefore) == 0 {
+				s[i].CacheBefore = nil
+			}
+			if len(s[i].CacheAfter) == 0 {
+				s[i].CacheAfter = nil
+			}
+		}
+		return s
+	})
+	refresh(tb, dir)
+}
+
+// noCacheCounters makes a target's scrapes and steps.jsonl lines those of
+// a server without cache counters (SGLang-Omni's): only the request
+// counter and its histogram remain to cross-check.
+func noCacheCounters(tb testing.TB, dir, target string) {
+	stripCounters(tb, dir, target, engine.CacheCounterNames...)
+}
+
+// unlistModel makes target's /v1/models (probes before and after) list
+// another model than the one run.json says it served.
+func unlistModel(tb testing.TB, dir, target string) {
+	var run schemas.Run
+	getJSON(tb, filepath.Join(dir, "run.json"), &run)
+	model := ""
+	for _, t := range run.Targets {
+		if t.Name == target {
+			model = t.Model
+		}
+	}
+	if model == "" {
+		tb.Fatalf("target %s names no model", target)
+	}
+	for _, when := range []string{"before", "after"} {
+		file := path.Join("servers", target, "probes-"+when+".json")
+		editFile(tb, dir, file, func(s string) string {
+			var sc schemas.ServerCapture
+			must(tb, json.Unmarshal([]byte(s), &sc))
+			for i, p := range sc.Probes {
+				if p.Path == "/v1/models" {
+					sc.Probes[i].Body = strings.ReplaceAll(p.Body, strconv.Quote(model), `"Other/Model"`)
+				}
+			}
+			b, err := json.MarshalIndent(sc, "", "  ")
+			must(tb, err)
+			return string(b) + "\n"
+		})
+	}
+	writeReport(tb, dir)
 }
 
 // bumpCounter adds delta to every sample of a counter (or of a histogram's
@@ -993,6 +1187,9 @@ func TestCorpus(t *testing.T) {
 				if !ok || !found {
 					dump, _ := json.MarshalIndent(rep.Checks, "", "  ")
 					t.Errorf("%s: check %d is %s, want %s with a finding %q\n%s", k.name, k.check, c.Status, k.status, k.text, dump)
+				}
+				if k.assert != nil {
+					k.assert(t, rep)
 				}
 			})
 		}

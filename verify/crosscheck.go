@@ -82,6 +82,20 @@ type notObserved []string
 
 func (n *notObserved) add(format string, args ...any) { *n = append(*n, fmt.Sprintf(format, args...)) }
 
+// summary joins what a check held with what it did not observe, each
+// with its state: "held: ...; not observed: ..." when anything was not
+// observed (a PASS or WARN never reads as if all of it held), the summary
+// alone otherwise; a failing check's summary is not called held.
+func (n notObserved) summary(c *Check, s string) string {
+	if len(n) == 0 {
+		return s
+	}
+	if c.Status != Fail {
+		s = "held: " + s
+	}
+	return s + n.String()
+}
+
 func (n notObserved) String() string {
 	if len(n) == 0 {
 		return ""
@@ -151,8 +165,10 @@ func checkSuccesses(c *Check, ev *evidence) {
 		}
 		switch {
 		case n == 0:
-		case good == 0 || float64(good) < 0.5*float64(n):
-			c.warnf(k.file(), "%d of %d measured requests succeeded: nothing comparable measured (claims count successes only)", good, n)
+		case good == 0:
+			c.warnf(k.file(), "none of the %d measured requests succeeded: the step has no figures (claims count successes only)", n)
+		case float64(good) < 0.5*float64(n):
+			c.warnf(k.file(), "only %d of %d measured requests succeeded, fewer than half: the figures describe the survivors, not the load (claims count successes only)", good, n)
 		case float64(good) < MinSuccessShare*float64(n):
 			c.warnf(k.file(), "%d of %d measured requests failed (%.1f %%): claims count successes only", n-good, n, 100*float64(n-good)/float64(n))
 		}
@@ -296,6 +312,7 @@ func checkServerCounters(c *Check, ev *evidence, no *notObserved) {
 		}
 		if !okb || !oka {
 			missing++
+			checkMissingScrape(c, ev, k, okb, oka)
 			continue
 		}
 		var rc *engine.RequestCounter
@@ -385,6 +402,47 @@ func checkServerCounters(c *Check, ev *evidence, no *notObserved) {
 	}
 }
 
+// checkMissingScrape judges a step's missing /metrics scrape. The
+// recorder writes the raw answer of every scrape (internal/fingerprint's
+// Recorder, StepStart and StepEnd), whatever its status, and records in
+// the step's steps.jsonl line (scrape_errors) a scrape that failed. So a
+// scrape missing while the run scraped the target's other steps is
+// evidence removed (FAIL), unless the runner recorded its failure (WARN),
+// or the run stopped during that step (no steps.jsonl line in an
+// incomplete run). A target with no scrape at all is "not observed".
+func checkMissingScrape(c *Check, ev *evidence, k stepKey, okb, oka bool) {
+	if len(ev.f.glob(path.Join("servers", k.target, "metrics", "*.prom"))) == 0 {
+		return
+	}
+	var line *schemas.StepTelemetry
+	for i := range ev.tel.Steps {
+		if s := &ev.tel.Steps[i]; s.Target == k.target && s.Concurrency == k.concurrency && s.Repeat == k.repeat {
+			line = s
+			break
+		}
+	}
+	if line == nil && !ev.run.Complete {
+		return
+	}
+	for _, side := range []struct {
+		when string
+		ok   bool
+	}{{"before", okb}, {"after", oka}} {
+		if side.ok {
+			continue
+		}
+		file := k.scrapeFile(side.when)
+		if line != nil && line.ScrapeErrors[side.when] != "" {
+			c.warnKindf(KindScrape, file, "%s: no /metrics scrape %s the step: the runner recorded that it failed (%s); the server's request count is not observed",
+				k, side.when, line.ScrapeErrors[side.when])
+			continue
+		}
+		c.add(Finding{Status: Fail, Kind: KindScrape, Path: file, Reason: fmt.Sprintf(
+			"%s: there is no %s, although the run scraped %s's /metrics at its other steps and telemetry/steps.jsonl records no failed scrape: the scrape was removed after the run",
+			k, file, k.target)})
+	}
+}
+
 // checkCacheScrapes (check 6) holds the cache counters of
 // telemetry/steps.jsonl, from which claims' cache_hits are computed, to
 // the raw /metrics scrapes they were read from, and says which steps'
@@ -402,23 +460,23 @@ func checkCacheScrapes(c *Check, ev *evidence, no *notObserved) {
 			sc, ok, err := readScrape(ev, file)
 			switch {
 			case err != nil && side.got != nil:
-				c.add(Finding{Status: Fail, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s: cache_%s, yet %s does not parse (%v)", k, side.when, file, err)})
+				c.add(Finding{Status: Fail, Kind: KindScrape, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s: cache_%s, yet %s does not parse (%v)", k, side.when, file, err)})
 				continue
 			case err != nil:
 				continue
 			case !ok && side.got != nil:
-				c.add(Finding{Status: Fail, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s: cache_%s has counters, but there is no %s they were read from", k, side.when, file)})
+				c.add(Finding{Status: Fail, Kind: KindScrape, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s: cache_%s has counters, but there is no %s they were read from", k, side.when, file)})
 				continue
 			case !ok:
 				continue
 			}
 			want := cacheCounters(sc)
 			if side.got == nil && len(want) > 0 {
-				c.add(Finding{Status: Fail, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s: no cache_%s, yet %s holds cache counters (%s): they were left out", k, side.when, file, counterList(want))})
+				c.add(Finding{Status: Fail, Kind: KindScrape, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s: no cache_%s, yet %s holds cache counters (%s): they were left out", k, side.when, file, counterList(want))})
 				continue
 			}
 			if side.got != nil && !equalCounters(want, side.got) {
-				c.add(Finding{Status: Fail, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s: cache_%s is {%s}, but %s says {%s}", k, side.when, counterList(side.got), file, counterList(want))})
+				c.add(Finding{Status: Fail, Kind: KindScrape, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s: cache_%s is {%s}, but %s says {%s}", k, side.when, counterList(side.got), file, counterList(want))})
 			}
 		}
 		if _, _, err := claims.CacheDelta(s.CacheBefore, s.CacheAfter); err != nil {

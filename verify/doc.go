@@ -10,7 +10,7 @@
 //	2 signature  the DSSE envelope verifies with the given key; with none, the
 //	             key the bundle carries (WARN: the signer is unpinned), or, when
 //	             it carries none, "not checked: this bundle needs its sealer's
-//	             public key" (FAIL, ErrNeedKey); another key than the one that
+//	             public key" (UNCHECKED, ErrNeedKey); another key than the one that
 //	             signed is "signed by a different key" (ErrOtherKey), a valid
 //	             signature over something else "not a benchseal statement"
 //	             (ErrNotBenchseal); the predicate names the key that signed
@@ -40,7 +40,10 @@
 //	             it (Options.RenderReport), is byte for byte the one sealed:
 //	             FAIL when run.json names the renderer's own build, WARN when
 //	             another build (another layout) wrote it, not observed
-//	             without a renderer
+//	             without a renderer. When claims.json matched and something
+//	             else failed (REPORT.md, a scrape), the summary says
+//	             "... equal claims.json, but <what failed>", and the hint is
+//	             that failure's (KindReport, KindScrape), not the claims' one
 //	7 protocol   one records file per target, level and repeat, each with the
 //	             declared warm-ups and measured requests; the success rule held
 //	             by every record (ok only with HTTP 200, no error_class and a
@@ -48,7 +51,9 @@
 //	             first byte <= end; a worker sends one request at a time; warm-ups
 //	             end before measurement starts; never more than C in flight
 //	             (FAIL); while measuring, peak in-flight == C (or the step's
-//	             request count when smaller): below it is a WARN (a fast server
+//	             request count when smaller; the summary then says
+//	             "min(C, measured requests)" and names the level, which does
+//	             not measure concurrency C): below it is a WARN (a fast server
 //	             answers before the last worker has started), a FAIL when a worker
 //	             that finished a request stayed idle (over 10 ms) while another
 //	             started one; steps do not overlap, in the declared order.
@@ -64,13 +69,19 @@
 //	             transcription route, sglang:num_requests_total) grew between
 //	             the scrapes before and after the step by no less than the
 //	             records answered with HTTP 200 (FAIL) and no more than the
-//	             records (WARN: other traffic); its e2e latency histogram, when
+//	             records (WARN: other traffic). A step's scrape missing while
+//	             the target's other steps have theirs is a scrape removed
+//	             (FAIL, KindScrape), unless telemetry/steps.jsonl's
+//	             scrape_errors records that the recorder's scrape failed
+//	             (WARN) or the run stopped during that step; a target with no
+//	             scrape at all is not observed. Its e2e latency histogram, when
 //	             it counted exactly those requests, holds no more seconds than
 //	             the client waited and at each bucket bound at least as many
 //	             requests as the records (FAIL: the records' latencies are
 //	             shorter than the server's own). A step whose measured requests
-//	             succeeded below MinSuccessShare WARNs, below half "nothing
-//	             comparable measured". Telemetry samples or ended_at more than a
+//	             succeeded below MinSuccessShare WARNs; below half it says
+//	             that the figures describe the survivors, with none "the step
+//	             has no figures". Telemetry samples or ended_at more than a
 //	             minute after the last step ended WARN (steps dropped at the end)
 //	8 fairness   with two or more targets: the same GPU model (env/gpu.json and
 //	             each target's gpus), the same engine knobs (max running requests:
@@ -84,20 +95,40 @@
 //	             probes-after alike (a change between them WARNs); a knob no
 //	             target exposes is WARN "not observed" with how to expose it,
 //	             never equal; for every target, no cache hits counted in
-//	             claims (cache_hits), and "not observable" (WARN) where the
-//	             server exposes no cache counter (SGLang-Omni). And the recorded
+//	             claims (cache_hits, the growth over the step, warm-ups
+//	             included, of the counter claims.CacheDelta picks from the
+//	             step's steps.jsonl line): vllm:mm_cache_hits_total counts
+//	             whole multimodal inputs answered from the cache ("in terms of
+//	             number of cached items", vllm/v1/metrics/loggers.py,
+//	             PrometheusStatLogger), which a perturbed run never sends
+//	             twice, so its growth FAILs (KindCacheHit: "the server answered
+//	             N perturbed requests from its cache"), and is a loud WARN in a
+//	             run without perturbation; prefix-cache counters count tokens
+//	             ("in terms of number of cached tokens", loggers.py@005a810b;
+//	             sglang:cached_tokens_total), which a prompt prefix shared by
+//	             distinct audio grows honestly: WARN, never FAIL. "Not
+//	             observable" (WARN) where the server exposes no cache counter,
+//	             worded from the target's engine (internal/engine's row named
+//	             by its /v1/models owned_by). And the recorded
 //	             environment agrees with itself: every GPU sampled in
 //	             telemetry/gpu.jsonl is one env/gpu.json lists, each step's
 //	             GPUs are its target's in run.json, the targets' GPUs are the
 //	             recorded command line's --gpu, env/client.json's command line
 //	             is run.json's, each target's model is among those its
-//	             /v1/models listed, and servers/ holds only what the run
+//	             /v1/models listed (FAIL, KindModelUnlisted; WARN when the
+//	             recorded command line asked to request an unlisted model),
+//	             and servers/ holds only what the run
 //	             captures there (WARN for anything else)
 //
 // # Verdicts
 //
-// A check is PASS, WARN, FAIL or SKIP and takes the worst status of its
-// findings. Only FAIL makes a report not OK. WARN means the evidence holds
+// A check is PASS, SKIP, WARN, UNCHECKED or FAIL and takes the worst
+// status of its findings. FAIL and UNCHECKED make a report not OK (the
+// exit status 1 of benchseal verify): UNCHECKED is a check that applies
+// but could not run (check 2 without the sealer's public key), so nothing
+// was found false, yet a bundle whose signature was not checked proves
+// nothing. A failing check's hint (Check.Hint) is its first failing
+// finding's kind's when that kind has one, else the checklist row's. WARN means the evidence holds
 // but proves less than it could: an unpinned signer; audio left out (seal
 // --no-audio) so variants are not re-derived and the clips' lengths
 // (seconds, sample rate, frames), hence RTFx, rest on run.json alone
@@ -115,8 +146,9 @@
 //
 // What could not be compared because the evidence is absent (no
 // steps.jsonl, no request counter in a step's scrapes, no cache counter,
-// no REPORT.md) is neither PASS nor FAIL: the check's summary ends with
-// "not observed: ..." naming it, and never reports it as held.
+// no REPORT.md) is neither PASS nor FAIL: the check's summary keeps each
+// part's state, "held: ...; not observed: ..." (check 8: "held: ...;
+// not compared: one target"), and never reports it as held.
 //
 // When the archive is refused (check 1 FAIL: "damaged" when it is cut
 // short, corrupt or empty, "unsafe" when it holds what a hostile archive
@@ -133,7 +165,7 @@
 // The checks above aim at edits that another file of the run contradicts:
 // a key holder who changes records, claims, telemetry or a scrape and
 // re-seals with their own key leaves another sealed file disagreeing (the
-// doctored-bundle corpus in corpus_test.go has 49 kinds, each held to its
+// doctored-bundle corpus in corpus_test.go has 56 kinds, each held to its
 // check and verdict). They cannot catch a fabrication made
 // consistently across every file that describes the same fact, because
 // every one of those files is the sealer's own word:

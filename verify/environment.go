@@ -187,13 +187,32 @@ func checkModels(c *Check, ev *evidence) {
 				for _, d := range list.Data {
 					ids = append(ids, d.ID)
 				}
-				if !slices.Contains(ids, t.Model) {
-					c.failf(path.Join("servers", t.Name, "probes-"+when+".json"), nil, "run.json says %s served model %q, but its /v1/models listed %s",
-						t.Name, t.Model, strings.Join(ids, ", "))
+				if slices.Contains(ids, t.Model) {
+					continue
 				}
+				where := path.Join("servers", t.Name, "probes-"+when+".json")
+				if allowUnlisted(ev.run.Command) {
+					c.warnKindf(KindModelUnlisted, where, "%s: the server did not list the model %q (its /v1/models listed %s); the run was told to request it anyway (the recorded command line allows an unlisted model), so the records show what a server that ignores the model field answered",
+						t.Name, t.Model, strings.Join(ids, ", "))
+					continue
+				}
+				c.add(Finding{Status: Fail, Kind: KindModelUnlisted, Path: where, Reason: fmt.Sprintf("run.json says %s served model %q, but its /v1/models listed %s",
+					t.Name, t.Model, strings.Join(ids, ", "))})
 			}
 		}
 	}
+}
+
+// allowUnlisted reports whether the client's command line (run.json's,
+// which check 8 holds equal to env/client.json's) asked to request a model
+// the server does not list.
+func allowUnlisted(args []string) bool {
+	for _, a := range args {
+		if a == "--allow-unlisted-model" || a == "--allow-unlisted-model=true" {
+			return true
+		}
+	}
+	return false
 }
 
 // serverFile matches what a run writes under servers/<target>/ besides the
@@ -263,7 +282,7 @@ func checkReport(c *Check, ev *evidence, no *notObserved) {
 	}
 	got, err := ev.f.read(name)
 	if err != nil {
-		c.failf(name, err, "cannot be read: %v", err)
+		c.add(Finding{Status: Fail, Kind: KindReport, Path: name, Reason: fmt.Sprintf("cannot be read: %v", err), Err: err})
 		return
 	}
 	docs := map[string][]byte{}
@@ -277,7 +296,7 @@ func checkReport(c *Check, ev *evidence, no *notObserved) {
 	}
 	want, err := ev.render(docs)
 	if err != nil {
-		c.failf(name, err, "cannot be regenerated from the sealed data: %v", err)
+		c.add(Finding{Status: Fail, Kind: KindReport, Path: name, Reason: fmt.Sprintf("cannot be regenerated from the sealed data: %v", err), Err: err})
 		return
 	}
 	if bytes.Equal(want, got) {
@@ -296,10 +315,10 @@ func checkReport(c *Check, ev *evidence, no *notObserved) {
 			continue
 		}
 		if ev.renderTool != "" && ev.renderTool == ev.run.Tool.BinarySHA256 {
-			c.add(Finding{Status: Fail, Path: name, Line: i + 1, Reason: fmt.Sprintf("does not follow from the sealed data: it says %q where the data gives %q", clipLine(g), clipLine(w))})
+			c.add(Finding{Status: Fail, Kind: KindReport, Path: name, Line: i + 1, Reason: fmt.Sprintf("does not follow from the sealed data: it says %q where the data gives %q", clipLine(g), clipLine(w))})
 			return
 		}
-		c.add(Finding{Status: Warn, Path: name, Line: i + 1, Reason: fmt.Sprintf("differs from what this benchseal renders from the sealed data (%q where it renders %q); another build (binary %s) wrote it, whose layout may differ: the numbers checked are claims.json's",
+		c.add(Finding{Status: Warn, Kind: KindReport, Path: name, Line: i + 1, Reason: fmt.Sprintf("differs from what this benchseal renders from the sealed data (%q where it renders %q); another build (binary %s) wrote it, whose layout may differ: the numbers checked are claims.json's",
 			clipLine(g), clipLine(w), short(ev.run.Tool.BinarySHA256))})
 		return
 	}

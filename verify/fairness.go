@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/schemas"
@@ -27,21 +28,27 @@ func checkFairness(rep *Report, ev *evidence) {
 			done = append(done, held)
 		}
 	} else {
-		done = append(done, "one target: nothing to compare")
 		checkGPUIndices(c, ev)
 	}
 	if held := checkCacheHits(c, ev); held != "" {
 		done = append(done, held)
 	}
-	switch c.Status {
-	case Pass:
-		c.Summary = strings.Join(done, "; ")
-	default:
-		c.Summary = fmt.Sprintf("%d targets: the comparison is not shown fair (see below)", len(run.Targets))
-		if len(done) > 0 {
-			c.Summary += "; held: " + strings.Join(done, "; ")
-		}
+	// Each part keeps its state: what held, what did not (the findings),
+	// what there was nothing to compare with.
+	var parts []string
+	switch {
+	case c.Status != Pass && len(run.Targets) > 1:
+		parts = append(parts, fmt.Sprintf("%d targets: the comparison is not shown fair (see below)", len(run.Targets)))
+	case c.Status != Pass:
+		parts = append(parts, "not shown (see below)")
 	}
+	if len(done) > 0 {
+		parts = append(parts, "held: "+strings.Join(done, "; "))
+	}
+	if len(run.Targets) == 1 {
+		parts = append(parts, "not compared: one target (no GPUs or knobs to compare)")
+	}
+	c.Summary = strings.Join(parts, "; ")
 }
 
 // checkGPUs compares the GPUs the targets ran on (env/gpu.json and each
@@ -226,16 +233,35 @@ func pick(first bool, a, b string) string {
 	return b
 }
 
-// checkCacheHits warns about server cache hits counted during
-// measurement (claims' cache_hits, from /metrics deltas). A target whose
-// cache_hits is null everywhere has no cache counter the run could read
-// (SGLang-Omni exposes none although it caches by audio content): its
-// cache hits are not observable, a WARN, never "no cache hits". It
-// returns what held, "" when anything did not.
+// checkCacheHits reads the cache hits counted over each step (claims'
+// cache_hits, the growth of the counter internal/claims.CacheDelta picks
+// from the step's steps.jsonl line; the scrapes are taken before the
+// step's warm-ups and after its last request, so warm-ups count too).
+// What a hit means depends on the counter (internal/engine's table):
+//
+//   - vllm:mm_cache_hits_total counts whole multimodal inputs found in
+//     the cache ("Multi-modal cache hits, in terms of number of cached
+//     items", vllm/v1/metrics/loggers.py, PrometheusStatLogger; the
+//     stored versions 005a810b and a6f0308c predate it). Every request
+//     of a perturbed run sends a variant no request sent before, so a hit
+//     there means the cache-proof premise is false: FAIL (KindCacheHit).
+//     In a run without perturbation it is the expected consequence the
+//     run announced: a loud WARN.
+//   - prefix-cache counters (vllm:prefix_cache_hits_total, "Prefix cache
+//     hits, in terms of number of cached tokens", loggers.py@005a810b;
+//     sglang:cached_tokens_total) count tokens, and distinct audio shares
+//     the prompt template's prefix, so they grow honestly: a WARN naming
+//     the unit, never a FAIL.
+//
+// A target whose cache_hits is null everywhere has no cache counter the
+// run could read: its cache hits are not observable, a WARN worded from
+// its engine (by /v1/models owned_by), never "no cache hits". It returns
+// what held, "" when anything did not.
 func checkCacheHits(c *Check, ev *evidence) string {
 	if ev.claims == nil {
 		return ""
 	}
+	perturbed := ev.run.Protocol.Perturb
 	ok := true
 	var unobserved []string
 	for _, t := range ev.claims.Targets {
@@ -246,9 +272,25 @@ func checkCacheHits(c *Check, ev *evidence) string {
 					continue
 				}
 				seen = true
-				if *m.CacheHits > 0 {
-					c.warnf("claims.json", "%s c=%d repeat %d: the server's cache counters grew by %g during measurement", t.Target, l.Concurrency, r+1, *m.CacheHits)
-					ok = false
+				if *m.CacheHits <= 0 {
+					continue
+				}
+				ok = false
+				step := fmt.Sprintf("%s c=%d repeat %d", t.Target, l.Concurrency, r+1)
+				counter := cacheCounterOf(ev, t.Target, l.Concurrency, r+1)
+				switch {
+				case counter == engine.VLLMMMCacheHits && perturbed:
+					c.add(Finding{Status: Fail, Kind: KindCacheHit, Path: "claims.json", Reason: fmt.Sprintf(
+						"%s: the server answered %g perturbed requests from its cache (%s grew by %g over the step, warm-ups included): every request sent audio no request had sent before, so the cache-proof premise is false and these figures do not measure uncached serving",
+						step, *m.CacheHits, counter, *m.CacheHits)})
+				case counter == engine.VLLMMMCacheHits:
+					c.warnKindf(KindCacheHit, "claims.json", "%s: the server answered %g requests from its cache (%s grew by %g over the step, warm-ups included): perturbation was off, so repeated clips were sent unchanged and these figures are partly cached serving",
+						step, *m.CacheHits, counter, *m.CacheHits)
+				case counter != "":
+					c.warnf("claims.json", "%s: %s grew by %g over the step (warm-ups included): prefix-cache tokens, which a prompt prefix shared by distinct audio also counts; not requests answered from a cache",
+						step, counter, *m.CacheHits)
+				default:
+					c.warnf("claims.json", "%s: the server's cache counters grew by %g over the step (warm-ups included)", step, *m.CacheHits)
 				}
 			}
 		}
@@ -256,13 +298,78 @@ func checkCacheHits(c *Check, ev *evidence) string {
 			unobserved = append(unobserved, t.Target)
 		}
 	}
-	if len(unobserved) > 0 {
-		c.warnf("claims.json", "cache hits not observable for %s: no known cache counter in its /metrics before and after each step (cache_hits is null); "+
-			"a server that caches without counting (SGLang-Omni caches by audio content) may have answered from cache unseen", strings.Join(unobserved, ", "))
+	for _, name := range unobserved {
+		c.warnf("claims.json", "cache hits not observable for %s: %s; a server that caches without counting may have answered from its cache unseen", name, noCacheCounter(ev, name))
 		ok = false
 	}
 	if !ok {
 		return ""
 	}
 	return "no cache hits"
+}
+
+// cacheCounterOf names the counter cache_hits of a step was read from
+// (claims.CacheDelta over its steps.jsonl line), "" when unknown.
+func cacheCounterOf(ev *evidence, target string, concurrency, repeat int) string {
+	for _, s := range ev.tel.Steps {
+		if s.Target == target && s.Concurrency == concurrency && s.Repeat == repeat {
+			name, _, err := claims.CacheDelta(s.CacheBefore, s.CacheAfter)
+			if err != nil {
+				return ""
+			}
+			return name
+		}
+	}
+	return ""
+}
+
+// targetEngine is the engine of internal/engine's table a target's
+// /v1/models owned_by names (probes before, else after); nil when none.
+func targetEngine(ev *evidence, target string) *engine.Engine {
+	for _, when := range []string{"before", "after"} {
+		sc := capture(ev, target, when)
+		if sc == nil {
+			continue
+		}
+		for _, p := range sc.Probes {
+			if p.Path != "/v1/models" || p.Status != 200 {
+				continue
+			}
+			var list struct {
+				Data []struct {
+					OwnedBy string `json:"owned_by"`
+				} `json:"data"`
+			}
+			if json.Unmarshal([]byte(p.Body), &list) != nil {
+				continue
+			}
+			for _, d := range list.Data {
+				if e, found := engine.ByOwnedBy(d.OwnedBy); found {
+					return e
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// noCacheCounter says why a target's cache hits are not observable, from
+// its engine's row of the table when its /v1/models names one.
+func noCacheCounter(ev *evidence, target string) string {
+	const none = "no known cache counter in its /metrics before and after each step (cache_hits is null)"
+	e := targetEngine(ev, target)
+	switch {
+	case e == nil:
+		return none
+	case len(e.Metrics.CacheCounters) == 0:
+		return fmt.Sprintf("its engine (%s, as its /v1/models says) exposes no cache counter in /metrics (cache_hits is null)", e.Name)
+	default:
+		var names []string
+		for _, k := range e.Metrics.CacheCounters {
+			if k.Hit {
+				names = append(names, k.Name)
+			}
+		}
+		return fmt.Sprintf("its engine (%s, as its /v1/models says) counts cache hits in %s, but none was in its /metrics both before and after a step (cache_hits is null; is /metrics reachable?)", e.Name, strings.Join(names, " or "))
+	}
 }

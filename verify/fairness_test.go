@@ -74,7 +74,7 @@ func TestFairness(t *testing.T) {
 			b: schemas.Probe{Path: "/health", Status: 200, Body: `{"status":"healthy"}`}, want: verify.Warn,
 			text: []string{"max running requests: not observed on any target (a, b); expose it: start vLLM with VLLM_SERVER_DEV_MODE=1",
 				"GPU memory fraction: not observed on b, so it cannot be compared (a 0.9 (served: /metrics vllm:cache_config_info gpu_memory_utilization))",
-				"cache hits not observable for a, b"}},
+				"cache hits not observable for a: ", "cache hits not observable for b: "}},
 		// A launch command declares what SGLang-Omni does not serve; the
 		// comparison says which source each side used.
 		{name: "declared", gpu: gpus("NVIDIA H200"), a: schemas.Probe{Path: "/server_info?config_format=json", Status: 200, Body: vllm},

@@ -21,7 +21,7 @@ func checkInvariants(t *testing.T, rep *verify.Report) {
 	if len(rep.Checks) != 8 {
 		t.Fatalf("%d checks", len(rep.Checks))
 	}
-	n := [4]int{}
+	n := [5]int{}
 	for i, c := range rep.Checks {
 		if c.ID != i+1 || c.Summary == "" {
 			t.Fatalf("check %d: id %d summary %q", i+1, c.ID, c.Summary)
@@ -33,7 +33,7 @@ func checkInvariants(t *testing.T, rep *verify.Report) {
 			}
 		}
 	}
-	if n != [4]int{rep.Passed, rep.Skipped, rep.Warned, rep.Failed} || rep.OK() != (rep.Failed == 0) {
+	if n != [5]int{rep.Passed, rep.Skipped, rep.Warned, rep.Unchecked, rep.Failed} || rep.OK() != (rep.Failed == 0 && rep.Unchecked == 0) {
 		t.Fatalf("counts %v vs %+v", n, rep)
 	}
 	if rep.Kind == "bundle" && rep.Checks[0].Status == verify.Fail && (rep.Failed != 1 || rep.Skipped != 7) {

@@ -49,6 +49,20 @@ const (
 	// KindKnobNotObserved: a server knob no target, or not every target,
 	// exposes: it cannot be compared.
 	KindKnobNotObserved Kind = "knob-not-observed"
+	// KindCacheHit: the server answered whole inputs from its cache
+	// (vllm:mm_cache_hits_total grew over a step): FAIL with perturbation
+	// on, WARN without.
+	KindCacheHit Kind = "cache-hit"
+	// KindModelUnlisted: a target's model is not among those its
+	// /v1/models listed: FAIL, or WARN when the run was told to request
+	// it anyway.
+	KindModelUnlisted Kind = "model-unlisted"
+	// KindReport: REPORT.md does not follow from the sealed data (check
+	// 6), whatever claims.json says.
+	KindReport Kind = "report"
+	// KindScrape: a raw /metrics scrape of a step, or the counters read
+	// from it, is missing or disagrees with what the run recorded.
+	KindScrape Kind = "scrape"
 )
 
 // kindOf classifies a finding that names no kind: by its typed cause,

@@ -87,12 +87,29 @@ func checkProtocol(rep *Report, ev *evidence) {
 	checkSuccesses(c, ev)
 	checkRunTail(c, ev)
 	if c.Status == Pass {
-		c.Summary = fmt.Sprintf("%d steps (%d targets × %d levels × %d repeats): counts, warm-ups, peak in-flight == C, timestamps in order",
-			steps, len(run.Targets), len(p.Levels), p.Repeats)
+		c.Summary = fmt.Sprintf("%d steps (%d targets × %d levels × %d repeats): counts, warm-ups, %s, timestamps in order",
+			steps, len(run.Targets), len(p.Levels), p.Repeats, peakHeld(p))
 	} else {
 		c.Summary = fmt.Sprintf("%d steps checked", steps)
 	}
-	c.Summary += no.String()
+	c.Summary = no.summary(c, c.Summary)
+}
+
+// peakHeld says what check 7 holds the measured peak in-flight to: C, or
+// the measured requests of a level that measures fewer than C (at most
+// that many are ever in flight, so such a level does not measure
+// concurrency C, and the summary names it).
+func peakHeld(p schemas.Protocol) string {
+	var fewer []string
+	for i, conc := range p.Levels {
+		if i < len(p.Requests) && p.Requests[i] < conc {
+			fewer = append(fewer, fmt.Sprintf("c=%d measures only %d requests per repeat, fewer than C", conc, p.Requests[i]))
+		}
+	}
+	if len(fewer) == 0 {
+		return "peak in-flight == C"
+	}
+	return "peak in-flight == min(C, measured requests) (" + strings.Join(fewer, "; ") + ": at most that many are ever in flight, so the level does not measure concurrency C)"
 }
 
 // warmupAt is the number of warm-ups of level li in repeat r (1-based):

@@ -73,13 +73,20 @@ func checkClaims(rep *Report, ev *evidence) {
 	for _, t := range got.Targets {
 		levels += len(t.Levels)
 	}
-	if c.Status == Pass {
+	what := failedKinds(c, KindClaim, Kind(c.Name), KindSchema)
+	if c.Status != Fail || (n == 0 && ev.claims != nil && what != "") {
 		c.Summary = fmt.Sprintf("%d target levels (every repeat, median, min, max) recomputed from %d records equal %s", levels, len(all), where)
+		if what != "" {
+			c.Summary += ", but " + what
+		}
 	} else {
 		c.Summary = fmt.Sprintf("%d value(s) differ between the records and %s", n, where)
 	}
-	c.Summary += no.String()
+	c.Summary = no.summary(c, c.Summary)
 	if s := telemetryNotObserved(got); s != "" {
+		if len(no) == 0 && c.Status != Fail {
+			c.Summary = "held: " + c.Summary
+		}
 		c.Summary += "; " + s
 	}
 }

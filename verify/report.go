@@ -20,11 +20,16 @@ const (
 	// (an unpinned key, audio left out, a run without perturbation, an
 	// unfair comparison).
 	Warn
+	// Unchecked: the check applies but could not run, so nothing was found
+	// false and nothing was shown to hold (a key-signed bundle verified
+	// without its sealer's public key). The report is not OK: what the
+	// check guards is not established.
+	Unchecked
 	// Fail: the evidence contradicts itself or its signature.
 	Fail
 )
 
-var statusNames = [...]string{"PASS", "SKIP", "WARN", "FAIL"}
+var statusNames = [...]string{"PASS", "SKIP", "WARN", "UNCHECKED", "FAIL"}
 
 func (s Status) String() string {
 	if s < 0 || int(s) >= len(statusNames) {
@@ -33,7 +38,7 @@ func (s Status) String() string {
 	return statusNames[s]
 }
 
-// MarshalText writes the status as "PASS", "SKIP", "WARN" or "FAIL".
+// MarshalText writes the status as "PASS", "SKIP", "WARN", "UNCHECKED" or "FAIL".
 func (s Status) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
 // UnmarshalText reads what MarshalText writes.
@@ -147,15 +152,21 @@ type Report struct {
 	Key    string  `json:"key,omitempty"`
 	Pinned bool    `json:"pinned"`
 	Checks []Check `json:"checks"`
-	// Passed, Skipped, Warned and Failed count the checks by status.
-	Passed  int `json:"passed"`
-	Skipped int `json:"skipped"`
-	Warned  int `json:"warned"`
-	Failed  int `json:"failed"`
+	// Passed, Skipped, Warned, Unchecked and Failed count the checks by
+	// status.
+	Passed    int `json:"passed"`
+	Skipped   int `json:"skipped"`
+	Warned    int `json:"warned"`
+	Unchecked int `json:"unchecked"`
+	Failed    int `json:"failed"`
 }
 
-// OK reports whether no check failed: the exit status 0 of benchseal verify.
-func (r *Report) OK() bool { return r.Failed == 0 }
+// OK reports whether no check failed and none was left unchecked: the
+// exit status 0 of benchseal verify. An unchecked check is not a failure
+// (nothing was found false), but a bundle whose signature could not be
+// checked proves nothing about who sealed it or whether it was changed,
+// so it does not verify either.
+func (r *Report) OK() bool { return r.Failed == 0 && r.Unchecked == 0 }
 
 // Check returns the check with the given ID (CheckArchive ... CheckFairness).
 func (r *Report) Check(id int) *Check {
@@ -168,7 +179,7 @@ func (r *Report) Check(id int) *Check {
 }
 
 func (r *Report) tally() {
-	r.Passed, r.Skipped, r.Warned, r.Failed = 0, 0, 0, 0
+	r.Passed, r.Skipped, r.Warned, r.Unchecked, r.Failed = 0, 0, 0, 0, 0
 	for _, c := range r.Checks {
 		switch c.Status {
 		case Pass:
@@ -177,6 +188,8 @@ func (r *Report) tally() {
 			r.Skipped++
 		case Warn:
 			r.Warned++
+		case Unchecked:
+			r.Unchecked++
 		case Fail:
 			r.Failed++
 		}

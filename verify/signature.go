@@ -35,7 +35,7 @@ func checkSignature(rep *Report, b *bundle.Bundle, pub crypto.PublicKey) *bundle
 		if k, err := b.EmbeddedKey(); err == nil {
 			pub = k
 		} else {
-			c.add(Finding{Status: Fail, Path: bundle.AttestationName, Reason: "not checked: " + ErrNeedKey.Error(), Err: ErrNeedKey})
+			c.add(Finding{Status: Unchecked, Path: bundle.AttestationName, Reason: "not checked: " + ErrNeedKey.Error(), Err: ErrNeedKey})
 			c.Summary = "not checked: " + ErrNeedKey.Error()
 			if unsigned != nil && unsigned.Predicate.Key.Fingerprint != "" {
 				c.Summary += " (the statement names " + unsigned.Predicate.Key.Fingerprint + ")"

@@ -66,6 +66,12 @@ func Bundle(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 		budget = DefaultMemoryLimit
 	}
 	rep := &Report{Kind: "bundle", Checks: newChecks()}
+	if opts.PublicKey != nil {
+		// Pinned by the caller, whether or not check 2 gets to run (a
+		// damaged archive skips it).
+		rep.Pinned = true
+		rep.Key, _ = bundle.Fingerprint(opts.PublicKey)
+	}
 	fl := newFiles()
 	defer fl.close()
 

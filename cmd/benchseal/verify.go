@@ -42,15 +42,14 @@ func checkHint(c verify.Check) string {
 	if hint, ok := findingHint(c); ok {
 		return hint
 	}
-	for _, k := range verify.Checklist() {
-		if k.ID == c.ID {
-			if f, ok := checkFlags[c.ID]; ok {
-				return k.Hint + " (" + f + ")"
-			}
-			return k.Hint
-		}
+	hint := c.Hint()
+	if hint == "" {
+		return "see docs/verify.md"
 	}
-	return "see docs/verify.md"
+	if f, ok := checkFlags[c.ID]; ok {
+		return hint + " (" + f + ")"
+	}
+	return hint
 }
 
 // verifyLong is verify's --help, its list of checks generated from
@@ -82,9 +81,11 @@ collecting every problem before it answers:
 		b.WriteString(line + "\n")
 	}
 	b.WriteString(`
-Each check prints PASS, WARN, FAIL or SKIP with a reason, and its findings below
-it; what the run did not record is "not observed" in the check's line, never a
-pass. A damaged or unsafe archive fails check 1 and skips the rest.
+Each check prints PASS, WARN, FAIL, SKIP or UNCHECKED with a reason, and its findings
+below it; what the run did not record is "not observed" in the check's line, never a
+pass. A damaged or unsafe archive fails check 1 and skips the rest. Exit status 1
+when a check FAILs or is UNCHECKED (it applies but could not run: a signature
+that was not checked proves nothing), 0 otherwise (WARNs included).
 Given a run directory (not yet sealed), checks 1-3 are SKIP. Without --key, check 2
 uses the key the bundle carries (WARN unpinned); a bundle that carries none needs
 --key NAME.pub. A bundle sealed with --no-audio cannot re-derive its variants nor
@@ -206,7 +207,7 @@ func newVerifyCmd(e *env) *cobra.Command {
 				}
 			}
 			for _, c := range rep.Checks {
-				if c.Status == verify.Fail {
+				if c.Status == verify.Fail || c.Status == verify.Unchecked {
 					hint := checkHint(c)
 					fmt.Fprintf(e.stderr, "benchseal: hint: %d %s: %s\n", c.ID, c.Name, hint)
 				}
@@ -269,8 +270,12 @@ func printChecklist(w io.Writer, rep *verify.Report) error {
 	if !rep.OK() {
 		verdict = "does NOT verify"
 	}
-	fmt.Fprintf(&b, "%d passed, %s, %d failed, %d skipped: %s %s\n",
-		rep.Passed, plural(rep.Warned, "warning"), rep.Failed, rep.Skipped, rep.Source, verdict)
+	unchecked := ""
+	if rep.Unchecked > 0 {
+		unchecked = fmt.Sprintf(", %d unchecked", rep.Unchecked)
+	}
+	fmt.Fprintf(&b, "%d passed, %s, %d failed%s, %d skipped: %s %s\n",
+		rep.Passed, plural(rep.Warned, "warning"), rep.Failed, unchecked, rep.Skipped, rep.Source, verdict)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

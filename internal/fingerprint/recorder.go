@@ -42,6 +42,8 @@ type Recorder struct {
 	files   []*os.File
 	steps   *json.Encoder
 	before  map[string]map[string]float64 // target -> cache counters at step start
+	// beforeErr is why the scrape at step start failed, by target.
+	beforeErr map[string]error
 	// measureAt is the t_ns of the sample MeasureStart took for the step
 	// in progress; nil until it is called.
 	measureAt *int64
@@ -52,7 +54,7 @@ func NewRecorder(cfg RecorderConfig) *Recorder {
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{Timeout: 30 * time.Second}
 	}
-	return &Recorder{cfg: cfg, before: map[string]map[string]float64{}}
+	return &Recorder{cfg: cfg, before: map[string]map[string]float64{}, beforeErr: map[string]error{}}
 }
 
 func createNew(path string) (*os.File, error) {
@@ -130,7 +132,7 @@ func (r *Recorder) StepStart(ctx context.Context, target string, concurrency, re
 	r.sampler.Sample()
 	r.measureAt = nil
 	c, err := r.scrape(ctx, target, concurrency, repeat, "before")
-	r.before[target] = c
+	r.before[target], r.beforeErr[target] = c, err
 	return err
 }
 
@@ -156,6 +158,14 @@ func (r *Recorder) StepEnd(ctx context.Context, target string, concurrency, repe
 	r.measureAt = nil
 	after, scrapeErr := r.scrape(ctx, target, concurrency, repeat, "after")
 	st.CacheBefore, st.CacheAfter = r.before[target], after
+	for when, err := range map[string]error{"before": r.beforeErr[target], "after": scrapeErr} {
+		if err != nil {
+			if st.ScrapeErrors == nil {
+				st.ScrapeErrors = map[string]string{}
+			}
+			st.ScrapeErrors[when] = Redact(err.Error())
+		}
+	}
 	if st.CacheBefore == nil || st.CacheAfter == nil {
 		st.Notes = append(st.Notes, "cache counters: /metrics not scraped before and after")
 	}

@@ -158,3 +158,50 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return b
 }
+
+// A scrape that fails is recorded in the step's steps.jsonl line
+// (scrape_errors), so that verify can tell a scrape lost to the server
+// from one removed after the run; a scrape that answers records none.
+func TestRecorderScrapeErrors(t *testing.T) {
+	fail := true
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if fail && r.URL.Path == "/metrics" {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte("# TYPE x counter\nx_total 1\n"))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	anchor := time.Now()
+	r := fingerprint.NewRecorder(fingerprint.RecorderConfig{SampleInterval: time.Hour,
+		Targets: map[string]fingerprint.Endpoint{"a": {URL: srv.URL}}})
+	ctx := context.Background()
+	if err := r.BeforeSweep(ctx, dir, anchor); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.StepStart(ctx, "a", 1, 1); err == nil {
+		t.Fatal("StepStart: no error from a 503 /metrics")
+	}
+	fail = false
+	st, err := r.StepEnd(ctx, "a", 1, 1, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := st.ScrapeErrors["before"]; e == "" || st.ScrapeErrors["after"] != "" || len(st.ScrapeErrors) != 1 {
+		t.Errorf("scrape_errors %v: want the failed scrape before, none after", st.ScrapeErrors)
+	}
+	if err := r.StepStart(ctx, "a", 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	st, err = r.StepEnd(ctx, "a", 1, 2, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ScrapeErrors != nil {
+		t.Errorf("scrape_errors %v after two answered scrapes", st.ScrapeErrors)
+	}
+	if err := r.AfterSweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
