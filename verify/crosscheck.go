@@ -411,7 +411,7 @@ func checkServerCounters(c *Check, ev *evidence, no *notObserved) {
 // or the run stopped during that step (no steps.jsonl line in an
 // incomplete run). A target with no scrape at all is "not observed".
 func checkMissingScrape(c *Check, ev *evidence, k stepKey, okb, oka bool) {
-	if len(ev.f.glob(path.Join("servers", k.target, "metrics", "*.prom"))) == 0 {
+	if len(ev.f.glob(schemas.ServerPath(k.target, "metrics/*.prom"))) == 0 {
 		return
 	}
 	var line *schemas.StepTelemetry
