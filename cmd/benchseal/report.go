@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/report"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
@@ -182,7 +183,11 @@ func loadReport(e *env, src string) (report.Input, error) {
 			"give a bundle made by benchseal seal or a run directory made by benchseal run")
 	}
 	if st.IsDir() {
-		return loadReportDir(e, src)
+		in, err := loadReportDir(e, src)
+		if err == nil {
+			in.Records = loadDirRecords(e, src)
+		}
+		return in, err
 	}
 	return loadReportBundle(e, src)
 }
@@ -224,6 +229,29 @@ func loadReportDir(e *env, dir string) (report.Input, error) {
 	return docs.input(e, dir+string(filepath.Separator), "run directory")
 }
 
+// loadDirRecords reads a run directory's records for the conclusion's
+// interval over requests (benchseal report only: the REPORT.md that run
+// writes, and verify regenerates, is rendered without them). A bad file
+// leaves the interval over repeats only, with a warning.
+func loadDirRecords(e *env, dir string) []schemas.Record {
+	files, _ := filepath.Glob(filepath.Join(dir, "records", "*", "*.jsonl"))
+	sort.Strings(files)
+	var recs []schemas.Record
+	for _, name := range files {
+		b, err := readCappedFile(name)
+		var r []schemas.Record
+		if err == nil {
+			r, err = claims.ReadRecords(name, bytes.NewReader(b))
+		}
+		if err != nil {
+			warnf(e.stderr, "skipped the records of %s (the interval rests on repeats only): %v", dir, unwrapPathError(err))
+			return nil
+		}
+		recs = append(recs, r...)
+	}
+	return recs
+}
+
 func readCappedFile(name string) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -244,7 +272,17 @@ func wantedInBundle(name string) bool {
 		return true
 	}
 	dir, file := path.Split(name)
+	if isRecordsFile(name) {
+		return true
+	}
 	return file == "probes-before.json" && strings.HasPrefix(dir, "servers/") && strings.Count(dir, "/") == 2
+}
+
+// isRecordsFile says name is records/<target>/<step>.jsonl: the report
+// reads the records for the conclusion's interval over requests.
+func isRecordsFile(name string) bool {
+	dir, file := path.Split(name)
+	return strings.HasPrefix(dir, "records/") && strings.Count(dir, "/") == 2 && strings.HasSuffix(file, ".jsonl")
 }
 
 func loadReportBundle(e *env, file string) (report.Input, error) {
@@ -348,12 +386,35 @@ func (docs reportDocs) input(e *env, prefix, kind string) (report.Input, error) 
 	sort.Strings(names)
 	for _, name := range names {
 		var sc schemas.ServerCapture
+		if isRecordsFile(name) {
+			continue
+		}
 		if err := decodeDoc("probe", docs[name], &sc); err != nil {
 			warnf(e.stderr, "skipped %s%s: %v", prefix, name, err)
 			continue
 		}
 		in.Servers = append(in.Servers, sc)
 	}
+	// The records, for the interval over requests within repeats; a bad
+	// file leaves the interval over repeats only, with a warning.
+	var recNames []string
+	for name := range docs {
+		if isRecordsFile(name) {
+			recNames = append(recNames, name)
+		}
+	}
+	sort.Strings(recNames)
+	var recs []schemas.Record
+	for _, name := range recNames {
+		r, err := claims.ReadRecords(name, bytes.NewReader(docs[name]))
+		if err != nil {
+			warnf(e.stderr, "skipped the records of %s%s (the interval rests on repeats only): %v", prefix, name, err)
+			recs = nil
+			break
+		}
+		recs = append(recs, r...)
+	}
+	in.Records = recs
 	return in, nil
 }
 

@@ -519,7 +519,7 @@ func (v *view) performance() []block {
 			caption: v.tr("RTFx, seconds of audio transcribed per second of wall time: median [min–max] over %s; (N %% failed) where requests failed.", rep),
 			header:  v.byTargetHeader(), right: allRight(n),
 			rows: v.levelsRows(func(l *schemas.LevelClaims) string {
-				return v.measured(l, spreadX(l.Median.RTFx, l.Min.RTFx, l.Max.RTFx))
+				return v.measured(l, spreadX(deref(l.Median.RTFx), deref(l.Min.RTFx), deref(l.Max.RTFx)))
 			}),
 		},
 		heading{2, v.tr("Latency")},
@@ -538,9 +538,9 @@ func (v *view) performance() []block {
 				row = append(row, "—", "—", "—")
 			} else {
 				row = append(row,
-					spread(l.Median.LatencyP50S, l.Min.LatencyP50S, l.Max.LatencyP50S),
-					spread(l.Median.LatencyP90S, l.Min.LatencyP90S, l.Max.LatencyP90S),
-					spread(l.Median.LatencyP99S, l.Min.LatencyP99S, l.Max.LatencyP99S))
+					spread(deref(l.Median.LatencyP50S), deref(l.Min.LatencyP50S), deref(l.Max.LatencyP50S)),
+					spread(deref(l.Median.LatencyP90S), deref(l.Min.LatencyP90S), deref(l.Max.LatencyP90S)),
+					spread(deref(l.Median.LatencyP99S), deref(l.Min.LatencyP99S), deref(l.Max.LatencyP99S)))
 			}
 			req, _, failed := tally(l)
 			if failed == 0 {
