@@ -137,7 +137,7 @@ func (v *view) conclusion() []block {
 	if len(v.latencies) > 0 {
 		rule += v.tr(" The interval is a seeded bootstrap over requests within repeats and over repeats (each repeat's requests resampled, its throughput scaled by its mean latency over theirs).")
 		if v.repeats < 3 {
-			rule += " " + v.plural(v.repeats, "With %d repeat, the interval rests on the requests within it, not on repeats of the run.", "With %d repeats, the interval rests mostly on the requests within them, not on repeats of the run.")
+			rule += v.plural(v.repeats, " With %d repeat, the interval rests on the requests within it, not on repeats of the run.", " With %d repeats, the interval rests mostly on the requests within them, not on repeats of the run.")
 		}
 	} else {
 		rule += v.tr(" The interval is a seeded bootstrap over repeats only (the records were not read).")

@@ -335,7 +335,7 @@ func (v *view) cacheProof() []span {
 		s = append(s, t(" "+v.tr("No target's cache-hit counter grew during measurement, so within this run no server answered from a cache it counts.")))
 	}
 	if len(unseen) > 0 {
-		s = append(s, t(" "+v.tr("Whether %s answered from a cache is not observable: it exposes no cache-hit counter.", strings.Join(unseen, ", "))))
+		s = append(s, t(" "+v.tr("Whether %s answered from a cache is not observable (no cache-hit counter).", strings.Join(unseen, ", "))))
 	}
 	s = append(s, t(" "+v.tr("The variants follow from the run's seed (%d in run.json): a run with the same seed, corpus and levels re-sends the same variants, which a server that kept its cache could answer from memory.", v.in.Run.Seed)))
 	return s

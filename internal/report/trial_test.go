@@ -117,7 +117,7 @@ func TestProtocolCacheProof(t *testing.T) {
 	}{
 		{"counted none", ptr(0.0), "so within this run no server answered from a cache it counts"},
 		{"counted hits", ptr(13.0), "The premise that no server answered from a cache failed: sglang-omni counted 195 cache hits"},
-		{"no counter", nil, "Whether sglang-omni answered from a cache is not observable"},
+		{"no counter", nil, "Whether sglang-omni answered from a cache is not observable (no cache-hit counter)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := fixture()
