@@ -155,6 +155,9 @@ func (v *view) conclusion() []block {
 
 // intervalHeader names the interval column by what it rests on.
 func (v *view) intervalHeader(b verdict.Basis) string {
+	if b == verdict.IntervalNone && len(v.latencies) > 0 {
+		b = verdict.RequestsAndRepeats // no level had one; name what it would rest on
+	}
 	switch {
 	case b == verdict.RequestsAndRepeats && v.repeats >= 3:
 		return v.tr("95 % interval (requests and repeats)")

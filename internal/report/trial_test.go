@@ -197,6 +197,11 @@ func TestIntervalBasisNamed(t *testing.T) {
 	if !strings.Contains(con, "| interval from requests within 2 repeats |") || !strings.Contains(con, "over requests within repeats and over repeats") {
 		t.Errorf("with records:\n%s", con)
 	}
+	// The header says the same when no level had an interval.
+	setCacheHits(&in, "sglang-omni", 0, ptr(1.0))
+	if con := section(mdOf(t, in), "Conclusion"); !strings.Contains(con, "| interval from requests within 2 repeats |") {
+		t.Errorf("every level not comparable, with records:\n%s", con)
+	}
 	if strings.Contains(con, "| 95 % interval") {
 		t.Errorf("a 95 %% label from 2 repeats:\n%s", con)
 	}
