@@ -60,8 +60,8 @@ func writeRunDir(t testing.TB, dir string, fx fixture) {
 	}
 	writeJSON(t, dir, "run.json", run)
 	wer := 0.05
-	m := schemas.Metrics{Requests: 8, Succeeded: 8, WindowS: 2, ReqPerS: 4, RTFx: 2, LatencyMeanS: 0.25,
-		LatencyP50S: 0.2, LatencyP90S: 0.3, LatencyP95S: 0.35, LatencyP99S: 0.4, LatencyMaxS: 0.41, TTFBP50S: 0.1,
+	m := schemas.Metrics{Requests: 8, Succeeded: 8, WindowS: 2, ReqPerS: 4, RTFx: f64(2), LatencyMeanS: f64(0.25),
+		LatencyP50S: f64(0.2), LatencyP90S: f64(0.3), LatencyP95S: f64(0.35), LatencyP99S: f64(0.4), LatencyMaxS: f64(0.41), TTFBP50S: f64(0.1),
 		PeakInFlight: 1, WER: &wer, Errors: map[string]int{}}
 	claims := schemas.Claims{Schema: schemas.ClaimsSchema}
 	for _, tg := range []string{"a", "b"} {
@@ -130,3 +130,5 @@ func testSigner(t testing.TB) *Signer {
 	}
 	return s
 }
+
+func f64(x float64) *float64 { return &x }

@@ -26,21 +26,24 @@ type LevelClaims struct {
 
 // Metrics of one level/repeat (or the median/min/max of them). Times are in
 // seconds. WER is null when the corpus has no references; it holds CER when
-// scoring counts characters (Claims.Scoring.Unit == "char").
+// scoring counts characters (Claims.Scoring.Unit == "char"). RTFx, the
+// latencies and TTFB are null when no request succeeded (no TTFB: none
+// carried a first byte), never 0 s: nothing was measured. Older claims
+// published 0 there; they still decode (as 0).
 type Metrics struct {
 	Requests     int            `json:"requests"`
 	Succeeded    int            `json:"succeeded"`
 	Failed       int            `json:"failed"`
 	WindowS      float64        `json:"window_s"`
 	ReqPerS      float64        `json:"req_per_s"`
-	RTFx         float64        `json:"rtfx"`
-	LatencyMeanS float64        `json:"latency_mean_s"`
-	LatencyP50S  float64        `json:"latency_p50_s"`
-	LatencyP90S  float64        `json:"latency_p90_s"`
-	LatencyP95S  float64        `json:"latency_p95_s"`
-	LatencyP99S  float64        `json:"latency_p99_s"`
-	LatencyMaxS  float64        `json:"latency_max_s"`
-	TTFBP50S     float64        `json:"ttfb_p50_s"`
+	RTFx         *float64       `json:"rtfx"`
+	LatencyMeanS *float64       `json:"latency_mean_s"`
+	LatencyP50S  *float64       `json:"latency_p50_s"`
+	LatencyP90S  *float64       `json:"latency_p90_s"`
+	LatencyP95S  *float64       `json:"latency_p95_s"`
+	LatencyP99S  *float64       `json:"latency_p99_s"`
+	LatencyMaxS  *float64       `json:"latency_max_s"`
+	TTFBP50S     *float64       `json:"ttfb_p50_s"`
 	PeakInFlight int            `json:"peak_in_flight"` // measured phase only
 	WER          *float64       `json:"wer"`
 	Errors       map[string]int `json:"errors"`

@@ -56,9 +56,9 @@ type PredicateLevel struct {
 	Requests    int      `json:"requests"`
 	Succeeded   int      `json:"succeeded"`
 	ReqPerS     float64  `json:"req_per_s"`
-	RTFx        float64  `json:"rtfx"`
-	LatencyP50S float64  `json:"latency_p50_s"`
-	LatencyP99S float64  `json:"latency_p99_s"`
+	RTFx        *float64 `json:"rtfx"`
+	LatencyP50S *float64 `json:"latency_p50_s"`
+	LatencyP99S *float64 `json:"latency_p99_s"`
 	WER         *float64 `json:"wer"`
 }
 

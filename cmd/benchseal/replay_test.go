@@ -33,7 +33,7 @@ func TestReplayTolerance(t *testing.T) {
 func TestReplayTable(t *testing.T) {
 	wer := func(v float64) *float64 { return &v }
 	lv := func(c int, rps, p50 float64, w *float64) schemas.LevelClaims {
-		m := schemas.Metrics{Requests: 8, Succeeded: 8, ReqPerS: rps, RTFx: rps / 2, LatencyP50S: p50, LatencyP99S: p50, WER: w}
+		m := schemas.Metrics{Requests: 8, Succeeded: 8, ReqPerS: rps, RTFx: wer(rps / 2), LatencyP50S: wer(p50), LatencyP99S: wer(p50), WER: w}
 		return schemas.LevelClaims{Concurrency: c, Median: m}
 	}
 	sealed := schemas.Claims{Targets: []schemas.TargetClaims{{Target: "vllm", Levels: []schemas.LevelClaims{lv(1, 20, 0.05, wer(0.04)), lv(8, 90, 0.09, nil)}}}}

@@ -1,15 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/report"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
@@ -199,7 +202,10 @@ func reportKeeps(name string) bool {
 	case schemas.RunFile, schemas.ClaimsFile, schemas.GPUInfoFile, schemas.HostInfoFile:
 		return true
 	}
-	return schemas.IsProbesBefore(name)
+	// The records, for the conclusion's interval over requests within
+	// repeats (benchseal report only: the REPORT.md that run writes, and
+	// verify regenerates, is rendered without them).
+	return schemas.IsProbesBefore(name) || schemas.IsRecords(name)
 }
 
 // reportOpen reads the report's documents of src. The bundle's signature
@@ -263,6 +269,26 @@ func (docs reportDocs) input(e *env, prefix, kind string) (report.Input, error) 
 	if err != nil {
 		return in, fmt.Errorf("report: %s%w", prefix, err)
 	}
+	// The records, for the interval over requests within repeats; a bad
+	// file leaves the interval over repeats only, with a warning.
+	var recNames []string
+	for name := range docs {
+		if schemas.IsRecords(name) {
+			recNames = append(recNames, name)
+		}
+	}
+	sort.Strings(recNames)
+	var recs []schemas.Record
+	for _, name := range recNames {
+		r, err := claims.ReadRecords(name, bytes.NewReader(docs[name]))
+		if err != nil {
+			warnf(e.stderr, "skipped the records of %s%s (the interval rests on repeats only): %v", prefix, name, err)
+			recs = nil
+			break
+		}
+		recs = append(recs, r...)
+	}
+	in.Records = recs
 	return in, nil
 }
 

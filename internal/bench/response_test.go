@@ -54,7 +54,7 @@ func TestStreamTextOnlyInFinalEvent(t *testing.T) {
 			t.Errorf("seq %d: start %d first text %d end %d: first_byte_ns is not the final event's arrival", r.Seq, r.StartNs, r.FirstByteNs, r.EndNs)
 		}
 	}
-	if got := l.claims.Targets[0].Levels[0].Median.TTFBP50S; got < gap.Seconds() {
+	if got := l.claims.Targets[0].Levels[0].Median.TTFBP50S; got == nil || *got < gap.Seconds() {
 		t.Errorf("ttfb_p50_s = %v, want at least %v", got, gap.Seconds())
 	}
 }

@@ -149,7 +149,10 @@ func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Sco
 	m.WindowS = seconds(last - first)
 	if m.WindowS > 0 {
 		m.ReqPerS = float64(m.Succeeded) / m.WindowS
-		m.RTFx = audioS / m.WindowS
+		if m.Succeeded > 0 {
+			x := audioS / m.WindowS
+			m.RTFx = &x
+		}
 	}
 	if len(lat) > 0 {
 		// Sum in sorted order so the mean does not depend on record order.
@@ -158,16 +161,16 @@ func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Sco
 		for _, l := range lat {
 			sum += l
 		}
-		m.LatencyMeanS = sum / float64(len(lat))
-		ps := [...]*float64{&m.LatencyP50S, &m.LatencyP90S, &m.LatencyP95S, &m.LatencyP99S}
+		m.LatencyMeanS = ptr(sum / float64(len(lat)))
+		ps := [...]**float64{&m.LatencyP50S, &m.LatencyP90S, &m.LatencyP95S, &m.LatencyP99S}
 		for i, p := range latencyPercentiles {
-			*ps[i] = Percentile(lat, p)
+			*ps[i] = ptr(Percentile(lat, p))
 		}
-		m.LatencyMaxS = lat[len(lat)-1]
+		m.LatencyMaxS = ptr(lat[len(lat)-1])
 	}
 	if len(ttfb) > 0 {
 		slices.Sort(ttfb)
-		m.TTFBP50S = Percentile(ttfb, 50)
+		m.TTFBP50S = ptr(Percentile(ttfb, 50))
 	}
 	if len(pairs) > 0 {
 		// Score in a fixed order: records arrive in completion order.
@@ -264,16 +267,18 @@ func summarize(reps []schemas.Metrics) (med, lo, hi schemas.Metrics) {
 	floats := []func(*schemas.Metrics) *float64{
 		func(m *schemas.Metrics) *float64 { return &m.WindowS },
 		func(m *schemas.Metrics) *float64 { return &m.ReqPerS },
-		func(m *schemas.Metrics) *float64 { return &m.RTFx },
-		func(m *schemas.Metrics) *float64 { return &m.LatencyMeanS },
-		func(m *schemas.Metrics) *float64 { return &m.LatencyP50S },
-		func(m *schemas.Metrics) *float64 { return &m.LatencyP90S },
-		func(m *schemas.Metrics) *float64 { return &m.LatencyP95S },
-		func(m *schemas.Metrics) *float64 { return &m.LatencyP99S },
-		func(m *schemas.Metrics) *float64 { return &m.LatencyMaxS },
-		func(m *schemas.Metrics) *float64 { return &m.TTFBP50S },
 	}
 	opts := []func(*schemas.Metrics) **float64{
+		// Null where no request succeeded: the median is over the
+		// repeats that measured it.
+		func(m *schemas.Metrics) **float64 { return &m.RTFx },
+		func(m *schemas.Metrics) **float64 { return &m.LatencyMeanS },
+		func(m *schemas.Metrics) **float64 { return &m.LatencyP50S },
+		func(m *schemas.Metrics) **float64 { return &m.LatencyP90S },
+		func(m *schemas.Metrics) **float64 { return &m.LatencyP95S },
+		func(m *schemas.Metrics) **float64 { return &m.LatencyP99S },
+		func(m *schemas.Metrics) **float64 { return &m.LatencyMaxS },
+		func(m *schemas.Metrics) **float64 { return &m.TTFBP50S },
 		func(m *schemas.Metrics) **float64 { return &m.WER },
 		func(m *schemas.Metrics) **float64 { return &m.GPUUtilMean },
 		func(m *schemas.Metrics) **float64 { return &m.GPUUtilMax },

@@ -106,14 +106,14 @@ func TestComputeByHand(t *testing.T) {
 	for name, gotWant := range map[string][2]float64{
 		"window_s":       {m.WindowS, 0.4},
 		"req_per_s":      {m.ReqPerS, 7.5},
-		"rtfx":           {m.RTFx, 15},
-		"latency_mean_s": {m.LatencyMeanS, 0.4 / 3},
-		"latency_p50_s":  {m.LatencyP50S, 0.1},
-		"latency_p90_s":  {m.LatencyP90S, 0.18},
-		"latency_p95_s":  {m.LatencyP95S, 0.19},
-		"latency_p99_s":  {m.LatencyP99S, 0.198},
-		"latency_max_s":  {m.LatencyMaxS, 0.2},
-		"ttfb_p50_s":     {m.TTFBP50S, 0.035},
+		"rtfx":           {fval(m.RTFx), 15},
+		"latency_mean_s": {fval(m.LatencyMeanS), 0.4 / 3},
+		"latency_p50_s":  {fval(m.LatencyP50S), 0.1},
+		"latency_p90_s":  {fval(m.LatencyP90S), 0.18},
+		"latency_p95_s":  {fval(m.LatencyP95S), 0.19},
+		"latency_p99_s":  {fval(m.LatencyP99S), 0.198},
+		"latency_max_s":  {fval(m.LatencyMaxS), 0.2},
+		"ttfb_p50_s":     {fval(m.TTFBP50S), 0.035},
 	} {
 		if !near(gotWant[0], gotWant[1]) {
 			t.Errorf("%s = %v, want %v", name, gotWant[0], gotWant[1])
@@ -205,8 +205,8 @@ func TestComputeIsOrderIndependent(t *testing.T) {
 		t.Errorf("target b has %d repeats, want 3", n)
 	}
 	lv := want.Targets[0].Levels[0]
-	if lv.Min.LatencyMaxS != 0.201 || lv.Median.LatencyMaxS != 0.202 || lv.Max.LatencyMaxS != 0.203 {
-		t.Errorf("latency_max over repeats = %v/%v/%v, want 0.201/0.202/0.203", lv.Min.LatencyMaxS, lv.Median.LatencyMaxS, lv.Max.LatencyMaxS)
+	if fval(lv.Min.LatencyMaxS) != 0.201 || fval(lv.Median.LatencyMaxS) != 0.202 || fval(lv.Max.LatencyMaxS) != 0.203 {
+		t.Errorf("latency_max over repeats = %v/%v/%v, want 0.201/0.202/0.203", fval(lv.Min.LatencyMaxS), fval(lv.Median.LatencyMaxS), fval(lv.Max.LatencyMaxS))
 	}
 }
 
@@ -293,5 +293,49 @@ func TestComputeWERNullWhenNothingScored(t *testing.T) {
 	}
 	if m := c.Targets[0].Levels[0].Repeats[0]; m.WER == nil || *m.WER != 1 {
 		t.Errorf("wer = %v with failures as deletions, want 1", m.WER)
+	}
+}
+
+// fval is *p, NaN for nil (a test comparing it then fails).
+func fval(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// When no request of a level/repeat succeeded, RTFx, the latencies and
+// TTFB are null, not 0 s (trial finding 8), in claims.json and in the
+// signed predicate, and the document still validates.
+func TestNothingSucceededIsNull(t *testing.T) {
+	run := schemas.Run{Schema: schemas.RunSchema, Complete: true,
+		Protocol: schemas.Protocol{Levels: []int{1}, Requests: []int{2}, Warmup: []int{0}, Repeats: 1},
+		Targets:  []schemas.Target{{Name: "t"}},
+		Corpus:   []schemas.Clip{{ID: "a", Seconds: 2}}}
+	recs := []schemas.Record{
+		{Target: "t", Concurrency: 1, Repeat: 1, Phase: schemas.PhaseMeasure, Seq: 0, Clip: "a", StartNs: 0, EndNs: 3e8, ErrorClass: schemas.ErrTimeout, AudioSeconds: 2},
+		{Target: "t", Concurrency: 1, Repeat: 1, Phase: schemas.PhaseMeasure, Seq: 1, Clip: "a", StartNs: 3e8, EndNs: 6e8, ErrorClass: schemas.ErrTimeout, AudioSeconds: 2},
+	}
+	c, err := Compute(run, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(c)
+	for _, f := range []string{"rtfx", "latency_mean_s", "latency_p50_s", "latency_p90_s", "latency_p95_s", "latency_p99_s", "latency_max_s", "ttfb_p50_s"} {
+		if !strings.Contains(string(b), `"`+f+`":null`) || strings.Contains(string(b), `"`+f+`":0`) {
+			t.Errorf("%s is not null in %s", f, b)
+		}
+	}
+	if err := schemas.Validate("claims", b); err != nil {
+		t.Errorf("claims.json does not validate: %v", err)
+	}
+	p, _ := json.Marshal(schemas.PredicateFromRun(&run, &c))
+	if !strings.Contains(string(p), `"latency_p50_s":null`) || !strings.Contains(string(p), `"rtfx":null`) {
+		t.Errorf("the predicate publishes a number: %s", p)
+	}
+	// An older claims.json with 0 there still decodes.
+	var old schemas.Claims
+	if err := json.Unmarshal([]byte(strings.ReplaceAll(string(b), ":null", ":0")), &old); err != nil || fval(old.Targets[0].Levels[0].Median.LatencyP50S) != 0 {
+		t.Errorf("old claims: %v", err)
 	}
 }

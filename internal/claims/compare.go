@@ -157,14 +157,25 @@ func compareLevel(target string, sl, rl schemas.LevelClaims, tol Tolerance) []Di
 			}
 			d.Verdict = within(d.Change, tol.Relative)
 		default:
-			sv, rv := metricValue(s, m), metricValue(r, m)
-			d.Sealed, d.Replayed, d.ChangeUnit = ptr(sv), ptr(rv), ChangeRelative
-			d.Change = relative(sv, rv, sv)
-			if d.Change == nil {
-				d.Reason = "the sealed value is 0"
+			sp, rp := metricValue(s, m), metricValue(r, m)
+			d.Sealed, d.Replayed, d.ChangeUnit = ptr2(sp), ptr2(rp), ChangeRelative
+			switch {
+			case sp == nil && rp == nil:
+				// Neither measured it (no request succeeded): nothing
+				// to compare, and nothing differs.
+				d.Change = ptr(0.0)
+			case sp == nil:
+				d.Reason = "the sealed run measured no successful request"
+			case rp == nil:
+				d.Reason = "the replay measured no successful request"
+			default:
+				d.Change = relative(*sp, *rp, *sp)
+				if d.Change == nil {
+					d.Reason = "the sealed value is 0"
+				}
 			}
 			d.Verdict = within(d.Change, tol.Relative)
-			if d.Verdict == Same && ratioBeyond(sv, rv, tol.Relative) {
+			if d.Verdict == Same && sp != nil && rp != nil && ratioBeyond(*sp, *rp, tol.Relative) {
 				d.Verdict = Diff
 			}
 		}
@@ -173,10 +184,12 @@ func compareLevel(target string, sl, rl schemas.LevelClaims, tol Tolerance) []Di
 	return out
 }
 
-func metricValue(m schemas.Metrics, name string) float64 {
+// metricValue is the named metric, nil where it was not measured (no
+// successful request).
+func metricValue(m schemas.Metrics, name string) *float64 {
 	switch name {
 	case "req_per_s":
-		return m.ReqPerS
+		return &m.ReqPerS
 	case "rtfx":
 		return m.RTFx
 	case "latency_p50_s":

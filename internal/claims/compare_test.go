@@ -11,8 +11,8 @@ import (
 )
 
 func level(c int, rps, p50 float64, ok, failed int, wer *float64) schemas.LevelClaims {
-	m := schemas.Metrics{Requests: ok + failed, Succeeded: ok, Failed: failed, ReqPerS: rps, RTFx: rps * 2,
-		LatencyP50S: p50, LatencyP99S: p50 * 3, WER: wer}
+	m := schemas.Metrics{Requests: ok + failed, Succeeded: ok, Failed: failed, ReqPerS: rps, RTFx: ptr(rps * 2),
+		LatencyP50S: ptr(p50), LatencyP99S: ptr(p50 * 3), WER: wer}
 	return schemas.LevelClaims{Concurrency: c, Repeats: []schemas.Metrics{m}, Median: m, Min: m, Max: m}
 }
 
@@ -197,7 +197,7 @@ func TestCompareNaN(t *testing.T) {
 // the tolerance both ways.
 func TestCompareToleranceIsSymmetric(t *testing.T) {
 	level := func(rps, p50 float64) schemas.Claims {
-		m := schemas.Metrics{Requests: 10, Succeeded: 10, ReqPerS: rps, RTFx: rps, LatencyP50S: p50, LatencyP99S: p50}
+		m := schemas.Metrics{Requests: 10, Succeeded: 10, ReqPerS: rps, RTFx: &rps, LatencyP50S: &p50, LatencyP99S: &p50}
 		return schemas.Claims{Targets: []schemas.TargetClaims{{Target: "a", Levels: []schemas.LevelClaims{{Concurrency: 1, Median: m}}}}}
 	}
 	diffs := Compare(level(25, 0.04), level(2.5, 0.4), Tolerance{Relative: 2, WERPoints: 1})
@@ -215,5 +215,28 @@ func TestCompareToleranceIsSymmetric(t *testing.T) {
 		if d.Verdict != Same {
 			t.Errorf("%s: %s, want OK within 200 %%", d.Metric, d.Verdict)
 		}
+	}
+}
+
+// A latency neither side measured (no request succeeded) is not a
+// difference; one only the replay lacks is (trial finding 8: null, not
+// 0 s, so a replay cannot "match" a sealed 0).
+func TestCompareNullLatency(t *testing.T) {
+	none := func() schemas.LevelClaims {
+		l := level(1, 0, 0, 0, 16, nil)
+		for _, m := range []*schemas.Metrics{&l.Median, &l.Min, &l.Max, &l.Repeats[0]} {
+			m.RTFx, m.LatencyP50S, m.LatencyP99S = nil, nil, nil
+		}
+		return l
+	}
+	sealed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{none()}})
+	got := rows(Compare(sealed, sealed, DefaultTolerance))
+	if strings.Contains(got, "DIFF") || !strings.Contains(got, "latency_p50_s") {
+		t.Errorf("nothing measured on both sides:\n%s", got)
+	}
+	replayed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(1, 10, 0.1, 16, 0, nil)}})
+	got = rows(Compare(sealed, replayed, DefaultTolerance))
+	if !strings.Contains(got, "a c1 latency_p50_s DIFF - the sealed run measured no successful request") {
+		t.Errorf("sealed none, replay some:\n%s", got)
 	}
 }

@@ -90,7 +90,7 @@ func TestSeedTTSClaimsByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := own.Targets[0].Levels[0].Repeats[0]; m.Succeeded != 2 || m.RTFx != 3 {
-		t.Errorf("benchseal's own: succeeded %d rtfx %v", m.Succeeded, m.RTFx)
+	if m := own.Targets[0].Levels[0].Repeats[0]; m.Succeeded != 2 || fval(m.RTFx) != 3 {
+		t.Errorf("benchseal's own: succeeded %d rtfx %v", m.Succeeded, fval(m.RTFx))
 	}
 }

@@ -18,14 +18,17 @@
 //   - req_per_s: succeeded / window_s (0 when the window is empty).
 //   - rtfx: the audio seconds of the successful requests / window_s: how
 //     many seconds of audio the server transcribed per wall-clock second.
+//     Null when no request succeeded (or the window is empty).
 //   - latency_*_s: end_ns - start_ns of the successful requests. The mean
 //     is the arithmetic mean; percentiles are exact, with numpy's default
 //     linear interpolation: on the ascending sorted values x[0..n-1], the
 //     p-th percentile is at rank r = p/100*(n-1), the value
 //     x[floor(r)] + (x[ceil(r)]-x[floor(r)]) * (r-floor(r)). No successful
-//     request: every latency is 0.
+//     request: every latency is null (nothing was measured; claims made
+//     before this published 0, which verify still accepts as the same).
 //   - ttfb_p50_s: the median (same definition) of first_byte_ns - start_ns
-//     over successful requests where a byte arrived (first_byte_ns > 0).
+//     over successful requests where a byte arrived (first_byte_ns > 0);
+//     null when there is none.
 //   - peak_in_flight: the largest number of measured requests in flight
 //     at once, swept over their start and end events; an end at the same
 //     nanosecond as a start is counted first, because a closed-loop worker
@@ -47,8 +50,8 @@
 // an even count is the mean of the two middle values; for integer fields
 // that mean is rounded down. Errors take the median/min/max per class, a
 // class missing from a repeat counting as 0, and classes whose value is 0
-// are left out. wer, warmup_peak_in_flight and the optional telemetry
-// fields use only the repeats where they are present, and stay null (or
+// are left out. rtfx, the latencies, ttfb_p50_s, wer,
+// warmup_peak_in_flight and the optional telemetry fields use only the repeats where they are present, and stay null (or
 // absent) when none has them.
 //
 // # Telemetry

@@ -3,7 +3,10 @@
 // recomputes every published figure with that tool's own definitions. A
 // figure is HELD when it follows from the raw data, BROKEN when it does
 // not (arithmetic, counts, dropped samples, WER), NOT OBSERVED when the
-// raw data it rests on is missing. What a format cannot prove at all is
+// raw data it rests on is missing, or when the tool did not publish a
+// count at all (absent or null: a version that never wrote it, such as
+// vLLM's max_concurrent_requests before it existed; nothing published
+// cannot be wrong). What a format cannot prove at all is
 // listed in Report.Unverifiable.
 //
 // # SGLang-Omni's ASR benchmark (SeedTTS)

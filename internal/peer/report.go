@@ -126,11 +126,15 @@ func (g *group) num(name string, published, recomputed *float64, digits int) {
 	}
 }
 
+// count compares a published count with its recomputation. A count the
+// peer did not publish (absent or null: an older version of the tool
+// that never wrote it, e.g. vLLM's max_concurrent_requests) is NOT
+// OBSERVED: there is no figure to be wrong.
 func (g *group) count(name string, published *float64, recomputed int) {
 	r := float64(recomputed)
 	switch {
 	case published == nil:
-		g.broken(name, "not published", nil, recomputed)
+		g.notObserved(name, fmt.Sprintf("not published by the tool (its raw data gives %d)", recomputed), nil)
 	case *published == r:
 		g.held(name, int(r), recomputed)
 	default:

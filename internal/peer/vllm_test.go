@@ -113,3 +113,22 @@ func TestVLLMBenchAppended(t *testing.T) {
 		t.Error("a JSON object without request_throughput: no error")
 	}
 }
+
+// A field the peer tool never published (older vLLM without
+// max_concurrent_requests, or null) is not observed, never broken
+// (trial finding 12).
+func TestVLLMBenchUnpublishedField(t *testing.T) {
+	for _, repl := range []string{`"max_concurrent_requests": null, `, ``} {
+		in := strings.Replace(vllmFixture, `"max_concurrent_requests": 2, `, repl, 1)
+		rep, err := VLLMBench(strings.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.OK() {
+			t.Errorf("%q: broken: %q", repl, brokenList(rep))
+		}
+		if f, _ := figure(rep, "result", "max_concurrent_requests"); f.Status != NotObserved || !strings.Contains(f.Reason, "not published") {
+			t.Errorf("%q: max_concurrent_requests: %+v, want not observed", repl, f)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,10 +29,14 @@ func (v *view) failedVerify() []block {
 	}}}
 }
 
-// side is one target at one level, as the verdict package takes it.
-func side(name string, l *schemas.LevelClaims) verdict.Side {
+// side is one target at one level, as the verdict package takes it:
+// cache hits count only with perturbation on (every request distinct),
+// and the repeats' request latencies come with it when the records were
+// read.
+func (v *view) side(name string, l *schemas.LevelClaims) verdict.Side {
 	s := verdict.Side{Name: name}
-	for _, m := range l.Repeats {
+	lat := v.latencies[name][l.Concurrency]
+	for i, m := range l.Repeats {
 		s.Requests += m.Requests
 		s.Failed += m.Failed
 		x := m.ReqPerS
@@ -39,8 +44,45 @@ func side(name string, l *schemas.LevelClaims) verdict.Side {
 			x = math.NaN()
 		}
 		s.Repeats = append(s.Repeats, x)
+		if v.in.Run.Protocol.Perturb && m.CacheHits != nil {
+			s.CacheHits += *m.CacheHits
+		}
+		if lat != nil {
+			s.Latencies = append(s.Latencies, lat[i+1])
+		}
 	}
 	return s
+}
+
+// indexLatencies groups the successful measured requests' latencies by
+// target, level and repeat (1-based).
+func (v *view) indexLatencies() {
+	for _, r := range v.in.Records {
+		if r.Phase != schemas.PhaseMeasure || !r.OK || r.EndNs < r.StartNs {
+			continue
+		}
+		if v.latencies == nil {
+			v.latencies = map[string]map[int]map[int][]float64{}
+		}
+		byC := v.latencies[r.Target]
+		if byC == nil {
+			byC = map[int]map[int][]float64{}
+			v.latencies[r.Target] = byC
+		}
+		if byC[r.Concurrency] == nil {
+			byC[r.Concurrency] = map[int][]float64{}
+		}
+		byC[r.Concurrency][r.Repeat] = append(byC[r.Concurrency][r.Repeat], float64(r.EndNs-r.StartNs)/1e9)
+	}
+	// Records arrive in completion order: sort so the bootstrap's draws
+	// do not depend on it.
+	for _, byC := range v.latencies {
+		for _, byR := range byC {
+			for _, l := range byR {
+				slices.Sort(l)
+			}
+		}
+	}
 }
 
 // words is a verdict in the report's language.
@@ -56,6 +98,9 @@ func (v *view) words(r verdict.Result, a, b string) string {
 	}
 	if r.NoSuccess {
 		return v.tr("not comparable: %s had no successful request", names[r.Culprit])
+	}
+	if r.CacheHits > 0 {
+		return v.tr("not comparable: %s counted %s cache hits", names[r.Culprit], count(r.CacheHits))
 	}
 	return v.tr("not comparable: %s failed %s of requests", names[r.Culprit], pctShort(r.Failed))
 }
@@ -73,9 +118,10 @@ func (v *view) conclusion() []block {
 		return nil
 	}
 	out := []block{heading{2, v.tr("Conclusion")}}
-	for i := 0; i < len(v.targets); i++ {
-		for j := i + 1; j < len(v.targets); j++ {
-			a, bn := v.targets[i], v.targets[j]
+	order := v.ordered()
+	for i := 0; i < len(order); i++ {
+		for j := i + 1; j < len(order); j++ {
+			a, bn := order[i], order[j]
 			if v.leads(bn, a) {
 				a, bn = bn, a // the ratio reads as the faster target's lead
 			}
@@ -87,12 +133,40 @@ func (v *view) conclusion() []block {
 			out = append(out, para{warn: true, spans: []span{b(v.tr("Not shown fair:")), t(" " + v.tr("benchseal verify found differences or gaps in how the targets were set up (see the caveats below); a lead may come from the setup, not the engine."))}})
 		}
 	}
-	rule := v.tr("Ratio of the medians over repeats of successful requests per second (first target over second); 95 % interval by a seeded bootstrap over repeats. Verdict by rule: a target that failed more than 1 % of its requests is not comparable; overlapping repeats show no difference; one repeat gives no interval.")
-	if v.repeats > 1 && v.repeats < 5 {
-		rule += v.tr(" With %d repeats the interval is a rough guide; the overlap rule is the safeguard.", v.repeats)
+	rule := v.tr("Ratio of the medians over repeats of successful requests per second, the faster target over the slower (the ratio column names them in that order).")
+	if len(v.latencies) > 0 {
+		rule += v.tr(" The interval is a seeded bootstrap over requests within repeats and over repeats (each repeat's requests resampled, its throughput scaled by its mean latency over theirs).")
+		if v.repeats < 3 {
+			rule += v.plural(v.repeats, " With %d repeat, the interval rests on the requests within it, not on repeats of the run.", " With %d repeats, the interval rests mostly on the requests within them, not on repeats of the run.")
+		}
+	} else {
+		rule += v.tr(" The interval is a seeded bootstrap over repeats only (the records were not read).")
+		switch {
+		case v.repeats > 1 && v.repeats < 3:
+			rule += v.tr(" With %d repeats it is a rough guide, not a 95 %% interval; the overlap rule is the safeguard.", v.repeats)
+		case v.repeats >= 3 && v.repeats < 5:
+			rule += v.tr(" With %d repeats the interval is a rough guide; the overlap rule is the safeguard.", v.repeats)
+		}
 	}
+	rule += v.tr(" Verdict by rule: a target that failed more than 1 % of its requests, or whose server counted cache hits although every request was distinct, is not comparable; overlapping repeats show no difference; one repeat claims no lead.")
 	out = append(out, para{spans: []span{t(rule)}})
 	return out
+}
+
+// intervalHeader names the interval column by what it rests on.
+func (v *view) intervalHeader(b verdict.Basis) string {
+	if b == verdict.IntervalNone && len(v.latencies) > 0 {
+		b = verdict.RequestsAndRepeats // no level had one; name what it would rest on
+	}
+	switch {
+	case b == verdict.RequestsAndRepeats && v.repeats >= 3:
+		return v.tr("95 % interval (requests and repeats)")
+	case b == verdict.RequestsAndRepeats:
+		return v.plural(v.repeats, "interval from requests within %d repeat", "interval from requests within %d repeats")
+	case v.repeats >= 3:
+		return v.tr("95 % interval over repeats")
+	}
+	return v.plural(v.repeats, "rough interval from %d repeat", "rough interval from %d repeats")
 }
 
 // leads says a has the higher median throughput at more shared levels
@@ -121,13 +195,15 @@ type levelVerdict struct {
 
 func (v *view) pair(a, bn string) []block {
 	var lv []levelVerdict
+	var basis verdict.Basis
 	var rows [][]string
 	for _, c := range v.levels {
 		la, lb := v.lookup(a, c), v.lookup(bn, c)
 		if la == nil || lb == nil {
 			continue
 		}
-		r := verdict.Compare(side(a, la), side(bn, lb), verdict.Options{})
+		r := verdict.Compare(v.side(a, la), v.side(bn, lb), verdict.Options{})
+		basis = max(basis, r.Basis)
 		lv = append(lv, levelVerdict{c, r})
 		iv := "—"
 		if !math.IsNaN(r.Lo) {
@@ -142,7 +218,7 @@ func (v *view) pair(a, bn string) []block {
 	return []block{
 		para{spans: headline},
 		table{
-			header: []string{v.tr("concurrency"), a + " / " + bn, v.tr("95 % interval"), v.tr("verdict")},
+			header: []string{v.tr("concurrency"), a + " / " + bn, v.intervalHeader(basis), v.tr("verdict")},
 			right:  []bool{true, true, true, false},
 			rows:   rows,
 		},
@@ -234,13 +310,43 @@ func (v *view) findings(r *verify.Report, fairness bool) [][]span {
 			if f.Status == verify.Fail {
 				l = v.tr("%s (FAILED):", label)
 			}
-			items = append(items, []span{b(l), t(" " + clipText(f.String(), 300))})
+			// Never clipped: a finding's end is often what to do.
+			items = append(items, []span{b(l), t(" " + v.finding(f))})
 		}
 		if more := len(c.Findings) + c.Omitted - shown; more > 0 {
 			items = append(items, []span{t(v.tr("%s: %d more findings; benchseal verify lists them.", label, more))})
 		}
 	}
 	return items
+}
+
+// finding is a verify finding in the report's language: translated by
+// its Kind where the kind fixes the content, else verify's English
+// words, with a lead-in in a translated report saying they are verify's.
+func (v *view) finding(f verify.Finding) string {
+	if tables[v.in.Lang] == nil {
+		return oneLine(f.String())
+	}
+	switch f.Kind {
+	case verify.KindUnpinned:
+		return v.tr("signer unpinned: verified with the key the bundle carries, which proves it intact, not who sealed it")
+	case verify.KindNoPerturb:
+		return v.tr("PERTURBATION WAS OFF: every request sent its clip unchanged, so a server cache could answer repeats; these numbers do not measure uncached serving")
+	}
+	return v.tr("(benchseal verify's words, in English:) %s", oneLine(f.String()))
+}
+
+// oneLine folds runs of white space, so a finding is one paragraph.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// verifyCoversCaches says verify's fairness check ran on the claims, so
+// its findings already say which targets' cache hits are not observable.
+func verifyCoversCaches(r *verify.Report) bool {
+	if r == nil {
+		return false
+	}
+	c := r.Check(verify.CheckFairness)
+	return c != nil && c.Status != verify.Skip
 }
 
 // hasUnpinned says verify already said the signer is unpinned.
@@ -312,13 +418,13 @@ func (v *view) claimCaveats() [][]span {
 		case !seen:
 			unseen = append(unseen, tg)
 		case n > 0:
-			hits = append(hits, v.tr("%s counted %s", tg, num(n)))
+			hits = append(hits, v.tr("%s counted %s", tg, count(n)))
 		}
 	}
 	if len(hits) > 0 {
 		items = append(items, []span{b(v.tr("Cache hits:")), t(" " + v.tr("%s over all levels and repeats: the server reused work, so its speed is not that of transcribing new audio.", strings.Join(hits, "; ")))})
 	}
-	if len(unseen) > 0 {
+	if len(unseen) > 0 && !verifyCoversCaches(v.in.Verify) {
 		items = append(items, []span{b(v.tr("Cache hits not observable:")), t(" " + v.tr("%s exposed no cache-hit counter: whether it reused work across requests is not observed.", strings.Join(unseen, ", ")))})
 	}
 	return items

@@ -84,6 +84,9 @@ type view struct {
 	levels  []int                                   // ascending
 	at      map[string]map[int]*schemas.LevelClaims // target -> concurrency
 	repeats int
+	// latencies are the successful measured requests' latencies in
+	// seconds by target, level and repeat, from Input.Records.
+	latencies map[string]map[int]map[int][]float64
 	// missing collects English strings without a translation (tests).
 	missing map[string]bool
 }
@@ -108,6 +111,7 @@ func newView(in Input) *view {
 		}
 	}
 	sort.Ints(v.levels)
+	v.indexLatencies()
 	return v
 }
 
@@ -133,6 +137,9 @@ func num(x float64) string {
 	}
 	return strconv.FormatFloat(x, 'g', 2, 64)
 }
+
+// count formats a counter's growth: a whole number as such.
+func count(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 
 // spread is "median [min–max]", or the median alone when every repeat agrees.
 func spread(med, lo, hi float64) string {
@@ -262,7 +269,7 @@ func (v *view) build() []block {
 func (v *view) timeBreakdown() []block { return nil }
 
 func (v *view) title() string {
-	names := v.targets
+	names := v.ordered()
 	if len(names) == 0 {
 		for _, t := range v.in.Run.Targets {
 			names = append(names, t.Name)
@@ -275,6 +282,62 @@ func (v *view) title() string {
 	if ms := v.models(); len(ms) == 1 {
 		s += " (" + ms[0] + ")"
 	}
+	return s
+}
+
+// ordered is the targets in the conclusion's order: a target that leads
+// more of the others comes first (for two targets, the faster first, as
+// in the conclusion's "a vs b"); ties keep the claims' order.
+func (v *view) ordered() []string {
+	names := slices.Clone(v.targets)
+	wins := map[string]int{}
+	for _, a := range names {
+		for _, b := range names {
+			if a != b && v.leads(a, b) {
+				wins[a]++
+			}
+		}
+	}
+	slices.SortStableFunc(names, func(a, b string) int { return wins[b] - wins[a] })
+	return names
+}
+
+// cacheProof says what perturbation proved about caches, no more: within
+// this run every request was a distinct input; that no answer came from a
+// cache held only where every target counts its cache hits and none grew.
+// It also says that a run with the same seed re-sends the same variants.
+func (v *view) cacheProof() []span {
+	var hits, unseen []string
+	for _, tg := range v.targets {
+		seen, n := false, 0.0
+		for _, c := range v.levels {
+			if l := v.lookup(tg, c); l != nil {
+				for _, m := range l.Repeats {
+					if m.CacheHits != nil {
+						seen = true
+						n += *m.CacheHits
+					}
+				}
+			}
+		}
+		switch {
+		case !seen:
+			unseen = append(unseen, tg)
+		case n > 0:
+			hits = append(hits, v.tr("%s counted %s", tg, count(n)))
+		}
+	}
+	s := []span{t(v.tr("Within this run, every request sent a distinct copy of its clip with one PCM sample changed by one LSB."))}
+	switch {
+	case len(hits) > 0:
+		s = append(s, t(" "), b(v.tr("The premise that no server answered from a cache failed: %s cache hits during measurement.", strings.Join(hits, "; "))))
+	case len(unseen) == 0:
+		s = append(s, t(" "+v.tr("No target's cache-hit counter grew during measurement, so within this run no server answered from a cache it counts.")))
+	}
+	if len(unseen) > 0 {
+		s = append(s, t(" "+v.tr("Whether %s answered from a cache is not observable (no cache-hit counter).", strings.Join(unseen, ", "))))
+	}
+	s = append(s, t(" "+v.tr("The variants follow from the run's seed (%d in run.json): a run with the same seed, corpus and levels re-sends the same variants, which a server that kept its cache could answer from memory.", v.in.Run.Seed)))
 	return s
 }
 
@@ -357,7 +420,7 @@ func (v *view) summary() []span {
 	}
 	s = append(s, t(v.tr("; success is HTTP 200 with non-empty text. ")))
 	if p.Perturb {
-		s = append(s, t(v.tr("Every request sent a distinct copy of its clip with one PCM sample changed by one LSB, so no server could answer from a cache.")))
+		s = append(s, v.cacheProof()...)
 	} else {
 		s = append(s, b(v.tr("Perturbation was OFF: repeated clips sent identical bytes.")))
 	}
@@ -456,7 +519,7 @@ func (v *view) performance() []block {
 			caption: v.tr("RTFx, seconds of audio transcribed per second of wall time: median [min–max] over %s; (N %% failed) where requests failed.", rep),
 			header:  v.byTargetHeader(), right: allRight(n),
 			rows: v.levelsRows(func(l *schemas.LevelClaims) string {
-				return v.measured(l, spreadX(l.Median.RTFx, l.Min.RTFx, l.Max.RTFx))
+				return v.measured(l, spreadX(deref(l.Median.RTFx), deref(l.Min.RTFx), deref(l.Max.RTFx)))
 			}),
 		},
 		heading{2, v.tr("Latency")},
@@ -475,9 +538,9 @@ func (v *view) performance() []block {
 				row = append(row, "—", "—", "—")
 			} else {
 				row = append(row,
-					spread(l.Median.LatencyP50S, l.Min.LatencyP50S, l.Max.LatencyP50S),
-					spread(l.Median.LatencyP90S, l.Min.LatencyP90S, l.Max.LatencyP90S),
-					spread(l.Median.LatencyP99S, l.Min.LatencyP99S, l.Max.LatencyP99S))
+					spread(deref(l.Median.LatencyP50S), deref(l.Min.LatencyP50S), deref(l.Max.LatencyP50S)),
+					spread(deref(l.Median.LatencyP90S), deref(l.Min.LatencyP90S), deref(l.Max.LatencyP90S)),
+					spread(deref(l.Median.LatencyP99S), deref(l.Min.LatencyP99S), deref(l.Max.LatencyP99S)))
 			}
 			req, _, failed := tally(l)
 			if failed == 0 {
@@ -685,12 +748,12 @@ func (v *view) telemetry() []block {
 	if len(used) == 0 {
 		used = cols // every window too short: say so in each column
 	}
-	header := []string{"target", "concurrency"}
+	header := []string{v.tr("target"), v.tr("concurrency")}
 	right := []bool{false, true}
 	for _, cl := range used {
-		name := cl.name
+		name := v.tr(cl.name)
 		if multi && cl.each != nil {
-			name += " (sum of GPUs)"
+			name = v.tr("%s (sum of GPUs)", name)
 		}
 		header = append(header, name)
 		right = append(right, true)
@@ -707,7 +770,7 @@ func (v *view) telemetry() []block {
 				p := cl.get(&l.Median)
 				switch {
 				case p == nil && l.Median.TelemetryNote != "":
-					row = append(row, l.Median.TelemetryNote)
+					row = append(row, v.tr(l.Median.TelemetryNote))
 				case p == nil:
 					row = append(row, "–")
 				case cl.each != nil && len(l.Median.GPUPeaks) > 1:
@@ -725,15 +788,14 @@ func (v *view) telemetry() []block {
 			rows = append(rows, row)
 		}
 	}
-	caption := "Sampled during measurement on the client machine, median over repeats."
+	caption := v.tr("Sampled during measurement on the client machine, median over repeats.")
 	if multi {
-		caption += " For a target on several GPUs, memory and power peaks are the largest sum over its GPUs at one sampling instant" +
-			" (not one GPU's reading); each GPU's own peak follows in brackets."
+		caption += v.tr(" For a target on several GPUs, memory and power peaks are the largest sum over its GPUs at one sampling instant (not one GPU's reading); each GPU's own peak follows in brackets.")
 	}
 	if notes {
-		caption += " \"not observed\": the measured window held fewer than 2 samples; a shorter --sample-interval samples it."
+		caption += v.tr(" \"not observed\": the measured window held fewer than 2 samples; a shorter --sample-interval samples it.")
 	}
-	return []block{heading{2, "Telemetry"}, table{caption: caption, header: header, right: right, rows: rows}}
+	return []block{heading{2, v.tr("Telemetry")}, table{caption: caption, header: header, right: right, rows: rows}}
 }
 
 func (v *view) environment() []block {

@@ -235,7 +235,7 @@ func TestFailuresShown(t *testing.T) {
 		if ti == 1 {
 			for r := range l.Repeats {
 				m := &l.Repeats[r]
-				m.Failed, m.Succeeded, m.ReqPerS, m.RTFx, m.LatencyP50S, m.WER = m.Requests, 0, 0, 0, 0, nil
+				m.Failed, m.Succeeded, m.ReqPerS, m.RTFx, m.LatencyP50S, m.WER = m.Requests, 0, 0, nil, nil, nil
 				m.Errors = map[string]int{"http": m.Requests}
 			}
 			l.Median, l.Min, l.Max = summarize(l.Repeats)

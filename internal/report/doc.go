@@ -11,19 +11,35 @@
 //     with the failed checks;
 //   - the title, then a run without perturbation, or one that did not
 //     complete, flagged in bold;
+//   - the title names the targets in the conclusion's order (the one
+//     faster at more levels first), so "a vs b" reads the same in both;
 //   - "Conclusion" (conclusion.go): for each pair of targets (the one
 //     faster at more levels first) and each level, the ratio of median
-//     successful requests per second, its 95 % bootstrap interval over
-//     repeats and a verdict in words, all by internal/verdict's rule,
-//     with a one-line summary grouping levels of the same verdict;
+//     successful requests per second (the faster over the slower, as the
+//     ratio column names them), its bootstrap interval and a verdict in
+//     words, all by internal/verdict's rule, with a one-line summary
+//     grouping levels of the same verdict. The interval's column header
+//     and the rule paragraph say what the interval rests on: over
+//     requests within repeats and over repeats when Input.Records is set
+//     ("interval from requests within 2 repeats" below 3 repeats), over
+//     repeats only otherwise ("rough interval from 2 repeats"); "95 %"
+//     only with 3 or more repeats. With perturbation on, a target whose
+//     cache counters grew is "not comparable: X counted N cache hits";
 //   - "Caveats": verify's fairness findings as verify words them (server
-//     settings and their source, GPUs, caches), then what the claims show
+//     settings and their source, GPUs, caches), whole, never clipped (a
+//     finding's end is often what to do), then what the claims show
 //     (targets that failed more than 1 % of a level's requests, levels
 //     with fewer requests than C or one repeat, cache hits, cache counters
-//     not observable), then verify's other warnings and failures (an
+//     not observable, the last only when verify's fairness check did not
+//     run, since it says the same), then verify's other warnings and failures (an
 //     unpinned key); "Not verified" when verify did not run;
 //
-// then the summary (targets, models, GPU, corpus, protocol, perturbation)
+// then the summary (targets, models, GPU, corpus, protocol, perturbation;
+// the cache-proof premise only as far as it was observed: within this run
+// every request was distinct; no answer came from a cache only where every
+// target counts cache hits and none grew; where hits were counted the
+// premise failed; without a counter it is not observable; and a run with
+// the same seed, named from run.json, re-sends the same variants)
 // and the numbers: requests per second and RTFx (in ×) as "median
 // [min–max]" over repeats with "(N % failed)" beside every cell of a level
 // where requests failed; latency p50/p90/p99, one row per level and
@@ -57,9 +73,12 @@
 //
 // Input.Lang picks the words (lang.go): every string is an English fmt
 // format looked up in one table per language (lang_zh.go); numbers, their
-// formatting and the verdict rule are shared. Findings quoted from verify
-// stay in verify's English. TestLangComplete fails on a string without a
-// translation.
+// formatting and the verdict rule are shared. Verify's findings are
+// translated by their Kind where the kind fixes the words (an unpinned
+// signer, perturbation off); any other finding is shown in verify's
+// English behind a lead-in that says so, never half-translated silently.
+// The telemetry section goes through the same table. TestLangComplete
+// fails on a string without a translation.
 //
 // Output is deterministic: the same Input gives the same bytes. Nothing
 // reads the clock, maps are walked in sorted order, the bootstrap is

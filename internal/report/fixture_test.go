@@ -50,9 +50,9 @@ func fixture() Input {
 				lat := (0.25 + 0.02*float64(c)*float64(ti+1)) / jitter
 				m := schemas.Metrics{
 					Requests: run.Protocol.Requests[li], Succeeded: run.Protocol.Requests[li],
-					WindowS: float64(run.Protocol.Requests[li]) / rps, ReqPerS: rps, RTFx: rps * 6.5,
-					LatencyMeanS: lat * 1.05, LatencyP50S: lat, LatencyP90S: lat * 1.4, LatencyP95S: lat * 1.6,
-					LatencyP99S: lat * 2.1, LatencyMaxS: lat * 2.5, TTFBP50S: lat * 0.9, PeakInFlight: c,
+					WindowS: float64(run.Protocol.Requests[li]) / rps, ReqPerS: rps, RTFx: ptr(rps * 6.5),
+					LatencyMeanS: ptr(lat * 1.05), LatencyP50S: ptr(lat), LatencyP90S: ptr(lat * 1.4), LatencyP95S: ptr(lat * 1.6),
+					LatencyP99S: ptr(lat * 2.1), LatencyMaxS: ptr(lat * 2.5), TTFBP50S: ptr(lat * 0.9), PeakInFlight: c,
 					WER:         ptr(0.041 + 0.01*float64(ti) + 0.001*float64(r)),
 					Errors:      map[string]int{},
 					GPUUtilMean: ptr(math.Min(97, 20*float64(li+1)+float64(r))), GPUUtilMax: ptr(math.Min(100, 25*float64(li+1))),
@@ -132,10 +132,10 @@ func summarize(reps []schemas.Metrics) (med, lo, hi schemas.Metrics) {
 		*get(&lo), *get(&hi), *get(&med) = ptr(xs[0]), ptr(xs[len(xs)-1]), ptr(xs[len(xs)/2])
 	}
 	pick(func(m *schemas.Metrics) *float64 { return &m.ReqPerS })
-	pick(func(m *schemas.Metrics) *float64 { return &m.RTFx })
-	pick(func(m *schemas.Metrics) *float64 { return &m.LatencyP50S })
-	pick(func(m *schemas.Metrics) *float64 { return &m.LatencyP90S })
-	pick(func(m *schemas.Metrics) *float64 { return &m.LatencyP99S })
+	optional(func(m *schemas.Metrics) **float64 { return &m.RTFx })
+	optional(func(m *schemas.Metrics) **float64 { return &m.LatencyP50S })
+	optional(func(m *schemas.Metrics) **float64 { return &m.LatencyP90S })
+	optional(func(m *schemas.Metrics) **float64 { return &m.LatencyP99S })
 	optional(func(m *schemas.Metrics) **float64 { return &m.WER })
 	optional(func(m *schemas.Metrics) **float64 { return &m.GPUUtilMean })
 	optional(func(m *schemas.Metrics) **float64 { return &m.GPUUtilMax })

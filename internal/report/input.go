@@ -27,6 +27,11 @@ type Input struct {
 	// all) are the caveats, and its checklist is in "Evidence".
 	Verify *verify.Report
 
+	// Records are the run's request records (records/*/*.jsonl), nil
+	// when the report did not read them. With them, the conclusion's
+	// interval also resamples requests within repeats (internal/verdict).
+	Records []schemas.Record
+
 	// Lang is the report's language, one of Languages ("" is English).
 	Lang string
 

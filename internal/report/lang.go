@@ -56,4 +56,6 @@ func (v *view) htmlLang() string {
 
 // byValue are the strings the report translates though they come from
 // elsewhere: verify's report kinds and check names.
-var byValue = []string{"bundle", "run directory", "archive", "signature", "subjects", "schemas", "variants", "claims", "protocol", "fairness"}
+var byValue = []string{"bundle", "run directory", "archive", "signature", "subjects", "schemas", "variants", "claims", "protocol", "fairness",
+	// claims.json's telemetry_note (internal/claims.TelemetryNotObserved).
+	"not observed (window shorter than --sample-interval)"}

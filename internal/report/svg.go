@@ -125,11 +125,11 @@ func (v *view) series(ch Chart) []series {
 		case Throughput:
 			out = append(out, get(func(m *schemas.Metrics) float64 { return m.ReqPerS }, false, i, tg))
 		case RTFx:
-			out = append(out, get(func(m *schemas.Metrics) float64 { return m.RTFx }, false, i, tg))
+			out = append(out, get(func(m *schemas.Metrics) float64 { return deref(m.RTFx) }, false, i, tg))
 		case Latency:
 			out = append(out,
-				get(func(m *schemas.Metrics) float64 { return m.LatencyP50S }, false, i, tg),
-				get(func(m *schemas.Metrics) float64 { return m.LatencyP99S }, true, i, tg))
+				get(func(m *schemas.Metrics) float64 { return deref(m.LatencyP50S) }, false, i, tg),
+				get(func(m *schemas.Metrics) float64 { return deref(m.LatencyP99S) }, true, i, tg))
 		}
 	}
 	return out

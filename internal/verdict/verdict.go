@@ -34,6 +34,16 @@ type Side struct {
 	Repeats []float64
 	// Requests and Failed are summed over repeats.
 	Requests, Failed int
+	// CacheHits is the growth of the server's cache-hit counters during
+	// measurement, summed over repeats, when perturbation was on (every
+	// request distinct); 0 when none were counted or when the caller has
+	// no counter or ran without perturbation.
+	CacheHits float64
+	// Latencies, when set, holds each repeat's successful request
+	// latencies in seconds (Latencies[i] belongs to Repeats[i]): the
+	// interval then also resamples requests within repeats (see the
+	// package doc). Nil: repeats only.
+	Latencies [][]float64
 }
 
 // FailedShare is Failed/Requests, 0 without requests.
@@ -78,7 +88,24 @@ type Result struct {
 	Culprit   int
 	Failed    float64
 	NoSuccess bool
+	// CacheHits is the culprit's counted cache hits when they made it
+	// NotComparable, else 0.
+	CacheHits float64
+	// Basis says what the interval rests on (IntervalNone when there is
+	// none).
+	Basis Basis
 }
+
+// Basis is what an interval resamples.
+type Basis int
+
+const (
+	IntervalNone Basis = iota
+	// RepeatsOnly: the repeats' values only (no per-request data).
+	RepeatsOnly
+	// RequestsAndRepeats: repeats, and requests within each repeat.
+	RequestsAndRepeats
+)
 
 // Compare applies the rule of the package doc to a and b.
 func Compare(a, b Side, opts Options) Result {
@@ -106,13 +133,36 @@ func Compare(a, b Side, opts Options) Result {
 			return r
 		}
 	}
+	for i, s := range []Side{a, b} {
+		if s.CacheHits > 0 {
+			r.Kind, r.Culprit, r.CacheHits = NotComparable, i, s.CacheHits
+			return r
+		}
+	}
+	withRequests := hasLatencies(a) && hasLatencies(b)
 	for i, v := range [][]float64{va, vb} {
-		if len(v) < 2 {
+		if len(v) < 2 && !withRequests {
 			r.Kind, r.Culprit = SingleRepeat, i
 			return r
 		}
 	}
-	r.Lo, r.Hi = interval(va, vb, opts)
+	if withRequests {
+		r.Lo, r.Hi = nestedInterval(a, b, opts)
+		r.Basis = RequestsAndRepeats
+	} else {
+		r.Lo, r.Hi = interval(va, vb, opts)
+		r.Basis = RepeatsOnly
+	}
+	if len(va) < 2 || len(vb) < 2 {
+		// One repeat: the interval (over its requests) is shown, but
+		// one window is one observation of the setup.
+		i := 0
+		if len(va) >= 2 {
+			i = 1
+		}
+		r.Kind, r.Culprit = SingleRepeat, i
+		return r
+	}
 	overlap := slices.Min(va) <= slices.Max(vb) && slices.Min(vb) <= slices.Max(va)
 	if overlap || (r.Lo <= 1 && r.Hi >= 1) {
 		r.Kind = NoDifference
@@ -143,6 +193,83 @@ func interval(va, vb []float64, opts Options) (lo, hi float64) {
 	}
 	slices.Sort(ratios)
 	return rank(ratios, 0.025), rank(ratios, 0.975)
+}
+
+// hasLatencies says s carries per-request latencies for each usable
+// repeat.
+func hasLatencies(s Side) bool {
+	if len(s.Latencies) != len(s.Repeats) {
+		return false
+	}
+	n := 0
+	for i, x := range s.Repeats {
+		if math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 {
+			continue
+		}
+		if len(s.Latencies[i]) == 0 {
+			return false
+		}
+		n++
+	}
+	return n > 0
+}
+
+// usable are the (value, latencies) pairs of s's repeats with a value.
+func usable(s Side) (vals []float64, lats [][]float64) {
+	for i, x := range s.Repeats {
+		if math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 {
+			continue
+		}
+		vals, lats = append(vals, x), append(lats, s.Latencies[i])
+	}
+	return vals, lats
+}
+
+// nestedInterval is the two-level percentile bootstrap of the package
+// doc: repeats resampled with replacement, then each drawn repeat's
+// requests resampled with replacement, its value scaled by the ratio of
+// its mean latency to the resample's (Little's law in a closed loop:
+// throughput = concurrency / mean latency).
+func nestedInterval(a, b Side, opts Options) (lo, hi float64) {
+	rng := rand.New(rand.NewPCG(opts.Seed, 0x62656e636873))
+	va, la := usable(a)
+	vb, lb := usable(b)
+	ma, mb := means(la), means(lb)
+	draw := func(vals []float64, lats [][]float64, mean []float64, out []float64) {
+		for j := range out {
+			k := rng.IntN(len(vals))
+			l := lats[k]
+			var sum float64
+			for range l {
+				sum += l[rng.IntN(len(l))]
+			}
+			out[j] = vals[k]
+			if sum > 0 {
+				out[j] = vals[k] * mean[k] / (sum / float64(len(l)))
+			}
+		}
+	}
+	ra, rb := make([]float64, len(va)), make([]float64, len(vb))
+	ratios := make([]float64, opts.Resamples)
+	for i := range ratios {
+		draw(va, la, ma, ra)
+		draw(vb, lb, mb, rb)
+		ratios[i] = median(ra) / median(rb)
+	}
+	slices.Sort(ratios)
+	return rank(ratios, 0.025), rank(ratios, 0.975)
+}
+
+func means(lats [][]float64) []float64 {
+	m := make([]float64, len(lats))
+	for i, l := range lats {
+		var sum float64
+		for _, x := range l {
+			sum += x
+		}
+		m[i] = sum / float64(len(l))
+	}
+	return m
 }
 
 // rank is the nearest-rank percentile p of sorted xs.

@@ -64,3 +64,53 @@ func TestIntervalDeterministic(t *testing.T) {
 		t.Errorf("interval [%v, %v] outside [%v, %v]", r1.Lo, r1.Hi, 10.0/8, 12.0/7)
 	}
 }
+
+// A server that counted cache hits with perturbation on is not
+// comparable, however far ahead its numbers are (trial finding 2).
+func TestCacheHitsNotComparable(t *testing.T) {
+	fast := Side{Name: "vc", Repeats: []float64{1849.8, 2421.7}, Requests: 24, CacheHits: 26}
+	slow := Side{Name: "v", Repeats: []float64{25.1, 25.3}, Requests: 24}
+	for _, order := range [][2]Side{{fast, slow}, {slow, fast}} {
+		r := Compare(order[0], order[1], Options{})
+		if r.Kind != NotComparable || r.CacheHits != 26 {
+			t.Fatalf("got %+v, want not comparable for 26 cache hits", r)
+		}
+		if got := []Side{order[0], order[1]}[r.Culprit].Name; got != "vc" {
+			t.Errorf("culprit %q, want vc", got)
+		}
+	}
+}
+
+// With per-request latencies the interval resamples requests within
+// repeats too: 2 repeats alone give a 2-valued bootstrap, the requests
+// give a spread; the result is seeded and deterministic.
+func TestIntervalOverRequests(t *testing.T) {
+	lat := func(base float64, n int) []float64 {
+		var l []float64
+		for i := range n {
+			l = append(l, base*(0.5+float64(i%7)/6))
+		}
+		return l
+	}
+	a := Side{Repeats: []float64{12, 12.1}, Requests: 80, Latencies: [][]float64{lat(0.08, 40), lat(0.08, 40)}}
+	b := Side{Repeats: []float64{10, 10.1}, Requests: 80, Latencies: [][]float64{lat(0.1, 40), lat(0.1, 40)}}
+	r := Compare(a, b, Options{})
+	if r.Basis != RequestsAndRepeats {
+		t.Fatalf("basis %v, want RequestsAndRepeats", r.Basis)
+	}
+	ro := Compare(Side{Repeats: a.Repeats, Requests: 80}, Side{Repeats: b.Repeats, Requests: 80}, Options{})
+	if ro.Basis != RepeatsOnly {
+		t.Fatalf("basis %v, want RepeatsOnly", ro.Basis)
+	}
+	if !(r.Hi-r.Lo > 2*(ro.Hi-ro.Lo)) || !(r.Lo < r.Ratio && r.Ratio < r.Hi) {
+		t.Errorf("requests interval [%v, %v] around %v is not wider than the repeats-only [%v, %v]", r.Lo, r.Hi, r.Ratio, ro.Lo, ro.Hi)
+	}
+	if r2 := Compare(a, b, Options{}); r2 != r {
+		t.Errorf("not deterministic: %+v vs %+v", r, r2)
+	}
+	// One repeat with requests: an interval, but no lead claimed.
+	one := Compare(Side{Repeats: []float64{12}, Requests: 40, Latencies: [][]float64{lat(0.08, 40)}}, b, Options{})
+	if one.Kind != SingleRepeat || math.IsNaN(one.Lo) {
+		t.Errorf("one repeat with requests: %+v", one)
+	}
+}

@@ -1,0 +1,233 @@
+package report
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
+)
+
+// Tests for the new-user trial's report findings (notes/trial.md 2, 10).
+
+func mdOf(t *testing.T, in Input) string {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Markdown(&buf, in); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// caveatsOf is the Markdown of the caveats box.
+func caveatsOf(md string) string {
+	i := strings.Index(md, "> **Caveats**")
+	if i < 0 {
+		i = strings.Index(md, "> **注意事项**")
+	}
+	if i < 0 {
+		return ""
+	}
+	rest := md[i:]
+	if j := strings.Index(rest, "\n\n"); j >= 0 {
+		return rest[:j]
+	}
+	return rest
+}
+
+// setCacheHits sets every repeat's cache_hits of target tg at level c
+// (c == 0: every level) and re-summarizes.
+func setCacheHits(in *Input, tg string, c int, hits *float64) {
+	for ti := range in.Claims.Targets {
+		if in.Claims.Targets[ti].Target != tg {
+			continue
+		}
+		for li := range in.Claims.Targets[ti].Levels {
+			l := &in.Claims.Targets[ti].Levels[li]
+			if c != 0 && l.Concurrency != c {
+				continue
+			}
+			for ri := range l.Repeats {
+				l.Repeats[ri].CacheHits = hits
+			}
+			l.Median, l.Min, l.Max = summarize(l.Repeats)
+		}
+	}
+}
+
+// The title names the targets in the conclusion's order (the faster
+// first), whatever order run.json and claims.json list them in, and the
+// rule says the ratio is the faster over the slower.
+func TestTitleOrderFollowsConclusion(t *testing.T) {
+	in := fixture()
+	slices.Reverse(in.Claims.Targets) // vllm-omni (slower) first
+	slices.Reverse(in.Run.Targets)
+	md := mdOf(t, in)
+	title := md[:strings.Index(md, "\n")]
+	if !strings.Contains(title, "sglang-omni vs vllm-omni") {
+		t.Errorf("title %q does not put the faster target first", title)
+	}
+	if !strings.Contains(md, "**Throughput, sglang-omni vs vllm-omni:**") {
+		t.Errorf("conclusion does not put the faster target first")
+	}
+	if strings.Contains(md, "first target over second") || !strings.Contains(md, "the faster target over the slower") {
+		t.Errorf("the rule misnames the numerator")
+	}
+}
+
+// A long verify finding is shown whole: its end is what to do.
+func TestCaveatNotClipped(t *testing.T) {
+	in := fixture()
+	in.Verify = fixtureVerify()
+	long := "cache hits not observable for sglang-omni: " + strings.Repeat("no known cache counter in its /metrics; ", 8) + "SGLang-Omni has no self-describing endpoint: pass --server-config to record its settings"
+	in.Verify.Checks[7].Findings = append(in.Verify.Checks[7].Findings, verify.Finding{Status: verify.Warn, Path: "claims.json", Reason: long})
+	md := mdOf(t, in)
+	if !strings.Contains(md, "pass --server-config to record its settings") || strings.Contains(caveatsOf(md), "…") {
+		t.Errorf("the finding was clipped:\n%s", caveatsOf(md))
+	}
+}
+
+// "Cache hits not observable" is said once: verify's fairness check says
+// it when it ran; the report's own line only without verify.
+func TestCacheNotObservableOnce(t *testing.T) {
+	in := fixture()
+	setCacheHits(&in, "sglang-omni", 0, nil)
+	in.Verify = fixtureVerify()
+	in.Verify.Checks[7].Findings = append(in.Verify.Checks[7].Findings, verify.Finding{Status: verify.Warn, Path: "claims.json",
+		Reason: "cache hits not observable for sglang-omni: no known cache counter in its /metrics before and after each step (cache_hits is null)"})
+	if n := strings.Count(strings.ToLower(caveatsOf(mdOf(t, in))), "not observable"); n != 1 {
+		t.Errorf("cache hits not observable said %d times in the caveats, want once", n)
+	}
+	in.Verify = nil
+	if n := strings.Count(strings.ToLower(caveatsOf(mdOf(t, in))), "not observable"); n != 1 {
+		t.Errorf("without verify: said %d times, want once", n)
+	}
+}
+
+// The protocol paragraph claims no cache answered only where that was
+// observed, says where the premise failed or is not observable, and
+// names the seed.
+func TestProtocolCacheProof(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		hits *float64
+		want string
+	}{
+		{"counted none", ptr(0.0), "so within this run no server answered from a cache it counts"},
+		{"counted hits", ptr(13.0), "The premise that no server answered from a cache failed: sglang-omni counted 195 cache hits"},
+		{"no counter", nil, "Whether sglang-omni answered from a cache is not observable (no cache-hit counter)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := fixture()
+			setCacheHits(&in, "sglang-omni", 0, tc.hits)
+			md := mdOf(t, in)
+			if !strings.Contains(md, tc.want) {
+				t.Errorf("missing %q", tc.want)
+			}
+			if strings.Contains(md, "so no server could answer from a cache") {
+				t.Errorf("the unconditional cache-proof sentence is back")
+			}
+			if !strings.Contains(md, "seed (42 in run.json)") || !strings.Contains(md, "re-sends the same variants") {
+				t.Errorf("the seed caveat is missing")
+			}
+			if tc.hits != nil && *tc.hits == 0 && strings.Contains(md, "premise") {
+				t.Errorf("premise said failed with no hits")
+			}
+		})
+	}
+}
+
+// Cache hits counted with perturbation on make that level not
+// comparable, never "ahead by 8398 %" (trial finding 2); without
+// perturbation the run is flagged as a whole instead.
+func TestCacheHitsNotComparable(t *testing.T) {
+	in := fixture()
+	setCacheHits(&in, "sglang-omni", 1, ptr(13.0))
+	con := section(mdOf(t, in), "Conclusion")
+	if !strings.Contains(con, "| 1 | 1.22× | — | not comparable: sglang-omni counted 39 cache hits |") {
+		t.Errorf("C = 1 is not marked not comparable:\n%s", con)
+	}
+	if !strings.Contains(con, "at C = 1: not comparable: sglang-omni counted 39 cache hits; at C = 2, 4, 8, 16: sglang-omni ahead") {
+		t.Errorf("summary line:\n%s", con)
+	}
+	in.Run.Protocol.Perturb = false
+	if con := section(mdOf(t, in), "Conclusion"); strings.Contains(con, "cache hits |") {
+		t.Errorf("without perturbation the cache rule applied:\n%s", con)
+	}
+}
+
+// records makes each repeat's measured records of the fixture: n
+// successful requests with latencies spread around the repeat's p50.
+func records(in Input) []schemas.Record {
+	var recs []schemas.Record
+	for _, tc := range in.Claims.Targets {
+		for _, l := range tc.Levels {
+			for ri := range l.Repeats {
+				for i := range 40 {
+					d := int64(1e9 * 0.3 * (0.6 + 0.8*float64((i*7)%40)/40))
+					recs = append(recs, schemas.Record{Target: tc.Target, Concurrency: l.Concurrency, Repeat: ri + 1,
+						Phase: schemas.PhaseMeasure, OK: true, StartNs: int64(i) * 1e9, EndNs: int64(i)*1e9 + d})
+				}
+			}
+		}
+	}
+	return recs
+}
+
+// With 2 repeats the interval column says what it rests on: requests
+// within the repeats when the records were read, a rough interval from 2
+// repeats when not; never a bare "95 % interval".
+func TestIntervalBasisNamed(t *testing.T) {
+	in := fixture()
+	for ti := range in.Claims.Targets {
+		for li := range in.Claims.Targets[ti].Levels {
+			l := &in.Claims.Targets[ti].Levels[li]
+			l.Repeats = l.Repeats[:2]
+			l.Median, l.Min, l.Max = summarize(l.Repeats)
+		}
+	}
+	con := section(mdOf(t, in), "Conclusion")
+	if !strings.Contains(con, "| rough interval from 2 repeats |") || !strings.Contains(con, "not a 95 % interval") {
+		t.Errorf("without records:\n%s", con)
+	}
+	in.Records = records(in)
+	con = section(mdOf(t, in), "Conclusion")
+	if !strings.Contains(con, "| interval from requests within 2 repeats |") || !strings.Contains(con, "over requests within repeats and over repeats") {
+		t.Errorf("with records:\n%s", con)
+	}
+	// The header says the same when no level had an interval.
+	setCacheHits(&in, "sglang-omni", 0, ptr(1.0))
+	if con := section(mdOf(t, in), "Conclusion"); !strings.Contains(con, "| interval from requests within 2 repeats |") {
+		t.Errorf("every level not comparable, with records:\n%s", con)
+	}
+	if strings.Contains(con, "| 95 % interval") {
+		t.Errorf("a 95 %% label from 2 repeats:\n%s", con)
+	}
+}
+
+// A Chinese report translates what verify's finding kinds fix, and says
+// where it shows verify's English words; the telemetry section is
+// translated too.
+func TestZhFindingsAndTelemetry(t *testing.T) {
+	in := fixture()
+	in.Lang = "zh"
+	in.Verify = fixtureVerify()
+	in.Verify.Checks[1].Status = verify.Warn
+	in.Verify.Checks[1].Findings = []verify.Finding{{Status: verify.Warn, Kind: verify.KindUnpinned, Path: "bundle.pub",
+		Reason: "signer unpinned: verified with the key the bundle carries, which proves it intact, not who sealed it"}}
+	md := mdOf(t, in)
+	cav := caveatsOf(md)
+	if strings.Contains(cav, "signer unpinned") || !strings.Contains(cav, "签名者未固定") {
+		t.Errorf("the unpinned finding is not translated:\n%s", cav)
+	}
+	for _, line := range strings.Split(cav, "\n") {
+		if strings.Contains(line, "max running requests differs") && !strings.Contains(line, "benchseal verify 的原文") {
+			t.Errorf("verify's English shown without a lead-in: %s", line)
+		}
+	}
+	if !strings.Contains(md, "## 遥测") || strings.Contains(md, "Sampled during measurement") || strings.Contains(md, "GPU util mean") {
+		t.Errorf("the telemetry section is not translated:\n%s", section(md, "遥测"))
+	}
+}
