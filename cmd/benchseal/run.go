@@ -476,6 +476,7 @@ func drainOnInterrupt(e *env) (stop func()) {
 // evidence: failing to write it is a warning, and it never replaces a file.
 func writeRunReport(e *env, dir string) {
 	in, err := loadReportDir(e, dir)
+	in.Records = nil // rendered as verify regenerates it (renderRunReport): without the records
 	if err == nil {
 		var f *os.File
 		if f, err = newfile.Create(filepath.Join(dir, schemas.ReportFile), 0o644); err == nil {
