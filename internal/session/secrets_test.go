@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/benchseal/benchseal/internal/bench"
@@ -39,10 +40,20 @@ func TestSessionScrubsHeldSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A server that quotes the key it was sent, where no pattern sees it.
+	var echoed atomic.Int64
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/version":
 			w.Write([]byte(`{"version":"1", "note":"client sent ` + key + `"}`))
+		case "/v1/audio/transcriptions":
+			// Every other answer an error that quotes the key, the rest
+			// a transcript that does.
+			if echoed.Add(1)%2 == 0 {
+				http.Error(w, `{"error": "bad client `+key+`"}`, http.StatusInternalServerError)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"text": "the cat ` + key + ` sat"}`))
 		case "/metrics":
 			rec := httptest.NewRecorder()
 			srv.ServeHTTP(rec, r)
@@ -100,6 +111,13 @@ func TestSessionScrubsHeldSecrets(t *testing.T) {
 		}
 		return nil
 	})
+	recs, err := os.ReadFile(filepath.Join(res.Dir, filepath.FromSlash(schemas.RecordsPath("a", 1, 1))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(recs, []byte(`"error":"HTTP 500`)) || !bytes.Contains(recs, []byte(`"text":"the cat [REDACTED] sat"`)) {
+		t.Errorf("the records hold no scrubbed error and transcript: the test checked nothing there:\n%s", recs)
+	}
 	for _, want := range []string{"servers/a/launch.log", "servers/a/config/v.yaml", "servers/a/probes-before.json", "run.json", "env/client.json"} {
 		if !found[want] {
 			t.Errorf("%s was not written: the test checked nothing there", want)
