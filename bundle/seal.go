@@ -51,6 +51,12 @@ type SealOptions struct {
 	AllowIncomplete bool
 	// Sealer names the sealing program in the predicate.
 	Sealer schemas.Sealer
+	// Check, when set, is called with the run directory after its documents
+	// and files were found fit to seal and before anything is hashed or
+	// signed; its error fails the seal as it is. benchseal seal passes
+	// session.CheckClaims, so that its key never goes on claims the records
+	// do not give (this package does not recompute claims itself).
+	Check func(runDir string) error
 }
 
 // SealResult describes a written bundle.
@@ -99,6 +105,11 @@ func Seal(ctx context.Context, dst io.Writer, runDir string, s *Signer, opts Sea
 	files, err := listRunDir(runDir, opts.NoAudio)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Check != nil {
+		if err := opts.Check(runDir); err != nil {
+			return nil, err
+		}
 	}
 
 	buf := make([]byte, 1<<20)

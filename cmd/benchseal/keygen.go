@@ -26,7 +26,8 @@ cosign generate-key-pair; created 0600), and PREFIX.pub, the public key (PKIX PE
 that readers pass to verify or to cosign. It never overwrites a file.
 
 The password comes from BENCHSEAL_PASSWORD, else COSIGN_PASSWORD, else a prompt
-on the terminal. An empty password is allowed (as with cosign).
+on the terminal. An empty password is allowed (as with cosign): the private key
+is then protected by nothing, and keygen warns so.
 
 It prints the key's fingerprint (sha256 of the public key's DER) on stdout.`,
 		Args: exactArgs(0, "no arguments"),
@@ -60,6 +61,9 @@ It prints the key's fingerprint (sha256 of the public key's DER) on stdout.`,
 				return fmt.Errorf("keygen: %w", err)
 			}
 			fp, _ := bundle.Fingerprint(pubKey)
+			if len(pw) == 0 {
+				warnf(e.stderr, "the password is empty: %s is encrypted under an empty password, so anyone who can read it can sign as you (set BENCHSEAL_PASSWORD to a passphrase for a protected key)", keyPath)
+			}
 			infof(e.stderr, "wrote %s (private: keep it secret) and %s (public: publish it)", keyPath, pubPath)
 			_, err = fmt.Fprintln(e.stdout, fp)
 			return err

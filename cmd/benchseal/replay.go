@@ -62,9 +62,13 @@ directory (--out, which must not exist) like any other, with env/, telemetry/
 and servers/ captures; its run.json names the sealed run in replay_of.
 
 The comparison sets the median over repeats of req_per_s, rtfx, latency_p50_s,
-latency_p99_s, wer, succeeded and failed side by side, per target and level:
-OK within --tolerance (relative change; succeeded and failed relative to the
-level's requests), DIFF beyond it; wer is compared in percentage points against
+latency_p99_s, wer, succeeded and failed side by side, per target and level,
+OK within the tolerance and DIFF beyond it. req_per_s, rtfx and the latencies
+are judged as a ratio, the same both ways: a figure differs when the larger
+value exceeds the smaller by more than the tolerance (--tolerance 10%: 100 vs
+111 differs, as 111 vs 100 does; a fall to a tenth differs even under 200%).
+succeeded and failed move by a share of the level's requests (at most
+--tolerance of them); wer is compared in percentage points against
 --wer-tolerance. --json prints the comparison as JSON. Exit status 0 when every
 figure agrees, 1 when one differs (or the replay failed); the first Ctrl-C keeps
 what was measured (exit status 130).
@@ -90,7 +94,7 @@ chance).`,
 	fl.StringVar(&f.key, "key", "", "public key (file or KMS reference) the bundle must be signed with")
 	fl.StringVar(&f.audio, "audio", "", "folder of the original clips, for a bundle sealed with --no-audio")
 	fl.StringVarP(&f.out, "out", "o", "", "run directory of the replay to create (must not exist)")
-	fl.StringVar(&f.tolerance, "tolerance", "10%", "largest relative change that still agrees, e.g. 10%")
+	fl.StringVar(&f.tolerance, "tolerance", "10%", "a figure differs when the larger value exceeds the smaller by more than this, e.g. 10%")
 	fl.Float64Var(&f.werTolerance, "wer-tolerance", claims.DefaultTolerance.WERPoints, "largest change of wer that still agrees, in percentage points")
 	fl.StringVar(&f.apiKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never recorded")
 	fl.DurationVar(&f.timeout, "timeout", 0, "limit per request (default: the sealed run's)")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/report"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
@@ -142,7 +143,12 @@ func writeReport(e *env, in report.Input, out, format string, formatSet bool) er
 // verifyForReport runs benchseal verify's checks on src and records the
 // verdict and checklist in in. failed says a check failed.
 func verifyForReport(ctx context.Context, e *env, src, key string, in *report.Input) (failed bool, err error) {
-	opts := verify.Options{}
+	// The same renderer as benchseal verify's, so that the sealed REPORT.md
+	// is checked here too rather than "not observed".
+	opts := verify.Options{RenderReport: renderRunReport}
+	if t, err := fingerprint.Tool(); err == nil {
+		opts.RenderReportTool = t.BinarySHA256
+	}
 	if key != "" {
 		pub, err := bundle.LoadPublicKey(ctx, key, func() ([]byte, error) { return readPassword(e, false) })
 		if err != nil {

@@ -75,7 +75,10 @@ once.
 Requests per level: --requests N (or one per level, comma-separated), or
 --passes P over the corpus; by default the larger of the corpus size and 8*C.
 The API key (--api-key or OPENAI_API_KEY) is sent as a bearer token and never
-written anywhere.
+written anywhere: wherever it appears in what the run writes (a server's log,
+config, probes, errors), it is replaced by [REDACTED], as are URL passwords and
+secret form fields. A key under 8 characters is replaced only where it follows
+its name (run warns): use a longer one.
 
 The run also records env/ (client, host, GPUs), telemetry/ (host and GPU
 samples every --sample-interval, one line per step with the /metrics cache

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -19,7 +20,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/session"
 	"github.com/benchseal/benchseal/internal/testkit"
+	"github.com/benchseal/benchseal/schemas"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -54,6 +58,12 @@ var scriptCmds = map[string]func([]string) error{
 	// flipbyte IN OUT [MASK]: OUT is IN with its middle byte XORed with
 	// MASK (0x10).
 	"flipbyte": flipByte,
+	// sealforged RUNDIR OUT [KEYFILE]: seals RUNDIR into OUT as a sealer
+	// holding the key could without benchseal seal's claims check
+	// (session.Seal directly; KEYFILE's password from BENCHSEAL_PASSWORD;
+	// ephemeral without KEYFILE), so that scripts can give verify and
+	// report a validly signed bundle whose claims are false.
+	"sealforged": sealForged,
 	// setjson FILE PATH JSON: sets the value at PATH (keys and list
 	// indices joined by dots) of the JSON document FILE.
 	"setjson": setJSON,
@@ -453,4 +463,20 @@ func TestScriptCmds(t *testing.T) {
 	if err := setJSON([]string{doc, "targets.1.levels", "0"}); err == nil {
 		t.Error("setjson set a path the document does not have")
 	}
+}
+
+func sealForged(args []string) error {
+	if len(args) != 2 && len(args) != 3 {
+		return scriptUsagef("sealforged RUNDIR OUT [KEYFILE]")
+	}
+	ctx := context.Background()
+	signer, err := bundle.NewEphemeralSigner()
+	if len(args) == 3 {
+		signer, err = bundle.LoadSigner(ctx, args[2], func() ([]byte, error) { return []byte(os.Getenv("BENCHSEAL_PASSWORD")), nil })
+	}
+	if err != nil {
+		return err
+	}
+	_, err = session.Seal(ctx, args[0], args[1], signer, bundle.SealOptions{Sealer: schemas.Sealer{Name: "benchseal", Version: "v0.0.0-test"}}, false)
+	return err
 }

@@ -38,7 +38,9 @@ SCHEME://KEY served by a sigstore KMS plugin (an executable sigstore-kms-SCHEME 
 PATH). Without --key an ephemeral key signs and its public half ships in the
 bundle as benchseal.pub: the bundle is then intact but its signer is unpinned.
 
-seal refuses a run that did not complete (unless --allow-incomplete), symbolic
+seal refuses a run whose claims.json does not follow from its records and
+telemetry (recomputed exactly as verify recomputes them; the first differing
+figure is named), a run that did not complete (unless --allow-incomplete), symbolic
 links and special files in RUNDIR, and an existing OUT; it writes through a
 temporary file, so a failure leaves nothing. It prints the bundle's SHA-256 (in
 sha256sum format) and the key's fingerprint on stdout.`,
@@ -99,9 +101,15 @@ func sealWith(ctx context.Context, e *env, runDir, out, key string, signer *bund
 			return fmt.Errorf("seal %s: %w", runDir, err)
 		}
 	}
+	// The key goes only on claims that follow from the records, as verify
+	// will recompute them.
+	opts.Check = session.CheckClaims
 	res, err := session.Seal(ctx, runDir, out, signer, opts, sigstore)
 	var ee *newfile.ExistsError
+	var me *session.ClaimsMismatchError
 	switch {
+	case errors.As(err, &me):
+		err = withHint(err, "restore the records and telemetry as the run wrote them and re-run 'benchseal seal'; 'benchseal verify %s' lists every differing figure", runDir)
 	case errors.As(err, &ee):
 		err = withHint(fmt.Errorf("%s appeared while sealing: %w", out, fs.ErrExist), "seal never overwrites evidence; choose another -o")
 	case errors.Is(err, fs.ErrExist):

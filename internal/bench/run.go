@@ -548,6 +548,13 @@ var linePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // and none waits for the file: a worker that finds it busy leaves its line
 // to the one writing, which looks at the queue again before it lets go.
 func (rf *recordFile) write(rec *schemas.Record) {
+	// A secret the session holds (the API key) never reaches a record,
+	// even when a server echoes it in an error or a transcript.
+	if rec.Error != "" {
+		rec.Error = fingerprint.Redact(rec.Error)
+	}
+	rec.Text = fingerprint.ScrubSecrets(rec.Text)
+	rec.ResponseNote = fingerprint.ScrubSecrets(rec.ResponseNote)
 	line := linePool.Get().(*bytes.Buffer)
 	line.Reset()
 	enc := json.NewEncoder(line)
@@ -833,6 +840,8 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 			return
 		}
 	}
+	// Scored as written, so that rescoring the record gives the same.
+	text = fingerprint.ScrubSecrets(text)
 	rec.Text = text
 	var class, msg string
 	if rec.TextScored, class, msg = r.task.Score(text); class != "" {

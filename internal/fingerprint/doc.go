@@ -47,6 +47,16 @@
 //
 // Redaction happens before anything is written, by Redact, RedactArgs,
 // RedactJSON and LineRedactor; they err on the side of hiding too much.
+// Two ways, both in Redact: by value, every value given to AddSecrets (the
+// session gives it the API key, URL passwords, secret-named form fields and
+// secret values of launch commands) is replaced wherever it appears, in its
+// plain, JSON-escaped and URL-escaped forms, for the rest of the process;
+// by pattern, what follows a secret's name (--api-key X, api_key: X,
+// Bearer X, a URL's password) and prefixed tokens (hf_, sk-). A value
+// shorter than MinSecretLen (8) is not replaced by value, since it would
+// hide innocent text; AddSecrets returns it so the caller warns.
+// ScrubSecrets replaces held values only, for text that must otherwise stay
+// as it was (a record's transcript, scored after scrubbing).
 //
 // # Imports
 //

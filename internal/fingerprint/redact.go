@@ -66,7 +66,16 @@ func harmlessKey(k string) bool {
 // Python-repr fields named like api_key, token, secret or password,
 // passwords in URLs, and tokens recognisable by their prefix (hf_...,
 // sk-..., ghp_...). It is meant to err on the side of hiding too much.
-func Redact(s string) string {
+//
+// Every value registered with AddSecrets is scrubbed first and last,
+// wherever it appears, whatever surrounds it.
+func Redact(s string) string { return secrets.redact(s) }
+
+func (set *secretSet) redact(s string) string {
+	return set.scrub(redactPatterns(set.scrub(s)))
+}
+
+func redactPatterns(s string) string {
 	// The regular expressions cost far more than a scan for the words they
 	// need; most log lines have none of them.
 	low := strings.ToLower(s)

@@ -22,6 +22,12 @@
 //     StopGrace) and writes servers/<target>/launch.json. A launched server
 //     that exits during the run stops its target (bench.TargetStoppedError).
 //     Stop is idempotent and safe to defer.
+//   - Start first gives fingerprint's redactor every secret value the
+//     session holds (Config.APIKey, URL passwords, secret-named form
+//     fields, secret values in launch commands; see holdSecrets), so that
+//     none reaches the run directory by value, and re-scrubs
+//     Plan.Command with them; a value too short to scrub by value is
+//     warned about through Config.Warnf, never named.
 //   - Hooks in Config run before the session's own at every point, so a
 //     caller may mark run.json (replay sets replay_of) before the recorder
 //     writes its captures.

@@ -83,6 +83,13 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.Warnf == nil {
 		cfg.Warnf = func(string, ...any) {}
 	}
+	holdSecrets(cfg)
+	// The caller redacted its command line before the values were held.
+	cmd := make([]string, len(cfg.Plan.Command))
+	for i, a := range cfg.Plan.Command {
+		cmd[i] = fingerprint.ScrubSecrets(a)
+	}
+	cfg.Plan.Command = cmd
 	s := &Session{cfg: cfg, procs: map[string]*fingerprint.Process{}, logs: map[string]string{}, urls: map[string]string{}}
 	for _, t := range cfg.Plan.Targets {
 		s.urls[t.Name] = t.URL
