@@ -56,7 +56,9 @@ func newRunCmd(e *env) *cobra.Command {
 		Long: `run drives each target's /v1/audio/transcriptions with a closed-loop sweep:
 at every concurrency level C, C workers each send a request, read the whole
 response and send the next, never more than C in flight. Every request sends
-its own 1-LSB variant of its clip, so no cache can recognise it. Levels,
+its own 1-LSB variant of its clip, so no cache can recognise it within the
+run; each run draws a fresh random --seed (recorded), so another run shares a
+variant only by rare chance (--seed S re-sends run S's variants). Levels,
 repeats and targets are interleaved (level -> repeat -> target, the target
 order reversed on even repeats) so all targets see the same host noise.
 
@@ -106,7 +108,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	f.warmup = -1
 	fl.Var((*unsetInt)(&f.warmup), "warmup", "warm-up requests per level and repeat (default: one per worker)")
 	fl.IntVar(&f.repeats, "repeats", bench.DefaultRepeats, "repeats of every level and target")
-	fl.Uint64Var(&f.seed, "seed", 1, "seed of the variants' sample indices")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variants' sample indices (default: a fresh random one per run, recorded in run.json)")
 	fl.StringVar(&f.language, "language", "", "language form field (e.g. en)")
 	fl.StringVar(&f.format, "response-format", "json", "response_format form field: json, verbose_json or text")
 	fl.StringArrayVar(&f.forms, "form", nil, "an extra form field as key=value; repeat for several")
@@ -134,7 +136,12 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	return cmd
 }
 
-func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
+func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
+	if !cmd.Flags().Changed("seed") {
+		if f.seed, err = bench.NewSeed(); err != nil {
+			return err
+		}
+	}
 	plan, err := buildPlan(e, f)
 	if err != nil {
 		return err

@@ -114,6 +114,28 @@ func checkBudget(p Plan) error {
 	if p.NoPerturb {
 		return nil
 	}
+	need := variantsNeeded(p)
+	for _, c := range p.Corpus {
+		if n := need[c.SHA256] + p.FirstVariant[c.SHA256]; n > c.WAV.Samples() {
+			return &VariantBudgetError{c.ID, c.WAV.Samples(), n}
+		}
+	}
+	return nil
+}
+
+// VariantsNeeded is how many variants of each clip (by SHA-256) the plan
+// sends, warm-ups included: the length of each clip's variant numbering
+// from its FirstVariant. A plan that cannot run is its *PlanError.
+func VariantsNeeded(p Plan) (map[[32]byte]int64, error) {
+	n, err := p.normalize()
+	if err != nil {
+		return nil, err
+	}
+	return variantsNeeded(n), nil
+}
+
+// variantsNeeded is VariantsNeeded of a normalized plan.
+func variantsNeeded(p Plan) map[[32]byte]int64 {
 	need := map[[32]byte]int64{}
 	for li := range p.Levels {
 		per := int64(p.Repeats * len(p.Targets))
@@ -128,12 +150,7 @@ func checkBudget(p Plan) error {
 			need[p.Corpus[i%len(p.Corpus)].SHA256] += per
 		}
 	}
-	for _, c := range p.Corpus {
-		if n := need[c.SHA256] + p.FirstVariant[c.SHA256]; n > c.WAV.Samples() {
-			return &VariantBudgetError{c.ID, c.WAV.Samples(), n}
-		}
-	}
-	return nil
+	return need
 }
 
 type runner struct {
