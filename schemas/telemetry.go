@@ -73,7 +73,13 @@ type StepTelemetry struct {
 	// scrapes before and after the step; absent when a scrape failed.
 	CacheBefore map[string]float64 `json:"cache_before,omitempty"`
 	CacheAfter  map[string]float64 `json:"cache_after,omitempty"`
-	Notes       []string           `json:"notes,omitempty"` // why a fact is missing
+	// CacheMeasure are the same counters scraped after the step's
+	// warm-ups, just before its first measured request
+	// (c<C>-r<R>-measure.prom): cache_hits counts from here, so it covers
+	// the measured requests only. Absent in runs made before it existed
+	// and when that scrape failed.
+	CacheMeasure map[string]float64 `json:"cache_measure,omitempty"`
+	Notes        []string           `json:"notes,omitempty"` // why a fact is missing
 	// SampleStartNs and SampleEndNs are the t_ns of the samples taken
 	// just before the first measured request was sent and just after the
 	// last one ended: internal/claims counts them in the window.

@@ -397,7 +397,7 @@ func checkCacheScrapes(c *Check, ev *evidence, no *notObserved) {
 		for _, side := range []struct {
 			when string
 			got  map[string]float64
-		}{{"before", s.CacheBefore}, {"after", s.CacheAfter}} {
+		}{{"before", s.CacheBefore}, {"measure", s.CacheMeasure}, {"after", s.CacheAfter}} {
 			file := k.scrapeFile(side.when)
 			sc, ok, err := readScrape(ev, file)
 			switch {
