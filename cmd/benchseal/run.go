@@ -214,7 +214,11 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 		if f.seal != "" {
 			warnf(e.stderr, "--seal: an incomplete run is not sealed (to seal it anyway: %s)", sealCommand(res.Dir, f.seal, f.key, true))
 		}
-		return withHint(fmt.Errorf("run: %w", err), "%s", stoppedHint(se, res.Dir))
+		hint := stoppedHint(se, res.Dir)
+		if len(se.Unreachable) > 0 {
+			hint = strings.TrimPrefix(hint+"; the server stopped answering in the middle of a step (killed, crashed or restarted?): the failed requests' errors are in their records", "; ")
+		}
+		return withHint(fmt.Errorf("run: %w", err), "%s", hint)
 	case err != nil:
 		return runError(err)
 	}

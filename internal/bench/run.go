@@ -172,6 +172,9 @@ type runner struct {
 	// warmFailed: targets stopped because a step's warm-ups all failed ->
 	// the first error.
 	warmFailed map[string]string
+	// unreachable: targets stopped because the last measured request of
+	// every worker of a step failed to connect -> why.
+	unreachable map[string]string
 }
 
 func newRunner(p Plan, cfg *config, dir string) (*runner, error) {
@@ -426,8 +429,8 @@ sweep:
 		run.Incomplete = "failed: " + r.fatal.Error()
 	case interrupted:
 		run.Incomplete = "interrupted"
-	case len(r.gone) > 0 || len(r.warmFailed) > 0:
-		run.Incomplete = (&TargetStoppedError{r.gone, r.warmFailed}).Error()
+	case len(r.gone) > 0 || len(r.warmFailed) > 0 || len(r.unreachable) > 0:
+		run.Incomplete = r.stoppedError().Error()
 	default:
 		run.Complete, run.Incomplete = true, ""
 	}
@@ -446,8 +449,8 @@ sweep:
 	if interrupted {
 		return res, ErrInterrupted
 	}
-	if len(r.gone) > 0 || len(r.warmFailed) > 0 {
-		return res, &TargetStoppedError{r.gone, r.warmFailed}
+	if len(r.gone) > 0 || len(r.warmFailed) > 0 || len(r.unreachable) > 0 {
+		return res, r.stoppedError()
 	}
 	return res, nil
 }
@@ -730,6 +733,9 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 		} else {
 			res.Errors[rec.ErrorClass]++
 		}
+	}
+	if ctx.Err() == nil {
+		r.stopUnreachable(s, recs[w:])
 	}
 	if res.Requests > 0 && res.Succeeded == 0 {
 		msg := fmt.Sprintf("target %q failed every request of concurrency %d, repeat %d (%s)", s.Target, s.Concurrency, s.Repeat, errorSummary(res.Errors))
