@@ -315,6 +315,7 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		}
 		p.Targets = append(p.Targets, bench.Target{Name: name, URL: url, Fields: fields})
 	}
+	warnSharedURLs(e, p.Targets)
 	for _, m := range f.models {
 		name, model, per := strings.Cut(m, "=")
 		if !per {
@@ -498,5 +499,24 @@ func writeRunReport(e *env, dir string) {
 	}
 	if err != nil {
 		warnf(e.stderr, "REPORT.md not written: %v (benchseal report %s makes it later)", err, dir)
+	}
+}
+
+// warnSharedURLs warns about targets given one server URL: they measure
+// the same server twice, sharing its cache and its queue.
+func warnSharedURLs(e *env, targets []bench.Target) {
+	byURL := map[string][]string{}
+	var urls []string
+	for _, t := range targets {
+		u := strings.TrimRight(t.URL, "/")
+		if byURL[u] == nil {
+			urls = append(urls, u)
+		}
+		byURL[u] = append(byURL[u], t.Name)
+	}
+	for _, u := range urls {
+		if names := byURL[u]; len(names) > 1 {
+			e.warnf("targets %s have one URL (%s): they measure the same server %d times, and share its cache and its queue", strings.Join(names, " and "), fingerprint.Redact(u), len(names))
+		}
 	}
 }
