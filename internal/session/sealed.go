@@ -227,7 +227,7 @@ type ReplayOptions struct {
 	Only         []string          // replay only these targets (nil: all)
 	Forms        [][2]string       // form fields (key, value) set on every target, in order; values never recorded
 	GPUs         map[string][]int  // nil: the sealed run's
-	Seed         *uint64           // another seed (nil: the sealed one, variants numbered past its)
+	Seed         *uint64           // another seed (nil: the sealed one, variants numbered from a random point past its)
 	SameVariants bool              // send the sealed run's variants again
 	// Rand gives each clip's random first variant number past the sealed
 	// run's (nil: crypto/rand), so that two replays of one bundle do not
