@@ -217,6 +217,12 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 		hint := stoppedHint(se, res.Dir)
 		if len(se.Unreachable) > 0 {
 			hint = strings.TrimPrefix(hint+"; the server stopped answering in the middle of a step (killed, crashed or restarted?): the failed requests' errors are in their records", "; ")
+			for t := range se.Unreachable {
+				if _, launched := setup.Launch[t]; launched && len(se.Targets) == 0 {
+					hint += "; see servers/<target>/launch.log in " + res.Dir + " for why it stopped"
+					break
+				}
+			}
 		}
 		return withHint(fmt.Errorf("run: %w", err), "%s", hint)
 	case err != nil:
