@@ -70,6 +70,16 @@
 //	Index(n) = the first of perm(n), perm(perm(n)), ... that is < samples
 //	           (cycle-walking; n >= samples is an error)
 //
+// # Across runs
+//
+// A plan is a permutation per seed and clip, so the variants of one run
+// never repeat. Two plans with different seeds are independent: with n
+// variants of a clip drawn by each out of its N samples, about n*n/N of
+// them are common to both (a birthday bound). benchseal therefore draws a
+// fresh random seed for every run, and a replay under the sealed seed
+// starts each clip's numbering at a random point past the sealed run's.
+// Cache-proofing across runs holds up to that chance, not by construction.
+//
 // # Imports
 //
 // It owns the WAV walk, the 1-LSB variant and the seeded plan: a format

@@ -59,6 +59,11 @@ type Metrics struct {
 	GPUPowerPeakW   *float64 `json:"gpu_power_peak_w,omitempty"`
 	HostCPUMean     *float64 `json:"host_cpu_mean,omitempty"`
 	CacheHits       *float64 `json:"cache_hits,omitempty"`
+	// CacheHitsScope is CacheHitsMeasured when cache_hits counts the
+	// measured requests only (from the scrape after the warm-ups); absent,
+	// cache_hits spans the whole step, warm-ups included (runs made before
+	// the measure scrape, or when it failed).
+	CacheHitsScope string `json:"cache_hits_scope,omitempty"`
 	// GPUPeaks are each GPU's own peaks when the target runs on several
 	// (gpu_mem_peak_bytes and gpu_power_peak_w are sums over them).
 	GPUPeaks []GPUPeak `json:"gpu_peaks,omitempty"`
@@ -74,3 +79,7 @@ type GPUPeak struct {
 	MemPeakBytes *float64 `json:"mem_peak_bytes,omitempty"`
 	PowerPeakW   *float64 `json:"power_peak_w,omitempty"`
 }
+
+// CacheHitsMeasured is Metrics.CacheHitsScope when cache_hits counts the
+// measured phase only.
+const CacheHitsMeasured = "measured"

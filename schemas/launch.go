@@ -26,5 +26,8 @@ type Launch struct {
 	// own: a crash when DiedEarly).
 	StoppedBy string `json:"stopped_by,omitempty"`
 	DiedEarly bool   `json:"died_early"` // exited before benchseal stopped it
-	Error     string `json:"error,omitempty"`
+	// StoppedAnswering: the server refused connections when benchseal
+	// came to stop it, yet had not exited within the grace period.
+	StoppedAnswering bool   `json:"stopped_answering,omitempty"`
+	Error            string `json:"error,omitempty"`
 }

@@ -51,7 +51,8 @@ func IsRecords(name string) bool {
 func ServerPath(target, name string) string { return path.Join(ServersDir, target, name) }
 
 // MetricsPath is one /metrics scrape around a step:
-// servers/<target>/metrics/c<C>-r<R>-<when>.prom (when: before or after).
+// servers/<target>/metrics/c<C>-r<R>-<when>.prom (when: before, measure
+// (after the warm-ups) or after).
 func MetricsPath(target string, concurrency, repeat int, when string) string {
 	return path.Join(ServersDir, target, "metrics", fmt.Sprintf("c%d-r%d-%s.prom", concurrency, repeat, when))
 }

@@ -45,6 +45,10 @@ type ReplayOf struct {
 	// ("target a url http://...", "seed 7", "only a"), so that a reader
 	// sees at once how far it is a replay.
 	Overrides []string `json:"overrides,omitempty"`
+	// FirstVariant is, per clip id, the variant number the replay's
+	// numbering of that clip started from: a random point past the sealed
+	// run's variants (absent with --seed or --same-variants).
+	FirstVariant map[string]int64 `json:"first_variant,omitempty"`
 }
 
 // Tool identifies the client that produced the run.

@@ -73,8 +73,14 @@ type StepTelemetry struct {
 	// scrapes before and after the step; absent when a scrape failed.
 	CacheBefore map[string]float64 `json:"cache_before,omitempty"`
 	CacheAfter  map[string]float64 `json:"cache_after,omitempty"`
-	Notes       []string           `json:"notes,omitempty"` // why a fact is missing
-	// ScrapeErrors holds, by "before" or "after", why the step's /metrics
+	// CacheMeasure are the same counters scraped after the step's
+	// warm-ups, just before its first measured request
+	// (c<C>-r<R>-measure.prom): cache_hits counts from here, so it covers
+	// the measured requests only. Absent in runs made before it existed
+	// and when that scrape failed.
+	CacheMeasure map[string]float64 `json:"cache_measure,omitempty"`
+	Notes        []string           `json:"notes,omitempty"` // why a fact is missing
+	// ScrapeErrors holds, by "before", "measure" or "after", why the step's /metrics
 	// scrape failed (redacted); absent when both answered. A scrape that
 	// failed this way may have left no servers/<t>/metrics/ file; one
 	// missing without an entry here was removed after the run.

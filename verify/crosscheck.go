@@ -455,7 +455,7 @@ func checkCacheScrapes(c *Check, ev *evidence, no *notObserved) {
 		for _, side := range []struct {
 			when string
 			got  map[string]float64
-		}{{"before", s.CacheBefore}, {"after", s.CacheAfter}} {
+		}{{"before", s.CacheBefore}, {"measure", s.CacheMeasure}, {"after", s.CacheAfter}} {
 			file := k.scrapeFile(side.when)
 			sc, ok, err := readScrape(ev, file)
 			switch {
@@ -548,9 +548,12 @@ func checkSchedule(c *Check, ev *evidence) {
 		status = Warn // a stopped target's later steps may have been planned, not sent
 	}
 	// A replay numbers each clip's variants from past the sealed run's; the
-	// first number of each clip is then its own.
+	// first number of each clip is then its own: the one run.json records
+	// (replay_of.first_variant), else the smallest in the records.
 	base := map[string]int64{}
-	if run.ReplayOf != nil {
+	if run.ReplayOf != nil && run.ReplayOf.FirstVariant != nil {
+		base = run.ReplayOf.FirstVariant
+	} else if run.ReplayOf != nil {
 		for _, f := range ev.recFiles {
 			for _, r := range ev.records[f] {
 				if b, ok := base[r.Clip]; !ok || r.Variant < b {

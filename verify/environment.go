@@ -217,7 +217,7 @@ func allowUnlisted(args []string) bool {
 
 // serverFile matches what a run writes under servers/<target>/ besides the
 // targets' config files and launch log that run.json names.
-var serverFile = regexp.MustCompile(`^servers/[^/]+/(probes-(before|after)\.json|launch\.(log|json)|launch-command\.txt|metrics/c[0-9]+-r[0-9]+-(before|after)\.prom)$`)
+var serverFile = regexp.MustCompile(`^servers/[^/]+/(probes-(before|after)\.json|launch\.(log|json)|launch-command\.txt|metrics/c[0-9]+-r[0-9]+-(before|measure|after)\.prom)$`)
 
 // checkServerFiles reports files under servers/ that the run does not
 // capture: written by hand, they are evidence no recorder vouches for.
@@ -235,6 +235,7 @@ func checkServerFiles(c *Check, ev *evidence) {
 	for _, k := range schedule(ev.run) {
 		steps[k.scrapeFile("before")] = true
 		steps[k.scrapeFile("after")] = true
+		steps[k.scrapeFile("measure")] = true
 	}
 	targets := map[string]bool{}
 	for _, t := range ev.run.Targets {

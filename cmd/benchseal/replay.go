@@ -74,9 +74,11 @@ figure agrees, 1 when one differs (or the replay failed); the first Ctrl-C keeps
 what was measured (exit status 130).
 
 A replay sends only variants the sealed run never sent: under the same seed,
-each clip's variants are numbered on from the highest number in the sealed
-records, and the plan is a permutation, so none of the sealed run's variants
-comes back and no cache that saw them can answer. --same-variants sends the
+each clip's variants are numbered from a random point past the highest number
+in the sealed records (recorded in run.json, replay_of.first_variant), and the
+plan is a permutation, so none of the sealed run's variants comes back and no
+cache that saw them can answer; two replays share variants only when their
+random ranges overlap. --same-variants sends the
 sealed run's variants again (to test a server's determinism, say); --seed N
 uses another seed (whose variants may meet a few of the sealed ones by
 chance).`,
@@ -98,7 +100,7 @@ chance).`,
 	fl.Float64Var(&f.werTolerance, "wer-tolerance", claims.DefaultTolerance.WERPoints, "largest change of wer that still agrees, in percentage points")
 	fl.StringVar(&f.apiKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never recorded")
 	fl.DurationVar(&f.timeout, "timeout", 0, "limit per request (default: the sealed run's)")
-	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variants' sample indices (default: the sealed run's, variants numbered past its)")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variants' sample indices (default: the sealed run's, variants numbered from a random point past its)")
 	fl.StringArrayVar(&f.forms, "form", nil, "set a form field of every replayed target as key=value (for values redacted when sealed; never recorded)")
 	fl.BoolVar(&f.sameVariants, "same-variants", false, "send the sealed run's variants again, which a cache may recognise")
 	fl.BoolVar(&f.allowUnlistedModel, "allow-unlisted-model", false, "request the sealed model even where /v1/models does not list it (servers that ignore the field)")

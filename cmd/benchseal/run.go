@@ -56,7 +56,9 @@ func newRunCmd(e *env) *cobra.Command {
 		Long: `run drives each target's /v1/audio/transcriptions with a closed-loop sweep:
 at every concurrency level C, C workers each send a request, read the whole
 response and send the next, never more than C in flight. Every request sends
-its own 1-LSB variant of its clip, so no cache can recognise it. Levels,
+its own 1-LSB variant of its clip, so no cache can recognise it within the
+run; each run draws a fresh random --seed (recorded), so another run shares a
+variant only by rare chance (--seed S re-sends run S's variants). Levels,
 repeats and targets are interleaved (level -> repeat -> target, the target
 order reversed on even repeats) so all targets see the same host noise.
 
@@ -109,7 +111,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	f.warmup = -1
 	fl.Var((*unsetInt)(&f.warmup), "warmup", "warm-up requests per level and repeat (default: one per worker)")
 	fl.IntVar(&f.repeats, "repeats", bench.DefaultRepeats, "repeats of every level and target")
-	fl.Uint64Var(&f.seed, "seed", 1, "seed of the variants' sample indices")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variants' sample indices (default: a fresh random one per run, recorded in run.json)")
 	fl.StringVar(&f.language, "language", "", "language form field (e.g. en)")
 	fl.StringVar(&f.format, "response-format", "json", "response_format form field: json, verbose_json or text")
 	fl.StringArrayVar(&f.forms, "form", nil, "an extra form field as key=value; repeat for several")
@@ -137,7 +139,12 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	return cmd
 }
 
-func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
+func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
+	if !cmd.Flags().Changed("seed") {
+		if f.seed, err = bench.NewSeed(); err != nil {
+			return err
+		}
+	}
 	plan, err := buildPlan(e, f)
 	if err != nil {
 		return err
@@ -210,7 +217,17 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) error {
 		if f.seal != "" {
 			warnf(e.stderr, "--seal: an incomplete run is not sealed (to seal it anyway: %s)", sealCommand(res.Dir, f.seal, f.key, true))
 		}
-		return withHint(fmt.Errorf("run: %w", err), "%s", stoppedHint(se, res.Dir))
+		hint := stoppedHint(se, res.Dir)
+		if len(se.Unreachable) > 0 {
+			hint = strings.TrimPrefix(hint+"; the server stopped answering in the middle of a step (killed, crashed or restarted?): the failed requests' errors are in their records", "; ")
+			for t := range se.Unreachable {
+				if _, launched := setup.Launch[t]; launched && len(se.Targets) == 0 {
+					hint += "; see servers/<target>/launch.log in " + res.Dir + " for why it stopped"
+					break
+				}
+			}
+		}
+		return withHint(fmt.Errorf("run: %w", err), "%s", hint)
 	case err != nil:
 		return runError(err)
 	}
@@ -307,6 +324,7 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		}
 		p.Targets = append(p.Targets, bench.Target{Name: name, URL: url, Fields: fields})
 	}
+	warnSharedURLs(e, p.Targets)
 	for _, m := range f.models {
 		name, model, per := strings.Cut(m, "=")
 		if !per {
@@ -491,5 +509,24 @@ func writeRunReport(e *env, dir string) {
 	}
 	if err != nil {
 		warnf(e.stderr, "REPORT.md not written: %v (benchseal report %s makes it later)", err, dir)
+	}
+}
+
+// warnSharedURLs warns about targets given one server URL: they measure
+// the same server twice, sharing its cache and its queue.
+func warnSharedURLs(e *env, targets []bench.Target) {
+	byURL := map[string][]string{}
+	var urls []string
+	for _, t := range targets {
+		u := strings.TrimRight(t.URL, "/")
+		if byURL[u] == nil {
+			urls = append(urls, u)
+		}
+		byURL[u] = append(byURL[u], t.Name)
+	}
+	for _, u := range urls {
+		if names := byURL[u]; len(names) > 1 {
+			e.warnf("targets %s have one URL (%s): they measure the same server %d times, and share its cache and its queue", strings.Join(names, " and "), fingerprint.Redact(u), len(names))
+		}
 	}
 }

@@ -78,7 +78,7 @@ shuts it down gracefully with exit status 0.`,
 	f.DurationVar(&cfg.PerAudioSecond, "per-audio-second", 0, "service time added per second of audio")
 	f.IntVar(&cfg.MaxRunning, "max-running", 0, "requests served at once; the rest queue (0: unlimited)")
 	f.IntVar(&cfg.MaxQueue, "max-queue", 0, "requests queued before shedding (0: unlimited)")
-	f.BoolVar(&cfg.Cache, "cache", false, "answer identical bytes from a cache at once (counted in /metrics)")
+	f.BoolVar(&cfg.Cache, "cache", false, sim.CacheHelp())
 	f.Float64Var(&cfg.FailRate, "fail-rate", 0, "fraction of requests that fail with HTTP 500")
 	f.Float64Var(&cfg.WordErrorRate, "word-error-rate", 0, "fraction of reference words substituted in answers")
 	f.Uint64Var(&cfg.Seed, "seed", 0, "seed of failures, word errors and unknown-audio answers")

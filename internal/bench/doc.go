@@ -101,6 +101,13 @@
 // ("server a exited during the run (...)"), claims.json holds what was
 // measured, and Run returns the Result with a *TargetStoppedError.
 //
+// A server that goes away without the runner being told (one benchseal did
+// not launch, killed or crashed) is found from the records: when the last
+// measured request of every worker of a step failed to connect, the target
+// is stopped the same way, with a "server_unreachable" event and note, and
+// Run returns a *TargetStoppedError naming it (Unreachable), even when that
+// step was the run's last.
+//
 // claims.json is computed with the run directory's telemetry/ (samples
 // and raw cache counters written by hooks), as a verifier recomputes it.
 //

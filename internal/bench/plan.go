@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -203,3 +205,16 @@ func (discard) Sweep(int, int)       {}
 func (discard) Begin(Step, int, int) {}
 func (discard) Done(string, bool)    {}
 func (discard) End(StepResult)       {}
+
+// NewSeed is a fresh random seed for a run's variants (crypto/rand), below
+// 2^53 so that every JSON reader reads run.json's seed exactly. Two runs
+// with fresh seeds send different variants, except by chance: with n
+// variants of a clip per run out of its N samples, about n*n/N of them
+// are common to both (perturb's doc, "Across runs").
+func NewSeed() (uint64, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return 0, fmt.Errorf("random seed: %w", err)
+	}
+	return binary.LittleEndian.Uint64(b[:]) >> 11, nil
+}

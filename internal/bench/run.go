@@ -114,6 +114,28 @@ func checkBudget(p Plan) error {
 	if p.NoPerturb {
 		return nil
 	}
+	need := variantsNeeded(p)
+	for _, c := range p.Corpus {
+		if n := need[c.SHA256] + p.FirstVariant[c.SHA256]; n > c.WAV.Samples() {
+			return &VariantBudgetError{c.ID, c.WAV.Samples(), n}
+		}
+	}
+	return nil
+}
+
+// VariantsNeeded is how many variants of each clip (by SHA-256) the plan
+// sends, warm-ups included: the length of each clip's variant numbering
+// from its FirstVariant. A plan that cannot run is its *PlanError.
+func VariantsNeeded(p Plan) (map[[32]byte]int64, error) {
+	n, err := p.normalize()
+	if err != nil {
+		return nil, err
+	}
+	return variantsNeeded(n), nil
+}
+
+// variantsNeeded is VariantsNeeded of a normalized plan.
+func variantsNeeded(p Plan) map[[32]byte]int64 {
 	need := map[[32]byte]int64{}
 	for li := range p.Levels {
 		per := int64(p.Repeats * len(p.Targets))
@@ -128,12 +150,7 @@ func checkBudget(p Plan) error {
 			need[p.Corpus[i%len(p.Corpus)].SHA256] += per
 		}
 	}
-	for _, c := range p.Corpus {
-		if n := need[c.SHA256] + p.FirstVariant[c.SHA256]; n > c.WAV.Samples() {
-			return &VariantBudgetError{c.ID, c.WAV.Samples(), n}
-		}
-	}
-	return nil
+	return need
 }
 
 type runner struct {
@@ -155,6 +172,9 @@ type runner struct {
 	// warmFailed: targets stopped because a step's warm-ups all failed ->
 	// the first error.
 	warmFailed map[string]string
+	// unreachable: targets stopped because the last measured request of
+	// every worker of a step failed to connect -> why.
+	unreachable map[string]string
 }
 
 func newRunner(p Plan, cfg *config, dir string) (*runner, error) {
@@ -409,8 +429,8 @@ sweep:
 		run.Incomplete = "failed: " + r.fatal.Error()
 	case interrupted:
 		run.Incomplete = "interrupted"
-	case len(r.gone) > 0 || len(r.warmFailed) > 0:
-		run.Incomplete = (&TargetStoppedError{r.gone, r.warmFailed}).Error()
+	case len(r.gone) > 0 || len(r.warmFailed) > 0 || len(r.unreachable) > 0:
+		run.Incomplete = r.stoppedError().Error()
 	default:
 		run.Complete, run.Incomplete = true, ""
 	}
@@ -429,8 +449,8 @@ sweep:
 	if interrupted {
 		return res, ErrInterrupted
 	}
-	if len(r.gone) > 0 || len(r.warmFailed) > 0 {
-		return res, &TargetStoppedError{r.gone, r.warmFailed}
+	if len(r.gone) > 0 || len(r.warmFailed) > 0 || len(r.unreachable) > 0 {
+		return res, r.stoppedError()
 	}
 	return res, nil
 }
@@ -720,6 +740,9 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 		} else {
 			res.Errors[rec.ErrorClass]++
 		}
+	}
+	if ctx.Err() == nil {
+		r.stopUnreachable(s, recs[w:])
 	}
 	if res.Requests > 0 && res.Succeeded == 0 {
 		msg := fmt.Sprintf("target %q failed every request of concurrency %d, repeat %d (%s)", s.Target, s.Concurrency, s.Repeat, errorSummary(res.Errors))

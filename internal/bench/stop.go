@@ -38,6 +38,10 @@ type TargetStoppedError struct {
 	// warm-ups all failed (a wrong model, a bad form field, a server
 	// refusing every request): measuring it would only record failures.
 	WarmupFailed map[string]string
+	// Unreachable maps a target to why its server was found gone (a
+	// server benchseal did not launch, killed or crashed mid-step): the
+	// last measured request of every worker of a step failed to connect.
+	Unreachable map[string]string
 }
 
 func (e *TargetStoppedError) Error() string {
@@ -61,12 +65,23 @@ func (e *TargetStoppedError) Error() string {
 	for _, t := range names {
 		parts = append(parts, fmt.Sprintf("target %s stopped: every warm-up request failed; the first: %s", t, e.WarmupFailed[t]))
 	}
+	names = names[:0]
+	for t := range e.Unreachable {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	for _, t := range names {
+		parts = append(parts, fmt.Sprintf("target %s stopped: its server stopped answering (%s)", t, e.Unreachable[t]))
+	}
 	return strings.Join(parts, "; ")
 }
 
 // stopped reports whether target's server is gone.
 func (r *runner) stopped(target string) bool {
 	if _, ok := r.warmFailed[target]; ok {
+		return true
+	}
+	if _, ok := r.unreachable[target]; ok {
 		return true
 	}
 	s, ok := r.cfg.stops[target]
@@ -88,6 +103,9 @@ func (r *runner) noteStopped(target string) {
 	}
 	if _, ok := r.warmFailed[target]; ok {
 		return // recorded when its warm-ups failed (stopWarmupFailed)
+	}
+	if _, ok := r.unreachable[target]; ok {
+		return // recorded when it stopped answering (stopUnreachable)
 	}
 	why := ""
 	if s := r.cfg.stops[target]; s.why != nil {
@@ -131,6 +149,65 @@ func (r *runner) stopWarmupFailed(s Step, warmups []schemas.Record) bool {
 	r.warmFailed[s.Target] = why
 	msg := fmt.Sprintf("target %s stopped: all %d warm-up requests of %s failed; the first: %s", s.Target, len(warmups), stepName(s), why)
 	r.d.Event(s.Target, "warmup_all_failed", msg+"; its remaining steps were skipped")
+	r.d.Run.Notes = append(r.d.Run.Notes, msg)
+	r.cfg.progress.Warnf("%s", msg)
+	return true
+}
+
+func (r *runner) stoppedError() *TargetStoppedError {
+	e := &TargetStoppedError{Targets: r.gone, WarmupFailed: r.warmFailed}
+	if len(r.unreachable) > 0 {
+		e.Unreachable = r.unreachable
+	}
+	return e
+}
+
+// stopUnreachable stops target when its server stopped answering during
+// step s: the last measured request of every worker that sent one failed
+// to connect (connection refused or reset before an answer), so the
+// server is gone, whether benchseal launched it or not. Measuring its
+// remaining steps would only record failures, and a run that lost its
+// server is not complete. It returns whether the target was stopped.
+func (r *runner) stopUnreachable(s Step, measured []schemas.Record) bool {
+	if r.stopped(s.Target) {
+		return false
+	}
+	last := map[int]*schemas.Record{}
+	for i := range measured {
+		m := &measured[i]
+		if m.Target == "" {
+			continue // never sent
+		}
+		if l, ok := last[m.Worker]; !ok || m.EndNs > l.EndNs {
+			last[m.Worker] = m
+		}
+	}
+	if len(last) == 0 {
+		return false
+	}
+	var first *schemas.Record
+	for _, m := range last {
+		if m.OK || m.ErrorClass != schemas.ErrConnect {
+			return false
+		}
+		if first == nil || m.EndNs < first.EndNs {
+			first = m
+		}
+	}
+	failed := 0
+	for i := range measured {
+		if measured[i].Target != "" && measured[i].ErrorClass == schemas.ErrConnect {
+			failed++
+		}
+	}
+	why := fmt.Sprintf("in %s the last request of every worker (%d) failed to connect, %d connect failures in all: %s",
+		stepName(s), len(last), failed, first.Error)
+	if r.unreachable == nil {
+		r.unreachable = map[string]string{}
+	}
+	r.unreachable[s.Target] = why
+	msg := fmt.Sprintf("target %s stopped: its server stopped answering (%s)", s.Target, why)
+	r.d.Event(s.Target, "server_unreachable", msg+"; its remaining steps were skipped")
 	r.d.Run.Notes = append(r.d.Run.Notes, msg)
 	r.cfg.progress.Warnf("%s", msg)
 	return true

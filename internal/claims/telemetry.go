@@ -111,8 +111,13 @@ const TelemetryNotObserved = "not observed (window shorter than --sample-interva
 //   - gpu_peaks, for a target on more than one GPU: per GPU, in run.json
 //     order, the largest mem_used_bytes and power_w of its own samples;
 //   - host_cpu_mean: mean cpu_pct of the host samples (those with one);
-//   - cache_hits: CacheDelta of cache_before and cache_after of the step's
-//     steps.jsonl line; absent when it is an error.
+//   - cache_hits: hits of the measured requests, CacheDelta of
+//     cache_measure (scraped after the warm-ups) and cache_after of the
+//     step's steps.jsonl line, with cache_hits_scope "measured"; a line
+//     without cache_measure (a run made before it existed, or that scrape
+//     failed) gives CacheDelta of cache_before and cache_after, the whole
+//     step with its warm-ups, and no cache_hits_scope; absent when the
+//     delta is an error.
 func applyTelemetry(m *schemas.Metrics, t *Telemetry, w window) {
 	var step *schemas.StepTelemetry
 	for i := range t.Steps {
@@ -122,8 +127,12 @@ func applyTelemetry(m *schemas.Metrics, t *Telemetry, w window) {
 		}
 	}
 	if step != nil {
-		if _, d, err := CacheDelta(step.CacheBefore, step.CacheAfter); err == nil {
-			m.CacheHits = &d
+		if step.CacheMeasure != nil {
+			if _, d, err := CacheDelta(step.CacheMeasure, step.CacheAfter); err == nil {
+				m.CacheHits, m.CacheHitsScope = &d, schemas.CacheHitsMeasured
+			}
+		} else if _, d, err := CacheDelta(step.CacheBefore, step.CacheAfter); err == nil {
+			m.CacheHits = &d // the whole step, warm-ups included (no cache_hits_scope)
 		}
 		if step.SampleStartNs != nil && *step.SampleStartNs < w.fromNs {
 			w.fromNs = *step.SampleStartNs
@@ -218,6 +227,13 @@ func summarizeTelemetry(reps []schemas.Metrics, med, lo, hi *schemas.Metrics) {
 		}
 	}
 	med.TelemetryNote, lo.TelemetryNote, hi.TelemetryNote = note, note, note
+	scope := reps[0].CacheHitsScope
+	for _, r := range reps {
+		if r.CacheHitsScope != scope {
+			scope = "" // mixed: some repeats count their warm-ups
+		}
+	}
+	med.CacheHitsScope, lo.CacheHitsScope, hi.CacheHitsScope = scope, scope, scope
 	var order []int
 	mem, pow := map[int][]float64{}, map[int][]float64{}
 	for _, r := range reps {

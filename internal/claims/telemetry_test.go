@@ -78,6 +78,21 @@ func TestComputeWithTelemetry(t *testing.T) {
 	if med := cl.Targets[1].Levels[0].Median; med.TelemetryNote != TelemetryNotObserved {
 		t.Errorf("b median: note %q", med.TelemetryNote)
 	}
+	// A step line without cache_measure (a run made before the measure
+	// scrape) keeps its whole-step count, warm-ups included, unlabelled,
+	// so old bundles recompute to what they published; with it, cache_hits
+	// counts from the scrape after the warm-ups and says so.
+	if a.CacheHitsScope != "" || cl.Targets[0].Levels[0].Median.CacheHitsScope != "" {
+		t.Errorf("no cache_measure: scope %q, want none", a.CacheHitsScope)
+	}
+	tel.Steps[0].CacheMeasure = map[string]float64{"vllm:mm_cache_hits_total": 4, "vllm:prefix_cache_hits_total": 50}
+	cl, err = Compute(run, recs, WithTelemetry(tel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := cl.Targets[0].Levels[0].Median; m.CacheHits == nil || *m.CacheHits != 1 || m.CacheHitsScope != schemas.CacheHitsMeasured {
+		t.Errorf("with cache_measure: cache_hits %v scope %q, want 1 (5 after - 4 after the warm-ups), %q", m.CacheHits, m.CacheHitsScope, schemas.CacheHitsMeasured)
+	}
 	plain, _ := Compute(run, recs)
 	if plain.Targets[0].Levels[0].Repeats[0].HostCPUMean != nil {
 		t.Error("Compute without WithTelemetry filled telemetry fields")

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -193,13 +194,30 @@ func (p *Process) waitReady(ctx context.Context) error {
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 
 // Stop ends the server: SIGTERM to its process group, SIGKILL after the
-// grace period. It is idempotent and returns the launch record.
+// grace period. A server that no longer answers (neither /health nor
+// /v1/models accepts a connection) is on its way out on its own: Stop
+// first waits up to the grace period for it to exit, so that one that
+// died mid-run is recorded as died_early with no stopped_by, not as
+// stopped by benchseal; one that is still there then is stopped as usual
+// and recorded with stopped_answering. It is idempotent and returns the
+// launch record.
 func (p *Process) Stop() schemas.Launch {
 	p.stop.Do(func() {
 		select {
 		case <-p.exited:
 			return
 		default:
+		}
+		if why := p.notAnswering(); why != "" {
+			p.log.note(fmt.Sprintf("stop: the server no longer answers (%s); waiting up to %v for it to exit on its own", why, p.spec.Grace))
+			select {
+			case <-p.exited:
+				return
+			case <-time.After(p.spec.Grace):
+			}
+			p.mu.Lock()
+			p.rec.StoppedAnswering = true
+			p.mu.Unlock()
 		}
 		p.mu.Lock()
 		p.stopped = true
@@ -264,4 +282,33 @@ func (l *launchLog) tail() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]string(nil), l.lines...)
+}
+
+// notAnswering says why the server refuses connections at its ready URL
+// (both /health and /v1/models), or "" when it answers at all, whatever
+// the status, or is merely slow (a timeout is a busy server, not a gone
+// one).
+func (p *Process) notAnswering() string {
+	if p.spec.ReadyURL == "" {
+		return ""
+	}
+	client := &http.Client{Timeout: 2 * time.Second}
+	base := strings.TrimSuffix(p.spec.ReadyURL, "/")
+	var why string
+	for _, path := range []string{"/health", "/v1/models"} {
+		resp, err := client.Get(base + path)
+		if err == nil {
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+			resp.Body.Close()
+			return ""
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return ""
+		}
+		if why == "" {
+			why = err.Error()
+		}
+	}
+	return why
 }

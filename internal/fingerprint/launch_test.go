@@ -161,3 +161,59 @@ func TestLaunchCrashMidRun(t *testing.T) {
 		t.Errorf("record = %+v", rec)
 	}
 }
+
+// goneServer is a launched server's endpoint the test can take away: once
+// closed it refuses connections, as a server that died does.
+func goneSpec(t *testing.T, script string) (LaunchSpec, *httptest.Server, string) {
+	flag := filepath.Join(t.TempDir(), "ready")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := os.Stat(flag); err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	gone := filepath.Join(dir, "gone")
+	script = strings.ReplaceAll(strings.ReplaceAll(script, "READY", "touch "+flag), "GONE", gone)
+	return LaunchSpec{Name: "a", Command: script, Dir: dir, LogPath: filepath.Join(dir, "launch.log"), ReadyURL: srv.URL,
+		ReadyTimeout: 20 * time.Second, Grace: 3 * time.Second}, srv, gone
+}
+
+// A server that stopped answering and exits on its own a moment later,
+// just as benchseal comes to stop it (the run noticed its connect errors
+// first), died early: launch.json must not say benchseal stopped it.
+func TestLaunchDiesAsStopped(t *testing.T) {
+	spec, srv, gone := goneSpec(t, `READY; while [ ! -e GONE ]; do sleep 0.02; done; sleep 0.3; echo "shutting down" >&2; exit 0`)
+	p, err := Launch(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Close()
+	if err := os.WriteFile(gone, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec := p.Stop()
+	if !rec.DiedEarly || rec.StoppedBy != "" || rec.StoppedAnswering || rec.ExitCode == nil || *rec.ExitCode != 0 {
+		t.Errorf("record = %+v, want died_early, no stopped_by", rec)
+	}
+	log, _ := os.ReadFile(spec.LogPath)
+	if !strings.Contains(string(log), "stop: the server no longer answers") || strings.Contains(string(log), "SIGTERM") {
+		t.Errorf("log:\n%s", log)
+	}
+}
+
+// One that refuses connections but does not exit is stopped after the
+// grace period, and the record says it had stopped answering.
+func TestLaunchStoppedAnsweringStillRunning(t *testing.T) {
+	spec, srv, _ := goneSpec(t, `READY; exec sleep 60`)
+	spec.Grace = 300 * time.Millisecond
+	p, err := Launch(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Close()
+	rec := p.Stop()
+	if rec.DiedEarly || rec.StoppedBy != "sigterm" || !rec.StoppedAnswering {
+		t.Errorf("record = %+v, want stopped_by sigterm, stopped_answering", rec)
+	}
+}

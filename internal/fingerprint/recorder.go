@@ -31,7 +31,8 @@ type RecorderConfig struct {
 
 // Recorder writes everything this package owns into a run directory, at
 // the moments a runner calls it: BeforeSweep (env/, probes before, samplers
-// on), StepStart, MeasureStart and StepEnd (/metrics before and after, a
+// on), StepStart, MeasureStart and StepEnd (/metrics before, after the
+// warm-ups and after, a
 // sample at each edge of the measured window, one line of
 // telemetry/steps.jsonl), AfterSweep (probes after, samplers off). It never
 // overwrites a file. Calls come one at a time from the runner.
@@ -42,8 +43,10 @@ type Recorder struct {
 	files   []*os.File
 	steps   *json.Encoder
 	before  map[string]map[string]float64 // target -> cache counters at step start
-	// beforeErr is why the scrape at step start failed, by target.
-	beforeErr map[string]error
+	// beforeErr and measureErr are why the scrape at step start, or after
+	// the warm-ups, failed, by target.
+	beforeErr, measureErr map[string]error
+	measure               map[string]map[string]float64 // target -> cache counters after the warm-ups
 	// measureAt is the t_ns of the sample MeasureStart took for the step
 	// in progress; nil until it is called.
 	measureAt *int64
@@ -54,7 +57,7 @@ func NewRecorder(cfg RecorderConfig) *Recorder {
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{Timeout: 30 * time.Second}
 	}
-	return &Recorder{cfg: cfg, before: map[string]map[string]float64{}, beforeErr: map[string]error{}}
+	return &Recorder{cfg: cfg, before: map[string]map[string]float64{}, beforeErr: map[string]error{}, measureErr: map[string]error{}, measure: map[string]map[string]float64{}}
 }
 
 func createNew(path string) (*os.File, error) {
@@ -131,6 +134,7 @@ func (r *Recorder) BeforeSweep(ctx context.Context, dir string, anchor time.Time
 func (r *Recorder) StepStart(ctx context.Context, target string, concurrency, repeat int) error {
 	r.sampler.Sample()
 	r.measureAt = nil
+	delete(r.measure, target)
 	c, err := r.scrape(ctx, target, concurrency, repeat, "before")
 	r.before[target], r.beforeErr[target] = c, err
 	return err
@@ -138,10 +142,16 @@ func (r *Recorder) StepStart(ctx context.Context, target string, concurrency, re
 
 // MeasureStart takes a sample just before a step's first measured request
 // (after its warm-ups): the start edge of the measured window, whose t_ns
-// StepEnd writes as sample_start_ns.
-func (r *Recorder) MeasureStart() {
+// StepEnd writes as sample_start_ns. It also scrapes the target's /metrics
+// (kept as c<C>-r<R>-measure.prom), whose cache counters StepEnd writes as
+// cache_measure: claims count cache hits of the measured requests from
+// there.
+func (r *Recorder) MeasureStart(ctx context.Context, target string, concurrency, repeat int) error {
 	t := r.sampler.Sample()
 	r.measureAt = &t
+	c, err := r.scrape(ctx, target, concurrency, repeat, "measure")
+	r.measure[target], r.measureErr[target] = c, err
+	return err
 }
 
 // StepEnd takes a sample (the window's end edge, sample_end_ns), scrapes /metrics again (kept as
@@ -157,8 +167,10 @@ func (r *Recorder) StepEnd(ctx context.Context, target string, concurrency, repe
 		GPUs: r.cfg.Targets[target].GPUs, SampleStartNs: r.measureAt, SampleEndNs: &end}
 	r.measureAt = nil
 	after, scrapeErr := r.scrape(ctx, target, concurrency, repeat, "after")
-	st.CacheBefore, st.CacheAfter = r.before[target], after
-	for when, err := range map[string]error{"before": r.beforeErr[target], "after": scrapeErr} {
+	st.CacheBefore, st.CacheAfter, st.CacheMeasure = r.before[target], after, r.measure[target]
+	delete(r.measure, target)
+	defer delete(r.measureErr, target)
+	for when, err := range map[string]error{"before": r.beforeErr[target], "measure": r.measureErr[target], "after": scrapeErr} {
 		if err != nil {
 			if st.ScrapeErrors == nil {
 				st.ScrapeErrors = map[string]string{}

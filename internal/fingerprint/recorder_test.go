@@ -41,7 +41,9 @@ func TestRecorderRunDirectory(t *testing.T) {
 		if err := r.StepStart(ctx, "a", c, 1); err != nil {
 			t.Fatal(err)
 		}
-		r.MeasureStart()
+		if err := r.MeasureStart(ctx, "a", c, 1); err != nil {
+			t.Fatal(err)
+		}
 		from := time.Since(anchor).Nanoseconds()
 		for _, b := range bodies {
 			transcribe(t, srv.URL, b)
@@ -88,7 +90,7 @@ func TestRecorderRunDirectory(t *testing.T) {
 		json.Unmarshal(lines[i], &keys)
 		json.Unmarshal(lines[i], &got)
 		for k := range keys {
-			if !slices.Contains([]string{"target", "concurrency", "repeat", "start_ns", "end_ns", "gpus", "cache_before", "cache_after", "notes",
+			if !slices.Contains([]string{"target", "concurrency", "repeat", "start_ns", "end_ns", "gpus", "cache_before", "cache_measure", "cache_after", "notes",
 				"sample_start_ns", "sample_end_ns"}, k) {
 				t.Errorf("steps.jsonl line %d has %q: %s", i+1, k, lines[i])
 			}

@@ -20,7 +20,13 @@
 //   - Run measures Config.Plan into Config.Out (which must not exist) with
 //     bench.Run, then stops every launched server (SIGTERM, SIGKILL after
 //     StopGrace) and writes servers/<target>/launch.json. A launched server
-//     that exits during the run stops its target (bench.TargetStoppedError).
+//     that exits during the run stops its target (bench.TargetStoppedError),
+//     and so does any server that stops answering mid-step (the runner sees
+//     every worker's last request fail to connect). A launched server that
+//     no longer answers when the session stops it gets the grace period to
+//     exit on its own first, so launch.json says died_early (no
+//     stopped_by) for one that died, and stopped_answering for one that
+//     refused connections yet had to be stopped.
 //     Stop is idempotent and safe to defer.
 //   - Start first gives fingerprint's redactor every secret value the
 //     session holds (Config.APIKey, URL passwords, secret-named form

@@ -6,7 +6,9 @@ package session
 // subjects first) and hands its documents to DecodeSealed.
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -225,10 +227,14 @@ type ReplayOptions struct {
 	Only         []string          // replay only these targets (nil: all)
 	Forms        [][2]string       // form fields (key, value) set on every target, in order; values never recorded
 	GPUs         map[string][]int  // nil: the sealed run's
-	Seed         *uint64           // another seed (nil: the sealed one, variants numbered past its)
+	Seed         *uint64           // another seed (nil: the sealed one, variants numbered from a random point past its)
 	SameVariants bool              // send the sealed run's variants again
-	Timeout      time.Duration     // 0: the sealed run's
-	Command      []string          // the replay's command line, redacted
+	// Rand gives each clip's random first variant number past the sealed
+	// run's (nil: crypto/rand), so that two replays of one bundle do not
+	// send the same variants.
+	Rand    io.Reader
+	Timeout time.Duration // 0: the sealed run's
+	Command []string      // the replay's command line, redacted
 }
 
 // RedactedError is a target URL (Field "") or form field that was
@@ -310,11 +316,10 @@ func (s *Sealed) Plan(o ReplayOptions) (bench.Plan, time.Duration, map[string][]
 		p.Seed = *o.Seed
 		*ov = append(*ov, fmt.Sprintf("seed %d (sealed: %d)", *o.Seed, run.Seed))
 	case o.Seed == nil && !o.SameVariants && pr.Perturb:
-		p.FirstVariant = map[[32]byte]int64{}
-		for _, c := range p.Corpus {
-			p.FirstVariant[c.SHA256] = s.NextVariant[c.ID]
+		if err := s.randomFirstVariants(&p, o.Rand); err != nil {
+			return p, 0, nil, err
 		}
-		*ov = append(*ov, "variants numbered past the sealed run's")
+		*ov = append(*ov, "variants numbered from a random point past the sealed run's")
 	}
 	timeout := time.Duration(pr.TimeoutS * float64(time.Second))
 	if o.Timeout > 0 && o.Timeout != timeout {
@@ -326,4 +331,37 @@ func (s *Sealed) Plan(o ReplayOptions) (bench.Plan, time.Duration, map[string][]
 	}
 	p.Command = o.Command
 	return p, timeout, gpus, nil
+}
+
+// randomFirstVariants numbers each clip's variants of p from a random
+// point past the sealed run's (NextVariant), drawn uniformly among the
+// starts that leave the replay's variants inside the clip's permutation,
+// and records the starts in Origin.FirstVariant (clip id -> number). A
+// replay under the sealed seed so sends none of the sealed run's variants
+// (the plan is a permutation: numbers never used give indices never used),
+// and two replays share one only where their random ranges overlap.
+func (s *Sealed) randomFirstVariants(p *bench.Plan, rnd io.Reader) error {
+	if rnd == nil {
+		rnd = rand.Reader
+	}
+	need, err := bench.VariantsNeeded(*p)
+	if err != nil {
+		return err
+	}
+	p.FirstVariant = map[[32]byte]int64{}
+	s.Origin.FirstVariant = map[string]int64{}
+	var b [8]byte
+	for _, c := range p.Corpus {
+		lo := s.NextVariant[c.ID]
+		first := lo
+		if span := c.WAV.Samples() - need[c.SHA256] - lo; span > 0 {
+			if _, err := io.ReadFull(rnd, b[:]); err != nil {
+				return fmt.Errorf("random first variant: %w", err)
+			}
+			first += int64(binary.LittleEndian.Uint64(b[:]) % uint64(span+1))
+		}
+		p.FirstVariant[c.SHA256] = first
+		s.Origin.FirstVariant[c.ID] = first
+	}
+	return nil
 }

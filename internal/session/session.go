@@ -235,7 +235,9 @@ func (s *Session) recorderHooks(rec *fingerprint.Recorder) bench.Hooks {
 		BeforeStep: func(ctx context.Context, d *bench.Dir, st bench.Step) error {
 			return rec.StepStart(ctx, st.Target, st.Concurrency, st.Repeat)
 		},
-		BeforeMeasure: func(ctx context.Context, d *bench.Dir, st bench.Step) error { rec.MeasureStart(); return nil },
+		BeforeMeasure: func(ctx context.Context, d *bench.Dir, st bench.Step) error {
+			return rec.MeasureStart(ctx, st.Target, st.Concurrency, st.Repeat)
+		},
 		AfterStep: func(ctx context.Context, d *bench.Dir, r bench.StepResult) error {
 			_, err := rec.StepEnd(ctx, r.Target, r.Concurrency, r.Repeat, r.StartNs, r.EndNs)
 			if s.exited(r.Target) {

@@ -113,3 +113,77 @@ func TestStartError(t *testing.T) {
 		t.Fatalf("err = %v, want a *StartError for a with its pending log", err)
 	}
 }
+
+// cache_hits counts the measured requests only: a server that answers every
+// unperturbed request from its cache counts a hit for each warm-up too, yet
+// claims.json's cache_hits equals the measured requests, taken from the
+// /metrics scrape after the warm-ups (servers/<t>/metrics/c<C>-r<R>-measure.prom,
+// cache_measure in telemetry/steps.jsonl).
+func TestCacheHitsMeasuredPhaseOnly(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	if err := demo.WriteCorpus(corpus); err != nil {
+		t.Fatal(err)
+	}
+	simClips, err := sim.LoadCorpus(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sim.New(sim.Config{Persona: sim.PersonaVLLM, Corpus: simClips, Seed: 1, Cache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	clips, err := bench.LoadCorpus(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const measured, warmups = 6, 2
+	s, err := session.Start(context.Background(), session.Config{
+		Out: filepath.Join(dir, "run"), Servers: session.Servers{GPUs: map[string][]int{}},
+		Plan: bench.Plan{Targets: []bench.Target{{Name: "a", URL: hs.URL}}, Corpus: clips, Levels: []int{1, 2},
+			Requests: []int{measured}, Warmup: []int{warmups}, Repeats: 2, NoPerturb: true,
+			Scoring: schemas.Scoring{Normalizer: "basic", Aligner: "unit", Unit: "word", Failures: "excluded"}},
+		Tool: schemas.Tool{Name: "benchseal", Version: "v0.0.0-test"}, Timeout: bench.DefaultTimeout, SampleInterval: bench.DefaultTimeout,
+	})
+	defer s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range res.Claims.Targets[0].Levels {
+		for r, m := range l.Repeats {
+			if l.Concurrency == 1 && r == 0 {
+				continue // the first step sends clips the cache has not seen yet
+			}
+			// Every later request, warm-ups included, hits.
+			if m.CacheHits == nil || *m.CacheHits != measured || m.CacheHitsScope != schemas.CacheHitsMeasured {
+				t.Errorf("c=%d repeat %d: cache_hits %v (scope %q), want the %d measured requests (scope %q)",
+					l.Concurrency, r+1, m.CacheHits, m.CacheHitsScope, measured, schemas.CacheHitsMeasured)
+			}
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(res.Dir, filepath.FromSlash(schemas.StepsFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st schemas.StepTelemetry
+	if err := json.Unmarshal(b[:slices.Index(b, '\n')], &st); err != nil {
+		t.Fatal(err)
+	}
+	// The step's before/after span includes the warm-ups' hits (the
+	// verifier's request-counter cross-check keeps using that span).
+	hit := "vllm:mm_cache_hits_total"
+	first := res.Claims.Targets[0].Levels[0].Repeats[0]
+	if st.CacheMeasure == nil || first.CacheHits == nil || st.CacheAfter[hit]-st.CacheMeasure[hit] != *first.CacheHits ||
+		st.CacheMeasure[hit] < st.CacheBefore[hit] {
+		t.Errorf("first step's counters: before %v measure %v after %v, cache_hits %v", st.CacheBefore, st.CacheMeasure, st.CacheAfter, first.CacheHits)
+	}
+	if _, err := os.Stat(filepath.Join(res.Dir, filepath.FromSlash(schemas.MetricsPath("a", 1, 1, "measure")))); err != nil {
+		t.Error(err)
+	}
+}

@@ -361,3 +361,38 @@ func pyFloat(v float64) string {
 	}
 	return strconv.FormatFloat(v, 'g', 17, 64)
 }
+
+// CacheHelp is --cache's help: what the cache does and, per persona, the
+// /metrics counters its hits grow, from the engine table (an engine with no
+// cache counter, as SGLang-Omni, counts nothing).
+func CacheHelp() string {
+	var lists []string          // counter lists, in persona order
+	by := map[string][]string{} // counter list -> personas
+	for _, n := range engine.Names() {
+		p, ok := personas[n]
+		if !ok {
+			continue
+		}
+		var hits []string
+		for _, c := range p.eng.Metrics.CacheCounters {
+			if c.Hit && c.Deprecated == "" {
+				hits = append(hits, c.Name)
+			}
+		}
+		k := strings.Join(hits, ", ")
+		if _, seen := by[k]; !seen {
+			lists = append(lists, k)
+		}
+		by[k] = append(by[k], n)
+	}
+	s := "answer identical bytes from a cache at once"
+	for _, k := range lists {
+		who := strings.Join(by[k], " and ")
+		if k == "" {
+			s += "; " + who + ": not counted (the engine has no cache counter)"
+		} else {
+			s += "; " + who + ": counted in /metrics (" + k + ")"
+		}
+	}
+	return s
+}
