@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -45,53 +44,27 @@ func compatPreset(p *bench.Plan, f *runFlags) {
 }
 
 // loadRunRecords reads run.json and every records file of a run directory
-// or a bundle (through the hardened bundle reader; nothing is verified).
+// or a bundle (verify.OpenRun; the signature is not checked).
 func loadRunRecords(src string) (schemas.Run, []schemas.Record, error) {
-	st, err := os.Stat(src)
-	if err != nil {
-		return schemas.Run{}, nil, fmt.Errorf("--compat: %s: %w", src, unwrapPath(err))
-	}
-	if st.IsDir() {
-		return claims.LoadDir(os.DirFS(src))
-	}
-	var run schemas.Run
-	var recs []schemas.Record
-	var recErr error
-	opened, err := verify.Open(context.Background(), src, verify.OpenOptions{
-		Keep: func(name string) bool { return name == "run.json" }, Unsigned: true,
-		Records: func(name string, r io.Reader) error {
-			rs, err := claims.ReadRecords(name, r)
-			if err != nil && !errors.Is(err, claims.ErrTruncatedLine) {
-				recErr = err
-				return err
-			}
-			recs = append(recs, rs...)
-			return nil
-		}})
+	r, err := verify.OpenRun(context.Background(), src, verify.OpenOptions{Unsigned: true})
 	var (
 		re *verify.RefusedError
 		rd *verify.ReadError
+		nr *verify.NoRunError
 	)
 	switch {
-	case recErr != nil:
-		return run, nil, fmt.Errorf("--compat: %s: %w", src, recErr)
 	case errors.As(err, &re):
-		return run, nil, fmt.Errorf("--compat: %s: %w", src, re.Err)
+		return schemas.Run{}, nil, fmt.Errorf("--compat: %s: %w", src, re.Err)
 	case errors.As(err, &rd):
-		return run, nil, fmt.Errorf("--compat: %s: %w", src, rd.Err)
+		return schemas.Run{}, nil, fmt.Errorf("--compat: %s: %w", src, rd.Err)
+	case errors.As(err, &nr):
+		return schemas.Run{}, nil, fmt.Errorf("--compat: %w", err)
+	case err != nil && r == nil:
+		return schemas.Run{}, nil, fmt.Errorf("--compat: %w", err)
 	case err != nil:
-		return run, nil, fmt.Errorf("--compat: %w", err)
+		return r.Run, nil, err
 	}
-	b, haveRun := opened.Docs["run.json"]
-	if haveRun {
-		if err := json.Unmarshal(b, &run); err != nil {
-			return run, nil, fmt.Errorf("--compat: %s: run.json: %w", src, err)
-		}
-	}
-	if !haveRun {
-		return run, nil, fmt.Errorf("--compat: %s has no run.json", src)
-	}
-	return run, recs, nil
+	return r.Run, r.Records, nil
 }
 
 // printCompat prints the figures of a run directory or bundle under the
