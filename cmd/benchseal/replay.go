@@ -167,7 +167,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	key, tool, tty := clientSetup(e, f.apiKey)
 	defer drainOnInterrupt(e)()
 
-	servers := newServers()
+	servers := session.NewServers()
 	servers.GPUs = gpus
 	origin := sealed.Origin
 	mark := bench.Hooks{BeforeSweep: func(_ context.Context, d *bench.Dir) error {
