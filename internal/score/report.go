@@ -91,3 +91,38 @@ func WriteTable(w io.Writer, reps []Report, perUtt bool) error {
 	}
 	return bw.Flush()
 }
+
+// LineError is a line NormalizeLines could not read or normalise (Line
+// counts from 1).
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// NormalizeLines writes every line of r to w as the normalizer leaves it
+// (Normalize), one per line, up to the first line it cannot read or
+// normalise (a *LineError); what came before that line is written.
+func NormalizeLines(normalizer string, r io.Reader, w io.Writer) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	bw := bufio.NewWriter(w)
+	line := 0
+	for sc.Scan() {
+		line++
+		out, err := Normalize(normalizer, sc.Text())
+		if err != nil {
+			bw.Flush()
+			return &LineError{Line: line, Err: err}
+		}
+		bw.WriteString(out)
+		bw.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		bw.Flush()
+		return &LineError{Line: line + 1, Err: err}
+	}
+	return bw.Flush()
+}

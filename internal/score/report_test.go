@@ -42,3 +42,16 @@ func TestReportTable(t *testing.T) {
 		t.Errorf("table:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+func TestNormalizeLines(t *testing.T) {
+	var b strings.Builder
+	if err := NormalizeLines("basic", strings.NewReader("Hello, World!\nA  b\n"), &b); err != nil || b.String() != "hello world\na b\n" {
+		t.Errorf("NormalizeLines = %q, %v", b.String(), err)
+	}
+	b.Reset()
+	err := NormalizeLines("basic", strings.NewReader("ok\n\xff\nnever\n"), &b)
+	var le *LineError
+	if !errors.As(err, &le) || le.Line != 2 || !errors.Is(err, ErrBadUTF8) || b.String() != "ok\n" {
+		t.Errorf("bad line: err %v, wrote %q", err, b.String())
+	}
+}
