@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -45,53 +44,27 @@ func compatPreset(p *bench.Plan, f *runFlags) {
 }
 
 // loadRunRecords reads run.json and every records file of a run directory
-// or a bundle (through the hardened bundle reader; nothing is verified).
+// or a bundle (verify.OpenRun; the signature is not checked).
 func loadRunRecords(src string) (schemas.Run, []schemas.Record, error) {
-	st, err := os.Stat(src)
-	if err != nil {
-		return schemas.Run{}, nil, fmt.Errorf("--compat: %s: %w", src, unwrapPath(err))
-	}
-	if st.IsDir() {
-		return claims.LoadDir(os.DirFS(src))
-	}
-	var run schemas.Run
-	var recs []schemas.Record
-	var recErr error
-	opened, err := verify.Open(context.Background(), src, verify.OpenOptions{
-		Keep: func(name string) bool { return name == "run.json" }, Unsigned: true,
-		Records: func(name string, r io.Reader) error {
-			rs, err := claims.ReadRecords(name, r)
-			if err != nil && !errors.Is(err, claims.ErrTruncatedLine) {
-				recErr = err
-				return err
-			}
-			recs = append(recs, rs...)
-			return nil
-		}})
+	r, err := verify.OpenRun(context.Background(), src, verify.OpenOptions{Unsigned: true})
 	var (
 		re *verify.RefusedError
 		rd *verify.ReadError
+		nr *verify.NoRunError
 	)
 	switch {
-	case recErr != nil:
-		return run, nil, fmt.Errorf("--compat: %s: %w", src, recErr)
 	case errors.As(err, &re):
-		return run, nil, fmt.Errorf("--compat: %s: %w", src, re.Err)
+		return schemas.Run{}, nil, fmt.Errorf("--compat: %s: %w", src, re.Err)
 	case errors.As(err, &rd):
-		return run, nil, fmt.Errorf("--compat: %s: %w", src, rd.Err)
+		return schemas.Run{}, nil, fmt.Errorf("--compat: %s: %w", src, rd.Err)
+	case errors.As(err, &nr):
+		return schemas.Run{}, nil, fmt.Errorf("--compat: %w", err)
+	case err != nil && r == nil:
+		return schemas.Run{}, nil, fmt.Errorf("--compat: %w", err)
 	case err != nil:
-		return run, nil, fmt.Errorf("--compat: %w", err)
+		return r.Run, nil, err
 	}
-	b, haveRun := opened.Docs["run.json"]
-	if haveRun {
-		if err := json.Unmarshal(b, &run); err != nil {
-			return run, nil, fmt.Errorf("--compat: %s: run.json: %w", src, err)
-		}
-	}
-	if !haveRun {
-		return run, nil, fmt.Errorf("--compat: %s has no run.json", src)
-	}
-	return run, recs, nil
+	return r.Run, r.Records, nil
 }
 
 // printCompat prints the figures of a run directory or bundle under the
@@ -118,31 +91,5 @@ func writeCompat(w io.Writer, name string, run schemas.Run, recs []schemas.Recor
 		enc.SetIndent("", "  ")
 		return enc.Encode(c)
 	}
-	return compatTable(w, c)
-}
-
-func compatTable(w io.Writer, c claims.SeedTTSCompat) error {
-	var b strings.Builder
-	b.WriteString("\nFigures under the seed client's definitions (--compat seedtts: mean over repeats, HTTP 200 with empty text scored as deletions, audio = (file size - 44) / byte rate, RTFx to 3 decimals):\n\n")
-	b.WriteString("| target | conc | valid reps (lat/RTF/WER) | evaluated/requests | wall(s) mean | req/s mean | req/s best | RTFx mean | lat mean(s) | lat p50(s) | lat p95(s) | RTF mean | RTF p95 | corpus WER | max WER |\n")
-	b.WriteString("|---" + strings.Repeat("|---:", 14) + "|\n")
-	f := func(p *float64, digits int) string {
-		if p == nil {
-			return "n/a"
-		}
-		return fmt.Sprintf("%.*f", digits, *p)
-	}
-	for _, t := range c.Targets {
-		for _, lv := range t.Levels {
-			s := lv.Stats
-			fmt.Fprintf(&b, "| %s | %d | %d/%d / %d/%d / %d/%d | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				visible(t.Target), lv.Concurrency, s["latency_mean_s"].N, lv.Repeats, s["rtf_mean"].N, lv.Repeats, s["corpus_wer"].N, lv.Repeats,
-				lv.Evaluated, lv.Total, f(s["wall_clock_s"].Mean, 3), f(s["throughput_samples_per_s"].Mean, 3), f(s["throughput_samples_per_s"].Max, 3),
-				f(s["rtfx"].Mean, 3), f(s["latency_mean_s"].Mean, 3), f(s["latency_median_s"].Mean, 3), f(s["latency_p95_s"].Mean, 3),
-				f(s["rtf_mean"].Mean, 4), f(s["rtf_p95"].Mean, 4), f(s["corpus_wer"].Max, 4), f(s["per_sample_wer_max"].Max, 4))
-		}
-	}
-	fmt.Fprintf(&b, "\nResidual: %s.\n", c.Residual)
-	_, err := io.WriteString(w, b.String())
-	return err
+	return c.WriteTable(w, visible)
 }

@@ -7,11 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/demo"
-	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/spf13/cobra"
 )
 
@@ -34,24 +32,13 @@ report/.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				out = freeDemoDir("benchseal-demo")
+				out = demo.FreeDir("benchseal-demo")
 			}
 			return runDemo(cmd.Context(), e, out)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "folder to create for the demo's files (must not exist)")
 	return cmd
-}
-
-// freeDemoDir returns base, or base-2, base-3, ... whichever does not exist.
-func freeDemoDir(base string) string {
-	dir := base
-	for i := 2; ; i++ {
-		if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
-			return dir
-		}
-		dir = base + "-" + strconv.Itoa(i)
-	}
 }
 
 func runDemo(ctx context.Context, e *env, out string) error {
@@ -62,25 +49,15 @@ func runDemo(ctx context.Context, e *env, out string) error {
 		return fmt.Errorf("demo: %w", err)
 	}
 	corpus := filepath.Join(out, "corpus")
-	if err := demo.WriteCorpus(corpus); err != nil {
-		return fmt.Errorf("demo: %w", err)
-	}
-	clips, err := sim.LoadCorpus(corpus)
+	sims, stop, err := demo.Setup(corpus)
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
-
+	defer stop()
 	var targets []string
-	for _, eng := range demo.Engines {
-		cfg := eng.Config
-		cfg.Corpus = clips
-		url, stop, err := startSim(cfg)
-		if err != nil {
-			return fmt.Errorf("demo: start %s: %w", eng.Name, err)
-		}
-		defer stop()
-		targets = append(targets, "--target", eng.Name+"="+url)
-		infof(e.stderr, "demo: simulated %s listening on %s", eng.Name, url)
+	for _, s := range sims {
+		targets = append(targets, "--target", s.Name+"="+s.URL)
+		infof(e.stderr, "demo: simulated %s listening on %s", s.Name, s.URL)
 	}
 
 	runDir := filepath.Join(out, "run")

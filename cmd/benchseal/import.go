@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -91,7 +90,7 @@ func runImport(e *env, src string, asJSON bool, check func(io.Reader) (*peer.Rep
 		if err := enc.Encode(rep); err != nil {
 			return err
 		}
-	} else if err := printImport(e.stdout, rep); err != nil {
+	} else if err := rep.WriteText(e.stdout, visible); err != nil {
 		return err
 	}
 	if !rep.OK() {
@@ -99,59 +98,4 @@ func runImport(e *env, src string, asJSON bool, check func(io.Reader) (*peer.Rep
 		return &exitError{exitFailure}
 	}
 	return nil
-}
-
-// printImport writes one line per group of figures, the figures that did
-// not hold indented below it, what the format cannot prove, and a verdict.
-func printImport(w io.Writer, rep *peer.Report) error {
-	width := len("NOT OBSERVED")
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s result %s, checked with the peer's definitions: %s\n", rep.Format, visible(rep.Source), rep.Definitions)
-	for _, g := range rep.Groups {
-		var held, no, broken int
-		for _, f := range g.Figures {
-			switch f.Status {
-			case peer.Held:
-				held++
-			case peer.NotObserved:
-				no++
-			default:
-				broken++
-			}
-		}
-		src := ""
-		if g.Source != "" {
-			src = " (" + g.Source + ")"
-		}
-		fmt.Fprintf(&b, "%-*s  %s: %d held, %d not observed, %d broken\n", width, g.Status, oneLine(g.Scope+src), held, no, broken)
-		for _, f := range g.Figures {
-			if f.Status == peer.Held {
-				continue
-			}
-			line := f.Name + ": " + f.Reason
-			if f.Status == peer.Broken && (f.Published != nil || f.Recomputed != nil) {
-				line += fmt.Sprintf(" (published %s, recomputed %s)", jsonValue(f.Published), jsonValue(f.Recomputed))
-			}
-			fmt.Fprintf(&b, "        %s %s\n", f.Status, oneLine(line))
-		}
-	}
-	b.WriteString("cannot be checked from this format:\n")
-	for _, u := range rep.Unverifiable {
-		fmt.Fprintf(&b, "  - %s\n", u)
-	}
-	verdict := "every checked figure follows from the raw data"
-	if !rep.OK() {
-		verdict = "does NOT follow from its raw data"
-	}
-	fmt.Fprintf(&b, "%d held, %d not observed, %d broken: %s %s\n", rep.Held, rep.NotObserved, rep.Broken, visible(rep.Source), verdict)
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func jsonValue(v any) string {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
 }

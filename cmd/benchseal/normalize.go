@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -24,25 +24,12 @@ score' aligns. Normalizers: ` + strings.Join(score.Normalizers, ", ") + `.`,
 			if _, err := score.Units(name, ""); err != nil {
 				return &usageError{err}
 			}
-			sc := bufio.NewScanner(e.stdin)
-			sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
-			w := bufio.NewWriter(e.stdout)
-			line := 0
-			for sc.Scan() {
-				line++
-				out, err := score.Normalize(name, sc.Text())
-				if err != nil {
-					w.Flush()
-					return fmt.Errorf("normalize: stdin line %d: %w", line, err)
-				}
-				w.WriteString(out)
-				w.WriteByte('\n')
+			err := score.NormalizeLines(name, e.stdin, e.stdout)
+			var le *score.LineError
+			if errors.As(err, &le) {
+				return fmt.Errorf("normalize: stdin line %d: %w", le.Line, le.Err)
 			}
-			if err := sc.Err(); err != nil {
-				w.Flush()
-				return fmt.Errorf("normalize: stdin line %d: %w", line+1, err)
-			}
-			return w.Flush()
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&name, "normalizer", score.NormalizerWhisperEN, "normalizer: "+strings.Join(score.Normalizers, ", "))

@@ -1,15 +1,10 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/benchseal/benchseal/internal/newfile"
 	"github.com/benchseal/benchseal/perturb"
@@ -58,30 +53,25 @@ OUT.wav is never replaced without --force.`,
 			if err != nil {
 				return wavHint(err)
 			}
-			in := sha256.Sum256(w.Bytes)
+			var v perturb.Variant
+			var se *perturb.SeedError
 			if bySeed {
-				if index, err = (perturb.Plan{Seed: seed}).Index(in, w.Samples(), 0); err != nil {
-					return fmt.Errorf("%s: %w", args[0], err)
-				}
+				v, err = w.SeededVariant(seed)
+			} else {
+				v, err = w.Variant(index)
 			}
-			v, err := w.Variant(index)
-			if err != nil {
+			if errors.As(err, &se) {
+				return err
+			} else if err != nil {
 				return wavHint(err)
 			}
-			if err := writeNewFile(out, force, w.Splice(v).WriteTo); err != nil {
+			if err := newfile.WriteAtomic(out, force, w.Splice(v).WriteTo); errors.Is(err, fs.ErrExist) {
+				return perturbExists(out)
+			} else if err != nil {
 				return err
 			}
 			if asJSON {
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(struct {
-					SampleIndex  int64   `json:"sample_index"`
-					ByteOffset   int64   `json:"byte_offset"`
-					OldValue     float64 `json:"old_value"`
-					NewValue     float64 `json:"new_value"`
-					InputSHA256  string  `json:"input_sha256"`
-					OutputSHA256 string  `json:"output_sha256"`
-				}{v.SampleIndex, v.ByteOffset, v.OldValue, v.NewValue, hex.EncodeToString(in[:]), hex.EncodeToString(v.SHA256[:])})
+				return writeJSON(e.stdout, w.Change(v))
 			}
 			infof(e.stderr, "wrote %s: sample %d (byte %d) %v -> %v", out, v.SampleIndex, v.ByteOffset, v.OldValue, v.NewValue)
 			return nil
@@ -125,51 +115,4 @@ func wavHint(err error) error {
 		return withHint(err, "choose another --index or --seed")
 	}
 	return err
-}
-
-// writeNewFile writes path through a temporary file in its directory, so
-// that path appears complete or not at all, and only replaces an existing
-// file when force is set.
-func writeNewFile(path string, force bool, write func(io.Writer) (int64, error)) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, errors.Unwrap(err))
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = write(tmp); err != nil {
-		return fmt.Errorf("%s: write: %w", path, err)
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("%s: sync: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("%s: close: %w", path, err)
-	}
-	if force {
-		if err = os.Rename(tmp.Name(), path); err != nil {
-			return fmt.Errorf("%s: %w", path, errors.Unwrap(err))
-		}
-		return nil
-	}
-	// A hard link fails if path exists, even when it appeared after the
-	// check above: no race replaces a file.
-	if err = newfile.Publish(tmp.Name(), path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return perturbExists(path)
-		}
-		if le := (*os.LinkError)(nil); errors.As(err, &le) {
-			return fmt.Errorf("%s: %w", path, le.Err)
-		}
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	os.Remove(tmp.Name())
-	return nil
 }

@@ -173,7 +173,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	key, tool, tty := clientSetup(e, f.apiKey)
 	defer drainOnInterrupt(e)()
 
-	servers := newServers()
+	servers := session.NewServers()
 	servers.GPUs = gpus
 	origin := sealed.Origin
 	mark := bench.Hooks{BeforeSweep: func(_ context.Context, d *bench.Dir) error {
@@ -185,7 +185,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 		d.Run.Notes = append(d.Run.Notes, fmt.Sprintf("replay of %s (sealed run started %s)", what, origin.StartedAt.Format(time.RFC3339)))
 		return nil
 	}}
-	warnEngineChange(ctx, e, sealedEngines(sealed.Files), plan.Targets, key)
+	warnEngineChange(ctx, e, sealed.Engines(), plan.Targets, key)
 	infof(e.stderr, "replaying %s into %s", src, f.out)
 	sess, err := session.Start(ctx, session.Config{Out: f.out, Plan: plan, Servers: *servers,
 		APIKey: key, Tool: tool, Timeout: timeout, Progress: bench.NewProgress(e.stderr, tty), Hooks: []bench.Hooks{mark},

@@ -13,18 +13,14 @@ import (
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/bench"
+	"github.com/benchseal/benchseal/internal/task"
 )
 
-// responseFormats are the response_format values the runner knows how to
-// read a transcript from (bench's responseText): json and verbose_json
-// carry {"text"}, text/srt/vtt are the body itself.
-var responseFormats = []string{"json", "verbose_json", "text", "srt", "vtt"}
-
 func checkResponseFormat(format string) error {
-	if format == "" || slices.Contains(responseFormats, format) {
+	if format == "" || slices.Contains(task.ResponseFormats, format) {
 		return nil
 	}
-	return usageErrorf("--response-format %q: want one of %s", format, strings.Join(responseFormats, ", "))
+	return usageErrorf("--response-format %q: want one of %s", format, strings.Join(task.ResponseFormats, ", "))
 }
 
 // runSigner loads the --seal key before anything is measured: a missing
@@ -63,41 +59,24 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// errorRateWarn is the share of a step's measured requests that may fail
-// before run warns about the step.
-const errorRateWarn = 0.01
-
 // summarizeSteps prints one line per target (steps, measured requests that
 // succeeded, failures by class) and a warning per step whose error rate is
-// above errorRateWarn. It returns an error naming the steps that failed
-// every measured request: their figures are not measurements.
+// above bench.ErrorRateWarn. It returns an error naming the steps that
+// failed every measured request: their figures are not measurements.
 func summarizeSteps(e *env, targets []string, steps []bench.StepResult) error {
 	var allFailed []string
-	for _, t := range targets {
-		var n, req, ok int
-		errs := map[string]int{}
-		for _, s := range steps {
-			if s.Target != t {
-				continue
-			}
-			n++
-			req += s.Requests
-			ok += s.Succeeded
-			for k, v := range s.Errors {
-				errs[k] += v
-			}
-			failed := s.Requests - s.Succeeded
-			switch {
-			case s.Requests > 0 && s.Succeeded == 0:
-				allFailed = append(allFailed, stepLabel(s.Step))
-			case s.Requests > 0 && float64(failed) > errorRateWarn*float64(s.Requests):
-				warnf(e.stderr, "%s: %d of %d measured requests failed (%.1f %%: %s)", stepLabel(s.Step), failed, s.Requests,
-					100*float64(failed)/float64(s.Requests), classCounts(s.Errors))
-			}
+	for _, t := range bench.Summarize(targets, steps) {
+		for _, s := range t.AllFailed {
+			allFailed = append(allFailed, s.Label())
 		}
-		line := fmt.Sprintf("summary: %s: %d steps, %d/%d measured requests ok", t, n, ok, req)
-		if req > ok {
-			line += " (failed: " + classCounts(errs) + ")"
+		for _, s := range t.Noisy {
+			failed := s.Requests - s.Succeeded
+			warnf(e.stderr, "%s: %d of %d measured requests failed (%.1f %%: %s)", s.Label(), failed, s.Requests,
+				100*float64(failed)/float64(s.Requests), classCounts(s.Errors))
+		}
+		line := fmt.Sprintf("summary: %s: %d steps, %d/%d measured requests ok", t.Target, t.Steps, t.Succeeded, t.Requests)
+		if t.Requests > t.Succeeded {
+			line += " (failed: " + classCounts(t.Errors) + ")"
 		}
 		infof(e.stderr, "%s", line)
 	}
@@ -108,25 +87,11 @@ func summarizeSteps(e *env, targets []string, steps []bench.StepResult) error {
 		"each failed request's error is in its record (records/<target>/c<C>-r<R>.jsonl, field error)")
 }
 
-func stepLabel(s bench.Step) string {
-	return fmt.Sprintf("%s c=%d r=%d", s.Target, s.Concurrency, s.Repeat)
-}
-
 // classCounts words failures by class, most frequent first.
 func classCounts(m map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b string) int {
-		if m[a] != m[b] {
-			return m[b] - m[a]
-		}
-		return strings.Compare(a, b)
-	})
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	var parts []string
+	for _, c := range bench.ByCount(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", c.Class, c.N))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -157,34 +122,16 @@ func unknownModelError(err *bench.UnknownModelError) error {
 // is another audio format under a .wav name, the commands that convert it.
 func corpusError(err error) error {
 	var hints []string
-	walkErrors(err, func(e error) {
-		if nw, ok := e.(*bench.NotWAVError); ok {
-			src := strings.TrimSuffix(nw.File, filepath.Ext(nw.File)) + "." + nw.Ext
-			hints = append(hints, fmt.Sprintf("%s is %s: convert it with: mv %s %s && ffmpeg -i %s -c:a pcm_s16le %s (or: sox %s -b 16 %s)",
-				nw.File, nw.Format, shellQuote(nw.File), shellQuote(src), shellQuote(src), shellQuote(nw.File), shellQuote(src), shellQuote(nw.File)))
-		}
-	})
+	for _, nw := range bench.NotWAVs(err) {
+		src := strings.TrimSuffix(nw.File, filepath.Ext(nw.File)) + "." + nw.Ext
+		hints = append(hints, fmt.Sprintf("%s is %s: convert it with: mv %s %s && ffmpeg -i %s -c:a pcm_s16le %s (or: sox %s -b 16 %s)",
+			nw.File, nw.Format, shellQuote(nw.File), shellQuote(src), shellQuote(src), shellQuote(nw.File), shellQuote(src), shellQuote(nw.File)))
+	}
 	out := fmt.Errorf("corpus: %w", err)
 	for i := len(hints) - 1; i >= 0; i-- { // the outermost hint prints first
 		out = withHint(out, "%s", hints[i])
 	}
 	return out
-}
-
-// walkErrors calls f on err and every error it wraps, depth first.
-func walkErrors(err error, f func(error)) {
-	if err == nil {
-		return
-	}
-	f(err)
-	switch x := err.(type) {
-	case interface{ Unwrap() error }:
-		walkErrors(x.Unwrap(), f)
-	case interface{ Unwrap() []error }:
-		for _, e := range x.Unwrap() {
-			walkErrors(e, f)
-		}
-	}
 }
 
 // corpusPathError reports whether err is about the corpus path itself

@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,61 +17,29 @@ import (
 	"github.com/benchseal/benchseal/internal/session"
 )
 
-// parseServerSetup checks the server flags against the targets.
+// parseServerSetup checks the server flags against the targets
+// (session.Servers' Add methods) and words what they refuse.
 func parseServerSetup(f *runFlags, targets []bench.Target) (*session.Servers, error) {
-	s := newServers()
+	s := session.NewServers()
 	urls := map[string]string{}
 	for _, t := range targets {
 		urls[t.Name] = t.URL
 	}
-	pair := func(flag, kv string) (string, string, error) { return targetPair(flag, kv, urls) }
-	for _, kv := range f.launch {
-		name, cmd, err := pair("launch", kv)
-		if err != nil {
-			return nil, err
-		}
-		if _, dup := s.Launch[name]; dup {
-			return nil, usageErrorf("--launch %s is given twice", name)
-		}
-		s.Launch[name] = cmd
-	}
-	for _, kv := range f.launchCmd {
-		name, text, err := pair("launch-cmd", kv)
-		if err != nil {
-			return nil, err
-		}
-		if _, l := s.Launch[name]; l {
-			return nil, usageErrorf("--launch-cmd %s: %s is started with --launch, whose command is recorded", name, name)
-		}
-		s.LaunchCmd[name] = text
-	}
-	for _, kv := range f.launchLog {
-		name, file, err := pair("launch-log", kv)
-		if err != nil {
-			return nil, err
-		}
-		if _, l := s.Launch[name]; l {
-			return nil, usageErrorf("--launch-log %s: %s is started with --launch, whose log is captured", name, name)
-		}
-		if err := regularFile("--launch-log", file); err != nil {
-			return nil, err
-		}
-		s.LaunchLog[name] = file
-	}
-	for _, kv := range f.serverConfigs {
-		name, file, err := pair("server-config", kv)
-		if err != nil {
-			return nil, err
-		}
-		if err := regularFile("--server-config", file); err != nil {
-			return nil, err
-		}
-		for _, other := range s.Configs[name] {
-			if filepath.Base(other) == filepath.Base(file) {
-				return nil, usageErrorf("--server-config %s: %s and %s have the same name in servers/%s/config/", name, other, file, name)
+	for _, set := range []struct {
+		flag string
+		kvs  []string
+		add  func(target, value string) error
+	}{{"launch", f.launch, s.AddLaunch}, {"launch-cmd", f.launchCmd, s.AddLaunchCmd},
+		{"launch-log", f.launchLog, s.AddLaunchLog}, {"server-config", f.serverConfigs, s.AddConfig}} {
+		for _, kv := range set.kvs {
+			name, v, err := targetPair(set.flag, kv, urls)
+			if err != nil {
+				return nil, err
+			}
+			if err := set.add(name, v); err != nil {
+				return nil, settingError(set.flag, err)
 			}
 		}
-		s.Configs[name] = append(s.Configs[name], file)
 	}
 	gpus, err := parseGPUs(f.gpus, urls)
 	if err != nil {
@@ -81,6 +47,28 @@ func parseServerSetup(f *runFlags, targets []bench.Target) (*session.Servers, er
 	}
 	s.GPUs = gpus
 	return s, nil
+}
+
+// settingError words a server flag the session refused.
+func settingError(flag string, err error) error {
+	var se *session.SettingError
+	if !errors.As(err, &se) {
+		return err
+	}
+	t := se.Target
+	switch {
+	case se.Err == session.ErrTwice:
+		return usageErrorf("--%s %s is given twice", flag, t)
+	case se.Err == session.ErrLaunched && flag == "launch-cmd":
+		return usageErrorf("--launch-cmd %s: %s is started with --launch, whose command is recorded", t, t)
+	case se.Err == session.ErrLaunched:
+		return usageErrorf("--%s %s: %s is started with --launch, whose log is captured", flag, t, t)
+	case se.Err == session.ErrSameName:
+		return usageErrorf("--%s %s: %s and %s have the same name in servers/%s/config/", flag, t, se.Other, se.Value, t)
+	case se.Err == session.ErrNotRegular:
+		return usageErrorf("--%s %s: not a regular file", flag, se.Value)
+	}
+	return withHint(fmt.Errorf("--%s %s: %w", flag, se.Value, se.Err), "give a file that exists")
 }
 
 // targetPair reads a NAME=VALUE flag whose NAME must be a target.
@@ -117,23 +105,6 @@ func parseGPUs(kvs []string, urls map[string]string) (map[string][]int, error) {
 		return nil, err
 	}
 	return gpus, nil
-}
-
-func regularFile(flag, path string) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return withHint(fmt.Errorf("%s %s: %w", flag, path, err), "give a file that exists")
-	}
-	if !fi.Mode().IsRegular() {
-		return usageErrorf("%s %s: not a regular file", flag, path)
-	}
-	return nil
-}
-
-// newServers is a Servers with every map made.
-func newServers() *session.Servers {
-	return &session.Servers{Launch: map[string]string{}, LaunchCmd: map[string]string{}, LaunchLog: map[string]string{},
-		Configs: map[string][]string{}, GPUs: map[string][]int{}}
 }
 
 // launchError words a server the session could not start.

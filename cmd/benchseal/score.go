@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/score"
 	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
 	"github.com/spf13/cobra"
 )
 
@@ -30,7 +30,7 @@ type scoreFlags struct {
 func newScoreCmd(e *env) *cobra.Command {
 	var f scoreFlags
 	cmd := &cobra.Command{
-		Use:   "score (--ref REF --hyp HYP | RUNDIR)",
+		Use:   "score (--ref REF --hyp HYP | RUNDIR | BUNDLE)",
 		Short: "word (or character) error rate of transcripts or of a run",
 		Long: `score aligns hypotheses with references and prints the corpus error rate:
 (substitutions + deletions + insertions) / reference units, summed over all
@@ -38,9 +38,10 @@ utterances.
 
 With --ref and --hyp, both files are sclite trn ("text (utt-id)" per line) or
 JSONL ({"id": ..., "text": ...} per line); every id must be in both.
-With RUNDIR, the measured records of each target are scored against the
-corpus references in RUNDIR/run.json, the way run.json's scoring says;
-flags given on the command line override it.
+With RUNDIR (or a BUNDLE, whose signature is checked with the key it
+carries), the measured records of each target are scored against the
+corpus references in run.json, the way run.json's scoring says; flags
+given on the command line override it.
 
 Normalizers: whisper-en (Whisper's English rules, benchseal's spelling table),
 basic (Whisper's basic normalizer), zh (characters; ASCII words kept whole),
@@ -49,7 +50,7 @@ Aligners: unit (Levenshtein, jiwer's totals) and sclite (NIST sclite's
 weights: substitution 4, insertion and deletion 3; same totals as sclite).
 Failed requests are left out and counted as excluded, unless
 --failures-as-deletions scores them as empty hypotheses.`,
-		Args: rangeArgs(0, 1, "at most one run directory"),
+		Args: rangeArgs(0, 1, "at most one run directory or bundle"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			files := f.ref != "" || f.hyp != ""
 			switch {
@@ -77,55 +78,10 @@ Failed requests are left out and counted as excluded, unless
 
 func (f scoreFlags) options() (score.Options, error) {
 	o := score.Options{Normalizer: f.normalizer, Aligner: f.aligner, FailuresAsDeletions: f.failuresDel}
-	if _, err := score.Units(o.Normalizer, ""); err != nil {
+	if err := o.Check(); err != nil {
 		return o, &usageError{err}
 	}
-	if o.Aligner != score.AlignerUnit && o.Aligner != score.AlignerSclite {
-		return o, &usageError{&score.OptionError{Option: "aligner", Value: o.Aligner, Valid: score.Aligners}}
-	}
 	return o, nil
-}
-
-// scoreReport is the --json output for one corpus score.
-type scoreReport struct {
-	Target      string            `json:"target,omitempty"`
-	Concurrency int               `json:"concurrency,omitempty"`
-	Repeat      int               `json:"repeat,omitempty"`
-	Normalizer  string            `json:"normalizer"`
-	Aligner     string            `json:"aligner"`
-	Unit        string            `json:"unit"`
-	Failures    string            `json:"failures"`
-	Utterances  int               `json:"utterances"`
-	RefWords    int               `json:"ref_words"`
-	Correct     int               `json:"correct"`
-	Subs        int               `json:"substitutions"`
-	Dels        int               `json:"deletions"`
-	Ins         int               `json:"insertions"`
-	Excluded    int               `json:"excluded"`
-	WER         float64           `json:"wer"`
-	Levels      []scoreReport     `json:"levels,omitempty"`
-	PerUtt      []score.Utterance `json:"per_utterance,omitempty"`
-}
-
-func newScoreReport(r score.Result, o score.Options, perUtt bool) scoreReport {
-	rep := scoreReport{
-		Normalizer: o.Normalizer, Aligner: o.Aligner, Unit: r.Unit, Failures: o.Failures(),
-		Utterances: len(r.Utterances), RefWords: r.RefUnits(), Correct: r.Correct,
-		Subs: r.Substitutions, Dels: r.Deletions, Ins: r.Insertions, Excluded: r.Excluded, WER: r.Rate,
-	}
-	if perUtt {
-		rep.PerUtt = r.Utterances
-	}
-	return rep
-}
-
-func readTranscriptFile(path string) ([]score.Transcript, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	return score.ReadTranscripts(fh, path)
 }
 
 func scoreFiles(e *env, f scoreFlags) error {
@@ -133,11 +89,11 @@ func scoreFiles(e *env, f scoreFlags) error {
 	if err != nil {
 		return err
 	}
-	ref, err := readTranscriptFile(f.ref)
+	ref, err := score.ReadFile(f.ref)
 	if err != nil {
 		return scoreInputError("read references", err)
 	}
-	hyp, err := readTranscriptFile(f.hyp)
+	hyp, err := score.ReadFile(f.hyp)
 	if err != nil {
 		return scoreInputError("read hypotheses", err)
 	}
@@ -149,11 +105,11 @@ func scoreFiles(e *env, f scoreFlags) error {
 	if err != nil {
 		return fmt.Errorf("score: %w", err)
 	}
-	rep := newScoreReport(res, o, f.perUtterance)
+	rep := score.NewReport(res, o, f.perUtterance)
 	if f.asJSON {
 		return writeJSON(e.stdout, rep)
 	}
-	return writeScoreTable(e.stdout, []scoreReport{rep}, f.perUtterance)
+	return score.WriteTable(e.stdout, []score.Report{rep}, f.perUtterance)
 }
 
 func scoreInputError(what string, err error) error {
@@ -172,43 +128,33 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func writeScoreTable(w io.Writer, reps []scoreReport, perUtt bool) error {
-	bw := bufio.NewWriter(w)
-	unit := "words"
-	rate := "WER"
-	if len(reps) > 0 && reps[0].Unit == "char" {
-		unit, rate = "chars", "CER"
-	}
-	fmt.Fprintf(bw, "%-12s %6s %8s %8s %8s %8s %8s %8s %8s\n", "target", "utts", unit, "correct", "subs", "dels", "ins", "excluded", rate)
-	for _, r := range reps {
-		name := r.Target
-		if name == "" {
-			name = "-"
-		}
-		fmt.Fprintf(bw, "%-12s %6d %8d %8d %8d %8d %8d %8d %7.2f%%\n", name, r.Utterances, r.RefWords, r.Correct, r.Subs, r.Dels, r.Ins, r.Excluded, 100*r.WER)
-	}
-	if perUtt {
-		for _, r := range reps {
-			for _, u := range r.PerUtt {
-				fmt.Fprintf(bw, "%s\t%s\tref=%d C=%d S=%d D=%d I=%d\t%.4f\n", r.Target, u.ID, u.RefUnits(), u.Correct, u.Substitutions, u.Deletions, u.Insertions, u.Counts.Rate())
-			}
+// scoreRun rescores a run directory or a bundle (verify.OpenRun: its
+// signature and subjects are checked with the key it carries): the
+// measured records of every target against the corpus references in
+// run.json (claims.Rescore, the pairing rule of claims.json).
+func scoreRun(e *env, cmd *cobra.Command, src string, f scoreFlags) error {
+	runPath := filepath.Join(src, schemas.RunFile)
+	if st, err := os.Stat(src); err != nil || st.IsDir() {
+		if _, err := os.Stat(runPath); err != nil {
+			return withHint(fmt.Errorf("read run: %w", err), "RUNDIR is a directory written by 'benchseal run'")
 		}
 	}
-	return bw.Flush()
-}
-
-// scoreRun rescores a run directory: the measured records of every target
-// against the corpus references in run.json (claims.Rescore, the pairing
-// rule of claims.json).
-func scoreRun(e *env, cmd *cobra.Command, dir string, f scoreFlags) error {
-	runPath := filepath.Join(dir, schemas.RunFile)
-	if _, err := os.Stat(runPath); err != nil {
-		return withHint(fmt.Errorf("read run: %w", err), "RUNDIR is a directory written by 'benchseal run'")
+	r, err := verify.OpenRun(cmd.Context(), src, verify.OpenOptions{})
+	var (
+		re *verify.RefusedError
+		ke *verify.KeyError
+	)
+	switch {
+	case errors.As(err, &re):
+		return withHint(fmt.Errorf("score: %w", err), "run benchseal verify %s for every finding", src)
+	case errors.As(err, &ke):
+		return withHint(fmt.Errorf("score: %w", err), "score checks a bundle's signature with the key it carries; this one carries none")
+	case err != nil && r == nil:
+		return withHint(fmt.Errorf("read run: %w", err), "give a run directory written by 'benchseal run' or a bundle made by 'benchseal seal'")
+	case err != nil:
+		return fmt.Errorf("read run: %s: %w", src, err)
 	}
-	run, recs, err := claims.LoadDir(os.DirFS(dir))
-	if err != nil {
-		return fmt.Errorf("read run: %s: %w", dir, err)
-	}
+	run := r.Run
 	fl := cmd.Flags()
 	if !fl.Changed("normalizer") && run.Scoring.Normalizer != "" {
 		f.normalizer = run.Scoring.Normalizer
@@ -229,29 +175,22 @@ func scoreRun(e *env, cmd *cobra.Command, dir string, f scoreFlags) error {
 	if len(run.Targets) == 0 {
 		return fmt.Errorf("score run: %s: no targets", runPath)
 	}
-	scores, err := claims.Rescore(run, recs, o)
+	scores, err := claims.Rescore(run, r.Records, o)
 	var nr *claims.NoRecordsError
 	if errors.As(err, &nr) {
-		return fmt.Errorf("score run: target %q: no records in %s", nr.Target, filepath.Join(dir, schemas.RecordsDir, nr.Target))
+		return fmt.Errorf("score run: target %q: no records in %s", nr.Target, filepath.Join(src, schemas.RecordsDir, nr.Target))
 	}
 	if err != nil {
 		return fmt.Errorf("score run: %w", err)
 	}
-	var reps []scoreReport
+	reps := make([]score.Report, 0, len(scores))
 	for _, ts := range scores {
-		rep := newScoreReport(ts.All, o, f.perUtterance)
-		rep.Target = ts.Target
-		for _, l := range ts.Levels {
-			lr := newScoreReport(l.Result, o, false)
-			lr.Concurrency, lr.Repeat = l.Concurrency, l.Repeat
-			rep.Levels = append(rep.Levels, lr)
-		}
-		reps = append(reps, rep)
+		reps = append(reps, ts.Report(o, f.perUtterance))
 	}
 	if f.asJSON {
 		return writeJSON(e.stdout, struct {
-			Targets []scoreReport `json:"targets"`
+			Targets []score.Report `json:"targets"`
 		}{reps})
 	}
-	return writeScoreTable(e.stdout, reps, f.perUtterance)
+	return score.WriteTable(e.stdout, reps, f.perUtterance)
 }

@@ -5,18 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
-	"time"
+	"strings"
 
 	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/spf13/cobra"
 )
 
 func init() { register(newSimCmd) }
-
-// simShutdownGrace is how long in-flight requests may finish after an
-// interrupt before the server closes their connections.
-const simShutdownGrace = 5 * time.Second
 
 func newSimCmd(e *env) *cobra.Command {
 	var (
@@ -62,7 +57,12 @@ shuts it down gracefully with exit status 0.`,
 			if err != nil {
 				var ce *sim.ConfigError
 				if errors.As(err, &ce) {
-					return usageErrorf("sim: --%s: %s", flagOf(ce.Field), ce.Reason)
+					// A field is named as its flag ("base latency": --base-latency); a corpus clip's as --corpus.
+					name := strings.ReplaceAll(ce.Field, " ", "-")
+					if cmd.Flags().Lookup(name) == nil {
+						name = "corpus"
+					}
+					return usageErrorf("sim: --%s: %s", name, ce.Reason)
 				}
 				return err
 			}
@@ -92,51 +92,14 @@ shuts it down gracefully with exit status 0.`,
 	return cmd
 }
 
-// flagOf maps a sim.ConfigError field to its flag.
-func flagOf(field string) string {
-	switch field {
-	case "base latency":
-		return "base-latency"
-	case "per audio second":
-		return "per-audio-second"
-	case "ready delay":
-		return "ready-delay"
-	case "max running":
-		return "max-running"
-	case "max queue":
-		return "max-queue"
-	case "fail rate":
-		return "fail-rate"
-	case "word error rate":
-		return "word-error-rate"
-	case "persona":
-		return "persona"
-	case "stream fail rate":
-		return "stream-fail-rate"
-	case "stream cut rate":
-		return "stream-cut-rate"
-	}
-	return "corpus"
-}
-
 func serveSim(ctx context.Context, e *env, srv *sim.Server, addr string) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return withHint(fmt.Errorf("sim: listening on %s: %w", addr, err), "pick another address with --addr, or port 0 for a free one")
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 30 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
 	infof(e.stderr, "sim (%s) listening on http://%s", srv.Config().Persona, ln.Addr())
-	select {
-	case err := <-served:
+	if err := srv.Serve(ctx, ln); err != nil {
 		return fmt.Errorf("sim: serving: %w", err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), simShutdownGrace)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		hs.Close()
 	}
 	return nil
 }

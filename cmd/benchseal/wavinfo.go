@@ -1,9 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"text/tabwriter"
@@ -13,33 +10,6 @@ import (
 )
 
 func init() { register(newWavinfoCmd) }
-
-// wavInfo is wavinfo's JSON output; its keys are stable.
-type wavInfo struct {
-	File        string      `json:"file"`
-	SHA256      string      `json:"sha256"`
-	Format      string      `json:"format"` // "pcm" or "float"
-	FormatTag   uint16      `json:"format_tag"`
-	FormatName  string      `json:"format_name"`
-	Channels    int         `json:"channels"`
-	SampleRate  int         `json:"sample_rate"`
-	Bits        int         `json:"bits"`
-	ValidBits   int         `json:"valid_bits"`
-	BlockAlign  int         `json:"block_align"`
-	ChannelMask uint32      `json:"channel_mask"`
-	Frames      int64       `json:"frames"`
-	Samples     int64       `json:"samples"`
-	Seconds     float64     `json:"seconds"`
-	DataOffset  int64       `json:"data_offset"`
-	DataSize    int64       `json:"data_size"`
-	Chunks      []chunkInfo `json:"chunks"`
-}
-
-type chunkInfo struct {
-	ID     string `json:"id"`
-	Offset int64  `json:"offset"`
-	Size   int64  `json:"size"`
-}
 
 func newWavinfoCmd(e *env) *cobra.Command {
 	var asJSON bool
@@ -56,26 +26,9 @@ cannot perturb.`,
 			if err != nil {
 				return wavHint(err)
 			}
-			sum := sha256.Sum256(w.Bytes)
-			f := w.Format
-			info := wavInfo{
-				File: args[0], SHA256: hex.EncodeToString(sum[:]), Format: "pcm",
-				FormatTag: f.Tag, FormatName: perturb.FormatName(f.Tag), Channels: f.Channels,
-				SampleRate: f.SampleRate, Bits: f.BitsPerSample, ValidBits: f.ValidBits,
-				BlockAlign: f.BlockAlign, ChannelMask: f.ChannelMask, Frames: w.Frames(),
-				Samples: w.Samples(), Seconds: w.Seconds(), DataOffset: w.DataOffset,
-				DataSize: w.DataSize, Chunks: []chunkInfo{},
-			}
-			if f.Kind == perturb.KindFloat {
-				info.Format = "float"
-			}
-			for _, c := range w.Chunks {
-				info.Chunks = append(info.Chunks, chunkInfo{c.ID, c.Offset, c.Size})
-			}
+			info := w.Info(args[0])
 			if asJSON {
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(info)
+				return writeJSON(e.stdout, info)
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 			row := func(k string, v any) { fmt.Fprintf(tw, "%s\t%v\n", k, v) }

@@ -107,3 +107,16 @@ func Rescore(run schemas.Run, recs []schemas.Record, o score.Options) ([]TargetS
 	}
 	return out, nil
 }
+
+// Report is ts as `benchseal score` prints it: the whole run's score, with
+// every level's (without per-utterance counts).
+func (ts TargetScore) Report(o score.Options, perUtt bool) score.Report {
+	rep := score.NewReport(ts.All, o, perUtt)
+	rep.Target = ts.Target
+	for _, l := range ts.Levels {
+		lr := score.NewReport(l.Result, o, false)
+		lr.Concurrency, lr.Repeat = l.Concurrency, l.Repeat
+		rep.Levels = append(rep.Levels, lr)
+	}
+	return rep
+}

@@ -2,8 +2,11 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"time"
 
 	"github.com/benchseal/benchseal/internal/sim"
@@ -41,4 +44,59 @@ func StartSim(cfg sim.Config) (url string, stop func(), err error) {
 		defer cancel()
 		hs.Shutdown(ctx)
 	}, nil
+}
+
+// Sim is one of Engines, served.
+type Sim struct{ Name, URL string }
+
+// StartError is an engine of Engines that could not be served.
+type StartError struct {
+	Engine string
+	Err    error
+}
+
+func (e *StartError) Error() string { return "start " + e.Engine + ": " + e.Err.Error() }
+func (e *StartError) Unwrap() error { return e.Err }
+
+// Setup writes the demo corpus into corpus and serves every one of
+// Engines on a free loopback port, recognising that corpus. stop shuts
+// down every simulator started; on error those already started are
+// stopped.
+func Setup(corpus string) (sims []Sim, stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+	if err := WriteCorpus(corpus); err != nil {
+		return nil, nil, err
+	}
+	clips, err := sim.LoadCorpus(corpus)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, eng := range Engines {
+		cfg := eng.Config
+		cfg.Corpus = clips
+		url, s, err := StartSim(cfg)
+		if err != nil {
+			stop()
+			return nil, nil, &StartError{Engine: eng.Name, Err: err}
+		}
+		stops = append(stops, s)
+		sims = append(sims, Sim{eng.Name, url})
+	}
+	return sims, stop, nil
+}
+
+// FreeDir is base, or the first base-N (N from 2) that does not exist.
+func FreeDir(base string) string {
+	dir := base
+	for i := 2; ; i++ {
+		if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) {
+			return dir
+		}
+		dir = base + "-" + strconv.Itoa(i)
+	}
 }

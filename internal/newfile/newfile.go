@@ -11,8 +11,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -77,4 +79,51 @@ func WriteJSON(path string, v any) error {
 		return err
 	}
 	return Write(path, append(b, '\n'), 0o644)
+}
+
+// WriteAtomic writes path through a temporary file in its directory, so
+// that path appears complete or not at all. It never replaces an existing
+// file (the error wraps fs.ErrExist, see Publish) unless replace is set.
+// Errors name path, never the temporary file.
+func WriteAtomic(path string, replace bool, write func(io.Writer) (int64, error)) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, errors.Unwrap(err))
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = write(tmp); err != nil {
+		return fmt.Errorf("%s: write: %w", path, err)
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("%s: sync: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("%s: close: %w", path, err)
+	}
+	if replace {
+		if err = os.Rename(tmp.Name(), path); err != nil {
+			return fmt.Errorf("%s: %w", path, errors.Unwrap(err))
+		}
+		return nil
+	}
+	if err = Publish(tmp.Name(), path); err != nil {
+		var le *os.LinkError
+		switch {
+		case errors.Is(err, fs.ErrExist):
+			return err
+		case errors.As(err, &le):
+			return fmt.Errorf("%s: %w", path, le.Err)
+		}
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	os.Remove(tmp.Name())
+	return nil
 }

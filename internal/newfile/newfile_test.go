@@ -2,6 +2,7 @@ package newfile_test
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,5 +52,35 @@ func TestPublish(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(dst); string(b) != "bundle" {
 		t.Fatalf("destination now holds %q: overwritten", b)
+	}
+}
+
+func TestWriteAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "variant.wav")
+	put := func(s string) func(w io.Writer) (int64, error) {
+		return func(w io.Writer) (int64, error) { n, err := io.WriteString(w, s); return int64(n), err }
+	}
+	if err := newfile.WriteAtomic(p, false, put("first")); err != nil {
+		t.Fatal(err)
+	}
+	if err := newfile.WriteAtomic(p, false, put("second")); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("second WriteAtomic: err = %v, want fs.ErrExist", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "first" {
+		t.Fatalf("file holds %q: overwritten without replace", b)
+	}
+	failed := func(w io.Writer) (int64, error) { io.WriteString(w, "half"); return 0, errors.New("disk full") }
+	if err := newfile.WriteAtomic(p, true, failed); err == nil || err.Error() != p+": write: disk full" {
+		t.Fatalf("failed write: err = %v", err)
+	}
+	if err := newfile.WriteAtomic(p, true, put("third")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "third" {
+		t.Fatalf("file holds %q after replace", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("%d files left in the directory, want 1 (no temporary file)", len(ents))
 	}
 }

@@ -26,6 +26,11 @@ import (
 // (PlainTextResponse, serve/speech_to_text.py @070fc3b5), which is kept
 // as it is. json and verbose_json (the default) must be an object with
 // "text".
+// ResponseFormats are the response_format values decodeText reads a
+// transcript from: json and verbose_json carry {"text"}, text, srt and vtt
+// are the body itself.
+var ResponseFormats = []string{"json", "verbose_json", "text", "srt", "vtt"}
+
 func decodeText(format, contentType string, body []byte) (text, note string, err error) {
 	plain := false
 	switch format {
