@@ -61,7 +61,10 @@
 //	             0..C-1 took part (unless the phase was over before a late
 //	             worker could start), each sent its next request within 50 ms
 //	             of its previous one's end (benchseal's median is 0.05-0.07
-//	             ms), none idle while another started a request. Each
+//	             ms), none idle while another started a request; stalls
+//	             beyond 50 ms WARN with their share of the phase's worker
+//	             time (a busy client pauses now and then) and FAIL when they
+//	             add up to more than 5 % of it (the loop was open). Each
 //	             telemetry/steps.jsonl window is its step's measured window
 //	             (first start, last end), one line per step. The server's own
 //	             count (engine.RequestCounters: vllm:request_success_total,
