@@ -48,8 +48,8 @@ func checkClaims(rep *Report, ev *evidence) {
 		c.failf("telemetry", err, "telemetry cannot be read, so its claims cannot be recomputed: %v", err)
 	}
 	opts := []claims.Option{claims.WithTelemetry(tel)}
-	if tk, err := request.ForRun(ev.run); err == nil {
-		opts = append(opts, claims.WithQuality(tk))
+	if q, err := request.ClaimsOption(ev.run); err == nil {
+		opts = append(opts, q)
 	} // else Compute refuses the run's unknown task, and says so
 	got, err := claims.Compute(*ev.run, all, opts...)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -64,4 +65,14 @@ func Names() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// ClaimsOption is claims.WithQuality of the run's task (ForRun), for
+// whoever computes a run's claims.
+func ClaimsOption(run *schemas.Run) (claims.Option, error) {
+	t, err := ForRun(run)
+	if err != nil {
+		return nil, err
+	}
+	return claims.WithQuality(t), nil
 }
