@@ -161,7 +161,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 			} else {
 				vs[r.Variant] = loc{f, line}
 			}
-			samples := cd.clip.Frames * int64(cd.clip.Channels)
+			samples := tk.Positions(cd.clip)
 			idx, err := plan.Index(cd.sum, samples, r.Variant)
 			if err != nil {
 				c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("clip %s variant %d: %v", r.Clip, r.Variant, err), Err: err})

@@ -58,6 +58,9 @@ func (asr) Quality(measured []schemas.Record, refs map[string]string, sc schemas
 	return claims.WER(measured, refs, sc)
 }
 
+// Positions is the clip's samples: frames times channels.
+func (asr) Positions(c schemas.Clip) int64 { return c.Frames * int64(c.Channels) }
+
 // Input parses the clip as a WAV (perturb.Parse); its positions are its
 // samples, a variant flips one sample's least significant valid bit.
 func (asr) Input(name string, b []byte) (Input, error) {

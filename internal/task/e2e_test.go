@@ -53,6 +53,7 @@ func (echo) Seconds(frames int64, rate int) float64 { return float64(frames) / f
 func (e echo) Input(name string, b []byte) (task.Input, error) {
 	return e.asrInput.Input(name, b) // the corpus is WAV clips (see the note on Input)
 }
+func (e echo) Positions(c schemas.Clip) int64 { return e.asrInput.Positions(c) }
 func (echo) Quality(measured []schemas.Record, refs map[string]string, sc schemas.Scoring) (*float64, error) {
 	var n, bad float64
 	for _, r := range measured {

@@ -35,6 +35,11 @@ type Task interface {
 	// errors) for deriving its variants; the runner calls it once per
 	// input before a step, verify's check 5 once per input it re-derives.
 	Input(name string, b []byte) (Input, error)
+	// Positions is how many variants run.json's corpus entry c allows,
+	// from the entry alone (Input.Positions of its bytes): check 5
+	// re-derives records' positions with it when the inputs are not at
+	// hand.
+	Positions(c schemas.Clip) int64
 	// Quality is the task's quality metric over one level and repeat's
 	// measured records (claims.json's "wer"), nil when unknown.
 	Quality(measured []schemas.Record, refs map[string]string, sc schemas.Scoring) (*float64, error)
