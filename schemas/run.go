@@ -84,6 +84,10 @@ type Protocol struct {
 	// WarmupOnce: the warm-ups of a level were sent before its first
 	// repeat only (repeats 2.. have none), the seed client's schedule.
 	WarmupOnce bool `json:"warmup_once,omitempty"`
+
+	// Task names what one request was (internal/task's registry: "asr").
+	// Absent in runs made before it was recorded, which were all "asr".
+	Task string `json:"task,omitempty"`
 }
 
 // SuccessRule is the only success rule: HTTP 200 and non-empty text.

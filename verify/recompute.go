@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	request "github.com/benchseal/benchseal/internal/task"
 	"strconv"
 	"strings"
 
@@ -46,7 +47,11 @@ func checkClaims(rep *Report, ev *evidence) {
 	if err != nil {
 		c.failf("telemetry", err, "telemetry cannot be read, so its claims cannot be recomputed: %v", err)
 	}
-	got, err := claims.Compute(*ev.run, all, claims.WithTelemetry(tel))
+	opts := []claims.Option{claims.WithTelemetry(tel)}
+	if q, err := request.ClaimsOption(ev.run); err == nil {
+		opts = append(opts, q)
+	} // else Compute refuses the run's unknown task, and says so
+	got, err := claims.Compute(*ev.run, all, opts...)
 	if err != nil {
 		c.failf("", err, "claims cannot be recomputed: %v", err)
 		c.Summary = "not recomputed"

@@ -83,8 +83,13 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 		clips[cl.ID] = cd
 		order = append(order, cd)
 	}
+	tk, err := request.ForRun(run)
+	if err != nil {
+		c.failf("run.json", err, "%v", err)
+		return nil
+	}
 
-	checkSeconds(c, ev, order, clips)
+	checkSeconds(c, ev, tk, order, clips)
 
 	if !run.Protocol.Perturb {
 		c.warnKindf(KindNoPerturb, "run.json", "PERTURBATION WAS OFF: every request sent its clip unchanged, so a server cache could answer repeats; these numbers do not measure uncached serving")
@@ -101,7 +106,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 		if _, err := findClips(ev, order, audioDir); err != nil {
 			return err
 		}
-		res, err := derive(ctx, ev, order)
+		res, err := derive(ctx, ev, tk, order)
 		if err != nil {
 			return err
 		}
@@ -156,7 +161,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 			} else {
 				vs[r.Variant] = loc{f, line}
 			}
-			samples := cd.clip.Frames * int64(cd.clip.Channels)
+			samples := tk.Positions(cd.clip)
 			idx, err := plan.Index(cd.sum, samples, r.Variant)
 			if err != nil {
 				c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("clip %s variant %d: %v", r.Clip, r.Variant, err), Err: err})
@@ -176,7 +181,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 		}
 	}
 
-	res, err := derive(ctx, ev, order)
+	res, err := derive(ctx, ev, tk, order)
 	if err != nil {
 		return err
 	}
@@ -204,16 +209,16 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 // sum the records' audio_seconds): each clip's seconds must be its frames
 // over its sample rate, as the runner computes it, and each record's
 // audio_seconds its clip's: the seconds the task's RTFx counts
-// (internal/task ASR.Seconds; ASR is the only task a run has). Without
+// (internal/task's Seconds of the run's task). Without
 // it, records claiming longer audio would inflate RTFx and still
 // recompute to the same claims.
-func checkSeconds(c *Check, ev *evidence, order []*clipData, clips map[string]*clipData) {
+func checkSeconds(c *Check, ev *evidence, tk request.Task, order []*clipData, clips map[string]*clipData) {
 	for _, cd := range order {
 		cl := cd.clip
 		if cl.SampleRate <= 0 {
 			continue // the schema check says why
 		}
-		if want := request.ASR.Seconds(cl.Frames, cl.SampleRate); cl.Seconds != want {
+		if want := tk.Seconds(cl.Frames, cl.SampleRate); cl.Seconds != want {
 			c.failf("run.json", nil, "clip %s: seconds %v, but %d frames at %d Hz are %v", cl.ID, cl.Seconds, cl.Frames, cl.SampleRate, want)
 		}
 	}
@@ -223,7 +228,7 @@ func checkSeconds(c *Check, ev *evidence, order []*clipData, clips map[string]*c
 			if !ok || cd.clip.SampleRate <= 0 {
 				continue // reported with the variants
 			}
-			if want := request.ASR.Seconds(cd.clip.Frames, cd.clip.SampleRate); r.AudioSeconds != want {
+			if want := tk.Seconds(cd.clip.Frames, cd.clip.SampleRate); r.AudioSeconds != want {
 				c.add(Finding{Status: Fail, Path: f, Line: i + 1, Reason: fmt.Sprintf("audio_seconds %v, but clip %s is %v s (%d frames at %d Hz)",
 					r.AudioSeconds, r.Clip, want, cd.clip.Frames, cd.clip.SampleRate)})
 			}
@@ -283,8 +288,9 @@ const clipChunk = 64
 // derive checks each clip's bytes against run.json and re-derives the
 // variants of its records, on every core, clip by clip. A clip's bytes are
 // held only while its tasks run (tasks go out clip by clip, so about one
-// clip per core at a time), with one perturb.Hasher shared by its tasks.
-func derive(ctx context.Context, ev *evidence, order []*clipData) (*derived, error) {
+// clip per core at a time), with one request.Input (the run's task's:
+// for ASR a perturb.Hasher over the WAV) shared by its tasks.
+func derive(ctx context.Context, ev *evidence, tk request.Task, order []*clipData) (*derived, error) {
 	var tasks []task
 	for ci, cd := range order {
 		if cd.name == "" && cd.path == "" {
@@ -298,8 +304,8 @@ func derive(ctx context.Context, ev *evidence, order []*clipData) (*derived, err
 	// by its last.
 	type open struct {
 		once    sync.Once
-		hasher  *perturb.Hasher // nil when the clip is not usable
-		buf     *[]byte         // pooled buffer holding the bytes, nil for kept files
+		hasher  request.Input // nil when the clip is not usable
+		buf     *[]byte       // pooled buffer holding the bytes, nil for kept files
 		pending atomic.Int32
 	}
 	opened := make([]*open, len(order))
@@ -362,11 +368,7 @@ func derive(ctx context.Context, ev *evidence, order []*clipData) (*derived, err
 			return
 		}
 		cl := cd.clip
-		w, err := perturb.Parse(name, b)
-		var h *perturb.Hasher
-		if err == nil {
-			h = perturb.NewHasher(w)
-		}
+		h, err := tk.Input(name, b)
 		digest := cd.digest
 		if digest == "" && h != nil {
 			s := h.Sum() // makes every checkpoint too: the variants hash only their tails
@@ -381,9 +383,8 @@ func derive(ctx context.Context, ev *evidence, order []*clipData) (*derived, err
 			f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: sha256 %s, run.json says %s", cl.ID, short(digest), short(cl.SHA256))}
 		case err != nil:
 			f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: %v", cl.ID, err), Err: err}
-		case w.Samples() != cl.Frames*int64(cl.Channels) || w.Frames() != cl.Frames || w.Format.SampleRate != cl.SampleRate:
-			f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: %d frames of %d channels at %d Hz, run.json says %d frames of %d channels at %d Hz",
-				cl.ID, w.Frames(), w.Format.Channels, w.Format.SampleRate, cl.Frames, cl.Channels, cl.SampleRate)}
+		case h.Check(cl) != nil:
+			f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: %v", cl.ID, h.Check(cl))}
 		default:
 			o.hasher = h
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/benchseal/benchseal/internal/sim"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -134,8 +135,12 @@ func BenchmarkRequestPath(b *testing.B) {
 		b.Fatal(err)
 	}
 	r.d.Anchor = time.Now()
-	v, _ := w.Variant(1234)
-	j := job{clip: &clip, v: v, sha: hexSum(v.SHA256)}
+	in, err := task.ASR.Input(clip.ID, w.Bytes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	v, _ := in.Variant(1234)
+	j := job{clip: &clip, in: in, v: v, sha: hexSum(v.SHA256)}
 	wk := &worker{br: nil}
 	var rec schemas.Record
 	b.SetBytes(int64(len(w.Bytes)))

@@ -163,12 +163,13 @@ type runner struct {
 	client []*http.Client
 	auth   []string
 	used   map[[32]byte]int64 // variants handed out per clip so far
-	// hashers keep each clip's SHA-256 checkpoints across steps, so that
-	// a variant's hash starts at its changed byte, not at the clip's start.
-	hashers map[[32]byte]*perturb.Hasher
-	steps   []StepResult
-	fatal   error
-	gone    map[string]string // targets whose server went away -> why
+	// inputs keep each clip's task.Input (for ASR its SHA-256 checkpoints)
+	// across steps, so that a variant's hash starts at its changed byte,
+	// not at the clip's start.
+	inputs map[[32]byte]task.Input
+	steps  []StepResult
+	fatal  error
+	gone   map[string]string // targets whose server went away -> why
 	// warmFailed: targets stopped because a step's warm-ups all failed ->
 	// the first error.
 	warmFailed map[string]string
@@ -237,7 +238,8 @@ func (r *runner) create() error {
 		Schema: schemas.RunSchema, Tool: r.cfg.tool, StartedAt: r.d.Anchor.UTC(), Seed: p.Seed,
 		Protocol: schemas.Protocol{Levels: p.Levels, Requests: p.Requests, Passes: p.Passes, Warmup: p.Warmup,
 			Repeats: p.Repeats, Perturb: !p.NoPerturb, TimeoutS: r.cfg.timeout.Seconds(),
-			SuccessRule: schemas.SuccessRule, Stream: p.Stream, TargetOrder: "alternate", WarmupOnce: p.WarmupOnce},
+			SuccessRule: schemas.SuccessRule, Stream: p.Stream, TargetOrder: "alternate", WarmupOnce: p.WarmupOnce,
+			Task: r.task.Name()},
 		Scoring: p.Scoring, Command: p.Command, Targets: []schemas.Target{}, Corpus: []schemas.Clip{},
 		// Replaced when the sweep ends; a process that exits during it (a
 		// second Ctrl-C, a crash) leaves a run that says why it is incomplete.
@@ -280,7 +282,7 @@ func (r *runner) create() error {
 		}
 		run.Corpus = append(run.Corpus, schemas.Clip{ID: c.ID, File: file, Source: c.Source, SHA256: sum,
 			Size: int64(len(c.WAV.Bytes)), Format: kind, Frames: c.WAV.Frames(), Channels: f.Channels,
-			SampleRate: f.SampleRate, Bits: f.BitsPerSample, ValidBits: f.ValidBits, Seconds: c.WAV.Seconds(),
+			SampleRate: f.SampleRate, Bits: f.BitsPerSample, ValidBits: f.ValidBits, Seconds: r.task.Seconds(c.WAV.Frames(), int(f.SampleRate)),
 			Text: c.Text, Language: c.Language})
 	}
 	r.d.Run = run
@@ -462,7 +464,7 @@ func (r *runner) writeClaims() (schemas.Claims, error) {
 	if err != nil {
 		return schemas.Claims{}, fmt.Errorf("read back the records: %w", err)
 	}
-	cl, err := claims.Compute(run, recs, claims.WithTelemetry(tel))
+	cl, err := claims.Compute(run, recs, claims.WithTelemetry(tel), claims.WithQuality(r.task))
 	if err != nil {
 		return cl, fmt.Errorf("compute claims: %w", err)
 	}
@@ -478,6 +480,7 @@ func (r *runner) writeClaims() (schemas.Claims, error) {
 type job struct {
 	clip    *Clip
 	variant int64
+	in      task.Input // nil with --no-perturb
 	v       perturb.Variant
 	sha     string
 }
@@ -502,12 +505,17 @@ func (r *runner) jobs(li, repeat int) ([]job, error) {
 		}
 		jobs[seq].variant = r.used[c.SHA256]
 		r.used[c.SHA256]++
-		if r.hashers[c.SHA256] == nil {
-			if r.hashers == nil {
-				r.hashers = map[[32]byte]*perturb.Hasher{}
+		if r.inputs[c.SHA256] == nil {
+			if r.inputs == nil {
+				r.inputs = map[[32]byte]task.Input{}
 			}
-			r.hashers[c.SHA256] = perturb.NewHasher(c.WAV)
+			in, err := r.task.Input(c.ID, c.WAV.Bytes)
+			if err != nil {
+				return nil, fmt.Errorf("clip %q: %w", c.ID, err)
+			}
+			r.inputs[c.SHA256] = in
 		}
+		jobs[seq].in = r.inputs[c.SHA256]
 	}
 	if p.NoPerturb {
 		return jobs, nil
@@ -515,9 +523,9 @@ func (r *runner) jobs(li, repeat int) ([]job, error) {
 	errs := make([]error, par.Workers(len(jobs)))
 	par.For(len(jobs), func(g, i int) bool {
 		j := &jobs[i]
-		idx, err := perturb.Plan{Seed: p.Seed}.Index(j.clip.SHA256, j.clip.WAV.Samples(), j.variant)
+		idx, err := perturb.Plan{Seed: p.Seed}.Index(j.clip.SHA256, j.in.Positions(), j.variant)
 		if err == nil {
-			j.v, err = r.hashers[j.clip.SHA256].Variant(idx)
+			j.v, err = j.in.Variant(idx)
 		}
 		if err != nil {
 			errs[g] = fmt.Errorf("clip %q variant %d: %w", j.clip.ID, j.variant, err)
@@ -790,7 +798,7 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 		b.reset(&r.forms[ti], perturb.Splice{}, c.WAV.Bytes)
 	} else {
 		rec.SampleIndex, rec.ByteOffset = j.v.SampleIndex, j.v.ByteOffset
-		b.reset(&r.forms[ti], c.WAV.Splice(j.v), nil)
+		b.reset(&r.forms[ti], j.in.Splice(j.v), nil)
 	}
 	segs := b.segs
 	ctx, cancel := context.WithTimeout(base, r.cfg.timeout)

@@ -38,6 +38,10 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 		f(&o)
 	}
 	out := schemas.Claims{Schema: schemas.ClaimsSchema, Targets: []schemas.TargetClaims{}}
+	quality, err := o.qualityFor(run)
+	if err != nil {
+		return out, err
+	}
 	sc := run.Scoring
 	if sc.Unit == "" && sc.Normalizer != "" {
 		sc.Unit = score.UnitOf(sc.Normalizer)
@@ -85,7 +89,7 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 			lc := schemas.LevelClaims{Concurrency: c, Repeats: []schemas.Metrics{}}
 			for rep := 1; rep <= run.Protocol.Repeats; rep++ {
 				recs := groups[groupKey{t.Name, c, rep}]
-				m, ok, err := repeatMetrics(recs, refs, sc)
+				m, ok, err := repeatMetrics(recs, refs, sc, quality)
 				if err != nil {
 					return out, fmt.Errorf("target %q, concurrency %d, repeat %d: %w", t.Name, c, rep, err)
 				}
@@ -110,13 +114,14 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 
 // repeatMetrics computes one level/repeat; ok is false when it has no
 // measured record.
-func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Scoring) (schemas.Metrics, bool, error) {
+func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Scoring,
+	quality func([]schemas.Record, map[string]string, schemas.Scoring) (*float64, error)) (schemas.Metrics, bool, error) {
 	m := schemas.Metrics{Errors: map[string]int{}}
 	m.PeakInFlight, m.WarmupPeakInFlight = phasePeaks(recs)
 	var first, last int64
 	var lat, ttfb []float64
 	var audioS float64
-	var pairs []score.Pair
+	var measured []schemas.Record
 	for _, r := range recs {
 		if r.Phase != schemas.PhaseMeasure {
 			continue
@@ -128,9 +133,7 @@ func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Sco
 			last = r.EndNs
 		}
 		m.Requests++
-		if p, ok := ScorePair(r.Clip, r, refs); ok {
-			pairs = append(pairs, p)
-		}
+		measured = append(measured, r)
 		if !r.OK {
 			m.Failed++
 			m.Errors[r.ErrorClass]++
@@ -172,20 +175,12 @@ func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Sco
 		slices.Sort(ttfb)
 		m.TTFBP50S = ptr(Percentile(ttfb, 50))
 	}
-	if len(pairs) > 0 {
-		// Score in a fixed order: records arrive in completion order.
-		slices.SortStableFunc(pairs, func(a, b score.Pair) int { return cmp.Compare(a.ID, b.ID) })
-		res, err := score.Score(pairs, score.Options{Normalizer: sc.Normalizer, Aligner: sc.Aligner,
-			FailuresAsDeletions: sc.Failures == "deletions"})
+	if len(refs) > 0 {
+		w, err := quality(measured, refs, sc)
 		if err != nil {
-			return m, false, fmt.Errorf("score transcripts: %w", err)
+			return m, false, err
 		}
-		// No reference unit scored (every request failed, failures
-		// excluded): the rate is unknown, not 0.
-		if res.RefUnits() > 0 {
-			w := res.Rate
-			m.WER = &w
-		}
+		m.WER = w
 	}
 	return m, true, nil
 }

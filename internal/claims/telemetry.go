@@ -26,7 +26,10 @@ type Telemetry struct {
 // Option changes what Compute takes into account.
 type Option func(*options)
 
-type options struct{ tel *Telemetry }
+type options struct {
+	tel     *Telemetry
+	quality Quality
+}
 
 // WithTelemetry makes Compute fill gpu_util_mean, gpu_util_max,
 // gpu_mem_peak_bytes, gpu_power_peak_w, host_cpu_mean and cache_hits.

@@ -12,6 +12,7 @@ import (
 	"strconv"
 
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -53,7 +54,11 @@ func CheckClaims(runDir string) error {
 	if err != nil {
 		return fmt.Errorf("claims.json cannot be recomputed from the records: %w", err)
 	}
-	got, err := claims.Compute(run, recs, claims.WithTelemetry(tel))
+	q, err := task.ClaimsOption(&run)
+	if err != nil {
+		return fmt.Errorf("claims.json cannot be recomputed from the records: %w", err)
+	}
+	got, err := claims.Compute(run, recs, claims.WithTelemetry(tel), q)
 	if err != nil {
 		return fmt.Errorf("claims.json cannot be recomputed from the records: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/newfile"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -88,7 +89,11 @@ func WriteMissingClaims(runDir string) (written bool, records int, err error) {
 	if err != nil {
 		return false, 0, fmt.Errorf("claims.json is missing and cannot be computed from the records: %w", err)
 	}
-	cl, err := claims.Compute(run, recs, claims.WithTelemetry(tel))
+	q, err := task.ClaimsOption(&run)
+	if err != nil {
+		return false, 0, fmt.Errorf("claims.json is missing and cannot be computed from the records: %w", err)
+	}
+	cl, err := claims.Compute(run, recs, claims.WithTelemetry(tel), q)
 	if err != nil {
 		return false, 0, fmt.Errorf("claims.json is missing and cannot be computed from the records: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -49,6 +50,45 @@ func (asr) Score(text string) (string, string, string) {
 // Seconds is frames / rate, the clip's audio seconds (a record's
 // audio_seconds).
 func (asr) Seconds(frames int64, rate int) float64 { return float64(frames) / float64(rate) }
+
+// Quality is the word (or, per run.json's scoring, character) error
+// rate of the scored transcripts against the corpus' reference text
+// (claims.WER).
+func (asr) Quality(measured []schemas.Record, refs map[string]string, sc schemas.Scoring) (*float64, error) {
+	return claims.WER(measured, refs, sc)
+}
+
+// Positions is the clip's samples: frames times channels.
+func (asr) Positions(c schemas.Clip) int64 { return c.Frames * int64(c.Channels) }
+
+// Input parses the clip as a WAV (perturb.Parse); its positions are its
+// samples, a variant flips one sample's least significant valid bit.
+func (asr) Input(name string, b []byte) (Input, error) {
+	w, err := perturb.Parse(name, b)
+	if err != nil {
+		return nil, err
+	}
+	return &wavInput{w: w, h: perturb.NewHasher(w)}, nil
+}
+
+type wavInput struct {
+	w *perturb.WAV
+	h *perturb.Hasher
+}
+
+func (in *wavInput) Positions() int64                         { return in.w.Samples() }
+func (in *wavInput) Sum() [32]byte                            { return in.h.Sum() }
+func (in *wavInput) Variant(i int64) (perturb.Variant, error) { return in.h.Variant(i) }
+func (in *wavInput) Splice(v perturb.Variant) perturb.Splice  { return in.w.Splice(v) }
+
+func (in *wavInput) Check(c schemas.Clip) error {
+	w := in.w
+	if w.Samples() != c.Frames*int64(c.Channels) || w.Frames() != c.Frames || w.Format.SampleRate != c.SampleRate {
+		return fmt.Errorf("%d frames of %d channels at %d Hz, run.json says %d frames of %d channels at %d Hz",
+			w.Frames(), w.Format.Channels, w.Format.SampleRate, c.Frames, c.Channels, c.SampleRate)
+	}
+	return nil
+}
 
 // Envelope is the multipart/form-data envelope of a target: model, the
 // target's fields sorted, stream, then the file part's header; the

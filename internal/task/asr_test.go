@@ -2,12 +2,15 @@ package task_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"io"
 	"mime"
 	"mime/multipart"
+	"slices"
 	"testing"
 
 	"github.com/benchseal/benchseal/internal/task"
+	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -69,5 +72,35 @@ func TestASRSeconds(t *testing.T) {
 	}
 	if task.ASR.Path() != "/v1/audio/transcriptions" || task.ASR.Name() != "asr" {
 		t.Errorf("ASR is %s at %s", task.ASR.Name(), task.ASR.Path())
+	}
+}
+
+// The positions run.json's entry allows are the positions of the clip's
+// bytes (check 5 relies on it when the audio is not sealed), and a
+// variant's splice is its bytes.
+func TestASRInputPositions(t *testing.T) {
+	b := testkit.WAV(8000, 2, 16, make([]byte, 4*100)) // 100 stereo frames
+	in, err := task.ASR.Input("s.wav", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := schemas.Clip{Frames: 100, Channels: 2, SampleRate: 8000}
+	if got, want := task.ASR.Positions(entry), in.Positions(); got != want || got != 200 {
+		t.Fatalf("Positions(entry) = %d, Input.Positions = %d, want 200", got, want)
+	}
+	if err := in.Check(entry); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Check(schemas.Clip{Frames: 100, Channels: 2, SampleRate: 16000}); err == nil {
+		t.Error("Check accepted another sample rate")
+	}
+	v, err := in.Variant(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := in.Splice(v)
+	sent := append(append(slices.Clone(s.Head), s.Byte), s.Tail...)
+	if sha256.Sum256(sent) != v.SHA256 || bytes.Equal(sent, b) || len(sent) != len(b) {
+		t.Error("the splice is not the variant's bytes")
 	}
 }

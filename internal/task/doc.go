@@ -1,21 +1,80 @@
 // Package task says what one request of a benchmark is: the endpoint it
 // goes to, the request envelope its input is sent in, how the answer is
 // decoded (a whole body or a stream), the rule that makes it a success,
-// and the seconds of input that RTFx counts (which verify's check 5
-// re-derives from run.json's corpus). Task is the seam: the runner
-// (internal/bench) sends and decodes through it, verify re-derives
-// through it, and a new kind of request (text-to-speech, say) is a new
-// implementation here, not edits across bench, claims and verify.
+// the seconds of input that RTFx counts, how an input's variants are
+// derived (and re-derived by verify's check 5), and the quality metric
+// claims.json keeps. Task is the seam: the runner (internal/bench) sends
+// and decodes through it, claims computes the metric through it, verify
+// re-derives through it.
 //
 // ASR, the OpenAI audio transcription request (POST
 // /v1/audio/transcriptions, multipart/form-data with the clip as "file"),
 // is the first implementation.
 //
+// # The registry and run.json
+//
+// A run records its task's Name in run.json (protocol.task). verify and
+// claims' callers pick the implementation with ForRun: an absent
+// protocol.task is "asr" (runs made before it was recorded were all
+// ASR; this is the only default), any other name must be registered
+// (Register, from an init function), else the run is refused with an
+// *UnknownError, never verified as ASR. claims.Compute takes the metric
+// as claims.WithQuality(task) and refuses a non-ASR run without it.
+//
+// # Adding a task (text-to-speech, say)
+//
+// A TTS task is a new file here, a Task implementation and its tests,
+// registered in an init function; bench.Plan.Task selects it for a run.
+// What each method must provide, for TTS (input text, output audio):
+//
+//   - Name: the name run.json records ("tts"); never change it once runs
+//     carry it.
+//   - Path: the endpoint, e.g. "/v1/audio/speech".
+//   - Envelope: the body around the input, built once per target: for
+//     TTS a JSON object {"model":…,"voice":…,"input":" with the input's
+//     text between Prefix and Suffix ("…"}), the target's fields as JSON
+//     members. The runner sends Prefix, the variant's bytes (Input.Splice)
+//     and Suffix, copying nothing per request, so the input's bytes must
+//     be valid inside the envelope as they are (JSON-escaped text).
+//   - Decode, DecodeStream: the answer's output as a string the records
+//     keep as text (for TTS, whatever Quality needs: e.g. the audio's
+//     length and SHA-256, or its transcript if the task transcribes it;
+//     records do not keep raw audio).
+//   - Score: the success rule on that output (TTS: non-empty audio) and
+//     the schemas.Err* class of a failure.
+//   - Seconds: the seconds RTFx counts, from the frames and rate run.json's
+//     corpus keeps for the input (for TTS, the seconds of audio produced
+//     would be a record's, not the input's: see "Not yet" below).
+//   - Input: the input's variants. Positions is how many there are, a
+//     variant changes one position (one byte) of the input, Variant
+//     returns the SHA-256 of the changed bytes and the changed byte's
+//     offset, Splice the bytes as sent. For text, a position could be
+//     one ASCII letter whose case is flipped (one byte, the text still
+//     valid UTF-8 and JSON); whatever it is, it must be a pure function
+//     of the input and the position, since check 5 re-derives every
+//     record's input_sha256 from it.
+//   - Quality: the metric over a repeat's measured records and the
+//     corpus' references. For TTS this might be an ASR round trip: the
+//     produced audio transcribed and its WER against the input text (the
+//     transcript kept as the record's text, so verify recomputes it
+//     without a server); claims.json keeps it as "wer".
+//
+// # Not yet behind Task
+//
+// The corpus is WAV clips: internal/bench's corpus loader parses WAV
+// files, and run.json's corpus entries (frames, channels, sample rate,
+// check 5's length check, the variant budget) describe WAV clips. A text
+// corpus needs a loader and corpus entries of its own; Input.Check is
+// where verify compares an input with its entry. The success rule's
+// name in run.json (protocol.success_rule) is ASR's only rule.
+//
 // The runner calls a Task on its hot path: Envelope is called once per
-// target, and the per-request methods allocate nothing of their own
-// beyond what decoding the answer needs (BenchmarkDo in internal/bench
+// target, Input once per input before its first step; Variant, Splice
+// and the per-request methods allocate nothing of their own beyond what
+// decoding the answer needs (BenchmarkRequestPath in internal/bench
 // measures it).
 //
-// This package imports schemas, internal/engine and internal/claims' text rule; it
-// never imports the runner, so verify may use it.
+// This package imports schemas, perturb, internal/engine and
+// internal/claims' text rule and WER; it never imports the runner, so
+// verify may use it.
 package task

@@ -1,0 +1,78 @@
+package task
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Task{ASR.Name(): ASR}
+)
+
+// Register adds t under t.Name(), for Lookup and ForRun. A name taken
+// already panics: two tasks of one name would make a run's record of its
+// task ambiguous. Tasks register from an init function (or a test).
+func Register(t Task) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, ok := registry[t.Name()]; ok || t.Name() == "" {
+		panic(fmt.Sprintf("task: %q registered twice or empty", t.Name()))
+	}
+	registry[t.Name()] = t
+}
+
+// UnknownError is a task name no implementation is registered under.
+type UnknownError struct{ Name string }
+
+func (e *UnknownError) Error() string {
+	return fmt.Sprintf("the run's task %q is not one this benchseal knows (it knows %v)", e.Name, Names())
+}
+
+// Lookup returns the task registered under name. It never falls back to
+// ASR: an unknown name, the empty one included, is an *UnknownError.
+func Lookup(name string) (Task, error) {
+	mu.RLock()
+	t, ok := registry[name]
+	mu.RUnlock()
+	if !ok {
+		return nil, &UnknownError{name}
+	}
+	return t, nil
+}
+
+// ForRun returns the task run.json records (protocol.task). A run
+// without it was made before the task was recorded, when ASR was the
+// only task: absent is "asr", the one documented default.
+func ForRun(run *schemas.Run) (Task, error) {
+	if run.Protocol.Task == "" {
+		return ASR, nil
+	}
+	return Lookup(run.Protocol.Task)
+}
+
+// Names lists the registered tasks, sorted.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	var out []string
+	for n := range registry {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ClaimsOption is claims.WithQuality of the run's task (ForRun), for
+// whoever computes a run's claims.
+func ClaimsOption(run *schemas.Run) (claims.Option, error) {
+	t, err := ForRun(run)
+	if err != nil {
+		return nil, err
+	}
+	return claims.WithQuality(t), nil
+}

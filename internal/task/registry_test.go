@@ -1,0 +1,34 @@
+package task
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+func TestRegistry(t *testing.T) {
+	if got, err := Lookup("asr"); err != nil || got != ASR {
+		t.Fatalf("Lookup(asr) = %v, %v", got, err)
+	}
+	var ue *UnknownError
+	for _, name := range []string{"", "tts", "ASR"} {
+		if got, err := Lookup(name); !errors.As(err, &ue) || got != nil {
+			t.Errorf("Lookup(%q) = %v, %v; want an *UnknownError, never ASR", name, got, err)
+		}
+	}
+	// Absent in run.json is ASR (runs made before the task was recorded);
+	// a name is looked up, never defaulted.
+	if got, err := ForRun(&schemas.Run{}); err != nil || got != ASR {
+		t.Errorf("ForRun(no task) = %v, %v; want ASR", got, err)
+	}
+	if _, err := ForRun(&schemas.Run{Protocol: schemas.Protocol{Task: "tts"}}); !errors.As(err, &ue) || ue.Name != "tts" {
+		t.Errorf("ForRun(tts) error = %v; want an *UnknownError naming tts", err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("registering asr twice did not panic")
+		}
+	}()
+	Register(ASR)
+}
