@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/schemas"
@@ -18,15 +19,23 @@ import (
 // have C in flight: check 7 says what it held it to, and names the level.
 func TestPeakHeldFewerRequestsThanC(t *testing.T) {
 	dir := t.TempDir()
-	makeRun(t, runSpec{Clips: 2, Seconds: 0.5, Levels: []int{1, 8}, Requests: []int{4}, Repeats: 1}, filepath.Join(dir, "corpus"), filepath.Join(dir, "run"))
+	// 200 ms a request: all 4 start before the first ends, so the peak
+	// is 4 and check 7 passes (a late worker goroutine on a loaded machine
+	// can still make it a WARN "peak in-flight 3 of 4": then no summary
+	// claims a peak, which is what this test is about).
+	makeRun(t, runSpec{Clips: 2, Seconds: 0.5, Levels: []int{1, 8}, Requests: []int{4}, Repeats: 1, Latency: 200 * time.Millisecond},
+		filepath.Join(dir, "corpus"), filepath.Join(dir, "run"))
 	rep, err := verify.Dir(context.Background(), filepath.Join(dir, "run"), verify.Options{})
 	must(t, err)
 	c := rep.Check(verify.CheckProtocol)
 	if c.Status == verify.Fail {
 		t.Fatalf("check 7 %s: %+v", c.Status, c.Findings)
 	}
-	if strings.Contains(c.Summary, "peak in-flight == C,") || !strings.Contains(c.Summary, "peak in-flight == min(C, measured requests)") ||
-		!strings.Contains(c.Summary, "c=8 measures only 4 requests per repeat, fewer than C") {
+	if strings.Contains(c.Summary, "peak in-flight == C,") {
+		t.Errorf("summary %q claims peak in-flight == C", c.Summary)
+	}
+	if c.Status == verify.Pass && (!strings.Contains(c.Summary, "peak in-flight == min(C, measured requests)") ||
+		!strings.Contains(c.Summary, "c=8 measures only 4 requests per repeat, fewer than C")) {
 		t.Errorf("summary %q: want what held (min(C, requests)) and the level named", c.Summary)
 	}
 }
