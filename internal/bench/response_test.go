@@ -49,8 +49,10 @@ func TestStreamTextOnlyInFinalEvent(t *testing.T) {
 			t.Errorf("seq %d: ok %v text %q error %q", r.Seq, r.OK, r.Text, r.Error)
 		}
 		// The sleeps only lengthen: the text event comes at least gap after
-		// the start, and the end at least gap after it.
-		if r.FirstByteNs-r.StartNs < int64(gap) || r.EndNs-r.FirstByteNs < int64(gap) {
+		// the start, and the end about gap after it (the client may read
+		// the text event a little late, which shortens the second span:
+		// 29.75 ms was seen under -race on a loaded machine).
+		if r.FirstByteNs-r.StartNs < int64(gap) || r.EndNs-r.FirstByteNs < int64(gap)/2 {
 			t.Errorf("seq %d: start %d first text %d end %d: first_byte_ns is not the final event's arrival", r.Seq, r.StartNs, r.FirstByteNs, r.EndNs)
 		}
 	}
