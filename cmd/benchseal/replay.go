@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/benchseal/benchseal/internal/bench"
@@ -207,23 +206,17 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	writeRunReport(e, res.Dir)
 	infof(e.stderr, "replay written to %s", res.Dir)
 
-	want := sealed.Claims
-	want.Targets = slices.DeleteFunc(slices.Clone(want.Targets), func(t schemas.TargetClaims) bool {
-		return !slices.ContainsFunc(plan.Targets, func(p bench.Target) bool { return p.Name == t.Target })
+	want := claims.ForTargets(sealed.Claims, func(name string) bool {
+		return slices.ContainsFunc(plan.Targets, func(p bench.Target) bool { return p.Name == name })
 	})
 	diffs := claims.Compare(want, res.Claims, tol)
-	nd := 0
-	for _, d := range diffs {
-		if d.Verdict == claims.Diff {
-			nd++
-		}
-	}
+	nd := claims.Differing(diffs)
 	if f.asJSON {
 		err = writeReplayJSON(e.stdout, replayJSON{Source: src, BundleSHA256: origin.BundleSHA256, KeyFingerprint: origin.KeyFingerprint,
 			KeyPinned: origin.KeyPinned, Replay: res.Dir, Tolerance: replayTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints},
 			OK: nd == 0, Differ: nd, Differences: diffs})
 	} else {
-		err = printComparison(e.stdout, diffs)
+		err = claims.WriteComparison(e.stdout, diffs)
 	}
 	if err != nil {
 		return err
@@ -335,47 +328,4 @@ func writeReplayJSON(w io.Writer, v replayJSON) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
-}
-
-// printComparison writes one aligned row per compared figure.
-func printComparison(w io.Writer, diffs []claims.Difference) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "target\tC\tmetric\tsealed\treplayed\tchange\tverdict")
-	for _, d := range diffs {
-		metric := d.Metric
-		if metric == "" {
-			metric = "-"
-		}
-		line := fmt.Sprintf("%s\t%d\t%s\t%s\t%s\t%s\t%s", d.Target, d.Concurrency, metric,
-			formatFigure(d.Metric, d.Sealed), formatFigure(d.Metric, d.Replayed), formatChange(d), d.Verdict)
-		if d.Reason != "" {
-			line += "  " + d.Reason
-		}
-		fmt.Fprintln(tw, line)
-	}
-	return tw.Flush()
-}
-
-func formatFigure(metric string, v *float64) string {
-	switch {
-	case v == nil:
-		return "-"
-	case metric == "wer":
-		return fmt.Sprintf("%.2f%%", *v*100)
-	case metric == "succeeded" || metric == "failed":
-		return strconv.FormatFloat(*v, 'f', -1, 64)
-	case metric == "latency_p50_s" || metric == "latency_p99_s":
-		return fmt.Sprintf("%.4f", *v)
-	}
-	return fmt.Sprintf("%.2f", *v)
-}
-
-func formatChange(d claims.Difference) string {
-	switch {
-	case d.Change == nil:
-		return "-"
-	case d.ChangeUnit == claims.ChangePoints:
-		return fmt.Sprintf("%+.2fpt", *d.Change)
-	}
-	return fmt.Sprintf("%+.1f%%", *d.Change*100)
 }
