@@ -17,7 +17,6 @@ import (
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/session"
-	"github.com/benchseal/benchseal/schemas"
 	"github.com/spf13/cobra"
 )
 
@@ -154,7 +153,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	if err != nil {
 		return err
 	}
-	urls, err := replayTargets(sealed.Run, f)
+	urls, err := replayTargets(sealed, f)
 	if err != nil {
 		return err
 	}
@@ -231,35 +230,22 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 
 // replayTargets checks --target and --only against the sealed run's
 // targets and returns the URL overrides by name.
-func replayTargets(run schemas.Run, f *replayFlags) (map[string]string, error) {
-	names := make([]string, len(run.Targets))
-	for i, t := range run.Targets {
-		names[i] = t.Name
+func replayTargets(s *session.Sealed, f *replayFlags) (map[string]string, error) {
+	urls, err := s.TargetURLs(f.targets)
+	var (
+		ue *session.UnknownTargetError
+		se *session.SettingError
+	)
+	switch {
+	case errors.As(err, &ue):
+		return nil, usageErrorf("--target %v", err)
+	case errors.As(err, &se):
+		return nil, usageErrorf("--target %s is given twice", se.Target)
+	case err != nil:
+		return nil, settingUsage(err)
 	}
-	known := func(flag, name string) error {
-		if !slices.Contains(names, name) {
-			return usageErrorf("%s %s: the sealed run has no target %q (it has %s)", flag, name, name, strings.Join(names, ", "))
-		}
-		return nil
-	}
-	urls := map[string]string{}
-	for _, kv := range f.targets {
-		name, url, ok := strings.Cut(kv, "=")
-		if !ok || name == "" || !(strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "https://")) {
-			return nil, usageErrorf("--target %q: want NAME=URL with an http:// or https:// URL", kv)
-		}
-		if err := known("--target", name); err != nil {
-			return nil, err
-		}
-		if _, dup := urls[name]; dup {
-			return nil, usageErrorf("--target %s is given twice", name)
-		}
-		urls[name] = url
-	}
-	for _, name := range f.only {
-		if err := known("--only", name); err != nil {
-			return nil, err
-		}
+	if err := s.CheckTargets(f.only); err != nil {
+		return nil, usageErrorf("--only %v", err)
 	}
 	return urls, nil
 }
