@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"slices"
@@ -211,9 +209,9 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	diffs := claims.Compare(want, res.Claims, tol)
 	nd := claims.Differing(diffs)
 	if f.asJSON {
-		err = writeReplayJSON(e.stdout, replayJSON{Source: src, BundleSHA256: origin.BundleSHA256, KeyFingerprint: origin.KeyFingerprint,
-			KeyPinned: origin.KeyPinned, Replay: res.Dir, Tolerance: replayTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints},
-			OK: nd == 0, Differ: nd, Differences: diffs})
+		err = claims.Comparison{Source: src, BundleSHA256: origin.BundleSHA256, KeyFingerprint: origin.KeyFingerprint,
+			KeyPinned: origin.KeyPinned, Replay: res.Dir, Tolerance: claims.ComparisonTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints},
+			OK: nd == 0, Differ: nd, Differences: diffs}.WriteJSON(e.stdout)
 	} else {
 		err = claims.WriteComparison(e.stdout, diffs)
 	}
@@ -287,31 +285,4 @@ func replayPlan(s *session.Sealed, f *replayFlags, urls map[string]string, seedS
 		return p, 0, nil, fmt.Errorf("replay: %w", err)
 	}
 	return p, timeout, gpus, nil
-}
-
-type replayTolerance struct {
-	Relative  float64 `json:"relative"`
-	WERPoints float64 `json:"wer_points"`
-}
-
-// replayJSON is what replay --json prints.
-type replayJSON struct {
-	Source         string              `json:"source"`
-	BundleSHA256   string              `json:"bundle_sha256,omitempty"`
-	KeyFingerprint string              `json:"key_fingerprint,omitempty"`
-	KeyPinned      bool                `json:"key_pinned"`
-	Replay         string              `json:"replay"` // the replay's run directory
-	Tolerance      replayTolerance     `json:"tolerance"`
-	OK             bool                `json:"ok"`
-	Differ         int                 `json:"differ"` // figures beyond the tolerance
-	Differences    []claims.Difference `json:"differences"`
-}
-
-func writeReplayJSON(w io.Writer, v replayJSON) error {
-	if v.Differences == nil {
-		v.Differences = []claims.Difference{}
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

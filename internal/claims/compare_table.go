@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -20,6 +21,36 @@ func ForTargets(c schemas.Claims, keep func(target string) bool) schemas.Claims 
 	}
 	c.Targets = kept
 	return c
+}
+
+// ComparisonTolerance is Tolerance as Comparison's JSON gives it.
+type ComparisonTolerance struct {
+	Relative  float64 `json:"relative"`
+	WERPoints float64 `json:"wer_points"`
+}
+
+// Comparison is a replay compared with the run it replays: what benchseal
+// replay --json prints.
+type Comparison struct {
+	Source         string              `json:"source"`
+	BundleSHA256   string              `json:"bundle_sha256,omitempty"`
+	KeyFingerprint string              `json:"key_fingerprint,omitempty"`
+	KeyPinned      bool                `json:"key_pinned"`
+	Replay         string              `json:"replay"` // the replay's run directory
+	Tolerance      ComparisonTolerance `json:"tolerance"`
+	OK             bool                `json:"ok"`
+	Differ         int                 `json:"differ"` // figures beyond the tolerance
+	Differences    []Difference        `json:"differences"`
+}
+
+// WriteJSON writes c indented, with no differences as [] (never null).
+func (c Comparison) WriteJSON(w io.Writer) error {
+	if c.Differences == nil {
+		c.Differences = []Difference{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(c)
 }
 
 // Differing counts the figures of diffs beyond the tolerance.

@@ -43,3 +43,28 @@ vllm    8  -              -       -         -        DIFF  level not in the repl
 		t.Errorf("ForTargets kept %+v (from %+v)", got.Targets, two.Targets)
 	}
 }
+
+// Comparison's JSON keeps replay --json's keys, and no differences are [].
+func TestComparisonJSON(t *testing.T) {
+	var b strings.Builder
+	c := Comparison{Source: "e.tar.zst", Replay: "out", Tolerance: ComparisonTolerance{Relative: 0.1, WERPoints: 1}, OK: true}
+	if err := c.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "source": "e.tar.zst",
+  "key_pinned": false,
+  "replay": "out",
+  "tolerance": {
+    "relative": 0.1,
+    "wer_points": 1
+  },
+  "ok": true,
+  "differ": 0,
+  "differences": []
+}
+`
+	if b.String() != want {
+		t.Errorf("JSON:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
