@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -172,19 +171,10 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	servers := session.NewServers()
 	servers.GPUs = gpus
 	origin := sealed.Origin
-	mark := bench.Hooks{BeforeSweep: func(_ context.Context, d *bench.Dir) error {
-		d.Run.ReplayOf = &origin
-		what := "run directory " + origin.Source
-		if origin.BundleSHA256 != "" {
-			what = "bundle sha256:" + origin.BundleSHA256
-		}
-		d.Run.Notes = append(d.Run.Notes, fmt.Sprintf("replay of %s (sealed run started %s)", what, origin.StartedAt.Format(time.RFC3339)))
-		return nil
-	}}
 	warnEngineChange(ctx, e, sealed.Engines(), plan.Targets, key)
 	infof(e.stderr, "replaying %s into %s", src, f.out)
 	sess, err := session.Start(ctx, session.Config{Out: f.out, Plan: plan, Servers: *servers,
-		APIKey: key, Tool: tool, Timeout: timeout, Progress: bench.NewProgress(e.stderr, tty), Hooks: []bench.Hooks{mark},
+		APIKey: key, Tool: tool, Timeout: timeout, Progress: bench.NewProgress(e.stderr, tty), Hooks: []bench.Hooks{sealed.MarkReplay()},
 		AllowUnlistedModel: f.allowUnlistedModel, RedactHost: f.redactHost, SampleInterval: f.sampleInterval,
 		Infof: e.infof, Warnf: e.warnf})
 	if err != nil {

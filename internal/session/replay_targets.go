@@ -1,9 +1,11 @@
 package session
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/benchseal/benchseal/internal/bench"
 )
@@ -52,4 +54,20 @@ func (s *Sealed) TargetURLs(specs []string) (map[string]string, error) {
 		urls[name] = url
 	}
 	return urls, nil
+}
+
+// MarkReplay is the hook that records, before the replay measures, which
+// run it replays: run.json's replay_of (s.Origin as it is now, after Plan
+// recorded the overrides) and a note naming the sealed bundle or directory.
+func (s *Sealed) MarkReplay() bench.Hooks {
+	origin := s.Origin
+	return bench.Hooks{BeforeSweep: func(_ context.Context, d *bench.Dir) error {
+		d.Run.ReplayOf = &origin
+		what := "run directory " + origin.Source
+		if origin.BundleSHA256 != "" {
+			what = "bundle sha256:" + origin.BundleSHA256
+		}
+		d.Run.Notes = append(d.Run.Notes, fmt.Sprintf("replay of %s (sealed run started %s)", what, origin.StartedAt.Format(time.RFC3339)))
+		return nil
+	}}
 }
