@@ -1,24 +1,19 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/session"
-	"github.com/benchseal/benchseal/schemas"
 	"github.com/spf13/cobra"
 )
 
@@ -155,7 +150,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	if err != nil {
 		return err
 	}
-	urls, err := replayTargets(sealed.Run, f)
+	urls, err := replayTargets(sealed, f)
 	if err != nil {
 		return err
 	}
@@ -176,19 +171,10 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	servers := session.NewServers()
 	servers.GPUs = gpus
 	origin := sealed.Origin
-	mark := bench.Hooks{BeforeSweep: func(_ context.Context, d *bench.Dir) error {
-		d.Run.ReplayOf = &origin
-		what := "run directory " + origin.Source
-		if origin.BundleSHA256 != "" {
-			what = "bundle sha256:" + origin.BundleSHA256
-		}
-		d.Run.Notes = append(d.Run.Notes, fmt.Sprintf("replay of %s (sealed run started %s)", what, origin.StartedAt.Format(time.RFC3339)))
-		return nil
-	}}
 	warnEngineChange(ctx, e, sealed.Engines(), plan.Targets, key)
 	infof(e.stderr, "replaying %s into %s", src, f.out)
 	sess, err := session.Start(ctx, session.Config{Out: f.out, Plan: plan, Servers: *servers,
-		APIKey: key, Tool: tool, Timeout: timeout, Progress: bench.NewProgress(e.stderr, tty), Hooks: []bench.Hooks{mark},
+		APIKey: key, Tool: tool, Timeout: timeout, Progress: bench.NewProgress(e.stderr, tty), Hooks: []bench.Hooks{sealed.MarkReplay()},
 		AllowUnlistedModel: f.allowUnlistedModel, RedactHost: f.redactHost, SampleInterval: f.sampleInterval,
 		Infof: e.infof, Warnf: e.warnf})
 	if err != nil {
@@ -207,23 +193,17 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	writeRunReport(e, res.Dir)
 	infof(e.stderr, "replay written to %s", res.Dir)
 
-	want := sealed.Claims
-	want.Targets = slices.DeleteFunc(slices.Clone(want.Targets), func(t schemas.TargetClaims) bool {
-		return !slices.ContainsFunc(plan.Targets, func(p bench.Target) bool { return p.Name == t.Target })
+	want := claims.ForTargets(sealed.Claims, func(name string) bool {
+		return slices.ContainsFunc(plan.Targets, func(p bench.Target) bool { return p.Name == name })
 	})
 	diffs := claims.Compare(want, res.Claims, tol)
-	nd := 0
-	for _, d := range diffs {
-		if d.Verdict == claims.Diff {
-			nd++
-		}
-	}
+	nd := claims.Differing(diffs)
 	if f.asJSON {
-		err = writeReplayJSON(e.stdout, replayJSON{Source: src, BundleSHA256: origin.BundleSHA256, KeyFingerprint: origin.KeyFingerprint,
-			KeyPinned: origin.KeyPinned, Replay: res.Dir, Tolerance: replayTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints},
-			OK: nd == 0, Differ: nd, Differences: diffs})
+		err = claims.Comparison{Source: src, BundleSHA256: origin.BundleSHA256, KeyFingerprint: origin.KeyFingerprint,
+			KeyPinned: origin.KeyPinned, Replay: res.Dir, Tolerance: claims.ComparisonTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints},
+			OK: nd == 0, Differ: nd, Differences: diffs}.WriteJSON(e.stdout)
 	} else {
-		err = printComparison(e.stdout, diffs)
+		err = claims.WriteComparison(e.stdout, diffs)
 	}
 	if err != nil {
 		return err
@@ -238,35 +218,22 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 
 // replayTargets checks --target and --only against the sealed run's
 // targets and returns the URL overrides by name.
-func replayTargets(run schemas.Run, f *replayFlags) (map[string]string, error) {
-	names := make([]string, len(run.Targets))
-	for i, t := range run.Targets {
-		names[i] = t.Name
+func replayTargets(s *session.Sealed, f *replayFlags) (map[string]string, error) {
+	urls, err := s.TargetURLs(f.targets)
+	var (
+		ue *session.UnknownTargetError
+		se *session.SettingError
+	)
+	switch {
+	case errors.As(err, &ue):
+		return nil, usageErrorf("--target %v", err)
+	case errors.As(err, &se):
+		return nil, usageErrorf("--target %s is given twice", se.Target)
+	case err != nil:
+		return nil, settingUsage(err)
 	}
-	known := func(flag, name string) error {
-		if !slices.Contains(names, name) {
-			return usageErrorf("%s %s: the sealed run has no target %q (it has %s)", flag, name, name, strings.Join(names, ", "))
-		}
-		return nil
-	}
-	urls := map[string]string{}
-	for _, kv := range f.targets {
-		name, url, ok := strings.Cut(kv, "=")
-		if !ok || name == "" || !(strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "https://")) {
-			return nil, usageErrorf("--target %q: want NAME=URL with an http:// or https:// URL", kv)
-		}
-		if err := known("--target", name); err != nil {
-			return nil, err
-		}
-		if _, dup := urls[name]; dup {
-			return nil, usageErrorf("--target %s is given twice", name)
-		}
-		urls[name] = url
-	}
-	for _, name := range f.only {
-		if err := known("--only", name); err != nil {
-			return nil, err
-		}
+	if err := s.CheckTargets(f.only); err != nil {
+		return nil, usageErrorf("--only %v", err)
 	}
 	return urls, nil
 }
@@ -308,74 +275,4 @@ func replayPlan(s *session.Sealed, f *replayFlags, urls map[string]string, seedS
 		return p, 0, nil, fmt.Errorf("replay: %w", err)
 	}
 	return p, timeout, gpus, nil
-}
-
-type replayTolerance struct {
-	Relative  float64 `json:"relative"`
-	WERPoints float64 `json:"wer_points"`
-}
-
-// replayJSON is what replay --json prints.
-type replayJSON struct {
-	Source         string              `json:"source"`
-	BundleSHA256   string              `json:"bundle_sha256,omitempty"`
-	KeyFingerprint string              `json:"key_fingerprint,omitempty"`
-	KeyPinned      bool                `json:"key_pinned"`
-	Replay         string              `json:"replay"` // the replay's run directory
-	Tolerance      replayTolerance     `json:"tolerance"`
-	OK             bool                `json:"ok"`
-	Differ         int                 `json:"differ"` // figures beyond the tolerance
-	Differences    []claims.Difference `json:"differences"`
-}
-
-func writeReplayJSON(w io.Writer, v replayJSON) error {
-	if v.Differences == nil {
-		v.Differences = []claims.Difference{}
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-// printComparison writes one aligned row per compared figure.
-func printComparison(w io.Writer, diffs []claims.Difference) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "target\tC\tmetric\tsealed\treplayed\tchange\tverdict")
-	for _, d := range diffs {
-		metric := d.Metric
-		if metric == "" {
-			metric = "-"
-		}
-		line := fmt.Sprintf("%s\t%d\t%s\t%s\t%s\t%s\t%s", d.Target, d.Concurrency, metric,
-			formatFigure(d.Metric, d.Sealed), formatFigure(d.Metric, d.Replayed), formatChange(d), d.Verdict)
-		if d.Reason != "" {
-			line += "  " + d.Reason
-		}
-		fmt.Fprintln(tw, line)
-	}
-	return tw.Flush()
-}
-
-func formatFigure(metric string, v *float64) string {
-	switch {
-	case v == nil:
-		return "-"
-	case metric == "wer":
-		return fmt.Sprintf("%.2f%%", *v*100)
-	case metric == "succeeded" || metric == "failed":
-		return strconv.FormatFloat(*v, 'f', -1, 64)
-	case metric == "latency_p50_s" || metric == "latency_p99_s":
-		return fmt.Sprintf("%.4f", *v)
-	}
-	return fmt.Sprintf("%.2f", *v)
-}
-
-func formatChange(d claims.Difference) string {
-	switch {
-	case d.Change == nil:
-		return "-"
-	case d.ChangeUnit == claims.ChangePoints:
-		return fmt.Sprintf("%+.2fpt", *d.Change)
-	}
-	return fmt.Sprintf("%+.1f%%", *d.Change*100)
 }

@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/benchseal/benchseal/bundle"
-	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/report"
 	"github.com/benchseal/benchseal/schemas"
@@ -157,21 +154,9 @@ func verifyForReport(ctx context.Context, e *env, src, key string, in *report.In
 		}
 		opts.PublicKey = pub
 	}
-	var rep *verify.Report
-	if st, err := os.Stat(src); err == nil && st.IsDir() {
-		rep, err = verify.Dir(ctx, src, opts)
-		if err != nil {
-			return false, fmt.Errorf("verify %s: %w", src, err)
-		}
-	} else {
-		f, err := os.Open(src)
-		if err != nil {
-			return false, fmt.Errorf("verify %s: %w", src, unwrapPathError(err))
-		}
-		defer f.Close()
-		if rep, err = verify.Bundle(ctx, f, opts); err != nil {
-			return false, fmt.Errorf("verify %s: %w", src, err)
-		}
+	rep, err := verify.Path(ctx, src, opts)
+	if err != nil {
+		return false, fmt.Errorf("verify %s: %w", src, err)
 	}
 	in.Verify = rep
 	return !rep.OK(), nil
@@ -202,22 +187,10 @@ func unwrapPathError(err error) error {
 // directory or bundle.
 type reportDocs map[string][]byte
 
-// reportKeeps says which documents the report reads.
-func reportKeeps(name string) bool {
-	switch name {
-	case schemas.RunFile, schemas.ClaimsFile, schemas.GPUInfoFile, schemas.HostInfoFile:
-		return true
-	}
-	// The records, for the conclusion's interval over requests within
-	// repeats (benchseal report only: the REPORT.md that run writes, and
-	// verify regenerates, is rendered without them).
-	return schemas.IsProbesBefore(name) || schemas.IsRecords(name)
-}
-
 // reportOpen reads the report's documents of src. The bundle's signature
 // is not checked here: report runs verify's whole checklist instead.
 func reportOpen(src string) (*verify.Source, error) {
-	return verify.Open(context.Background(), src, verify.OpenOptions{Keep: reportKeeps, Optional: schemas.IsProbesBefore, Unsigned: true})
+	return verify.Open(context.Background(), src, verify.OpenOptions{Keep: report.Keeps, Optional: schemas.IsProbesBefore, Unsigned: true})
 }
 
 func loadReportDir(e *env, dir string) (report.Input, error) {
@@ -277,22 +250,9 @@ func (docs reportDocs) input(e *env, prefix, kind string) (report.Input, error) 
 	}
 	// The records, for the interval over requests within repeats; a bad
 	// file leaves the interval over repeats only, with a warning.
-	var recNames []string
-	for name := range docs {
-		if schemas.IsRecords(name) {
-			recNames = append(recNames, name)
-		}
-	}
-	sort.Strings(recNames)
-	var recs []schemas.Record
-	for _, name := range recNames {
-		r, err := claims.ReadRecords(name, bytes.NewReader(docs[name]))
-		if err != nil {
-			warnf(e.stderr, "skipped the records of %s%s (the interval rests on repeats only): %v", prefix, name, err)
-			recs = nil
-			break
-		}
-		recs = append(recs, r...)
+	recs, bad, err := report.Records(docs)
+	if err != nil {
+		warnf(e.stderr, "skipped the records of %s%s (the interval rests on repeats only): %v", prefix, bad, err)
 	}
 	in.Records = recs
 	return in, nil

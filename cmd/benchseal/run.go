@@ -297,54 +297,15 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	if f.requests != "" && f.passes != 0 {
 		return p, usageErrorf("give --requests or --passes, not both")
 	}
-	fields := map[string]string{}
-	if f.language != "" {
-		fields["language"] = f.language
-	}
 	if err := checkResponseFormat(f.format); err != nil {
 		return p, err
 	}
-	if f.format != "" {
-		fields["response_format"] = f.format
+	targets, err := bench.Targets(f.targets, f.models, f.forms, f.language, f.format)
+	if err != nil {
+		return p, settingUsage(err)
 	}
-	for _, kv := range f.forms {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return p, usageErrorf("--form %q: want key=value", kv)
-		}
-		if k == "file" || k == "model" || k == "stream" {
-			return p, usageErrorf("--form %s: benchseal sets this field itself (use --model or --stream)", k)
-		}
-		fields[k] = v
-	}
-	for _, t := range f.targets {
-		name, url, ok := strings.Cut(t, "=")
-		if !ok || name == "" || !(strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "https://")) {
-			return p, usageErrorf("--target %q: want NAME=URL with an http:// or https:// URL", t)
-		}
-		p.Targets = append(p.Targets, bench.Target{Name: name, URL: url, Fields: fields})
-	}
+	p.Targets = targets
 	warnSharedURLs(e, p.Targets)
-	for _, m := range f.models {
-		name, model, per := strings.Cut(m, "=")
-		if !per {
-			for i := range p.Targets {
-				if p.Targets[i].Model == "" {
-					p.Targets[i].Model = m
-				}
-			}
-			continue
-		}
-		found := false
-		for i := range p.Targets {
-			if p.Targets[i].Name == name {
-				p.Targets[i].Model, found = model, true
-			}
-		}
-		if !found {
-			return p, usageErrorf("--model %q: no --target named %q", m, name)
-		}
-	}
 	levels, err := intList("--concurrency", f.concurrency, 1)
 	if err != nil {
 		return p, err
@@ -366,21 +327,16 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		}
 		p.Corpus = clips
 	}
-	switch {
-	case f.requests != "":
-		if p.Requests, err = intList("--requests", f.requests, 1); err != nil {
+	var requests []int
+	if f.requests != "" {
+		if requests, err = intList("--requests", f.requests, 1); err != nil {
 			return p, err
 		}
-	case f.passes > 0:
-		p.Passes = f.passes
-		p.Requests = []int{f.passes * len(p.Corpus)}
-	case f.passes < 0:
-		return p, usageErrorf("--passes %d: must be at least 1", f.passes)
-	default:
-		for _, c := range levels {
-			p.Requests = append(p.Requests, max(len(p.Corpus), 8*c))
-		}
 	}
+	if p.Requests, err = bench.RequestCounts(levels, requests, f.passes, len(p.Corpus)); err != nil {
+		return p, settingUsage(err)
+	}
+	p.Passes = max(f.passes, 0)
 	if f.warmup >= 0 {
 		p.Warmup = []int{f.warmup}
 	}
@@ -391,31 +347,36 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		return p, usageErrorf("--timeout %v: must be positive", f.timeout)
 	}
 	p.Repeats, p.Seed, p.NoPerturb, p.Stream = f.repeats, f.seed, f.noPerturb, f.stream
-	norm := f.normalizer
-	if norm == "" {
-		norm = "whisper-en"
-		if strings.HasPrefix(f.language, "zh") {
-			norm = "zh"
-		}
+	if p.Scoring, err = bench.Scoring(f.normalizer, f.aligner, f.language, f.failuresAsDeletions); err != nil {
+		return p, settingUsage(err)
 	}
-	switch norm {
-	case "whisper-en", "basic", "zh", "none":
-	default:
-		return p, usageErrorf("--normalizer %q: want whisper-en, basic, zh or none", norm)
-	}
-	if f.aligner != "unit" && f.aligner != "sclite" {
-		return p, usageErrorf("--aligner %q: want unit or sclite", f.aligner)
-	}
-	failures := "excluded"
-	if f.failuresAsDeletions {
-		failures = "deletions"
-	}
-	p.Scoring = schemas.Scoring{Normalizer: norm, Aligner: f.aligner, Unit: score.UnitOf(norm), Failures: failures}
 	p.Command = fingerprint.RedactArgs(append([]string{"benchseal"}, e.args...))
 	if f.noPerturb {
 		warnf(e.stderr, "--no-perturb: every request of a clip sends the same bytes; caches can answer them (recorded in run.json)")
 	}
 	return p, nil
+}
+
+// settingUsage words a refused setting of bench (a *bench.SettingError or
+// a *score.OptionError) with its flag.
+func settingUsage(err error) error {
+	var (
+		se *bench.SettingError
+		oe *score.OptionError
+	)
+	switch {
+	case errors.As(err, &oe):
+		return usageErrorf("--%s %q: want %s or %s", oe.Option, oe.Value, strings.Join(oe.Valid[:len(oe.Valid)-1], ", "), oe.Valid[len(oe.Valid)-1])
+	case !errors.As(err, &se):
+		return err
+	case se.Err == bench.ErrReservedField:
+		return usageErrorf("--form %s: benchseal sets this field itself (use --model or --stream)", se.Value)
+	case se.Err == bench.ErrNoSuchTarget:
+		return usageErrorf("--model %q: no --target named %q", se.Value, se.Target)
+	case se.Err == bench.ErrAtLeastOne:
+		return usageErrorf("--%s %s: must be at least 1", se.Setting, se.Value)
+	}
+	return usageErrorf("--%s %q: %v", se.Setting, se.Value, se.Err)
 }
 
 func intList(flag, s string, minimum int) ([]int, error) {

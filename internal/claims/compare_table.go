@@ -1,0 +1,111 @@
+package claims
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// ForTargets is c with only the targets that keep accepts: the sealed
+// claims that a replay of some of their targets is compared with.
+func ForTargets(c schemas.Claims, keep func(target string) bool) schemas.Claims {
+	var kept []schemas.TargetClaims
+	for _, t := range c.Targets {
+		if keep(t.Target) {
+			kept = append(kept, t)
+		}
+	}
+	c.Targets = kept
+	return c
+}
+
+// ComparisonTolerance is Tolerance as Comparison's JSON gives it.
+type ComparisonTolerance struct {
+	Relative  float64 `json:"relative"`
+	WERPoints float64 `json:"wer_points"`
+}
+
+// Comparison is a replay compared with the run it replays: what benchseal
+// replay --json prints.
+type Comparison struct {
+	Source         string              `json:"source"`
+	BundleSHA256   string              `json:"bundle_sha256,omitempty"`
+	KeyFingerprint string              `json:"key_fingerprint,omitempty"`
+	KeyPinned      bool                `json:"key_pinned"`
+	Replay         string              `json:"replay"` // the replay's run directory
+	Tolerance      ComparisonTolerance `json:"tolerance"`
+	OK             bool                `json:"ok"`
+	Differ         int                 `json:"differ"` // figures beyond the tolerance
+	Differences    []Difference        `json:"differences"`
+}
+
+// WriteJSON writes c indented, with no differences as [] (never null).
+func (c Comparison) WriteJSON(w io.Writer) error {
+	if c.Differences == nil {
+		c.Differences = []Difference{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(c)
+}
+
+// Differing counts the figures of diffs beyond the tolerance.
+func Differing(diffs []Difference) int {
+	n := 0
+	for _, d := range diffs {
+		if d.Verdict == Diff {
+			n++
+		}
+	}
+	return n
+}
+
+// WriteComparison writes one aligned row per compared figure: the table
+// that benchseal replay prints.
+func WriteComparison(w io.Writer, diffs []Difference) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "target\tC\tmetric\tsealed\treplayed\tchange\tverdict")
+	for _, d := range diffs {
+		metric := d.Metric
+		if metric == "" {
+			metric = "-"
+		}
+		line := fmt.Sprintf("%s\t%d\t%s\t%s\t%s\t%s\t%s", d.Target, d.Concurrency, metric,
+			figureText(d.Metric, d.Sealed), figureText(d.Metric, d.Replayed), changeText(d), d.Verdict)
+		if d.Reason != "" {
+			line += "  " + d.Reason
+		}
+		fmt.Fprintln(tw, line)
+	}
+	return tw.Flush()
+}
+
+// figureText formats a compared figure: wer as a percentage, counts as
+// whole numbers, latencies to 0.1 ms, the rest to two decimals.
+func figureText(metric string, v *float64) string {
+	switch {
+	case v == nil:
+		return "-"
+	case metric == "wer":
+		return fmt.Sprintf("%.2f%%", *v*100)
+	case metric == "succeeded" || metric == "failed":
+		return strconv.FormatFloat(*v, 'f', -1, 64)
+	case metric == "latency_p50_s" || metric == "latency_p99_s":
+		return fmt.Sprintf("%.4f", *v)
+	}
+	return fmt.Sprintf("%.2f", *v)
+}
+
+func changeText(d Difference) string {
+	switch {
+	case d.Change == nil:
+		return "-"
+	case d.ChangeUnit == ChangePoints:
+		return fmt.Sprintf("%+.2fpt", *d.Change)
+	}
+	return fmt.Sprintf("%+.1f%%", *d.Change*100)
+}
