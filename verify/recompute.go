@@ -1,11 +1,9 @@
 package verify
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	request "github.com/benchseal/benchseal/internal/task"
-	"strconv"
 	"strings"
 
 	"github.com/benchseal/benchseal/bundle"
@@ -149,79 +147,11 @@ func firstErr(errs ...error) error {
 	return nil
 }
 
-// flatten marshals v and lists its leaves as path -> JSON literal, in
-// document order. Array elements are named by what identifies them in
-// benchseal's documents: a target's name, a level's concurrency, a
-// repeat's 1-based number.
+// flatten marshals v and lists its leaves (claims.Leaves).
 func flatten(v any) (map[string]string, []string, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, nil, err
 	}
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	var doc any
-	if err := d.Decode(&doc); err != nil {
-		return nil, nil, err
-	}
-	m := map[string]string{}
-	var keys []string
-	var walk func(prefix, key string, v any)
-	walk = func(prefix, key string, v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			for _, k := range sortedKeys(x) {
-				p := k
-				if prefix != "" {
-					p = prefix + "." + k
-				}
-				walk(p, k, x[k])
-			}
-			if len(x) == 0 {
-				m[prefix] = "{}"
-				keys = append(keys, prefix)
-			}
-		case []any:
-			// A name seen twice in one array (a target or level listed
-			// twice) gets its occurrence number: otherwise the later copy
-			// would overwrite the earlier one here and a made-up copy
-			// could hide before the true one.
-			seen := map[string]int{}
-			for i, sub := range x {
-				name := elemName(key, i, sub)
-				if seen[name]++; seen[name] > 1 {
-					name += "#" + strconv.Itoa(seen[name])
-				}
-				walk(prefix+"["+name+"]", "", sub)
-			}
-			if len(x) == 0 {
-				m[prefix] = "[]"
-				keys = append(keys, prefix)
-			}
-		default:
-			lit, _ := json.Marshal(x)
-			m[prefix] = string(lit)
-			keys = append(keys, prefix)
-		}
-	}
-	walk("", "", doc)
-	return m, keys, nil
-}
-
-func elemName(key string, i int, v any) string {
-	if o, ok := v.(map[string]any); ok {
-		if t, ok := o["target"].(string); ok {
-			return t
-		}
-		if c, ok := o["concurrency"].(json.Number); ok {
-			return "c=" + c.String()
-		}
-		if n, ok := o["name"].(string); ok {
-			return n
-		}
-	}
-	if key == "repeats" {
-		return "r=" + strconv.Itoa(i+1)
-	}
-	return strconv.Itoa(i)
+	return claims.Leaves(b)
 }

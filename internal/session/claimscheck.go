@@ -1,15 +1,12 @@
 package session
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/task"
@@ -66,11 +63,11 @@ func CheckClaims(runDir string) error {
 	if err != nil {
 		return err
 	}
-	wf, wk, err := leaves(want)
+	wf, wk, err := claims.Leaves(want)
 	if err != nil {
 		return err
 	}
-	sf, sk, err := leaves(raw)
+	sf, sk, err := claims.Leaves(raw)
 	if err != nil {
 		return fmt.Errorf("claims.json: %w", err)
 	}
@@ -96,81 +93,4 @@ func CheckClaims(runDir string) error {
 		return first
 	}
 	return nil
-}
-
-// leaves lists a JSON document's leaves as path -> literal, in document
-// order, naming array elements by what identifies them in claims.json (a
-// target's name, a level's concurrency, a repeat's number), as verify
-// names them.
-func leaves(doc []byte) (map[string]string, []string, error) {
-	d := json.NewDecoder(bytes.NewReader(doc))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, nil, err
-	}
-	m := map[string]string{}
-	var keys []string
-	leaf := func(p, lit string) {
-		if _, dup := m[p]; !dup {
-			keys = append(keys, p)
-		}
-		m[p] = lit
-	}
-	var walk func(prefix, key string, v any)
-	walk = func(prefix, key string, v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			ks := make([]string, 0, len(x))
-			for k := range x {
-				ks = append(ks, k)
-			}
-			sort.Strings(ks)
-			for _, k := range ks {
-				p := k
-				if prefix != "" {
-					p = prefix + "." + k
-				}
-				walk(p, k, x[k])
-			}
-			if len(x) == 0 {
-				leaf(prefix, "{}")
-			}
-		case []any:
-			seen := map[string]int{}
-			for i, e := range x {
-				name := elemName(key, i, e)
-				if seen[name]++; seen[name] > 1 {
-					name += "#" + strconv.Itoa(seen[name])
-				}
-				walk(prefix+"["+name+"]", "", e)
-			}
-			if len(x) == 0 {
-				leaf(prefix, "[]")
-			}
-		default:
-			lit, _ := json.Marshal(x)
-			leaf(prefix, string(lit))
-		}
-	}
-	walk("", "", v)
-	return m, keys, nil
-}
-
-func elemName(key string, i int, v any) string {
-	if o, ok := v.(map[string]any); ok {
-		if t, ok := o["target"].(string); ok {
-			return t
-		}
-		if c, ok := o["concurrency"].(json.Number); ok {
-			return "c=" + c.String()
-		}
-		if n, ok := o["name"].(string); ok {
-			return n
-		}
-	}
-	if key == "repeats" {
-		return "r=" + strconv.Itoa(i+1)
-	}
-	return strconv.Itoa(i)
 }
