@@ -401,26 +401,7 @@ func (v *view) claimCaveats() [][]span {
 	if len(single) > 0 {
 		items = append(items, []span{b(v.tr("Single repeat:")), t(" " + v.tr("at C = %s there is one repeat: one observation, no spread and no interval.", strings.Join(single, ", ")))})
 	}
-	var hits, unseen []string
-	for _, tg := range v.targets {
-		seen, n := false, 0.0
-		for _, c := range v.levels {
-			if l := v.lookup(tg, c); l != nil {
-				for _, m := range l.Repeats {
-					if m.CacheHits != nil {
-						seen = true
-						n += *m.CacheHits
-					}
-				}
-			}
-		}
-		switch {
-		case !seen:
-			unseen = append(unseen, tg)
-		case n > 0:
-			hits = append(hits, v.tr("%s counted %s", tg, count(n)))
-		}
-	}
+	hits, unseen := v.cacheTally()
 	if len(hits) > 0 {
 		items = append(items, []span{b(v.tr("Cache hits:")), t(" " + v.tr("%s over all levels and repeats: the server reused work, so its speed is not that of transcribing new audio.", strings.Join(hits, "; ")))})
 	}

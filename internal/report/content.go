@@ -302,12 +302,10 @@ func (v *view) ordered() []string {
 	return names
 }
 
-// cacheProof says what perturbation proved about caches, no more: within
-// this run every request was a distinct input; that no answer came from a
-// cache held only where every target counts its cache hits and none grew.
-// It also says that a run with the same seed re-sends the same variants.
-func (v *view) cacheProof() []span {
-	var hits, unseen []string
+// cacheTally sums each target's cache hits over all levels and repeats:
+// hits lists the targets that counted some ("a counted 26"), unseen those
+// with no cache counter at all (not observable, never zero).
+func (v *view) cacheTally() (hits, unseen []string) {
 	for _, tg := range v.targets {
 		seen, n := false, 0.0
 		for _, c := range v.levels {
@@ -327,6 +325,15 @@ func (v *view) cacheProof() []span {
 			hits = append(hits, v.tr("%s counted %s", tg, count(n)))
 		}
 	}
+	return hits, unseen
+}
+
+// cacheProof says what perturbation proved about caches, no more: within
+// this run every request was a distinct input; that no answer came from a
+// cache held only where every target counts its cache hits and none grew.
+// It also says that a run with the same seed re-sends the same variants.
+func (v *view) cacheProof() []span {
+	hits, unseen := v.cacheTally()
 	s := []span{t(v.tr("Within this run, every request sent a distinct copy of its clip with one PCM sample changed by one LSB."))}
 	switch {
 	case len(hits) > 0:
