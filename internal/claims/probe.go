@@ -35,27 +35,6 @@ const (
 	probeMinPerHalf = 2
 )
 
-// Probe is a target's probe claim. Latencies are milliseconds from a
-// request's start to its end; Speedup is median(variants)/median(repeats)
-// with its seeded 95 % bootstrap interval [Lo, Hi].
-type Probe struct {
-	Target          string  `json:"target"`
-	Repeats         int     `json:"repeats"`  // successful repeat requests
-	Variants        int     `json:"variants"` // successful variant requests
-	RepeatMedianMs  float64 `json:"repeat_median_ms"`
-	VariantMedianMs float64 `json:"variant_median_ms"`
-	Speedup         float64 `json:"speedup"`
-	SpeedupLo       float64 `json:"speedup_lo"`
-	SpeedupHi       float64 `json:"speedup_hi"`
-	// CounterGrowth is the growth of the server's cache counters over the
-	// probe (vLLM's vllm:mm_cache_* series), by series; absent where the
-	// server exposes none (SGLang-Omni).
-	CounterGrowth map[string]float64 `json:"counter_growth,omitempty"`
-	Verdict       string             `json:"verdict"`
-	// Caches is true when Verdict is the ProbeCaches one.
-	Caches bool `json:"caches"`
-}
-
 // ProbeOf computes target's probe claim from its probe records (records
 // of other phases and targets are ignored; failed requests count in no
 // median). growth is the cache counters' growth over the probe, nil where
@@ -63,7 +42,7 @@ type Probe struct {
 // verifier gets the same interval). The verdict is ProbeCaches when the
 // interval lies wholly above 1, ProbeNotProbed when either half has fewer
 // than two successful requests, else ProbeNoEffect.
-func ProbeOf(target string, recs []schemas.Record, growth map[string]float64, seed uint64) Probe {
+func ProbeOf(target string, recs []schemas.Record, growth map[string]float64, seed uint64) schemas.CacheProbe {
 	var rep, vari []float64
 	for _, r := range recs {
 		if r.Target != target || r.Phase != schemas.PhaseProbe || !r.OK || r.EndNs <= r.StartNs {
@@ -76,7 +55,7 @@ func ProbeOf(target string, recs []schemas.Record, growth map[string]float64, se
 			vari = append(vari, ms)
 		}
 	}
-	p := Probe{Target: target, Repeats: len(rep), Variants: len(vari), CounterGrowth: growth, Verdict: ProbeNotProbed}
+	p := schemas.CacheProbe{Target: target, Repeats: len(rep), Variants: len(vari), CounterGrowth: growth, Verdict: ProbeNotProbed}
 	if len(rep) < probeMinPerHalf || len(vari) < probeMinPerHalf {
 		return p
 	}

@@ -2,6 +2,8 @@ package claims
 
 import (
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,6 +52,37 @@ func TestProbeOfNoEffect(t *testing.T) {
 	p := ProbeOf("t", probeRecs(ProbePairs, 20, 20, 8), nil, 7)
 	if p.Caches || p.Verdict != ProbeNoEffect || p.SpeedupLo > 1 || p.SpeedupHi < 1 {
 		t.Errorf("probe = %+v", p)
+	}
+}
+
+func TestComputeKeepsProbeApart(t *testing.T) {
+	run := testRun()
+	var sweep []schemas.Record
+	for rep := 1; rep <= 3; rep++ {
+		sweep = append(sweep, oneRepeat("a", rep)...)
+		sweep = append(sweep, oneRepeat("b", rep)...)
+	}
+	want, err := Compute(run, sweep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe := probeRecs(ProbePairs, 10, 40, 2)
+	for i := range probe {
+		probe[i].Target, probe[i].Concurrency, probe[i].Repeat = "a", 1, 1
+	}
+	got, err := Compute(run, append(slices.Clone(sweep), probe...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Probes) != 1 || got.Probes[0].Target != "a" || !got.Probes[0].Caches {
+		t.Fatalf("probes = %+v", got.Probes)
+	}
+	if p := ProbeOf("a", probe, nil, run.Seed); !reflect.DeepEqual(p, got.Probes[0]) {
+		t.Errorf("Compute's probe %+v, ProbeOf's %+v", got.Probes[0], p)
+	}
+	got.Probes = nil
+	if !reflect.DeepEqual(got, want) {
+		t.Error("the probe's records changed the sweep's claims")
 	}
 }
 
