@@ -24,8 +24,17 @@ import (
 // requests), under the 5 % budget even for one target.
 const ProbePairs = 16
 
-// ProbeWarmup is the number of warm-up requests before the pairs.
+// ProbeWarmup is the number of warm-up requests before the pairs: seqs
+// 0 and 1 of a probe file (the repeat, which primes a cache, then a
+// variant), phase probe like the pairs and left out of the medians.
 const ProbeWarmup = 2
+
+// ProbeNoise is the speedup the probe's interval must lie wholly above to
+// say a server caches: repeats at least 10 % faster. A cache hit skips the
+// audio encoder (vLLM's multimodal cache) or the whole request (the sim),
+// far more than 10 %; a bound at 1 would call a server without a cache
+// caching in 1 run of 40 by chance alone.
+const ProbeNoise = 1.1
 
 // The probe's verdicts.
 const (
@@ -36,16 +45,16 @@ const (
 )
 
 // ProbeOf computes target's probe claim from its probe records (records
-// of other phases and targets are ignored; failed requests count in no
-// median). growth is the cache counters' growth over the probe, nil where
+// of other phases and targets, and the warm-ups (seq < ProbeWarmup), are
+// ignored; failed requests count in no median). growth is the cache counters' growth over the probe, nil where
 // the server has none; seed seeds the bootstrap (the run's seed, so a
 // verifier gets the same interval). The verdict is ProbeCaches when the
-// interval lies wholly above 1, ProbeNotProbed when either half has fewer
+// interval lies wholly above ProbeNoise, ProbeNotProbed when either half has fewer
 // than two successful requests, else ProbeNoEffect.
 func ProbeOf(target string, recs []schemas.Record, growth map[string]float64, seed uint64) schemas.CacheProbe {
 	var rep, vari []float64
 	for _, r := range recs {
-		if r.Target != target || r.Phase != schemas.PhaseProbe || !r.OK || r.EndNs <= r.StartNs {
+		if r.Target != target || r.Phase != schemas.PhaseProbe || r.Seq < ProbeWarmup || !r.OK || r.EndNs <= r.StartNs {
 			continue
 		}
 		ms := float64(r.EndNs-r.StartNs) / 1e6
@@ -62,7 +71,7 @@ func ProbeOf(target string, recs []schemas.Record, growth map[string]float64, se
 	p.RepeatMedianMs, p.VariantMedianMs = median(slices.Clone(rep)), median(slices.Clone(vari))
 	p.Speedup = p.VariantMedianMs / p.RepeatMedianMs
 	p.SpeedupLo, p.SpeedupHi = verdict.RatioInterval(vari, rep, verdict.Options{Seed: seed})
-	if p.SpeedupLo > 1 {
+	if p.SpeedupLo > ProbeNoise {
 		p.Caches, p.Verdict = true, fmt.Sprintf(ProbeCaches, p.Speedup)
 	} else {
 		p.Verdict = ProbeNoEffect
