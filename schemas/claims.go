@@ -6,6 +6,30 @@ type Claims struct {
 	Schema  string         `json:"schema"` // ClaimsSchema
 	Scoring *Scoring       `json:"scoring,omitempty"`
 	Targets []TargetClaims `json:"targets"`
+	// Probes: the active cache probe of each probed target, in run order;
+	// absent when the run made none (--no-cache-probe, older runs).
+	Probes []CacheProbe `json:"probes,omitempty"`
+}
+
+// CacheProbe is a target's active cache probe claim (internal/claims.ProbeOf). Latencies are milliseconds from a
+// request's start to its end; Speedup is median(variants)/median(repeats)
+// with its seeded 95 % bootstrap interval [Lo, Hi].
+type CacheProbe struct {
+	Target          string  `json:"target"`
+	Repeats         int     `json:"repeats"`  // successful repeat requests
+	Variants        int     `json:"variants"` // successful variant requests
+	RepeatMedianMs  float64 `json:"repeat_median_ms"`
+	VariantMedianMs float64 `json:"variant_median_ms"`
+	Speedup         float64 `json:"speedup"`
+	SpeedupLo       float64 `json:"speedup_lo"`
+	SpeedupHi       float64 `json:"speedup_hi"`
+	// CounterGrowth is the growth of the server's cache counters over the
+	// probe (vLLM's vllm:mm_cache_* series), by series; absent where the
+	// server exposes none (SGLang-Omni).
+	CounterGrowth map[string]float64 `json:"counter_growth,omitempty"`
+	Verdict       string             `json:"verdict"`
+	// Caches is true when Verdict is the "caches identical audio" one.
+	Caches bool `json:"caches"`
 }
 
 // TargetClaims are the claims of one target, one entry per level in run order.

@@ -41,6 +41,19 @@ func RecordsPath(target string, concurrency, repeat int) string {
 	return path.Join(RecordsDir, target, fmt.Sprintf("c%d-r%d.jsonl", concurrency, repeat))
 }
 
+// ProbeRecordsPath is the records file of a target's active cache probe:
+// records/<target>/probe-<n>.jsonl. IsRecords matches it too; readers of
+// the sweep skip it with IsProbeRecords.
+func ProbeRecordsPath(target string, n int) string {
+	return path.Join(RecordsDir, target, fmt.Sprintf("probe-%d.jsonl", n))
+}
+
+// IsProbeRecords says whether name is a probe records file,
+// records/<target>/probe-<n>.jsonl.
+func IsProbeRecords(name string) bool {
+	return IsRecords(name) && strings.HasPrefix(path.Base(name), "probe-")
+}
+
 // IsRecords says whether name is a records file, records/<target>/<file>.jsonl.
 func IsRecords(name string) bool {
 	parts := strings.Split(name, "/")

@@ -31,3 +31,13 @@ func TestLayout(t *testing.T) {
 		t.Errorf("InputPath = %q", p)
 	}
 }
+
+func TestProbeRecordsPath(t *testing.T) {
+	p := schemas.ProbeRecordsPath("sglang", 1)
+	if p != "records/sglang/probe-1.jsonl" || !schemas.IsProbeRecords(p) || !schemas.IsRecords(p) {
+		t.Errorf("ProbeRecordsPath = %q", p)
+	}
+	if schemas.IsProbeRecords(schemas.RecordsPath("sglang", 1, 1)) {
+		t.Error("a sweep step's records file is taken for a probe's")
+	}
+}

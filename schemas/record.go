@@ -4,6 +4,9 @@ package schemas
 const (
 	PhaseWarmup  = "warmup"
 	PhaseMeasure = "measure"
+	// PhaseProbe: a request of the active cache probe (records/<target>/
+	// probe-<N>.jsonl), never part of the sweep's claims.
+	PhaseProbe = "probe"
 )
 
 // Error classes of a failed request.

@@ -67,8 +67,17 @@ func checkProtocol(rep *Report, ev *evidence) {
 			}
 		}
 	}
+	probes := 0
 	for _, f := range ev.recFiles {
-		if !expected[f] {
+		switch {
+		case schemas.IsProbeRecords(f):
+			probes++
+			last := int64(0)
+			if len(sched) > 0 {
+				last = sched[len(sched)-1].last
+			}
+			checkProbeFile(c, f, ev.records[f], last)
+		case !expected[f]:
 			c.failf(f, nil, "not a step of the protocol in run.json")
 		}
 	}
@@ -92,7 +101,38 @@ func checkProtocol(rep *Report, ev *evidence) {
 	} else {
 		c.Summary = fmt.Sprintf("%d steps checked", steps)
 	}
+	if probes > 0 && c.Status == Pass {
+		c.Summary += fmt.Sprintf("; %d cache probe(s) one request at a time after the sweep", probes)
+	}
 	c.Summary = no.summary(c, c.Summary)
+}
+
+// checkProbeFile checks one cache probe's records
+// (records/<target>/probe-<n>.jsonl): every record of the folder's target,
+// phase probe, concurrency 1 and repeat 1, one request at a time (each
+// starts after the one before it ended, in seq order), after the sweep's
+// last step ended (sweepEnd), so it took nothing from the sweep.
+func checkProbeFile(c *Check, f string, recs []schemas.Record, sweepEnd int64) {
+	target := strings.Split(f, "/")[1]
+	var prevEnd int64
+	for i, r := range recs {
+		line := i + 1
+		switch {
+		case r.Target != target:
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("target %q in %s's probe", r.Target, target)})
+		case r.Phase != schemas.PhaseProbe:
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("phase %q in a probe file", r.Phase)})
+		case r.Concurrency != 1 || r.Repeat != 1:
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("concurrency %d, repeat %d: a probe runs at concurrency 1, repeat 1", r.Concurrency, r.Repeat)})
+		case r.Seq != i:
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("seq %d at line %d: a probe's records are written in order", r.Seq, line)})
+		case r.StartNs < sweepEnd:
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("started (%d ns) before the sweep's last step ended (%d ns)", r.StartNs, sweepEnd)})
+		case i > 0 && r.StartNs < prevEnd:
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("started (%d ns) before the previous probe request ended (%d ns): a probe runs one request at a time", r.StartNs, prevEnd)})
+		}
+		prevEnd = r.EndNs
+	}
 }
 
 // peakHeld says what check 7 holds the measured peak in-flight to: C, or

@@ -95,6 +95,9 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 		c.warnKindf(KindNoPerturb, "run.json", "PERTURBATION WAS OFF: every request sent its clip unchanged, so a server cache could answer repeats; these numbers do not measure uncached serving")
 		for _, f := range ev.recFiles {
 			for i, r := range ev.records[f] {
+				if r.Phase == schemas.PhaseProbe && r.SampleIndex >= 0 {
+					continue // the probe's variant half: perturbed even here, see probeRepeat
+				}
 				if cd, ok := clips[r.Clip]; !ok {
 					c.failf(f, nil, "record %d: clip %q is not in run.json's corpus", i+1, r.Clip)
 				} else if r.InputSHA256 != cd.clip.SHA256 {
@@ -144,6 +147,14 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 			cd, ok := clips[r.Clip]
 			if !ok {
 				c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("clip %q is not in run.json's corpus", r.Clip)})
+				continue
+			}
+			if probeRepeat(r) {
+				// The cache probe's repeat half sends the clip's own
+				// bytes on purpose, the same bytes every time.
+				if r.InputSHA256 != cd.clip.SHA256 || r.Variant != -1 || r.ByteOffset != -1 {
+					c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("probe repeat: input_sha256 %s, variant %d, byte_offset %d; a repeat sends clip %s's own bytes (variant -1, byte_offset -1)", short(r.InputSHA256), r.Variant, r.ByteOffset, r.Clip)})
+				}
 				continue
 			}
 			if prev, dup := hashes[r.InputSHA256]; dup {
@@ -478,3 +489,7 @@ func short(h string) string {
 	}
 	return h
 }
+
+// probeRepeat says r is of the cache probe's repeat half: the clip's
+// identical bytes, sample_index -1.
+func probeRepeat(r schemas.Record) bool { return r.Phase == schemas.PhaseProbe && r.SampleIndex < 0 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/benchseal/benchseal/internal/bench"
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/newfile"
 	"github.com/benchseal/benchseal/internal/report"
@@ -36,6 +37,8 @@ type runFlags struct {
 	noPerturb, stream       bool
 	normalizer, aligner     string
 	failuresAsDeletions     bool
+
+	cacheProbe, noCacheProbe bool // --cache-probe, --no-cache-probe
 
 	redactHost               bool
 	gpus                     []string
@@ -119,6 +122,8 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringVar(&f.apiKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never recorded")
 	fl.StringVarP(&f.out, "out", "o", "", "run directory to create (must not exist)")
 	fl.BoolVar(&f.noPerturb, "no-perturb", false, "send the clips unchanged (recorded; only to demonstrate caches)")
+	fl.BoolVar(&f.cacheProbe, "cache-probe", false, fmt.Sprintf("after the sweep, probe each target's cache: %d pairs of one clip's identical bytes vs its 1-LSB variants, one at a time (default: on with two or more targets)", claims.ProbePairs))
+	fl.BoolVar(&f.noCacheProbe, "no-cache-probe", false, "make no cache probe")
 	fl.BoolVar(&f.stream, "stream", false, "stream=true: time to first text delta over SSE")
 	fl.StringVar(&f.normalizer, "normalizer", "", "text normalizer for WER: whisper-en, basic, zh, none (default whisper-en; zh for --language zh)")
 	fl.StringVar(&f.aligner, "aligner", "unit", "aligner for WER: unit or sclite")
@@ -347,6 +352,12 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		return p, usageErrorf("--timeout %v: must be positive", f.timeout)
 	}
 	p.Repeats, p.Seed, p.NoPerturb, p.Stream = f.repeats, f.seed, f.noPerturb, f.stream
+	if f.cacheProbe && f.noCacheProbe {
+		return p, usageErrorf("--cache-probe and --no-cache-probe: give one")
+	}
+	if f.cacheProbe || (!f.noCacheProbe && len(p.Targets) >= 2) {
+		p.CacheProbe = claims.ProbePairs
+	}
 	if p.Scoring, err = bench.Scoring(f.normalizer, f.aligner, f.language, f.failuresAsDeletions); err != nil {
 		return p, settingUsage(err)
 	}

@@ -239,7 +239,7 @@ func mkrun(args []string) error {
 	}
 	var out bytes.Buffer
 	cmd := exec.Command("benchseal", "run", "--target", "a="+url, "--target", "b="+url, "--corpus", "corpus",
-		"--concurrency", "1,3", "--requests", "4", "--repeats", "2", "--out", args[0])
+		"--concurrency", "1,3", "--requests", "4", "--repeats", "2", "--no-cache-probe", "--out", args[0])
 	cmd.Stdout, cmd.Stderr = &out, &out
 	runErr := cmd.Run()
 	if err := stop(); err != nil && runErr == nil {

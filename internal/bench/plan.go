@@ -48,6 +48,11 @@ type Plan struct {
 	// the repeats back to back); recorded in run.json.
 	WarmupOnce bool
 
+	// CacheProbe is the number of pairs of the active cache probe each
+	// target gets after the sweep (claims.ProbePairs by default in run);
+	// 0: none. See probe.go.
+	CacheProbe int
+
 	// Task is what one request is (internal/task); nil is task.ASR, the
 	// only task benchseal has.
 	Task task.Task

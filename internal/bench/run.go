@@ -150,6 +150,9 @@ func variantsNeeded(p Plan) map[[32]byte]int64 {
 			need[p.Corpus[i%len(p.Corpus)].SHA256] += per
 		}
 	}
+	if p.CacheProbe > 0 { // the probe's variant half and its one variant warm-up
+		need[p.Corpus[0].SHA256] += int64(len(p.Targets) * (p.CacheProbe + 1))
+	}
 	return need
 }
 
@@ -411,6 +414,17 @@ sweep:
 	}
 	if interrupted {
 		r.d.Event("", "interrupted", "the sweep was stopped; in-flight requests were drained")
+	}
+	if !interrupted && r.fatal == nil && p.CacheProbe > 0 {
+		for ti, t := range p.Targets {
+			if sweepCtx.Err() != nil || r.stopped(t.Name) {
+				continue
+			}
+			if err := r.probe(sweepCtx, ti); err != nil {
+				r.fatal = err
+				break
+			}
+		}
 	}
 	// A server that went away after its last step still ran its part of
 	// the sweep without being watched to the end: say so.
@@ -793,7 +807,7 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 	c := j.clip
 	rec.Clip, rec.Variant, rec.InputSHA256, rec.AudioSeconds = c.ID, j.variant, j.sha, r.task.Seconds(c.WAV.Frames(), int(c.WAV.Format.SampleRate))
 	b := &body{}
-	if p.NoPerturb {
+	if j.in == nil { // --no-perturb, or the cache probe's repeats
 		rec.SampleIndex, rec.ByteOffset = -1, -1
 		b.reset(&r.forms[ti], perturb.Splice{}, c.WAV.Bytes)
 	} else {

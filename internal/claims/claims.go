@@ -69,10 +69,14 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 		levels[c] = true
 	}
 	groups := map[groupKey][]schemas.Record{}
+	probes := map[string][]schemas.Record{} // the cache probe's, by target: not the sweep's
 	for i, r := range records {
 		switch {
 		case !targets[r.Target]:
 			return out, &RecordError{i, r.Target, "the run has no such target"}
+		case r.Phase == schemas.PhaseProbe:
+			probes[r.Target] = append(probes[r.Target], r)
+			continue
 		case !levels[r.Concurrency]:
 			return out, &RecordError{i, r.Target, fmt.Sprintf("the run has no concurrency level %d", r.Concurrency)}
 		case r.Repeat < 1 || r.Repeat > run.Protocol.Repeats:
@@ -108,6 +112,11 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 			tc.Levels = append(tc.Levels, lc)
 		}
 		out.Targets = append(out.Targets, tc)
+	}
+	for _, t := range run.Targets {
+		if recs, ok := probes[t.Name]; ok {
+			out.Probes = append(out.Probes, ProbeOf(t.Name, recs, nil, run.Seed))
+		}
 	}
 	return out, nil
 }

@@ -408,6 +408,31 @@ func (v *view) claimCaveats() [][]span {
 	if len(unseen) > 0 && !verifyCoversCaches(v.in.Verify) {
 		items = append(items, []span{b(v.tr("Cache hits not observable:")), t(" " + v.tr("%s exposed no cache-hit counter: whether it reused work across requests is not observed.", strings.Join(unseen, ", ")))})
 	}
+	return append(items, v.probeCaveats()...)
+}
+
+// probeCaveats word the active cache probe of each probed target
+// (claims.probes): its verdict, and, for a run made with --no-perturb
+// against a target the probe found caching, that its numbers are
+// inflated by caching.
+func (v *view) probeCaveats() [][]span {
+	var items [][]span
+	for _, p := range v.in.Claims.Probes {
+		var verdict string
+		switch {
+		case p.Caches:
+			verdict = v.tr("caches identical audio (repeats %.1f times faster)", p.Speedup)
+		case p.Repeats >= 2 && p.Variants >= 2:
+			verdict = v.tr("no cache effect seen (ratio within noise)")
+		default:
+			verdict = v.tr("not probed")
+		}
+		items = append(items, []span{b(v.tr("Cache probe:")), t(" " + v.tr("%s %s (median %.1f ms for identical bytes, %.1f ms for 1-LSB variants; speedup %.2f, 95 %% interval %.2f to %.2f).",
+			p.Target, verdict, p.RepeatMedianMs, p.VariantMedianMs, p.Speedup, p.SpeedupLo, p.SpeedupHi))})
+		if p.Caches && !v.in.Run.Protocol.Perturb {
+			items = append(items, []span{b(v.tr("Inflated by caching:")), t(" " + v.tr("%s caches identical audio and this run sent every clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure transcribing new audio.", p.Target))})
+		}
+	}
 	return items
 }
 

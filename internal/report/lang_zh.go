@@ -208,4 +208,11 @@ var zh = map[string]string{
 	" \"not observed\": the measured window held fewer than 2 samples; a shorter --sample-interval samples it.":                                                                         "“未观测”：测量窗口内的样本少于 2 个；缩短 --sample-interval 即可采样。",
 	"Telemetry": "遥测",
 	"not observed (window shorter than --sample-interval)": "未观测（窗口短于 --sample-interval）",
+	"caches identical audio (repeats %.1f times faster)":   "会缓存相同的音频（重复请求快 %.1f 倍）",
+	"no cache effect seen (ratio within noise)":            "未见缓存效应（比值在噪声范围内）",
+	"not probed":   "未探测",
+	"Cache probe:": "缓存探测：",
+	"%s %s (median %.1f ms for identical bytes, %.1f ms for 1-LSB variants; speedup %.2f, 95 %% interval %.2f to %.2f).": "%s %s（相同字节的中位数 %.1f ms，1-LSB 变体 %.1f ms；加速比 %.2f，95 %% 区间 %.2f 至 %.2f）。",
+	"Inflated by caching:": "因缓存而虚高：",
+	"%s caches identical audio and this run sent every clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure transcribing new audio.": "%s 会缓存相同的音频，而本次运行未加扰动地发送了每个片段（--no-perturb）：其数字因缓存而虚高，不代表转写新音频的速度。",
 }

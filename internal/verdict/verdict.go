@@ -288,3 +288,18 @@ func median(xs []float64) float64 {
 	}
 	return (xs[n/2-1] + xs[n/2]) / 2
 }
+
+// RatioInterval is the seeded 95 % percentile bootstrap interval of
+// median(va)/median(vb), resampling each side's values independently
+// (opts' zero values take the defaults). It is the interval Compare uses
+// over repeats, for callers with plain samples (the cache probe's
+// latencies).
+func RatioInterval(va, vb []float64, opts Options) (lo, hi float64) {
+	if opts.Resamples <= 0 {
+		opts.Resamples = DefaultResamples
+	}
+	if opts.Seed == 0 {
+		opts.Seed = DefaultSeed
+	}
+	return interval(va, vb, opts)
+}

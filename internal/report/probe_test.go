@@ -1,0 +1,54 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// The cache probe's verdict is a caveat; a run with --no-perturb against a
+// target the probe found caching is flagged inflated by caching, and only
+// such a run.
+func TestProbeCaveats(t *testing.T) {
+	caching := schemas.CacheProbe{Target: "sglang-omni", Repeats: 16, Variants: 16, RepeatMedianMs: 2, VariantMedianMs: 20,
+		Speedup: 10, SpeedupLo: 8, SpeedupHi: 12, Caches: true}
+	none := schemas.CacheProbe{Target: "vllm", Repeats: 16, Variants: 16, RepeatMedianMs: 20, VariantMedianMs: 20,
+		Speedup: 1, SpeedupLo: 0.9, SpeedupHi: 1.1}
+	for _, tc := range []struct {
+		name     string
+		perturb  bool
+		probes   []schemas.CacheProbe
+		want     []string
+		notWant  []string
+		language string
+	}{
+		{"caches, perturbed", true, []schemas.CacheProbe{caching, none},
+			[]string{"sglang-omni caches identical audio (repeats 10.0 times faster)", "vllm no cache effect seen (ratio within noise)"},
+			[]string{"inflated by caching"}, "en"},
+		{"caches, unperturbed", false, []schemas.CacheProbe{caching, none},
+			[]string{"Inflated by caching:", "sglang-omni caches identical audio and this run sent every clip unchanged"},
+			[]string{"vllm caches identical"}, "en"},
+		{"no cache, unperturbed", false, []schemas.CacheProbe{none}, []string{"vllm no cache effect seen"}, []string{"Inflated by caching"}, "en"},
+		{"not probed", true, []schemas.CacheProbe{{Target: "vllm"}}, []string{"vllm not probed"}, nil, "en"},
+		{"zh", false, []schemas.CacheProbe{caching}, []string{"因缓存而虚高", "重复请求快 10.0 倍"}, nil, "zh"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := fixture()
+			in.Run.Protocol.Perturb = tc.perturb
+			in.Claims.Probes = tc.probes
+			in.Lang = tc.language
+			cav := caveatsOf(mdOf(t, in))
+			for _, w := range tc.want {
+				if !strings.Contains(cav, w) {
+					t.Errorf("caveats lack %q:\n%s", w, cav)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(cav, w) {
+					t.Errorf("caveats say %q:\n%s", w, cav)
+				}
+			}
+		})
+	}
+}
