@@ -28,7 +28,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"net/http/httptest"
 	"os"
 	"path"
@@ -1066,36 +1065,6 @@ func skippableFrame(data string) []byte {
 	b := binary.LittleEndian.AppendUint32(nil, 0x184D2A5E)
 	b = binary.LittleEndian.AppendUint32(b, uint32(len(data)))
 	return append(b, data...)
-}
-
-// rewriteTar re-encodes a bundle with fn applied to every entry's header
-// and data (the header's size follows the data).
-func rewriteTar(tb testing.TB, b []byte, fn func(h *tar.Header, data []byte) []byte) []byte {
-	zr, err := zstd.NewReader(bytes.NewReader(b))
-	must(tb, err)
-	defer zr.Close()
-	tr := tar.NewReader(zr)
-	var out bytes.Buffer
-	zw, _ := zstd.NewWriter(&out, zstd.WithEncoderConcurrency(1))
-	tw := tar.NewWriter(zw)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		must(tb, err)
-		data, err := io.ReadAll(tr)
-		must(tb, err)
-		data = fn(h, data)
-		if h.Typeflag == tar.TypeReg {
-			h.Size = int64(len(data))
-		}
-		must(tb, tw.WriteHeader(h))
-		tw.Write(data)
-	}
-	must(tb, tw.Close())
-	must(tb, zw.Close())
-	return out.Bytes()
 }
 
 // foreignEnvelope is a valid DSSE signature, by key, over an in-toto

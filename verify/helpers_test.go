@@ -70,6 +70,19 @@ func copyDir(tb testing.TB, src, dst string) {
 // files no longer match their signed statement.
 func repack(tb testing.TB, b []byte, edit func(name string, data []byte) []byte, extra ...*tar.Header) []byte {
 	tb.Helper()
+	return rewriteTar(tb, b, func(h *tar.Header, data []byte) []byte {
+		if edit != nil {
+			return edit(h.Name, data)
+		}
+		return data
+	}, extra...)
+}
+
+// rewriteTar re-encodes a bundle with fn applied to every entry's header
+// and data (a regular file's size follows the data), then appends extra
+// entries (mode 0644 and 3 bytes of "x" unless they say otherwise).
+func rewriteTar(tb testing.TB, b []byte, fn func(h *tar.Header, data []byte) []byte, extra ...*tar.Header) []byte {
+	tb.Helper()
 	zr, err := zstd.NewReader(bytes.NewReader(b))
 	must(tb, err)
 	defer zr.Close()
@@ -85,10 +98,10 @@ func repack(tb testing.TB, b []byte, edit func(name string, data []byte) []byte,
 		must(tb, err)
 		data, err := io.ReadAll(tr)
 		must(tb, err)
-		if edit != nil {
-			data = edit(h.Name, data)
+		data = fn(h, data)
+		if h.Typeflag == tar.TypeReg {
+			h.Size = int64(len(data))
 		}
-		h.Size = int64(len(data))
 		must(tb, tw.WriteHeader(h))
 		tw.Write(data)
 	}
