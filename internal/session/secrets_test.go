@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/benchseal/benchseal/internal/bench"
-	"github.com/benchseal/benchseal/internal/demo"
 	"github.com/benchseal/benchseal/internal/session"
 	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/benchseal/benchseal/schemas"
@@ -26,19 +25,7 @@ import (
 // than MinSecretLen is warned about instead of scrubbed from innocent text.
 func TestSessionScrubsHeldSecrets(t *testing.T) {
 	const key = "SECRETKEY123xyz"
-	dir := t.TempDir()
-	corpus := filepath.Join(dir, "corpus")
-	if err := demo.WriteCorpus(corpus); err != nil {
-		t.Fatal(err)
-	}
-	simClips, err := sim.LoadCorpus(corpus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.New(sim.Config{Persona: sim.PersonaVLLM, Corpus: simClips, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, corpus, srv := demoSim(t, sim.Config{Persona: sim.PersonaVLLM, Seed: 1})
 	// A server that quotes the key it was sent, where no pattern sees it.
 	var echoed atomic.Int64
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

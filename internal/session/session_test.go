@@ -24,19 +24,7 @@ import (
 // captures land in servers/<target>/, the caller's hooks run, and Seal
 // never overwrites a bundle.
 func TestSessionRunAndSeal(t *testing.T) {
-	dir := t.TempDir()
-	corpus := filepath.Join(dir, "corpus")
-	if err := demo.WriteCorpus(corpus); err != nil {
-		t.Fatal(err)
-	}
-	simClips, err := sim.LoadCorpus(corpus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.New(sim.Config{Persona: sim.PersonaVLLM, Corpus: simClips, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, corpus, srv := demoSim(t, sim.Config{Persona: sim.PersonaVLLM, Seed: 1})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	clips, err := bench.LoadCorpus(corpus)
@@ -120,19 +108,7 @@ func TestStartError(t *testing.T) {
 // /metrics scrape after the warm-ups (servers/<t>/metrics/c<C>-r<R>-measure.prom,
 // cache_measure in telemetry/steps.jsonl).
 func TestCacheHitsMeasuredPhaseOnly(t *testing.T) {
-	dir := t.TempDir()
-	corpus := filepath.Join(dir, "corpus")
-	if err := demo.WriteCorpus(corpus); err != nil {
-		t.Fatal(err)
-	}
-	simClips, err := sim.LoadCorpus(corpus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.New(sim.Config{Persona: sim.PersonaVLLM, Corpus: simClips, Seed: 1, Cache: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, corpus, srv := demoSim(t, sim.Config{Persona: sim.PersonaVLLM, Seed: 1, Cache: true})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	clips, err := bench.LoadCorpus(corpus)
@@ -186,4 +162,24 @@ func TestCacheHitsMeasuredPhaseOnly(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(res.Dir, filepath.FromSlash(schemas.MetricsPath("a", 1, 1, "measure")))); err != nil {
 		t.Error(err)
 	}
+}
+
+// demoSim writes the embedded demo corpus into a fresh temporary folder
+// and makes a simulated server over it (cfg without its Corpus).
+func demoSim(t *testing.T, cfg sim.Config) (dir, corpus string, srv *sim.Server) {
+	t.Helper()
+	dir = t.TempDir()
+	corpus = filepath.Join(dir, "corpus")
+	if err := demo.WriteCorpus(corpus); err != nil {
+		t.Fatal(err)
+	}
+	clips, err := sim.LoadCorpus(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Corpus = clips
+	if srv, err = sim.New(cfg); err != nil {
+		t.Fatal(err)
+	}
+	return dir, corpus, srv
 }
