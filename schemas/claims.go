@@ -95,6 +95,45 @@ type Metrics struct {
 	// run was sampled ("not observed (window shorter than
 	// --sample-interval)").
 	TelemetryNote string `json:"telemetry_note,omitempty"`
+
+	// Server is the server's own account of the step's measured phase, from
+	// its Prometheus histograms (internal/claims, server.go); absent when
+	// the server exposes none of the stage families or no scrape bracketed
+	// the phase. In Median/Min/Max it is absent.
+	Server *ServerStages `json:"server,omitempty"`
+}
+
+// ServerStages decompose a step's measured requests as the server saw
+// them: each stage is the delta of one histogram family (labels summed)
+// between the scrape after the warm-ups ("measure") and the one after the
+// step ("after").
+type ServerStages struct {
+	Stages []StageStat `json:"stages"`
+}
+
+// Stage names of StageStat.Stage, in the order a request passes them.
+const (
+	StageQueue     = "queue"     // admission wait: vllm:request_queue_time_seconds, sglang:queue_time_seconds
+	StagePrefill   = "prefill"   // first forward (encoder + prefill): vllm:request_prefill_time_seconds
+	StageDecode    = "decode"    // decode tail: vllm:request_decode_time_seconds
+	StageInference = "inference" // prefill + decode: vllm:request_inference_time_seconds
+	StageTTFT      = "ttft"      // vllm:time_to_first_token_seconds
+	StageE2E       = "e2e"       // server end to end: vllm:e2e_request_latency_seconds, sglang:e2e_request_latency_seconds
+	StageHTTP      = "http"      // HTTP handler duration: sglang_omni_http_request_duration_seconds
+)
+
+// StageStat is one stage of ServerStages. Count is the number of
+// observations the histogram gained; the mean is sum/count, P50/P95 are
+// interpolated linearly inside the bucket that holds them (as Prometheus's
+// histogram_quantile does), so they are only as fine as the buckets.
+// Times are seconds, null when Count is 0.
+type StageStat struct {
+	Stage  string   `json:"stage"`  // a Stage* constant
+	Family string   `json:"family"` // the histogram family read, e.g. "vllm:request_queue_time_seconds"
+	Count  float64  `json:"count"`
+	MeanS  *float64 `json:"mean_s"`
+	P50S   *float64 `json:"p50_s"`
+	P95S   *float64 `json:"p95_s"`
 }
 
 // GPUPeak is one GPU's largest memory use and power draw in a window.
