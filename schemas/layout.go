@@ -36,6 +36,10 @@ const (
 	ProbesAfterFile  = "probes-after.json"  // in servers/<target>/
 )
 
+// ReplayDiffFile is a replay's environment against the sealed run's
+// (ReplayDiff), taken before it measures.
+const ReplayDiffFile = "env/replay-diff.json"
+
 // RecordsPath is the records file of one step: records/<target>/c<C>-r<R>.jsonl.
 func RecordsPath(target string, concurrency, repeat int) string {
 	return path.Join(RecordsDir, target, fmt.Sprintf("c%d-r%d.jsonl", concurrency, repeat))

@@ -14,6 +14,7 @@ import (
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/session"
+	"github.com/benchseal/benchseal/schemas"
 	"github.com/spf13/cobra"
 )
 
@@ -32,6 +33,7 @@ type replayFlags struct {
 	forms               []string
 	asJSON, redactHost  bool
 	sampleInterval      time.Duration
+	launch              replayLaunchFlags // replay_launch.go
 }
 
 func newReplayCmd(e *env) *cobra.Command {
@@ -80,7 +82,7 @@ chance).`,
 		Example: `  benchseal replay qwen3-asr.tar.zst --key team.pub --out runs/replay
   benchseal replay qwen3-asr.tar.zst --key team.pub --target vllm=http://10.0.0.5:8000 --only vllm --out runs/replay-vllm
   benchseal replay no-audio.tar.zst --key team.pub --audio clips/ --tolerance 20% --json --out runs/replay`,
-		Args: exactArgs(1, "one bundle or run directory"),
+		Args: replayArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReplay(cmd, e, &f, args[0])
 		},
@@ -103,6 +105,7 @@ chance).`,
 	fl.StringArrayVar(&f.gpus, "gpu", nil, "GPUs of a target as NAME=0,1 (NVML indices), sampled during its steps (default: the sealed run's)")
 	fl.DurationVar(&f.sampleInterval, "sample-interval", fingerprint.DefaultSampleInterval, "how often GPUs and the host are sampled")
 	fl.BoolVar(&f.redactHost, "redact-host", false, "write [REDACTED] instead of this machine's hostname")
+	addReplayLaunchFlags(fl, &f.launch)
 	return cmd
 }
 
@@ -168,17 +171,23 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	key, tool, tty := clientSetup(e, f.apiKey)
 	defer drainOnInterrupt(e)()
 
-	servers := session.NewServers()
+	servers, err := replayServers(e, sealed, f, urls, cmd.Flags().Changed)
+	if err != nil {
+		return err
+	}
 	servers.GPUs = gpus
 	origin := sealed.Origin
+	var envDiff schemas.ReplayDiff
 	warnEngineChange(ctx, e, sealed.Engines(), plan.Targets, key)
 	infof(e.stderr, "replaying %s into %s", src, f.out)
 	sess, err := session.Start(ctx, session.Config{Out: f.out, Plan: plan, Servers: *servers,
 		APIKey: key, Tool: tool, Timeout: timeout, Progress: bench.NewProgress(e.stderr, tty), Hooks: []bench.Hooks{sealed.MarkReplay()},
 		AllowUnlistedModel: f.allowUnlistedModel, RedactHost: f.redactHost, SampleInterval: f.sampleInterval,
+		ReadyTimeout: f.launch.readyTimeout, StopGrace: f.launch.stopGrace, Captured: envDiffHook(e, sealed, &envDiff),
 		Infof: e.infof, Warnf: e.warnf})
+	defer sess.Stop()
 	if err != nil {
-		return fmt.Errorf("replay: %w", err)
+		return fmt.Errorf("replay: %w", replayLaunchError(ctx, err))
 	}
 	res, err := sess.Run(ctx)
 	switch {
@@ -197,19 +206,26 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 		return slices.ContainsFunc(plan.Targets, func(p bench.Target) bool { return p.Name == name })
 	})
 	diffs := claims.Compare(want, res.Claims, tol)
+	nc := markNotComparable(diffs, envDiff)
 	nd := claims.Differing(diffs)
 	if f.asJSON {
 		err = claims.Comparison{Source: src, BundleSHA256: origin.BundleSHA256, KeyFingerprint: origin.KeyFingerprint,
 			KeyPinned: origin.KeyPinned, Replay: res.Dir, Tolerance: claims.ComparisonTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints},
-			OK: nd == 0, Differ: nd, Differences: diffs}.WriteJSON(e.stdout)
+			OK: nd == 0 && nc == 0, Differ: nd, Differences: diffs}.WriteJSON(e.stdout)
 	} else {
 		err = claims.WriteComparison(e.stdout, diffs)
 	}
 	if err != nil {
 		return err
 	}
+	if nc > 0 {
+		infof(e.stderr, "%d of %d figures moved beyond the tolerance on other hardware (%s): not comparable, neither reproduced nor contradicted", nc, len(diffs), strings.Join(session.HardwareDiffers(envDiff), "; "))
+	}
 	if nd > 0 {
 		infof(e.stderr, "%d of %d figures differ beyond the tolerance (%s, wer %g points): the replay does not reproduce the sealed claims", nd, len(diffs), percentText(tol.Relative), f.werTolerance)
+		return &exitError{exitFailure}
+	}
+	if nc > 0 {
 		return &exitError{exitFailure}
 	}
 	infof(e.stderr, "all %d figures agree within the tolerance (%s, wer %g points)", len(diffs), percentText(tol.Relative), f.werTolerance)

@@ -27,6 +27,10 @@ type Verdict string
 const (
 	Same Verdict = "OK"   // within the tolerance
 	Diff Verdict = "DIFF" // beyond it, or present on one side only
+	// NotComparable: beyond the tolerance, but the replay ran on other
+	// hardware than the sealed run (GPU model, count or memory, host
+	// cores), so the move is not shown to be the server's.
+	NotComparable Verdict = "NOT-COMPARABLE"
 )
 
 // Units of Difference.Change.

@@ -16,7 +16,10 @@
 //     run directory exists, then its log is moved to
 //     servers/<target>/launch.log (the server keeps writing to the same
 //     open file). On failure every server already started is stopped and a
-//     *StartError names the target and where its log is kept.
+//     *StartError names the target and where its log is kept. A server
+//     whose URL's address already accepts connections is not launched (a
+//     *PortInUseError): it would not get the port, and its target would be
+//     measured against whatever answers there.
 //   - Run measures Config.Plan into Config.Out (which must not exist) with
 //     bench.Run, then stops every launched server (SIGTERM, SIGKILL after
 //     StopGrace) and writes servers/<target>/launch.json. A launched server
@@ -36,7 +39,12 @@
 //     warned about through Config.Warnf, never named.
 //   - Hooks in Config run before the session's own at every point, so a
 //     caller may mark run.json (replay sets replay_of) before the recorder
-//     writes its captures.
+//     writes its captures; Config.Captured runs after the recorder's
+//     captures before the sweep (replay's environment diff).
+//   - Sealed.LaunchCommands gives replay --launch the sealed launch
+//     commands with their redacted values filled in (held as secrets
+//     first); Sealed.EnvDiff compares the sealed run's env/ and probes
+//     with the replay's (env/replay-diff.json).
 //   - Seal seals a finished run directory through a temporary file linked
 //     into place: a bundle is never overwritten (internal/newfile).
 //   - Errors are typed (*StartError, the runner's and bundle's typed errors)
@@ -46,8 +54,8 @@
 // # What will grow here
 //
 // Later issues add to the session, not to the CLI: server-side evidence
-// (more captures in Hooks), a cache probe (a step of the plan) and
-// replay --launch (Servers.Launch filled from the sealed run).
+// (more captures in Hooks) and a cache probe (a step of the plan);
+// replay --launch fills Servers.Launch from the sealed run.
 //
 // The session never imports verify or the simulator; the CLI and tests
 // compose them.

@@ -47,6 +47,11 @@ type Config struct {
 
 	Hooks []bench.Hooks // run before the session's own
 
+	// Captured, when set, is called once the recorder has written env/
+	// and every servers/<target>/probes-before.json, before anything is
+	// measured (replay's environment diff reads them there).
+	Captured func(ctx context.Context, d *bench.Dir) error
+
 	Infof, Warnf func(format string, args ...any) // what the user reads while it runs; nil: nothing
 }
 
@@ -104,6 +109,10 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		cmd, ok := cfg.Servers.Launch[t.Name]
 		if !ok {
 			continue
+		}
+		if err := portInUse(t.Name, t.URL); err != nil {
+			s.Stop()
+			return s, &StartError{Target: t.Name, Err: err}
 		}
 		log := PendingLog(cfg.Out, t.Name)
 		cfg.Infof("launching %s: %s", t.Name, fingerprint.Redact(cmd))
@@ -230,7 +239,10 @@ func (s *Session) recorderHooks(rec *fingerprint.Recorder) bench.Hooks {
 					return fmt.Errorf("servers/%s: %w", t.Name, err)
 				}
 			}
-			return rec.BeforeSweep(ctx, d.Path, d.Anchor)
+			if err := rec.BeforeSweep(ctx, d.Path, d.Anchor); err != nil || s.cfg.Captured == nil {
+				return err
+			}
+			return s.cfg.Captured(ctx, d)
 		},
 		BeforeStep: func(ctx context.Context, d *bench.Dir, st bench.Step) error {
 			return rec.StepStart(ctx, st.Target, st.Concurrency, st.Repeat)
