@@ -187,7 +187,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 		Infof: e.infof, Warnf: e.warnf})
 	defer sess.Stop()
 	if err != nil {
-		return fmt.Errorf("replay: %w", replayLaunchError(ctx, err))
+		return fmt.Errorf("replay: %w", launchError(ctx, err))
 	}
 	res, err := sess.Run(ctx)
 	switch {

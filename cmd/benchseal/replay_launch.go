@@ -174,15 +174,6 @@ func launchUsage(le *session.LaunchError) error {
 	return withHint(usageErrorf("replay --launch: %v", le), "%s", strings.Join(hints, "; "))
 }
 
-// replayLaunchError words a server replay --launch could not start.
-func replayLaunchError(ctx context.Context, err error) error {
-	var pe *session.PortInUseError
-	if errors.As(err, &pe) {
-		return withHint(err, "stop what listens on %s, or start %s elsewhere: --launch=%s=CMD with another port and --target %s=URL", pe.Addr, pe.Target, pe.Target, pe.Target)
-	}
-	return launchError(ctx, err)
-}
-
 // envDiffHook takes the environment diff once the replay's env/ and
 // probes are written, before it measures: the table on stderr,
 // env/replay-diff.json in the run directory, and the diff into *out for

@@ -113,6 +113,10 @@ func launchError(ctx context.Context, err error) error {
 	if !errors.As(err, &se) {
 		return err
 	}
+	var pe *session.PortInUseError
+	if errors.As(err, &pe) {
+		return withHint(err, "stop what listens on %s, or give %s another port, in its launch command and its --target %s=URL alike", pe.Addr, pe.Target, pe.Target)
+	}
 	var le *fingerprint.LaunchError
 	if errors.As(err, &le) && errors.Is(err, fs.ErrExist) {
 		return withHint(err, "%s is left from an earlier run; move it away or choose another --out", se.Log)

@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -106,11 +105,16 @@ func row(target, item string, a, b side) schemas.ReplayDiffRow {
 	r := schemas.ReplayDiffRow{Target: target, Item: item, Hardware: slices.Contains(hardwareItems, item),
 		Sealed: a.value, Replay: b.value, SealedFrom: a.from, ReplayFrom: b.from}
 	var missing []string
-	if a.value == "" {
-		missing = append(missing, "sealed: "+a.missing)
-	}
-	if b.value == "" {
-		missing = append(missing, "replay: "+b.missing)
+	switch {
+	case a.value == "" && b.value == "" && a.missing == b.missing:
+		missing = append(missing, "both: "+a.missing)
+	default:
+		if a.value == "" {
+			missing = append(missing, "sealed: "+a.missing)
+		}
+		if b.value == "" {
+			missing = append(missing, "replay: "+b.missing)
+		}
 	}
 	switch {
 	case len(missing) > 0:
@@ -253,7 +257,7 @@ func knobSides(ps probeSet, command string) map[string]side {
 	out := map[string]side{}
 	for _, k := range fingerprint.Knobs(ps.probes, command) {
 		if k.Source == fingerprint.KnobAbsent {
-			out[k.Name] = side{missing: "absent: neither served (" + ps.file + ") nor declared by the launch command; " + strings.Join(engine.HowToExpose(), "; ")}
+			out[k.Name] = side{missing: "absent: neither served in " + ps.file + " nor declared by the launch command"}
 			continue
 		}
 		out[k.Name] = side{value: k.Value, from: k.Source + ": " + k.From}

@@ -165,8 +165,14 @@ func quoteValue(v, quote string) string {
 	case `"`:
 		return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "$", `\$`, "`", "\\`").Replace(v)
 	}
+	if plainWord.MatchString(v) {
+		return v
+	}
 	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
 }
+
+// plainWord is a value /bin/sh reads as one word as it is.
+var plainWord = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
 // portMoved says, when newURL moves a target to another port than the
 // one its sealed command names (the sealed URL's port, as a word of the
