@@ -28,5 +28,6 @@ func TestScript(t *testing.T) {
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		Cmds:                scriptBuiltins,
 	})
 }
