@@ -94,6 +94,7 @@ func (s *Sealed) LaunchCommands(l ReplayLaunch) (map[string]string, []string, er
 	cmds := map[string]string{}
 	le := &LaunchError{}
 	used := map[string]bool{}
+	written := map[string][]string{} // each value as it was written into a command (quoted)
 	var overrides []string
 	for _, t := range s.Run.Targets {
 		if len(l.Only) > 0 && !slices.Contains(l.Only, t.Name) {
@@ -117,7 +118,9 @@ func (s *Sealed) LaunchCommands(l ReplayLaunch) (map[string]string, []string, er
 				return m
 			}
 			used[key] = true
-			return strings.TrimSuffix(m, fingerprint.Redacted) + quoteValue(v, sm[3])
+			q := quoteValue(v, sm[3])
+			written[key] = append(written[key], q)
+			return strings.TrimSuffix(m, fingerprint.Redacted) + q
 		})
 		if moved := portMoved(t.LaunchCommand, t.URL, l.URLs[t.Name]); moved != "" {
 			le.PortMoved = append(le.PortMoved, t.Name+": "+moved)
@@ -143,6 +146,9 @@ func (s *Sealed) LaunchCommands(l ReplayLaunch) (map[string]string, []string, er
 		if len(fingerprint.AddSecrets(l.Values[k])) > 0 {
 			short = append(short, k)
 		}
+		// Quoted, a value is no longer one run of its characters: held
+		// as written too, it is scrubbed from the command whole.
+		fingerprint.AddSecrets(written[k]...)
 		overrides = append(overrides, fmt.Sprintf("launch value %s given (not recorded)", k))
 	}
 	s.Origin.Overrides = append(s.Origin.Overrides, overrides...)
