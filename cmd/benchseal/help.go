@@ -33,8 +33,11 @@ var help = map[string]commandHelp{
   2    usage error (a bad flag or argument, or a target that does not serve --model)
 ` + exitInterruptedLine},
 	"replay": {exit: `  0    every figure agrees within the tolerance
-  1    a figure differs beyond the tolerance, or the replay failed
-` + exitUsageLine + "\n" + exitInterruptedLine},
+  1    a figure differs beyond the tolerance, moved on other hardware (not
+       comparable), or the replay failed (a --launch server did not start)
+  2    usage error (a bad flag or argument; with --launch, a value redacted
+       when sealed and not given with --env)
+` + exitInterruptedLine},
 	"verify": {exit: `  0    no check failed (WARN and SKIP lines may remain)
   1    a check failed, or the bundle could not be read
 ` + exitUsageLine},

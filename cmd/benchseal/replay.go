@@ -58,6 +58,28 @@ elsewhere; --only NAME replays some targets only. The replay is a new run
 directory (--out, which must not exist) like any other, with env/, telemetry/
 and servers/ captures; its run.json names the sealed run in replay_of.
 
+--launch starts each target's server the way the sealed run did, from the
+bundle alone: the launch command run --launch recorded (run.json's
+launch_command), then waits, logs and stops it as run --launch does
+(--ready-timeout, --stop-grace; servers/NAME/launch.log and launch.json).
+A value redacted when sealed (HF_TOKEN=[REDACTED], --api-key [REDACTED]) is
+given again with --env KEY=VALUE, KEY the variable or flag it follows
+(HF_TOKEN=..., api-key=...; never recorded): until each is, the replay is
+refused, naming them. --launch=NAME=CMD (with '=') starts NAME with CMD
+instead. A server whose URL's address already accepts connections is not
+started (the replay would measure whatever answers there); --target moves
+where the replay looks, not where a sealed command listens.
+
+Before measuring, the replay compares its environment with the sealed run's:
+per target the engine and its version, the model and its revision, the
+server knobs (served, declared or absent, read as verify's fairness check
+reads them); per machine the GPU model, driver, count and memory (NVML) and
+the host's cores. Each item is same, differs or not observed (saying what
+was missing), printed as a table on stderr and written to
+env/replay-diff.json. On other hardware (GPU model, count or memory, host
+cores) a figure beyond the tolerance is NOT-COMPARABLE, not DIFF: it is
+neither reproduced nor contradicted, and the replay exits 1.
+
 The comparison sets the median over repeats of req_per_s, rtfx, latency_p50_s,
 latency_p99_s, wer, succeeded and failed side by side, per target and level,
 OK within the tolerance and DIFF beyond it. req_per_s, rtfx and the latencies
@@ -81,7 +103,9 @@ uses another seed (whose variants may meet a few of the sealed ones by
 chance).`,
 		Example: `  benchseal replay qwen3-asr.tar.zst --key team.pub --out runs/replay
   benchseal replay qwen3-asr.tar.zst --key team.pub --target vllm=http://10.0.0.5:8000 --only vllm --out runs/replay-vllm
-  benchseal replay no-audio.tar.zst --key team.pub --audio clips/ --tolerance 20% --json --out runs/replay`,
+  benchseal replay no-audio.tar.zst --key team.pub --audio clips/ --tolerance 20% --json --out runs/replay
+  benchseal replay qwen3-asr.tar.zst --key team.pub --launch --env HF_TOKEN=hf_... --out runs/replay-launched
+  benchseal replay qwen3-asr.tar.zst --key team.pub --launch='vllm=vllm serve Qwen/Qwen3-ASR-1.7B --port 8000' --out runs/replay-mine`,
 		Args: replayArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runReplay(cmd, e, &f, args[0])

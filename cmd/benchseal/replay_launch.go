@@ -25,8 +25,9 @@ import (
 )
 
 // launchAll is --launch without a value: every replayed target is
-// started with its sealed command.
-const launchAll = "all"
+// started with its sealed command. ("true", with Type "bool", is how
+// pflag lists a flag that may go without a value: as --launch.)
+const launchAll = "true"
 
 // replayLaunchFlags are replay's server flags.
 type replayLaunchFlags struct {
@@ -43,7 +44,7 @@ type launchFlag struct {
 }
 
 func (l *launchFlag) String() string { return "" }
-func (l *launchFlag) Type() string   { return "NAME=CMD" }
+func (l *launchFlag) Type() string   { return "bool" }
 func (l *launchFlag) Set(v string) error {
 	l.on = true
 	if v != launchAll {
