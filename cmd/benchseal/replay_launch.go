@@ -226,9 +226,10 @@ func orDash(s string) string {
 	return s
 }
 
-// markNotComparable turns every DIFF into NOT-COMPARABLE when the replay
-// ran on other hardware (env/replay-diff.json), with the hardware named,
-// and returns how many it turned.
+// markNotComparable turns every DIFF of a figure into NOT-COMPARABLE when
+// the replay ran on other hardware (env/replay-diff.json), with the
+// hardware named, and returns how many it turned. A target or level on
+// one side only (Metric "") stays a DIFF: no hardware explains it.
 func markNotComparable(diffs []claims.Difference, d schemas.ReplayDiff) int {
 	hw := session.HardwareDiffers(d)
 	if len(hw) == 0 {
@@ -236,7 +237,7 @@ func markNotComparable(diffs []claims.Difference, d schemas.ReplayDiff) int {
 	}
 	n := 0
 	for i := range diffs {
-		if diffs[i].Verdict != claims.Diff {
+		if diffs[i].Verdict != claims.Diff || diffs[i].Metric == "" {
 			continue
 		}
 		diffs[i].Verdict = claims.NotComparable
