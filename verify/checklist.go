@@ -106,6 +106,7 @@ var kindHints = map[Kind]string{
 	KindReport:        "REPORT.md says what the sealed data does not: read the figures from claims.json, which the records give, not from REPORT.md",
 	KindScrape:        "a /metrics scrape of the server, or the counters read from it, was changed or removed after the run: what the server itself counted is not established",
 	KindCacheHit:      "the server answered requests from its cache, so these figures are not uncached serving: measure again against a freshly started server",
+	KindCacheProbe:    "the cache probe the run asked for is missing, cut short or contradicted by the server's own cache counter: whether the server answers identical audio from a cache is not established",
 	KindModelUnlisted: "the model run.json names is not one the server listed: the records may measure another model than the run says",
 }
 

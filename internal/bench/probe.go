@@ -29,17 +29,11 @@ func (r *runner) probe(ctx context.Context, ti int) error {
 	p := r.plan
 	t := p.Targets[ti]
 	c := &p.Corpus[0]
-	n := claims.ProbeWarmup + 2*p.CacheProbe
-	repeat := make([]bool, n)
-	repeat[0] = true
-	for i := range p.CacheProbe {
-		repeat[claims.ProbeWarmup+2*i+i%2] = true
-	}
-	jobs := make([]job, n)
+	jobs := make([]job, claims.ProbeWarmup+2*p.CacheProbe)
 	for seq := range jobs {
 		j := &jobs[seq]
 		j.clip = c
-		if repeat[seq] {
+		if claims.ProbeIsRepeat(seq, p.CacheProbe) {
 			j.variant, j.sha = -1, hex.EncodeToString(c.SHA256[:])
 			continue
 		}
@@ -69,8 +63,14 @@ func (r *runner) probe(ctx context.Context, ti int) error {
 	if err != nil {
 		return err
 	}
+	for _, h := range r.cfg.hooks {
+		if h.BeforeProbe != nil {
+			r.hookErr("before cache probe", h.BeforeProbe(context.WithoutCancel(ctx), &r.d, t.Name))
+		}
+	}
 	wk := newWorker(0)
 	reqBase := context.WithoutCancel(ctx)
+	recs := make([]schemas.Record, 0, len(jobs))
 	for seq := range jobs {
 		if ctx.Err() != nil || r.stopped(t.Name) {
 			break
@@ -80,9 +80,26 @@ func (r *runner) probe(ctx context.Context, ti int) error {
 		r.do(reqBase, ti, wk, &jobs[seq], &rec)
 		rec.Target, rec.Concurrency, rec.Repeat, rec.Phase, rec.Seq, rec.Worker = t.Name, 1, 1, schemas.PhaseProbe, seq, 0
 		rf.write(&rec)
+		recs = append(recs, rec)
 	}
 	if err := rf.close(); err != nil {
 		return fmt.Errorf("write records of %s's cache probe: %w", t.Name, err)
+	}
+	for _, h := range r.cfg.hooks {
+		if h.AfterProbe != nil {
+			r.hookErr("after cache probe", h.AfterProbe(context.WithoutCancel(ctx), &r.d, t.Name))
+		}
+	}
+	if pp, ok := r.cfg.progress.(ProbeProgress); ok {
+		good := 0
+		for _, rec := range recs {
+			if rec.OK {
+				good++
+			}
+		}
+		// The latencies' verdict only: the counters' growth is the
+		// claims' (computed from telemetry/probes.jsonl after the run).
+		pp.Probe(t.Name, good, len(jobs), claims.ProbeOf(t.Name, recs, nil, p.Seed).Verdict)
 	}
 	return nil
 }
