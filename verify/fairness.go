@@ -349,7 +349,7 @@ func checkCacheProbes(c *Check, ev *evidence) string {
 	if ev.claims == nil {
 		return ""
 	}
-	ok, any := true, false
+	ok, any, perturbed := true, false, false
 	var held []string
 	for _, t := range ev.run.Targets {
 		b, p := claims.ProbeBearingOf(*ev.run, *ev.claims, t.Name)
@@ -363,7 +363,8 @@ func checkCacheProbes(c *Check, ev *evidence) string {
 			c.warnKindf(KindNoPerturb, "claims.json", "%s: inflated by caching: its cache probe says it %s, and this run sent every clip unchanged (perturbation off), so its figures are partly cached answers, not transcription of new audio", t.Name, p.Verdict)
 			ok = false
 		case claims.ProbeHeld:
-			held = append(held, fmt.Sprintf("%s %s, held irrelevant by perturbation (every request of the sweep sent audio never sent before)", t.Name, p.Verdict))
+			held = append(held, fmt.Sprintf("%s %s", t.Name, p.Verdict))
+			perturbed = true
 		case claims.ProbeNoCache:
 			held = append(held, fmt.Sprintf("%s: %s (speedup %.2f, 95 %% interval %.2f to %.2f)", t.Name, p.Verdict, p.Speedup, p.SpeedupLo, p.SpeedupHi))
 		}
@@ -378,7 +379,11 @@ func checkCacheProbes(c *Check, ev *evidence) string {
 	if !ok || !any || len(held) == 0 {
 		return ""
 	}
-	return "cache probe: " + strings.Join(held, "; ")
+	out := "cache probe: " + strings.Join(held, "; ")
+	if perturbed {
+		out += "; perturbation makes a cache of identical audio irrelevant (every request of the sweep sent audio never sent before)"
+	}
+	return out
 }
 
 // probeDisagreement says what a disagreement between a probe's latencies
