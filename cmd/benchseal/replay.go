@@ -198,12 +198,17 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	})
 	diffs := claims.Compare(want, res.Claims, tol)
 	nd := claims.Differing(diffs)
+	probes := claims.CompareProbes(want, res.Claims)
 	if f.asJSON {
 		err = claims.Comparison{Source: src, BundleSHA256: origin.BundleSHA256, KeyFingerprint: origin.KeyFingerprint,
 			KeyPinned: origin.KeyPinned, Replay: res.Dir, Tolerance: claims.ComparisonTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints},
-			OK: nd == 0, Differ: nd, Differences: diffs}.WriteJSON(e.stdout)
+			OK: nd == 0, Differ: nd, Differences: diffs, Probes: probes}.WriteJSON(e.stdout)
 	} else {
 		err = claims.WriteComparison(e.stdout, diffs)
+		if err == nil && len(probes) > 0 {
+			fmt.Fprintln(e.stdout)
+			err = claims.WriteProbeComparison(e.stdout, probes)
+		}
 	}
 	if err != nil {
 		return err
