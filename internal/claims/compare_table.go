@@ -106,8 +106,11 @@ func WriteProbeComparison(w io.Writer, probes []ProbeComparison) error {
 	fmt.Fprintln(tw, "target	cache probe (sealed)	cache probe (replayed)	same")
 	for _, p := range probes {
 		same := "no"
-		if p.Same {
+		switch {
+		case p.Same:
 			same = "yes"
+		case p.Sealed == "" || p.Replayed == "":
+			same = "-" // nothing to compare with
 		}
 		fmt.Fprintf(tw, "%s	%s	%s	%s\n", p.Target, orDash(p.Sealed), orDash(p.Replayed), same)
 	}
