@@ -64,7 +64,10 @@ value exceeds the smaller by more than the tolerance (--tolerance 10%: 100 vs
 111 differs, as 111 vs 100 does; a fall to a tenth differs even under 200%).
 succeeded and failed move by a share of the level's requests (at most
 --tolerance of them); wer is compared in percentage points against
---wer-tolerance. --json prints the comparison as JSON. Exit status 0 when every
+--wer-tolerance. A sealed run that made a cache probe (run.json's
+protocol.cache_probe) has it re-run, and both verdicts are printed side by side
+after the figures ("probes" in --json); they do not count in the exit status.
+--json prints the comparison as JSON. Exit status 0 when every
 figure agrees, 1 when one differs (or the replay failed); the first Ctrl-C keeps
 what was measured (exit status 130).
 
