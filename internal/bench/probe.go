@@ -22,7 +22,11 @@ import (
 // then one variant), then Plan.CacheProbe pairs interleaved, the order
 // within a pair alternating: the first clip's identical bytes
 // (sample_index -1) and a distinct 1-LSB variant of it, numbered after
-// every variant the sweep sent.
+// every variant the sweep sent. The Hooks' BeforeProbe and AfterProbe
+// bracket it (the recorder scrapes /metrics there), and a ProbeProgress
+// prints one line when it ends. One clip, not each in turn: a cache keyed
+// by content recognises any clip alike, and one clip keeps both halves'
+// latencies alike but for the cache (docs/protocol.md, "Cache probe").
 
 // probe runs the cache probe of target ti.
 func (r *runner) probe(ctx context.Context, ti int) error {
