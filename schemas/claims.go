@@ -27,7 +27,13 @@ type CacheProbe struct {
 	// probe (vLLM's vllm:mm_cache_* series), by series; absent where the
 	// server exposes none (SGLang-Omni).
 	CounterGrowth map[string]float64 `json:"counter_growth,omitempty"`
-	Verdict       string             `json:"verdict"`
+	// CounterAgrees says whether the server's own count of whole inputs
+	// answered from its cache (vLLM's vllm:mm_cache_hits_total in
+	// CounterGrowth) tells the same as the latencies: hits and Caches, or
+	// no hit and not Caches. Absent where no such counter was scraped or
+	// the probe has no verdict (internal/claims.ProbeCounter).
+	CounterAgrees *bool  `json:"counter_agrees,omitempty"`
+	Verdict       string `json:"verdict"`
 	// Caches is true when Verdict is the "caches identical audio" one.
 	Caches bool `json:"caches"`
 }

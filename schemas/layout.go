@@ -30,6 +30,7 @@ const (
 // Files under the folders.
 const (
 	StepsFile        = "telemetry/steps.jsonl"
+	CacheProbesFile  = "telemetry/cache-probes.jsonl" // schemas.ProbeTelemetry, one line per cache probe
 	GPUInfoFile      = "env/gpu.json"
 	HostInfoFile     = "env/host.json"
 	ProbesBeforeFile = "probes-before.json" // in servers/<target>/
@@ -72,6 +73,13 @@ func ServerPath(target, name string) string { return path.Join(ServersDir, targe
 // (after the warm-ups) or after).
 func MetricsPath(target string, concurrency, repeat int, when string) string {
 	return path.Join(ServersDir, target, "metrics", fmt.Sprintf("c%d-r%d-%s.prom", concurrency, repeat, when))
+}
+
+// ProbeMetricsPath is one /metrics scrape around a target's active cache
+// probe: servers/<target>/metrics/probe-<n>-<when>.prom (when: before or
+// after).
+func ProbeMetricsPath(target string, n int, when string) string {
+	return path.Join(ServersDir, target, "metrics", fmt.Sprintf("probe-%d-%s.prom", n, when))
 }
 
 // IsProbesBefore says whether name is servers/<target>/probes-before.json.

@@ -41,3 +41,12 @@ func TestProbeRecordsPath(t *testing.T) {
 		t.Error("a sweep step's records file is taken for a probe's")
 	}
 }
+
+func TestProbeMetricsPath(t *testing.T) {
+	if p := schemas.ProbeMetricsPath("a", 1, "after"); p != "servers/a/metrics/probe-1-after.prom" {
+		t.Errorf("ProbeMetricsPath = %q", p)
+	}
+	if schemas.CacheProbesFile != "telemetry/cache-probes.jsonl" {
+		t.Errorf("CacheProbesFile = %q", schemas.CacheProbesFile)
+	}
+}

@@ -88,6 +88,12 @@ type Protocol struct {
 	// Task names what one request was (internal/task's registry: "asr").
 	// Absent in runs made before it was recorded, which were all "asr".
 	Task string `json:"task,omitempty"`
+
+	// CacheProbe is the number of pairs of the active cache probe each
+	// target was to get after the sweep (run --cache-probe; records/<t>/
+	// probe-1.jsonl); absent (0) when none was asked for, and in runs made
+	// before it was recorded. A verifier holds the probe records to it.
+	CacheProbe int `json:"cache_probe,omitempty"`
 }
 
 // SuccessRule is the only success rule: HTTP 200 and non-empty text.

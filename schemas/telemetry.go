@@ -91,3 +91,22 @@ type StepTelemetry struct {
 	SampleStartNs *int64 `json:"sample_start_ns,omitempty"`
 	SampleEndNs   *int64 `json:"sample_end_ns,omitempty"`
 }
+
+// ProbeTelemetry is one line of telemetry/cache-probes.jsonl: the raw cache
+// counters of one target's active cache probe (records/<t>/probe-<n>.jsonl),
+// read from the /metrics scrapes just before its first request and just
+// after its last (servers/<t>/metrics/probe-<n>-{before,after}.prom),
+// written by internal/fingerprint's Recorder. internal/claims computes the
+// probe's counter_growth from it, and a verifier the same way.
+type ProbeTelemetry struct {
+	Target string `json:"target"`
+	Probe  int    `json:"probe"` // n of probe-<n>.jsonl
+	// CacheBefore and CacheAfter are the known cache counters
+	// (engine.CacheCounterNames, each summed over its label sets) of the
+	// scrapes; absent when a scrape failed.
+	CacheBefore map[string]float64 `json:"cache_before,omitempty"`
+	CacheAfter  map[string]float64 `json:"cache_after,omitempty"`
+	// ScrapeErrors holds, by "before" or "after", why a scrape failed
+	// (redacted).
+	ScrapeErrors map[string]string `json:"scrape_errors,omitempty"`
+}

@@ -84,12 +84,12 @@ var checklist = []check{
 		Run:    func(_ context.Context, rep *Report, ev *evidence) error { checkClaims(rep, ev); return nil }},
 	{ID: CheckProtocol, Name: "protocol", needsRun: true,
 		Help:   "counts, warm-ups, repeats, peak in-flight == C, timestamps in order, a closed loop of C workers, step windows, the server's own request counts and latencies against the records",
-		Proves: "one records file per target, level and repeat with the declared counts; the success rule held; timestamps in order; never more than C in flight, and C (or a level's measured requests, when fewer) reached while measuring; steps in the declared order",
+		Proves: "one records file per target, level and repeat with the declared counts; the success rule held; timestamps in order; never more than C in flight, and C (or a level's measured requests, when fewer) reached while measuring; steps in the declared order; the cache probe run.json asks for, whole, one request at a time after the sweep",
 		Hint:   "the records do not show the declared protocol: the numbers were not measured as claimed",
 		Run:    func(_ context.Context, rep *Report, ev *evidence) error { checkProtocol(rep, ev); return nil }},
 	{ID: CheckFairness, Name: "fairness", needsRun: true,
 		Help:   "same GPU model, same server knobs, no requests answered from a server's cache; GPUs, command line and model agree across env/, telemetry and servers/",
-		Proves: "with several targets: the same GPU model, the same engine knobs (max running requests, memory fraction, dtype, prefix caching); for every target, no request answered from the server's cache (with perturbation on, a counted hit of whole inputs FAILs)",
+		Proves: "with several targets: the same GPU model, the same engine knobs (max running requests, memory fraction, dtype, prefix caching); for every target, no request answered from the server's cache (with perturbation on, a counted hit of whole inputs FAILs); each target's cache probe read as the report reads it (caching with perturbation off: inflated by caching) and agreeing with the server's cache counter",
 		Hint:   "the recorded environment contradicts itself or the targets ran on different hardware: the comparison does not measure the engines alone",
 		Run: func(_ context.Context, rep *Report, ev *evidence) error {
 			checkFairness(rep, ev)
@@ -106,6 +106,7 @@ var kindHints = map[Kind]string{
 	KindReport:        "REPORT.md says what the sealed data does not: read the figures from claims.json, which the records give, not from REPORT.md",
 	KindScrape:        "a /metrics scrape of the server, or the counters read from it, was changed or removed after the run: what the server itself counted is not established",
 	KindCacheHit:      "the server answered requests from its cache, so these figures are not uncached serving: measure again against a freshly started server",
+	KindCacheProbe:    "the cache probe the run asked for is missing, cut short or contradicted by the server's own cache counter: whether the server answers identical audio from a cache is not established",
 	KindModelUnlisted: "the model run.json names is not one the server listed: the records may measure another model than the run says",
 }
 

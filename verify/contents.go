@@ -58,6 +58,8 @@ func schemaOf(name string, doc []byte) string {
 		return "host_sample"
 	case name == "telemetry/steps.jsonl":
 		return "step_telemetry"
+	case name == schemas.CacheProbesFile:
+		return "probe_telemetry"
 	case name == "run.json":
 		return "run"
 	case name == "claims.json":

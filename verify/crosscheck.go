@@ -490,6 +490,82 @@ func checkCacheScrapes(c *Check, ev *evidence, no *notObserved) {
 	}
 }
 
+// checkProbeScrapes (check 6) holds telemetry/cache-probes.jsonl, from
+// which claims' probes[].counter_growth is computed, to the raw /metrics
+// scrapes around each probe (servers/<t>/metrics/probe-1-{before,after}.prom),
+// as checkCacheScrapes does for the steps. A probe of a run that recorded
+// it (protocol.cache_probe) with no line while its scrapes exist had its
+// line removed: FAIL.
+func checkProbeScrapes(c *Check, ev *evidence, no *notObserved) {
+	name := schemas.CacheProbesFile
+	lines := map[string]bool{}
+	unobserved := 0
+	for i, l := range ev.tel.Probes {
+		if lines[l.Target] {
+			c.add(Finding{Status: Fail, Kind: KindScrape, Path: name, Line: i + 1, Reason: fmt.Sprintf("a second line for %s's cache probe", l.Target)})
+			continue
+		}
+		lines[l.Target] = true
+		if _, ok := ev.records[schemas.ProbeRecordsPath(l.Target, l.Probe)]; !ok || l.Probe != 1 {
+			c.add(Finding{Status: Fail, Kind: KindScrape, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s's cache probe %d has no records file %s", l.Target, l.Probe, schemas.ProbeRecordsPath(l.Target, l.Probe))})
+			continue
+		}
+		for _, side := range []struct {
+			when string
+			got  map[string]float64
+		}{{"before", l.CacheBefore}, {"after", l.CacheAfter}} {
+			file := schemas.ProbeMetricsPath(l.Target, l.Probe, side.when)
+			sc, ok, err := readScrape(ev, file)
+			what := fmt.Sprintf("%s's cache probe: cache_%s", l.Target, side.when)
+			switch {
+			case err != nil && side.got != nil:
+				c.add(Finding{Status: Fail, Kind: KindScrape, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s, yet %s does not parse (%v)", what, file, err)})
+			case err != nil:
+			case !ok && side.got != nil:
+				c.add(Finding{Status: Fail, Kind: KindScrape, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s has counters, but there is no %s they were read from", what, file)})
+			case !ok && l.ScrapeErrors[side.when] == "":
+				c.add(Finding{Status: Fail, Kind: KindScrape, Path: file, Reason: fmt.Sprintf("missing, and %s records no failed scrape: the scrape was removed after the run", name)})
+			case !ok:
+			default:
+				want := cacheCounters(sc)
+				if side.got == nil && len(want) > 0 {
+					c.add(Finding{Status: Fail, Kind: KindScrape, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s is absent, yet %s holds cache counters (%s): they were left out", what, file, counterList(want))})
+				} else if side.got != nil && !equalCounters(want, side.got) {
+					c.add(Finding{Status: Fail, Kind: KindScrape, Path: name, Line: i + 1, Reason: fmt.Sprintf("%s is {%s}, but %s says {%s}", what, counterList(side.got), file, counterList(want))})
+				}
+			}
+		}
+		if claims.ProbeGrowth(l) == nil {
+			unobserved++
+		}
+	}
+	for _, t := range ev.run.Targets {
+		if lines[t.Name] || ev.run.Protocol.CacheProbe == 0 {
+			continue
+		}
+		if _, probed := ev.records[schemas.ProbeRecordsPath(t.Name, 1)]; !probed {
+			continue // check 7 says the probe is missing
+		}
+		var left []string
+		for _, when := range []string{"before", "after"} {
+			if f := schemas.ProbeMetricsPath(t.Name, 1, when); ev.f.has(f) {
+				left = append(left, f)
+			}
+		}
+		switch {
+		case len(left) > 0:
+			c.add(Finding{Status: Fail, Kind: KindScrape, Path: name, Reason: fmt.Sprintf("no line for %s's cache probe, yet %s exists: the recorder writes one after every probe, so it was removed after the run", t.Name, strings.Join(left, " and "))})
+		case ev.f.has(schemas.StepsFile):
+			c.add(Finding{Status: Fail, Kind: KindScrape, Path: name, Reason: fmt.Sprintf("no line and no /metrics scrape for %s's cache probe, although the run recorded its steps' telemetry: the recorder scrapes around every probe, so they were removed after the run", t.Name)})
+		default:
+			unobserved++
+		}
+	}
+	if unobserved > 0 {
+		no.add("cache counters over %d cache probe(s) (no cache counter in both scrapes: absent, not zero)", unobserved)
+	}
+}
+
 // cacheCounters reads the known cache counters out of a scrape exactly as
 // the recorder does (internal/fingerprint.CacheCounters): each summed over
 // its label sets, a sum that is negative or infinite left out.

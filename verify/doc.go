@@ -35,7 +35,10 @@
 //	             after a JSON round trip); the cache counters of
 //	             telemetry/steps.jsonl (from which cache_hits come) equal those
 //	             read again from the raw scrapes servers/<t>/metrics/*.prom,
-//	             none left out; REPORT.md, regenerated from the sealed
+//	             none left out, and so are those of
+//	             telemetry/cache-probes.jsonl (from which probes[].
+//	             counter_growth comes; a line or scrape of a probe run.json
+//	             asks for removed FAILs); REPORT.md, regenerated from the sealed
 //	             run.json, claims.json, env/ and probes as benchseal run writes
 //	             it (Options.RenderReport), is byte for byte the one sealed:
 //	             FAIL when run.json names the renderer's own build, WARN when
@@ -85,7 +88,15 @@
 //	             succeeded below MinSuccessShare WARNs; below half it says
 //	             that the figures describe the survivors, with none "the step
 //	             has no figures". Telemetry samples or ended_at more than a
-//	             minute after the last step ended WARN (steps dropped at the end)
+//	             minute after the last step ended WARN (steps dropped at the end).
+//	             The cache probe run.json asks for (protocol.cache_probe: N
+//	             pairs): records/<t>/probe-1.jsonl of every target, with
+//	             claims.ProbeWarmup + 2N records, one at a time after the
+//	             sweep's last step, each seq a repeat or a variant as
+//	             claims.ProbeIsRepeat says; missing or short FAILs in a
+//	             complete run (KindCacheProbe: removed after the run), WARNs
+//	             in an incomplete one; a probe file in a run that records no
+//	             probe WARNs
 //	8 fairness   with two or more targets: the same GPU model (env/gpu.json and
 //	             each target's gpus), the same engine knobs (max running requests:
 //	             max_num_seqs / max_running_requests; memory fraction:
@@ -112,7 +123,14 @@
 //	             distinct audio grows honestly: WARN, never FAIL. "Not
 //	             observable" (WARN) where the server exposes no cache counter,
 //	             worded from the target's engine (internal/engine's row named
-//	             by its /v1/models owned_by). And the recorded
+//	             by its /v1/models owned_by), with its cache probe's verdict
+//	             or "not probed". Each target's cache probe, read through
+//	             claims.ProbeBearingOf as the report reads it: caching with
+//	             perturbation off is "inflated by caching" (WARN), caching
+//	             with perturbation on is held (the sweep never sent audio
+//	             twice), no verdict WARNs, and counter_agrees false (the
+//	             server's vllm:mm_cache_hits_total and the latencies tell
+//	             different stories) WARNs naming both. And the recorded
 //	             environment agrees with itself: every GPU sampled in
 //	             telemetry/gpu.jsonl is one env/gpu.json lists, each step's
 //	             GPUs are its target's in run.json, the targets' GPUs are the

@@ -240,6 +240,8 @@ func checkServerFiles(c *Check, ev *evidence) {
 	targets := map[string]bool{}
 	for _, t := range ev.run.Targets {
 		targets[t.Name] = true
+		steps[schemas.ProbeMetricsPath(t.Name, 1, "before")] = true
+		steps[schemas.ProbeMetricsPath(t.Name, 1, "after")] = true
 	}
 	extra := 0
 	for _, name := range ev.f.names {

@@ -33,6 +33,9 @@ func checkFairness(rep *Report, ev *evidence) {
 	if held := checkCacheHits(c, ev); held != "" {
 		done = append(done, held)
 	}
+	if held := checkCacheProbes(c, ev); held != "" {
+		done = append(done, held)
+	}
 	// Each part keeps its state: what held, what did not (the findings),
 	// what there was nothing to compare with.
 	var parts []string
@@ -299,13 +302,97 @@ func checkCacheHits(c *Check, ev *evidence) string {
 		}
 	}
 	for _, name := range unobserved {
-		c.warnf("claims.json", "cache hits not observable for %s: %s; a server that caches without counting may have answered from its cache unseen", name, noCacheCounter(ev, name))
+		c.warnf("claims.json", "cache hits not observable for %s: %s; a server that caches without counting may have answered from its cache unseen; %s", name, noCacheCounter(ev, name), probeSays(ev, name))
 		ok = false
 	}
 	if !ok {
 		return ""
 	}
 	return "no cache hits"
+}
+
+// probeSays words what target's active cache probe says, in one of its
+// three states (and the probe that was asked for but is missing), for the
+// line of a target whose cache hits no counter shows.
+func probeSays(ev *evidence, target string) string {
+	b, p := claims.ProbeBearingOf(*ev.run, *ev.claims, target)
+	switch b {
+	case claims.ProbeNotAsked:
+		return "cache probe: not probed (the run asked for none)"
+	case claims.ProbeMissing:
+		return "cache probe: asked for, but claims.json has none for it"
+	default:
+		return "cache probe: " + p.Verdict
+	}
+}
+
+// checkCacheProbes reads each target's active cache probe through
+// claims.ProbeBearingOf, the function the report words it from, so that
+// verify and the report never disagree:
+//
+//   - a target that caches identical audio in a run made with
+//     perturbation off: its figures are inflated by caching (WARN, the
+//     report's "Inflated by caching");
+//   - a target that caches while perturbation was on: held, the cache
+//     never fired on the sweep (every request sent audio never sent
+//     before), and said so;
+//   - no cache effect seen: held;
+//   - a probe without a verdict (fewer than two successes a half): WARN;
+//   - the server's own hit counter (vllm:mm_cache_hits_total) growing
+//     over the probe when the latencies saw no cache, or the reverse
+//     (claims' counter_agrees false): WARN, naming both.
+//
+// A run that asked for no probe adds nothing here (checkCacheHits says
+// "not probed" where no counter shows the cache either). It returns what
+// held, "" when anything did not or nothing was probed.
+func checkCacheProbes(c *Check, ev *evidence) string {
+	if ev.claims == nil {
+		return ""
+	}
+	ok, any, perturbed := true, false, false
+	var held []string
+	for _, t := range ev.run.Targets {
+		b, p := claims.ProbeBearingOf(*ev.run, *ev.claims, t.Name)
+		switch b {
+		case claims.ProbeNotAsked, claims.ProbeMissing:
+			continue // check 7 reports a missing probe
+		case claims.ProbeUndecided:
+			c.warnKindf(KindCacheProbe, "claims.json", "%s's cache probe is not probed: %d repeats and %d variants succeeded, fewer than 2 a half, so whether it caches identical audio is not observed", t.Name, p.Repeats, p.Variants)
+			ok = false
+		case claims.ProbeInflated:
+			c.warnKindf(KindNoPerturb, "claims.json", "%s: inflated by caching: its cache probe says it %s, and this run sent every clip unchanged (perturbation off), so its figures are partly cached answers, not transcription of new audio", t.Name, p.Verdict)
+			ok = false
+		case claims.ProbeHeld:
+			held = append(held, fmt.Sprintf("%s %s", t.Name, p.Verdict))
+			perturbed = true
+		case claims.ProbeNoCache:
+			held = append(held, fmt.Sprintf("%s: %s (speedup %.2f, 95 %% interval %.2f to %.2f)", t.Name, p.Verdict, p.Speedup, p.SpeedupLo, p.SpeedupHi))
+		}
+		any = true
+		if p.CounterAgrees != nil && !*p.CounterAgrees {
+			counter, hits, _ := claims.ProbeCounter(*p)
+			c.warnKindf(KindCacheProbe, "claims.json", "%s: the cache probe's latencies and the server's own counter disagree: %s grew by %g over the probe (%d repeats of identical bytes), while the latencies say %s (speedup %.2f, 95 %% interval %.2f to %.2f); %s",
+				t.Name, counter, hits, p.Repeats, p.Verdict, p.Speedup, p.SpeedupLo, p.SpeedupHi, probeDisagreement(p.Caches))
+			ok = false
+		}
+	}
+	if !ok || !any || len(held) == 0 {
+		return ""
+	}
+	out := "cache probe: " + strings.Join(held, "; ")
+	if perturbed {
+		out += "; perturbation makes a cache of identical audio irrelevant (every request of the sweep sent audio never sent before)"
+	}
+	return out
+}
+
+// probeDisagreement says what a disagreement between a probe's latencies
+// and its counter can mean.
+func probeDisagreement(latencyCaches bool) string {
+	if latencyCaches {
+		return "repeats were faster without the server counting a hit: another cache (or one the counter does not count) answered them, or the counter was reset"
+	}
+	return "the server answered repeats from its cache without a latency gain beyond noise (a cache that saves less than 10 % of a request, such as a preprocessing cache), so perturbation still matters"
 }
 
 // cacheCounterOf names the counter cache_hits of a step was read from

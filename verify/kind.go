@@ -63,6 +63,10 @@ const (
 	// KindScrape: a raw /metrics scrape of a step, or the counters read
 	// from it, is missing or disagrees with what the run recorded.
 	KindScrape Kind = "scrape"
+	// KindCacheProbe: the active cache probe run.json asks for is missing
+	// or cut short (check 7), or its latencies and the server's cache
+	// counter disagree (check 8).
+	KindCacheProbe Kind = "cache-probe"
 )
 
 // kindOf classifies a finding that names no kind: by its typed cause,

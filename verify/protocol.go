@@ -68,19 +68,25 @@ func checkProtocol(rep *Report, ev *evidence) {
 		}
 	}
 	probes := 0
+	for _, t := range run.Targets {
+		expected[schemas.ProbeRecordsPath(t.Name, 1)] = true
+	}
 	for _, f := range ev.recFiles {
 		switch {
+		case !expected[f] && schemas.IsProbeRecords(f):
+			c.failf(f, nil, "not a cache probe of the run: a target's probe is %s", schemas.ProbeRecordsPath("<target>", 1))
 		case schemas.IsProbeRecords(f):
 			probes++
 			last := int64(0)
 			if len(sched) > 0 {
 				last = sched[len(sched)-1].last
 			}
-			checkProbeFile(c, f, ev.records[f], last)
+			checkProbeFile(c, f, ev.records[f], last, p.CacheProbe)
 		case !expected[f]:
 			c.failf(f, nil, "not a step of the protocol in run.json")
 		}
 	}
+	checkProbesAsked(c, ev)
 	for j := 1; j < len(sched); j++ {
 		if sched[j].first < sched[j-1].last {
 			c.failf(sched[j].file, nil, "started (%d ns) before %s ended (%d ns): steps must run one after the other, in the declared order",
@@ -112,8 +118,16 @@ func checkProtocol(rep *Report, ev *evidence) {
 // phase probe, concurrency 1 and repeat 1, one request at a time (each
 // starts after the one before it ended, in seq order), after the sweep's
 // last step ended (sweepEnd), so it took nothing from the sweep.
-func checkProbeFile(c *Check, f string, recs []schemas.Record, sweepEnd int64) {
+//
+// pairs is run.json's protocol.cache_probe; 0 (a run made before it was
+// recorded) takes it from the file's length. Each seq must send what the
+// probe's schedule sends there (claims.ProbeIsRepeat): a repeat
+// (sample_index -1) or a variant.
+func checkProbeFile(c *Check, f string, recs []schemas.Record, sweepEnd int64, pairs int) {
 	target := strings.Split(f, "/")[1]
+	if pairs == 0 {
+		pairs = max(len(recs)-claims.ProbeWarmup, 0) / 2
+	}
 	var prevEnd int64
 	for i, r := range recs {
 		line := i + 1
@@ -130,8 +144,51 @@ func checkProbeFile(c *Check, f string, recs []schemas.Record, sweepEnd int64) {
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("started (%d ns) before the sweep's last step ended (%d ns)", r.StartNs, sweepEnd)})
 		case i > 0 && r.StartNs < prevEnd:
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("started (%d ns) before the previous probe request ended (%d ns): a probe runs one request at a time", r.StartNs, prevEnd)})
+		case claims.ProbeIsRepeat(r.Seq, pairs) != (r.SampleIndex < 0):
+			want := "a 1-LSB variant"
+			if claims.ProbeIsRepeat(r.Seq, pairs) {
+				want = "the clip's identical bytes (sample_index -1)"
+			}
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("seq %d has sample_index %d, but the probe's schedule sends %s at seq %d: repeats and variants were swapped or moved", r.Seq, r.SampleIndex, want, r.Seq)})
 		}
 		prevEnd = r.EndNs
+	}
+}
+
+// checkProbesAsked holds the cache probe records to run.json's
+// protocol.cache_probe: a run that asked for a probe of N pairs has, per
+// target, records/<t>/probe-1.jsonl with claims.ProbeWarmup + 2N records.
+// In a complete run a probe missing or cut short was removed after the
+// run (the runner probes every target that finished its sweep): FAIL. In
+// an incomplete run the target may have stopped first: WARN. A probe file
+// in a run that records no probe (made before protocol.cache_probe
+// existed) is a WARN: nothing says how long it should be.
+func checkProbesAsked(c *Check, ev *evidence) {
+	run := ev.run
+	pairs := run.Protocol.CacheProbe
+	for _, t := range run.Targets {
+		f := schemas.ProbeRecordsPath(t.Name, 1)
+		recs, ok := ev.records[f]
+		if pairs == 0 {
+			if ok {
+				c.warnKindf(KindCacheProbe, f, "a cache probe, but run.json's protocol records none (no cache_probe: a run made before it was recorded); its length is not checked")
+			}
+			continue
+		}
+		want := claims.ProbeWarmup + 2*pairs
+		status := Fail
+		why := "the runner probes every target that finished its sweep, so it was removed after the run"
+		if !run.Complete {
+			status, why = Warn, "the run did not complete, so the target may have stopped before its probe"
+		}
+		switch {
+		case !ok:
+			c.add(Finding{Status: status, Kind: KindCacheProbe, Path: f, Reason: fmt.Sprintf("missing: run.json asks for a cache probe of %d pairs (protocol.cache_probe) and %s has none; %s", pairs, t.Name, why)})
+		case len(recs) < want:
+			c.add(Finding{Status: status, Kind: KindCacheProbe, Path: f, Reason: fmt.Sprintf("%d records, but a probe of %d pairs sends %d (%d warm-ups and %d pairs); %s", len(recs), pairs, want, claims.ProbeWarmup, pairs, why)})
+		case len(recs) > want:
+			c.add(Finding{Status: Fail, Kind: KindCacheProbe, Path: f, Reason: fmt.Sprintf("%d records, but a probe of %d pairs sends %d", len(recs), pairs, want)})
+		}
 	}
 }
 

@@ -68,6 +68,7 @@ func checkClaims(rep *Report, ev *evidence) {
 	}
 	var no notObserved
 	checkCacheScrapes(c, ev, &no)
+	checkProbeScrapes(c, ev, &no)
 	checkReport(c, ev, &no)
 	where := "claims.json"
 	if ev.st != nil {

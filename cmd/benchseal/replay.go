@@ -88,7 +88,10 @@ value exceeds the smaller by more than the tolerance (--tolerance 10%: 100 vs
 111 differs, as 111 vs 100 does; a fall to a tenth differs even under 200%).
 succeeded and failed move by a share of the level's requests (at most
 --tolerance of them); wer is compared in percentage points against
---wer-tolerance. --json prints the comparison as JSON. Exit status 0 when every
+--wer-tolerance. A sealed run that made a cache probe (run.json's
+protocol.cache_probe) has it re-run, and both verdicts are printed side by side
+after the figures ("probes" in --json); they do not count in the exit status.
+--json prints the comparison as JSON. Exit status 0 when every
 figure agrees, 1 when one differs (or the replay failed); the first Ctrl-C keeps
 what was measured (exit status 130).
 
@@ -232,12 +235,17 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	diffs := claims.Compare(want, res.Claims, tol)
 	nc := markNotComparable(diffs, envDiff)
 	nd := claims.Differing(diffs)
+	probes := claims.CompareProbes(want, res.Claims)
 	if f.asJSON {
 		err = claims.Comparison{Source: src, BundleSHA256: origin.BundleSHA256, KeyFingerprint: origin.KeyFingerprint,
 			KeyPinned: origin.KeyPinned, Replay: res.Dir, Tolerance: claims.ComparisonTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints},
-			OK: nd == 0 && nc == 0, Differ: nd, Differences: diffs}.WriteJSON(e.stdout)
+			OK: nd == 0 && nc == 0, Differ: nd, Differences: diffs, Probes: probes}.WriteJSON(e.stdout)
 	} else {
 		err = claims.WriteComparison(e.stdout, diffs)
+		if err == nil && len(probes) > 0 {
+			fmt.Fprintln(e.stdout)
+			err = claims.WriteProbeComparison(e.stdout, probes)
+		}
 	}
 	if err != nil {
 		return err

@@ -71,10 +71,12 @@ func (d *Dir) Event(target, kind, detail string) {
 //	BeforeMeasure after a step's warm-ups, just before its first measured
 //	             request is sent (telemetry samples the window's start)
 //	AfterStep    after a step's measured requests all ended
+//	BeforeProbe  before a target's active cache probe (after the sweep)
+//	AfterProbe   after its last probe request ended
 //	AfterSweep   after the sweep (also after an interrupt), before run.json
 //	             is finalised and claims.json written
 //
-// Errors of BeforeStep, BeforeMeasure, AfterStep and AfterSweep are
+// Errors of BeforeStep, BeforeMeasure, AfterStep, the probe's hooks and AfterSweep are
 // recorded as a "hook_error" event and shown as a warning; the sweep goes
 // on.
 type Hooks struct {
@@ -85,4 +87,8 @@ type Hooks struct {
 
 	// BeforeMeasure is called between warm-ups and measured requests.
 	BeforeMeasure func(ctx context.Context, d *Dir, s Step) error
+
+	// BeforeProbe and AfterProbe bracket a target's cache probe (probe.go).
+	BeforeProbe func(ctx context.Context, d *Dir, target string) error
+	AfterProbe  func(ctx context.Context, d *Dir, target string) error
 }

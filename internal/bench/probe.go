@@ -22,24 +22,22 @@ import (
 // then one variant), then Plan.CacheProbe pairs interleaved, the order
 // within a pair alternating: the first clip's identical bytes
 // (sample_index -1) and a distinct 1-LSB variant of it, numbered after
-// every variant the sweep sent.
+// every variant the sweep sent. The Hooks' BeforeProbe and AfterProbe
+// bracket it (the recorder scrapes /metrics there), and a ProbeProgress
+// prints one line when it ends. One clip, not each in turn: a cache keyed
+// by content recognises any clip alike, and one clip keeps both halves'
+// latencies alike but for the cache (docs/protocol.md, "Cache probe").
 
 // probe runs the cache probe of target ti.
 func (r *runner) probe(ctx context.Context, ti int) error {
 	p := r.plan
 	t := p.Targets[ti]
 	c := &p.Corpus[0]
-	n := claims.ProbeWarmup + 2*p.CacheProbe
-	repeat := make([]bool, n)
-	repeat[0] = true
-	for i := range p.CacheProbe {
-		repeat[claims.ProbeWarmup+2*i+i%2] = true
-	}
-	jobs := make([]job, n)
+	jobs := make([]job, claims.ProbeWarmup+2*p.CacheProbe)
 	for seq := range jobs {
 		j := &jobs[seq]
 		j.clip = c
-		if repeat[seq] {
+		if claims.ProbeIsRepeat(seq, p.CacheProbe) {
 			j.variant, j.sha = -1, hex.EncodeToString(c.SHA256[:])
 			continue
 		}
@@ -69,8 +67,14 @@ func (r *runner) probe(ctx context.Context, ti int) error {
 	if err != nil {
 		return err
 	}
+	for _, h := range r.cfg.hooks {
+		if h.BeforeProbe != nil {
+			r.hookErr("before cache probe", h.BeforeProbe(context.WithoutCancel(ctx), &r.d, t.Name))
+		}
+	}
 	wk := newWorker(0)
 	reqBase := context.WithoutCancel(ctx)
+	recs := make([]schemas.Record, 0, len(jobs))
 	for seq := range jobs {
 		if ctx.Err() != nil || r.stopped(t.Name) {
 			break
@@ -80,9 +84,26 @@ func (r *runner) probe(ctx context.Context, ti int) error {
 		r.do(reqBase, ti, wk, &jobs[seq], &rec)
 		rec.Target, rec.Concurrency, rec.Repeat, rec.Phase, rec.Seq, rec.Worker = t.Name, 1, 1, schemas.PhaseProbe, seq, 0
 		rf.write(&rec)
+		recs = append(recs, rec)
 	}
 	if err := rf.close(); err != nil {
 		return fmt.Errorf("write records of %s's cache probe: %w", t.Name, err)
+	}
+	for _, h := range r.cfg.hooks {
+		if h.AfterProbe != nil {
+			r.hookErr("after cache probe", h.AfterProbe(context.WithoutCancel(ctx), &r.d, t.Name))
+		}
+	}
+	if pp, ok := r.cfg.progress.(ProbeProgress); ok {
+		good := 0
+		for _, rec := range recs {
+			if rec.OK {
+				good++
+			}
+		}
+		// The latencies' verdict only: the counters' growth is the
+		// claims' (computed from telemetry/probes.jsonl after the run).
+		pp.Probe(t.Name, good, len(jobs), claims.ProbeOf(t.Name, recs, nil, p.Seed).Verdict)
 	}
 	return nil
 }

@@ -29,6 +29,14 @@ type Progress interface {
 	End(r StepResult)
 }
 
+// ProbeProgress is a Progress that also shows each target's cache probe
+// (an optional interface, so other Progress implementations keep working):
+// Probe is called after a target's probe with its successful and sent
+// requests and the latencies' verdict.
+type ProbeProgress interface {
+	Probe(target string, ok, requests int, verdict string)
+}
+
 // DefaultHeartbeat is how often progress without a terminal prints a line
 // within a step.
 const DefaultHeartbeat = 15 * time.Second
@@ -183,6 +191,16 @@ func (p *progress) End(r StepResult) {
 	}
 	failed := r.Requests - r.Succeeded
 	fmt.Fprintf(p.w, "benchseal: %s: %d/%d ok %d errors %.1f req/s%s\n", stepName(r.Step), r.Succeeded, r.Requests, failed, r.ReqPerS(), p.endNote())
+}
+
+// Probe prints one line per probed target:
+//
+//	benchseal: cache probe a: 34/34 ok, caches identical audio (repeats 64.3 times faster)
+func (p *progress) Probe(target string, ok, requests int, verdict string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clear()
+	fmt.Fprintf(p.w, "benchseal: cache probe %s: %d/%d ok, %s\n", target, ok, requests, verdict)
 }
 
 // place is " (step k of N)", or "" before Sweep.

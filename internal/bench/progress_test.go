@@ -183,3 +183,16 @@ func TestProgressStoppedStep(t *testing.T) {
 		t.Errorf("final line: %q", got)
 	}
 }
+
+// A probed target gets one plain line, terminal or not.
+func TestProgressProbe(t *testing.T) {
+	var buf bytes.Buffer
+	pp, ok := NewProgress(&buf, true).(ProbeProgress)
+	if !ok {
+		t.Fatal("NewProgress's Progress shows no cache probe")
+	}
+	pp.Probe("a", 33, 34, "no cache effect seen (ratio within noise)")
+	if got := buf.String(); !strings.HasSuffix(got, "benchseal: cache probe a: 33/34 ok, no cache effect seen (ratio within noise)\n") {
+		t.Errorf("probe line: %q", got)
+	}
+}

@@ -242,7 +242,7 @@ func (r *runner) create() error {
 		Protocol: schemas.Protocol{Levels: p.Levels, Requests: p.Requests, Passes: p.Passes, Warmup: p.Warmup,
 			Repeats: p.Repeats, Perturb: !p.NoPerturb, TimeoutS: r.cfg.timeout.Seconds(),
 			SuccessRule: schemas.SuccessRule, Stream: p.Stream, TargetOrder: "alternate", WarmupOnce: p.WarmupOnce,
-			Task: r.task.Name()},
+			Task: r.task.Name(), CacheProbe: p.CacheProbe},
 		Scoring: p.Scoring, Command: p.Command, Targets: []schemas.Target{}, Corpus: []schemas.Clip{},
 		// Replaced when the sweep ends; a process that exits during it (a
 		// second Ctrl-C, a crash) leaves a run that says why it is incomplete.

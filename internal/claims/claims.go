@@ -115,7 +115,15 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 	}
 	for _, t := range run.Targets {
 		if recs, ok := probes[t.Name]; ok {
-			out.Probes = append(out.Probes, ProbeOf(t.Name, recs, nil, run.Seed))
+			var growth map[string]float64
+			if o.tel != nil {
+				for _, l := range o.tel.Probes {
+					if l.Target == t.Name && l.Probe == 1 {
+						growth = ProbeGrowth(l)
+					}
+				}
+			}
+			out.Probes = append(out.Probes, ProbeOf(t.Name, recs, growth, run.Seed))
 		}
 	}
 	return out, nil

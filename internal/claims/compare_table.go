@@ -20,6 +20,13 @@ func ForTargets(c schemas.Claims, keep func(target string) bool) schemas.Claims 
 		}
 	}
 	c.Targets = kept
+	var probes []schemas.CacheProbe
+	for _, p := range c.Probes {
+		if keep(p.Target) {
+			probes = append(probes, p)
+		}
+	}
+	c.Probes = probes
 	return c
 }
 
@@ -41,6 +48,80 @@ type Comparison struct {
 	OK             bool                `json:"ok"`
 	Differ         int                 `json:"differ"` // figures beyond the tolerance
 	Differences    []Difference        `json:"differences"`
+	// Probes sets each target's cache probe verdicts side by side; absent
+	// when neither run made one. They do not count in OK or Differ.
+	Probes []ProbeComparison `json:"probes,omitempty"`
+}
+
+// ProbeComparison is one target's active cache probe in the sealed run
+// and in the replay, side by side: the verdict ("" when that run has no
+// probe of the target) and whether they agree on caching. A cache is a
+// setting of the server, not a figure of the protocol, so a verdict that
+// changed is shown, not held against the replay: the replay's exit status
+// counts the figures only.
+type ProbeComparison struct {
+	Target   string `json:"target"`
+	Sealed   string `json:"sealed"`
+	Replayed string `json:"replayed"`
+	// Same: both runs probed the target and both found it caching, or
+	// both found no effect.
+	Same bool `json:"same"`
+}
+
+// CompareProbes sets the cache probes of the sealed and replayed claims
+// side by side, in the sealed order, then targets only the replay probed;
+// nil when neither has a probe.
+func CompareProbes(sealed, replayed schemas.Claims) []ProbeComparison {
+	var out []ProbeComparison
+	rep := map[string]schemas.CacheProbe{}
+	for _, p := range replayed.Probes {
+		rep[p.Target] = p
+	}
+	seen := map[string]bool{}
+	for _, s := range sealed.Probes {
+		seen[s.Target] = true
+		r, ok := rep[s.Target]
+		pc := ProbeComparison{Target: s.Target, Sealed: s.Verdict}
+		if ok {
+			pc.Replayed = r.Verdict
+			pc.Same = s.Caches == r.Caches && s.Verdict != ProbeNotProbed && r.Verdict != ProbeNotProbed
+		}
+		out = append(out, pc)
+	}
+	for _, r := range replayed.Probes {
+		if !seen[r.Target] {
+			out = append(out, ProbeComparison{Target: r.Target, Replayed: r.Verdict})
+		}
+	}
+	return out
+}
+
+// WriteProbeComparison writes the probes side by side, one row a target
+// ("-" where a run has no probe of it); nothing when there are none.
+func WriteProbeComparison(w io.Writer, probes []ProbeComparison) error {
+	if len(probes) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "target	cache probe (sealed)	cache probe (replayed)	same")
+	for _, p := range probes {
+		same := "no"
+		switch {
+		case p.Same:
+			same = "yes"
+		case p.Sealed == "" || p.Replayed == "":
+			same = "-" // nothing to compare with
+		}
+		fmt.Fprintf(tw, "%s	%s	%s	%s\n", p.Target, orDash(p.Sealed), orDash(p.Replayed), same)
+	}
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // WriteJSON writes c indented, with no differences as [] (never null).

@@ -66,7 +66,9 @@
 // to the edge samples sample_start_ns and sample_end_ns of its steps.jsonl
 // line) for the target's run.json gpus, and cache_hits, recomputed from the
 // raw counter values cache_before/cache_after of its telemetry/steps.jsonl
-// line (CacheDelta, over engine.CacheHitCounters). steps.jsonl holds no
+// line (CacheDelta, over engine.CacheHitCounters); a cache probe's
+// counter_growth likewise from its telemetry/cache-probes.jsonl line
+// (ProbeGrowth). steps.jsonl holds no
 // summary: this package is the only one that computes these figures. A
 // window with fewer than 2 sampling instants in a sampled run has no
 // sampled field and telemetry_note TelemetryNotObserved; the median, min

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/verdict"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -76,5 +77,123 @@ func ProbeOf(target string, recs []schemas.Record, growth map[string]float64, se
 	} else {
 		p.Verdict = ProbeNoEffect
 	}
+	if _, hits, ok := ProbeCounter(p); ok {
+		agrees := (hits > 0) == p.Caches
+		p.CounterAgrees = &agrees
+	}
 	return p
+}
+
+// ProbeIsRepeat says whether request seq of a probe of pairs pairs sends
+// the clip's identical bytes (a repeat) rather than a variant: seq 0 (the
+// warm-up that primes a cache), then within pair i (seqs ProbeWarmup+2i
+// and +2i+1) the first on even i, the second on odd i, so that neither
+// half always follows the other. The runner sends this schedule and
+// verify holds the records to it.
+func ProbeIsRepeat(seq, pairs int) bool {
+	if seq == 0 {
+		return true
+	}
+	k := seq - ProbeWarmup
+	if k < 0 || k >= 2*pairs {
+		return false
+	}
+	return k%2 == (k/2)%2
+}
+
+// ProbeGrowth is the growth of each cache counter over a probe (after
+// minus before, every counter in both scrapes), nil when a scrape is
+// missing or a counter went down (the server restarted or reset its
+// metrics during the probe: no growth means anything then).
+func ProbeGrowth(t schemas.ProbeTelemetry) map[string]float64 {
+	if t.CacheBefore == nil || t.CacheAfter == nil {
+		return nil
+	}
+	out := map[string]float64{}
+	for name, a := range t.CacheAfter {
+		b, ok := t.CacheBefore[name]
+		if !ok {
+			continue
+		}
+		if a < b {
+			return nil
+		}
+		out[name] = a - b
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// probeHitCounters are the counters whose growth over a probe counts
+// whole inputs answered from a cache, which is what the probe's repeats
+// test: vLLM's multimodal cache ("Multi-modal cache hits, in terms of
+// number of cached items", vllm/v1/metrics/loggers.py@a6f0308c, see
+// internal/engine). Prefix-cache counters count tokens, which distinct
+// audio grows too (the prompt template is shared), so they say nothing
+// about identical audio.
+var probeHitCounters = []string{engine.VLLMMMCacheHits}
+
+// ProbeCounter is the server's count of hits over the probe p, from its
+// CounterGrowth: the counter's name and growth; ok is false when no such
+// counter was scraped before and after the probe.
+func ProbeCounter(p schemas.CacheProbe) (counter string, hits float64, ok bool) {
+	for _, name := range probeHitCounters {
+		if g, found := p.CounterGrowth[name]; found {
+			return name, g, true
+		}
+	}
+	return "", 0, false
+}
+
+// ProbeBearing is what a target's cache probe means for the figures of
+// the run it was part of. verify's fairness check and the report both
+// read it from ProbeBearingOf, so they never tell different stories.
+type ProbeBearing int
+
+const (
+	// ProbeNotAsked: run.json asks for no cache probe (--no-cache-probe,
+	// one target, or a run made before the probe existed).
+	ProbeNotAsked ProbeBearing = iota
+	// ProbeMissing: run.json asks for one, claims have none for the target.
+	ProbeMissing
+	// ProbeUndecided: probed, but a half has fewer than two successes
+	// (verdict ProbeNotProbed).
+	ProbeUndecided
+	// ProbeNoCache: no cache effect seen.
+	ProbeNoCache
+	// ProbeInflated: the target caches identical audio and the run sent
+	// every clip unchanged (--no-perturb): its figures are inflated by
+	// caching.
+	ProbeInflated
+	// ProbeHeld: the target caches identical audio, but every request of
+	// the sweep sent audio never sent before, so its cache never fired.
+	ProbeHeld
+)
+
+// ProbeBearingOf is the bearing of target's cache probe in run, whose
+// claims are c, with the probe's claim (nil when it has none).
+func ProbeBearingOf(run schemas.Run, c schemas.Claims, target string) (ProbeBearing, *schemas.CacheProbe) {
+	var p *schemas.CacheProbe
+	for i := range c.Probes {
+		if c.Probes[i].Target == target {
+			p = &c.Probes[i]
+			break
+		}
+	}
+	switch {
+	case p == nil && run.Protocol.CacheProbe > 0:
+		return ProbeMissing, nil
+	case p == nil:
+		return ProbeNotAsked, nil
+	case !p.Caches && (p.Repeats < probeMinPerHalf || p.Variants < probeMinPerHalf):
+		return ProbeUndecided, p
+	case !p.Caches:
+		return ProbeNoCache, p
+	case run.Protocol.Perturb:
+		return ProbeHeld, p
+	default:
+		return ProbeInflated, p
+	}
 }

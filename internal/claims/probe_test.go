@@ -3,6 +3,7 @@ package claims
 import (
 	"math/rand/v2"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -101,5 +102,110 @@ func TestProbeOfNotProbed(t *testing.T) {
 	}
 	if p := ProbeOf("t", nil, nil, 7); p.Verdict != ProbeNotProbed {
 		t.Errorf("no records: %+v", p)
+	}
+}
+
+// The runner's schedule: seq 0 a repeat, seq 1 a variant, then each pair
+// holds one of each, the repeat first on even pairs; nothing past the
+// pairs.
+func TestProbeIsRepeat(t *testing.T) {
+	var got []bool
+	for seq := range ProbeWarmup + 2*4 + 1 {
+		got = append(got, ProbeIsRepeat(seq, 4))
+	}
+	want := []bool{true, false, true, false, false, true, true, false, false, true, false}
+	if !slices.Equal(got, want) {
+		t.Errorf("ProbeIsRepeat(0..10, 4) = %v, want %v", got, want)
+	}
+}
+
+func TestProbeGrowth(t *testing.T) {
+	line := schemas.ProbeTelemetry{Target: "t", Probe: 1,
+		CacheBefore: map[string]float64{"vllm:mm_cache_hits_total": 3, "vllm:mm_cache_queries_total": 10, "only_before": 1},
+		CacheAfter:  map[string]float64{"vllm:mm_cache_hits_total": 19, "vllm:mm_cache_queries_total": 44, "only_after": 1}}
+	if g := ProbeGrowth(line); !reflect.DeepEqual(g, map[string]float64{"vllm:mm_cache_hits_total": 16, "vllm:mm_cache_queries_total": 34}) {
+		t.Errorf("growth = %v", g)
+	}
+	line.CacheAfter["vllm:mm_cache_hits_total"] = 2 // a restart: nothing means anything
+	if g := ProbeGrowth(line); g != nil {
+		t.Errorf("growth over a reset = %v, want none", g)
+	}
+	if g := ProbeGrowth(schemas.ProbeTelemetry{CacheAfter: line.CacheAfter}); g != nil {
+		t.Errorf("growth without a scrape before = %v, want none", g)
+	}
+}
+
+// counter_agrees compares the item-hit counter with the latencies, and is
+// absent where there is no such counter (prefix-cache tokens say nothing
+// about identical audio).
+func TestProbeCounterAgrees(t *testing.T) {
+	caching, none := probeRecs(ProbePairs, 10, 40, 2), probeRecs(ProbePairs, 20, 20, 8)
+	for _, tc := range []struct {
+		name   string
+		recs   []schemas.Record
+		growth map[string]float64
+		want   *bool
+	}{
+		{"hits and faster", caching, map[string]float64{"vllm:mm_cache_hits_total": 16}, ptr(true)},
+		{"no hit and no effect", none, map[string]float64{"vllm:mm_cache_hits_total": 0}, ptr(true)},
+		{"hits without effect", none, map[string]float64{"vllm:mm_cache_hits_total": 16}, ptr(false)},
+		{"faster without hits", caching, map[string]float64{"vllm:mm_cache_hits_total": 0}, ptr(false)},
+		{"prefix tokens only", caching, map[string]float64{"vllm:prefix_cache_hits_total": 0}, nil},
+		{"no counter", caching, nil, nil},
+	} {
+		p := ProbeOf("t", tc.recs, tc.growth, 7)
+		if !reflect.DeepEqual(p.CounterAgrees, tc.want) {
+			t.Errorf("%s: counter_agrees = %v, want %v", tc.name, p.CounterAgrees, tc.want)
+		}
+	}
+}
+
+func TestProbeBearing(t *testing.T) {
+	caches := schemas.CacheProbe{Target: "a", Repeats: 16, Variants: 16, Caches: true, Verdict: "caches identical audio (repeats 9.0 times faster)"}
+	none := schemas.CacheProbe{Target: "a", Repeats: 16, Variants: 16, Verdict: ProbeNoEffect}
+	short := schemas.CacheProbe{Target: "a", Repeats: 1, Variants: 16, Verdict: ProbeNotProbed}
+	for _, tc := range []struct {
+		name    string
+		asked   int
+		perturb bool
+		probes  []schemas.CacheProbe
+		want    ProbeBearing
+	}{
+		{"not asked", 0, true, nil, ProbeNotAsked},
+		{"asked, missing", 16, true, nil, ProbeMissing},
+		{"undecided", 16, true, []schemas.CacheProbe{short}, ProbeUndecided},
+		{"no cache", 16, false, []schemas.CacheProbe{none}, ProbeNoCache},
+		{"caches, perturbed", 16, true, []schemas.CacheProbe{caches}, ProbeHeld},
+		{"caches, unperturbed", 16, false, []schemas.CacheProbe{caches}, ProbeInflated},
+	} {
+		run := schemas.Run{Protocol: schemas.Protocol{CacheProbe: tc.asked, Perturb: tc.perturb}}
+		if got, _ := ProbeBearingOf(run, schemas.Claims{Probes: tc.probes}, "a"); got != tc.want {
+			t.Errorf("%s: bearing %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestCompareProbes(t *testing.T) {
+	sealed := schemas.Claims{Probes: []schemas.CacheProbe{
+		{Target: "a", Caches: true, Verdict: "caches identical audio (repeats 9.0 times faster)"},
+		{Target: "b", Verdict: ProbeNoEffect}, {Target: "c", Verdict: ProbeNoEffect}}}
+	replayed := schemas.Claims{Probes: []schemas.CacheProbe{
+		{Target: "a", Caches: true, Verdict: "caches identical audio (repeats 8.0 times faster)"},
+		{Target: "b", Caches: true, Verdict: "caches identical audio (repeats 3.0 times faster)"}, {Target: "d", Verdict: ProbeNoEffect}}}
+	got := CompareProbes(sealed, replayed)
+	want := []ProbeComparison{
+		{"a", "caches identical audio (repeats 9.0 times faster)", "caches identical audio (repeats 8.0 times faster)", true},
+		{"b", ProbeNoEffect, "caches identical audio (repeats 3.0 times faster)", false},
+		{"c", ProbeNoEffect, "", false}, {"d", "", ProbeNoEffect, false}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("CompareProbes = %+v\nwant %+v", got, want)
+	}
+	var b strings.Builder
+	if err := WriteProbeComparison(&b, got); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^b +no cache effect seen \(ratio within noise\) +caches identical audio \(repeats 3\.0 times faster\) +no$`).MatchString(b.String()) ||
+		!regexp.MustCompile(`(?m)^c +no cache effect seen \(ratio within noise\) +- +-$`).MatchString(b.String()) {
+		t.Errorf("table:\n%s", b.String())
 	}
 }

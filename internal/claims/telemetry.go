@@ -21,6 +21,9 @@ type Telemetry struct {
 	Host  []schemas.HostSample    // telemetry/host.jsonl
 	GPU   []schemas.GPUSample     // telemetry/gpu.jsonl
 	Steps []schemas.StepTelemetry // telemetry/steps.jsonl
+	// Probes: telemetry/cache-probes.jsonl, the cache counters around each
+	// active cache probe.
+	Probes []schemas.ProbeTelemetry
 }
 
 // Option changes what Compute takes into account.
@@ -44,7 +47,8 @@ func LoadTelemetry(fsys fs.FS) (Telemetry, error) {
 	var errs []error
 	errs = append(errs, readJSONL(fsys, "telemetry/host.jsonl", &t.Host),
 		readJSONL(fsys, "telemetry/gpu.jsonl", &t.GPU),
-		readJSONL(fsys, schemas.StepsFile, &t.Steps))
+		readJSONL(fsys, schemas.StepsFile, &t.Steps),
+		readJSONL(fsys, schemas.CacheProbesFile, &t.Probes))
 	return t, errors.Join(errs...)
 }
 

@@ -18,6 +18,10 @@
 //	                    samples taken at its edges (just before the first
 //	                    measured request, just after the last), the target's
 //	                    GPUs and its cache counters before and after, raw
+//	telemetry/cache-probes.jsonl, servers/<t>/metrics/probe-1-{before,after}.prom
+//	                    Recorder (ProbeStart, ProbeEnd): the cache counters
+//	                    just before and just after a target's active cache
+//	                    probe, raw
 //	servers/<t>/probes-{before,after}.json
 //	                    Capture: status and redacted body of each endpoint of
 //	                    ProbePaths that answered

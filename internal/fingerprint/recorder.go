@@ -50,6 +50,11 @@ type Recorder struct {
 	// measureAt is the t_ns of the sample MeasureStart took for the step
 	// in progress; nil until it is called.
 	measureAt *int64
+	// probes encodes telemetry/cache-probes.jsonl, created at the first
+	// ProbeEnd; probeBefore and probeErr are ProbeStart's scrape.
+	probes      *json.Encoder
+	probeBefore map[string]float64
+	probeErr    error
 }
 
 // NewRecorder returns a Recorder; nothing happens until BeforeSweep.
@@ -191,13 +196,19 @@ func (r *Recorder) StepEnd(ctx context.Context, target string, concurrency, repe
 }
 
 func (r *Recorder) scrape(ctx context.Context, target string, concurrency, repeat int, when string) (map[string]float64, error) {
+	return r.scrapeTo(ctx, target, schemas.MetricsPath(target, concurrency, repeat, when))
+}
+
+// scrapeTo scrapes target's /metrics, keeps the raw answer as name (a
+// run-directory path) and returns its cache counters.
+func (r *Recorder) scrapeTo(ctx context.Context, target, name string) (map[string]float64, error) {
 	t, ok := r.cfg.Targets[target]
 	if !ok {
 		return nil, fmt.Errorf("unknown target %q", target)
 	}
 	raw, fams, err := ScrapeMetrics(ctx, r.cfg.Client, t.URL, t.Header)
 	if raw != nil {
-		p := filepath.Join(r.dir, filepath.FromSlash(schemas.MetricsPath(target, concurrency, repeat, when)))
+		p := filepath.Join(r.dir, filepath.FromSlash(name))
 		if werr := writeNewFile(p, raw); werr != nil {
 			err = errors.Join(err, werr)
 		}
@@ -206,6 +217,42 @@ func (r *Recorder) scrape(ctx context.Context, target string, concurrency, repea
 		return nil, err
 	}
 	return CacheCounters(fams), err
+}
+
+// ProbeStart scrapes the target's /metrics just before its active cache
+// probe (kept as servers/<t>/metrics/probe-1-before.prom).
+func (r *Recorder) ProbeStart(ctx context.Context, target string) error {
+	r.probeBefore, r.probeErr = r.scrapeTo(ctx, target, schemas.ProbeMetricsPath(target, 1, "before"))
+	return r.probeErr
+}
+
+// ProbeEnd scrapes /metrics again just after the probe's last request
+// (probe-1-after.prom) and appends the probe's cache counters, raw, to
+// telemetry/cache-probes.jsonl: internal/claims computes their growth.
+func (r *Recorder) ProbeEnd(ctx context.Context, target string) error {
+	after, err := r.scrapeTo(ctx, target, schemas.ProbeMetricsPath(target, 1, "after"))
+	line := schemas.ProbeTelemetry{Target: target, Probe: 1, CacheBefore: r.probeBefore, CacheAfter: after}
+	for when, e := range map[string]error{"before": r.probeErr, "after": err} {
+		if e != nil {
+			if line.ScrapeErrors == nil {
+				line.ScrapeErrors = map[string]string{}
+			}
+			line.ScrapeErrors[when] = Redact(e.Error())
+		}
+	}
+	r.probeBefore, r.probeErr = nil, nil
+	if r.probes == nil {
+		f, cerr := createNew(filepath.Join(r.dir, filepath.FromSlash(schemas.CacheProbesFile)))
+		if cerr != nil {
+			return fmt.Errorf("create %s: %w", schemas.CacheProbesFile, cerr)
+		}
+		r.files = append(r.files, f)
+		r.probes = json.NewEncoder(f)
+	}
+	if werr := r.probes.Encode(line); werr != nil {
+		return fmt.Errorf("write %s: %w", schemas.CacheProbesFile, werr)
+	}
+	return err
 }
 
 // AfterSweep writes servers/<t>/probes-after.json and stops the samplers.

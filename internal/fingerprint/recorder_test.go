@@ -207,3 +207,51 @@ func TestRecorderScrapeErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// ProbeStart and ProbeEnd keep the raw scrapes around a cache probe and
+// one raw line of its cache counters in telemetry/cache-probes.jsonl.
+func TestRecorderProbe(t *testing.T) {
+	wav := pcmWAV(16000)
+	s, err := sim.New(sim.Config{Cache: true, Corpus: []sim.Clip{{Audio: wav, Text: "hello world"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	dir := t.TempDir()
+	r := fingerprint.NewRecorder(fingerprint.RecorderConfig{SampleInterval: 20 * time.Millisecond,
+		Targets: map[string]fingerprint.Endpoint{"a": {URL: srv.URL}}})
+	ctx := context.Background()
+	if err := r.BeforeSweep(ctx, dir, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.ProbeStart(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 { // the first primes the cache, the other two hit it
+		transcribe(t, srv.URL, wav)
+	}
+	if err := r.ProbeEnd(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.AfterSweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, when := range []string{"before", "after"} {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(schemas.ProbeMetricsPath("a", 1, when)))); err != nil {
+			t.Errorf("the scrape %s the probe: %v", when, err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(schemas.CacheProbesFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var line schemas.ProbeTelemetry
+	if err := json.Unmarshal(b, &line); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	mm := fingerprint.VLLMMMCacheHits
+	if line.Target != "a" || line.Probe != 1 || line.ScrapeErrors != nil || line.CacheAfter[mm]-line.CacheBefore[mm] != 2 {
+		t.Errorf("line = %+v, want %s to grow by 2", line, mm)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/verdict"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
@@ -417,20 +418,30 @@ func (v *view) claimCaveats() [][]span {
 // inflated by caching.
 func (v *view) probeCaveats() [][]span {
 	var items [][]span
-	for _, p := range v.in.Claims.Probes {
+	for _, tg := range v.in.Run.Targets {
+		bearing, p := claims.ProbeBearingOf(v.in.Run, v.in.Claims, tg.Name)
 		var verdict string
-		switch {
-		case p.Caches:
+		switch bearing {
+		case claims.ProbeNotAsked:
+			continue
+		case claims.ProbeMissing:
+			items = append(items, []span{b(v.tr("Cache probe:")), t(" " + v.tr("%s was to be probed (the run asked for a cache probe), but the claims hold no probe for it: whether it caches identical audio is not observed.", tg.Name))})
+			continue
+		case claims.ProbeInflated, claims.ProbeHeld:
 			verdict = v.tr("caches identical audio (repeats %.1f times faster)", p.Speedup)
-		case p.Repeats >= 2 && p.Variants >= 2:
+		case claims.ProbeNoCache:
 			verdict = v.tr("no cache effect seen (ratio within noise)")
 		default:
 			verdict = v.tr("not probed")
 		}
 		items = append(items, []span{b(v.tr("Cache probe:")), t(" " + v.tr("%s %s (median %.1f ms for identical bytes, %.1f ms for 1-LSB variants; speedup %.2f, 95 %% interval %.2f to %.2f).",
 			p.Target, verdict, p.RepeatMedianMs, p.VariantMedianMs, p.Speedup, p.SpeedupLo, p.SpeedupHi))})
-		if p.Caches && !v.in.Run.Protocol.Perturb {
+		if bearing == claims.ProbeInflated {
 			items = append(items, []span{b(v.tr("Inflated by caching:")), t(" " + v.tr("%s caches identical audio and this run sent every clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure transcribing new audio.", p.Target))})
+		}
+		if p.CounterAgrees != nil && !*p.CounterAgrees {
+			counter, hits, _ := claims.ProbeCounter(*p)
+			items = append(items, []span{b(v.tr("Cache probe and counter disagree:")), t(" " + v.tr("for %s, %s grew by %g over the probe while the latencies say %s.", p.Target, counter, hits, verdict))})
 		}
 	}
 	return items

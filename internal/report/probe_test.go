@@ -13,8 +13,11 @@ import (
 func TestProbeCaveats(t *testing.T) {
 	caching := schemas.CacheProbe{Target: "sglang-omni", Repeats: 16, Variants: 16, RepeatMedianMs: 2, VariantMedianMs: 20,
 		Speedup: 10, SpeedupLo: 8, SpeedupHi: 12, Caches: true}
-	none := schemas.CacheProbe{Target: "vllm", Repeats: 16, Variants: 16, RepeatMedianMs: 20, VariantMedianMs: 20,
+	none := schemas.CacheProbe{Target: "vllm-omni", Repeats: 16, Variants: 16, RepeatMedianMs: 20, VariantMedianMs: 20,
 		Speedup: 1, SpeedupLo: 0.9, SpeedupHi: 1.1}
+	f := false
+	disagrees := none
+	disagrees.CounterGrowth, disagrees.CounterAgrees = map[string]float64{"vllm:mm_cache_hits_total": 16}, &f
 	for _, tc := range []struct {
 		name     string
 		perturb  bool
@@ -24,19 +27,22 @@ func TestProbeCaveats(t *testing.T) {
 		language string
 	}{
 		{"caches, perturbed", true, []schemas.CacheProbe{caching, none},
-			[]string{"sglang-omni caches identical audio (repeats 10.0 times faster)", "vllm no cache effect seen (ratio within noise)"},
+			[]string{"sglang-omni caches identical audio (repeats 10.0 times faster)", "vllm-omni no cache effect seen (ratio within noise)"},
 			[]string{"inflated by caching"}, "en"},
 		{"caches, unperturbed", false, []schemas.CacheProbe{caching, none},
 			[]string{"Inflated by caching:", "sglang-omni caches identical audio and this run sent every clip unchanged"},
-			[]string{"vllm caches identical"}, "en"},
-		{"no cache, unperturbed", false, []schemas.CacheProbe{none}, []string{"vllm no cache effect seen"}, []string{"Inflated by caching"}, "en"},
-		{"not probed", true, []schemas.CacheProbe{{Target: "vllm"}}, []string{"vllm not probed"}, nil, "en"},
+			[]string{"vllm-omni caches identical"}, "en"},
+		{"no cache, unperturbed", false, []schemas.CacheProbe{none}, []string{"vllm-omni no cache effect seen"}, []string{"Inflated by caching"}, "en"},
+		{"not probed", true, []schemas.CacheProbe{{Target: "vllm-omni"}}, []string{"vllm-omni not probed"}, nil, "en"},
+		{"asked, missing", true, nil, []string{"vllm-omni was to be probed", "sglang-omni was to be probed"}, nil, "en"},
+		{"counter disagrees", true, []schemas.CacheProbe{disagrees}, []string{"Cache probe and counter disagree:", `vllm:mm\_cache\_hits\_total grew by 16 over the probe while the latencies say no cache effect seen`}, nil, "en"},
 		{"zh", false, []schemas.CacheProbe{caching}, []string{"因缓存而虚高", "重复请求快 10.0 倍"}, nil, "zh"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := fixture()
 			in.Run.Protocol.Perturb = tc.perturb
 			in.Claims.Probes = tc.probes
+			in.Run.Protocol.CacheProbe = 16
 			in.Lang = tc.language
 			cav := caveatsOf(mdOf(t, in))
 			for _, w := range tc.want {

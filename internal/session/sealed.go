@@ -310,6 +310,7 @@ func (s *Sealed) Plan(o ReplayOptions) (bench.Plan, time.Duration, map[string][]
 		p.Warmup = slices.Clone(pr.Warmup)
 	}
 	p.WarmupOnce = pr.WarmupOnce // --compat seedtts's schedule
+	p.CacheProbe = pr.CacheProbe // the active cache probe, re-run when the sealed run made one
 	p.Seed, p.NoPerturb, p.Stream, p.Scoring = run.Seed, !pr.Perturb, pr.Stream, run.Scoring
 	switch {
 	case o.Seed != nil && *o.Seed != run.Seed:

@@ -257,7 +257,9 @@ func (s *Session) recorderHooks(rec *fingerprint.Recorder) bench.Hooks {
 			}
 			return err
 		},
-		AfterSweep: func(ctx context.Context, d *bench.Dir) error { return rec.AfterSweep(ctx) },
+		BeforeProbe: func(ctx context.Context, d *bench.Dir, target string) error { return rec.ProbeStart(ctx, target) },
+		AfterProbe:  func(ctx context.Context, d *bench.Dir, target string) error { return rec.ProbeEnd(ctx, target) },
+		AfterSweep:  func(ctx context.Context, d *bench.Dir) error { return rec.AfterSweep(ctx) },
 	}
 }
 
