@@ -107,6 +107,7 @@ var kindHints = map[Kind]string{
 	KindScrape:        "a /metrics scrape of the server, or the counters read from it, was changed or removed after the run: what the server itself counted is not established",
 	KindCacheHit:      "the server answered requests from its cache, so these figures are not uncached serving: measure again against a freshly started server",
 	KindModelUnlisted: "the model run.json names is not one the server listed: the records may measure another model than the run says",
+	KindReplay:        "the signed replay comparison is not what the replay and the original measured: do not trust its verdict; compare the two bundles yourself",
 }
 
 // Hint says what to do about the check's verdict: the hint of the kind of
@@ -149,6 +150,8 @@ func failedKinds(c *Check, skip ...Kind) string {
 			out = append(out, "REPORT.md does not follow from the sealed data")
 		case KindScrape:
 			out = append(out, "the /metrics scrapes and telemetry/steps.jsonl disagree")
+		case KindReplay:
+			out = append(out, "the signed replay comparison does not follow from the claims")
 		default:
 			out = append(out, string(f.Kind))
 		}

@@ -63,6 +63,10 @@ const (
 	// KindScrape: a raw /metrics scrape of a step, or the counters read
 	// from it, is missing or disagrees with what the run recorded.
 	KindScrape Kind = "scrape"
+	// KindReplay: a sealed replay's comparison (the predicate's replay)
+	// does not follow from the replay's claims or the original's, or names
+	// another original than run.json (check 6).
+	KindReplay Kind = "replay"
 )
 
 // kindOf classifies a finding that names no kind: by its typed cause,

@@ -32,6 +32,7 @@ type replayFlags struct {
 	forms               []string
 	asJSON, redactHost  bool
 	sampleInterval      time.Duration
+	seal, sealKey       string // replay_seal.go
 }
 
 func newReplayCmd(e *env) *cobra.Command {
@@ -103,6 +104,7 @@ chance).`,
 	fl.StringArrayVar(&f.gpus, "gpu", nil, "GPUs of a target as NAME=0,1 (NVML indices), sampled during its steps (default: the sealed run's)")
 	fl.DurationVar(&f.sampleInterval, "sample-interval", fingerprint.DefaultSampleInterval, "how often GPUs and the host are sampled")
 	fl.BoolVar(&f.redactHost, "redact-host", false, "write [REDACTED] instead of this machine's hostname")
+	replaySealFlags(cmd, &f)
 	return cmd
 }
 
@@ -146,6 +148,10 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 		return runError(&bench.OutExistsError{Path: f.out})
 	}
 	ctx := cmd.Context()
+	signer, err := prepareReplaySeal(ctx, e, f)
+	if err != nil {
+		return err
+	}
 	sealed, err := loadSealed(ctx, e, src, f.key)
 	if err != nil {
 		return err
@@ -207,6 +213,11 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if f.seal != "" {
+		if err := sealReplay(ctx, e, res.Dir, f, signer, origin, tol, diffs); err != nil {
+			return err
+		}
 	}
 	if nd > 0 {
 		infof(e.stderr, "%d of %d figures differ beyond the tolerance (%s, wer %g points): the replay does not reproduce the sealed claims", nd, len(diffs), percentText(tol.Relative), f.werTolerance)
