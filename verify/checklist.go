@@ -151,7 +151,7 @@ func failedKinds(c *Check, skip ...Kind) string {
 		case KindScrape:
 			out = append(out, "the /metrics scrapes and telemetry/steps.jsonl disagree")
 		case KindReplay:
-			out = append(out, "the signed replay comparison does not follow from the claims")
+			out = append(out, "the signed replay comparison does not follow")
 		default:
 			out = append(out, string(f.Kind))
 		}

@@ -9,6 +9,7 @@ package verify
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/benchseal/benchseal/bundle"
@@ -70,16 +71,7 @@ func checkReplay(c *Check, ev *evidence, got schemas.Claims, no *notObserved) st
 	fail := func(format string, args ...any) {
 		c.add(Finding{Status: Fail, Kind: KindReplay, Path: bundle.AttestationName, Reason: fmt.Sprintf(format, args...)})
 	}
-	// compare adds compareDocs' findings as replay findings.
-	compare := func(doc string, want, have any) int {
-		var scratch Check
-		n := compareDocs(&scratch, bundle.AttestationName, doc, want, have)
-		for _, f := range scratch.Findings {
-			f.Kind = KindReplay
-			c.add(f)
-		}
-		return n
-	}
+	compare := func(want schemas.PredicateReplay) int { return compareReplay(c, want, *p) }
 	ro := ev.run.ReplayOf
 	switch {
 	case ro == nil:
@@ -104,8 +96,8 @@ func checkReplay(c *Check, ev *evidence, got schemas.Claims, no *notObserved) st
 		// The original's figures as the predicate says they were; the
 		// replay's, the changes, verdicts and counts are held.
 		no.add("the original's side of the replay comparison (its claims: give the original bundle, sha256 %s)", p.Of.BundleSHA256)
-		if compare("predicate.replay", claims.ReplayPredicate(p.Of, tol, claims.Compare(claims.SealedSide(*p, got), got, tol)), *p) > 0 {
-			return fmt.Sprintf("; the signed replay comparison (%s) does not follow from the replay's claims", what)
+		if n := compare(claims.ReplayPredicate(p.Of, tol, claims.Compare(claims.SealedSide(*p, got), got, tol))); n > 0 {
+			return fmt.Sprintf("; the signed replay comparison (%s) against the replay's claims: %d value(s) differ", what, n)
 		}
 		return fmt.Sprintf("; the signed replay comparison (%s) follows from the replay's claims", what)
 	}
@@ -114,10 +106,70 @@ func checkReplay(c *Check, ev *evidence, got schemas.Claims, no *notObserved) st
 		names[t.Name] = true
 	}
 	want := claims.Compare(claims.ForTargets(*o.claims, func(t string) bool { return names[t] }), got, tol)
-	if n := compare("predicate.replay", claims.ReplayPredicate(p.Of, tol, want), *p); n > 0 {
-		return fmt.Sprintf("; the signed replay comparison (%s) does not follow from the replay's and the original's claims (%d value(s) differ)", what, n)
+	if n := compare(claims.ReplayPredicate(p.Of, tol, want)); n > 0 {
+		return fmt.Sprintf("; the signed replay comparison (%s) against the replay's and the original's claims: %d value(s) differ", what, n)
 	}
 	return fmt.Sprintf("; the signed replay comparison (%s) recomputes from the replay's and the original's (%s) claims", what, o.path)
+}
+
+// compareReplay adds a finding per value of the signed comparison have
+// that differs from the recomputed want, each figure named by its target,
+// level and metric; it returns how many there were.
+func compareReplay(c *Check, want, have schemas.PredicateReplay) int {
+	n := 0
+	diff := func(field string, w, h any) {
+		wj, hj := jsonLiteral(w), jsonLiteral(h)
+		if wj == hj {
+			return
+		}
+		n++
+		e := &ClaimError{Doc: "predicate.replay", Field: field, Want: wj, Got: hj}
+		c.add(Finding{Status: Fail, Kind: KindReplay, Path: bundle.AttestationName, Reason: e.Error(), Err: e})
+	}
+	diff("verdict", want.Verdict, have.Verdict)
+	diff("differ", want.Differ, have.Differ)
+	for i := range max(len(want.Comparison), len(have.Comparison)) {
+		var w, h *schemas.ReplayFigure
+		if i < len(want.Comparison) {
+			w = &want.Comparison[i]
+		}
+		if i < len(have.Comparison) {
+			h = &have.Comparison[i]
+		}
+		if w == nil || h == nil || w.Target != h.Target || w.Concurrency != h.Concurrency || w.Metric != h.Metric {
+			diff(fmt.Sprintf("comparison[%d]", i), figureName(w), figureName(h))
+			continue
+		}
+		name := figureName(w)
+		diff(name+".sealed", w.Sealed, h.Sealed)
+		diff(name+".replayed", w.Replayed, h.Replayed)
+		diff(name+".change", w.Change, h.Change)
+		diff(name+".change_unit", w.ChangeUnit, h.ChangeUnit)
+		diff(name+".verdict", w.Verdict, h.Verdict)
+		diff(name+".reason", w.Reason, h.Reason)
+	}
+	return n
+}
+
+// figureName names a figure as "comparison[a c=1 req_per_s]" ("" for none).
+func figureName(f *schemas.ReplayFigure) string {
+	if f == nil {
+		return ""
+	}
+	m := f.Metric
+	if m == "" {
+		m = "(" + f.Reason + ")"
+	}
+	return fmt.Sprintf("comparison[%s c=%d %s]", f.Target, f.Concurrency, m)
+}
+
+// jsonLiteral is v as JSON ("null" for a nil pointer).
+func jsonLiteral(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 // fmtPercent words a fraction as a percentage without trailing zeros.
