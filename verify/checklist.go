@@ -78,8 +78,8 @@ var checklist = []check{
 			return nil
 		}},
 	{ID: CheckClaims, Name: "claims", needsRun: true,
-		Help:   "claims recomputed from the records equal claims.json and the predicate; cache counters equal the raw /metrics scrapes; REPORT.md follows",
-		Proves: "claims recomputed from the records equal claims.json and the signed predicate, exactly",
+		Help:   "claims recomputed from the records equal claims.json and the predicate; cache counters equal the raw /metrics scrapes; REPORT.md follows; a sealed replay's signed comparison follows from its claims (and the original's, given the original bundle)",
+		Proves: "claims recomputed from the records equal claims.json and the signed predicate, exactly; a sealed replay's signed comparison (figures, changes, verdicts) recomputes from the replay's claims, and from the original's when the original bundle is given",
 		Hint:   "what was published (claims.json, the predicate, REPORT.md, the counters read from the scrapes) does not follow from the sealed records and scrapes: see the findings",
 		Run:    func(_ context.Context, rep *Report, ev *evidence) error { checkClaims(rep, ev); return nil }},
 	{ID: CheckProtocol, Name: "protocol", needsRun: true,

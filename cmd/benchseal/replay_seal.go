@@ -16,6 +16,18 @@ import (
 // replaySealFlags registers --seal and --seal-key (--key stays the public
 // key that checks the sealed run).
 func replaySealFlags(cmd *cobra.Command, f *replayFlags) {
+	cmd.Long += `
+
+--seal OUT.tar.zst seals the replay's run directory when it ends, as run --seal
+does (signed with --seal-key, or an ephemeral key without it; --key stays the
+public key that checks the sealed run), whether or not the figures agree: the
+signed statement's predicate then holds the comparison (predicate.replay: the
+original bundle's SHA-256 and key fingerprint, the tolerance, every figure
+with its change and verdict, and "reproduced" or "not reproduced"), so that a
+reader can check "reproduced within 10 %" with benchseal verify, and with
+verify --original ORIGINAL.tar.zst recompute it from both bundles.`
+	cmd.Example += `
+  benchseal replay claim.tar.zst --key team.pub --target vllm=http://10.0.0.5:8000 --out runs/replay --seal replay.tar.zst --seal-key me.key`
 	cmd.Flags().StringVar(&f.seal, "seal", "", "seal the replay into `OUT`.tar.zst when it ends, with the comparison in the signed statement")
 	cmd.Flags().StringVar(&f.sealKey, "seal-key", "", "sign the replay's bundle with `KEY` (a key file or KMS reference; default: an ephemeral key)")
 }
