@@ -4,7 +4,9 @@ package main
 // comparison with the sealed run signed in the predicate.
 
 import (
+	"bytes"
 	"context"
+	"strings"
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/claims"
@@ -54,5 +56,17 @@ func sealReplay(ctx context.Context, e *env, dir string, f *replayFlags, signer 
 	of := schemas.PredicateReplayOf{BundleSHA256: origin.BundleSHA256, KeyFingerprint: origin.KeyFingerprint, KeyPinned: origin.KeyPinned}
 	pr := claims.ReplayPredicate(of, tol, diffs)
 	opts := bundle.SealOptions{Sealer: schemas.Sealer{Name: "benchseal", Version: fingerprint.Version()}, Replay: &pr}
-	return sealWith(ctx, e, dir, f.seal, f.sealKey, signer, opts, false)
+	if !f.asJSON {
+		return sealWith(ctx, e, dir, f.seal, f.sealKey, signer, opts, false)
+	}
+	// With --json, stdout is one JSON document: what seal prints there
+	// (the bundle's SHA-256, the key) goes to stderr instead.
+	var out bytes.Buffer
+	e2 := *e
+	e2.stdout = &out
+	err := sealWith(ctx, &e2, dir, f.seal, f.sealKey, signer, opts, false)
+	for line := range strings.Lines(out.String()) {
+		infof(e.stderr, "%s", strings.TrimRight(line, "\n"))
+	}
+	return err
 }
