@@ -151,6 +151,11 @@ func newVerifyCmd(e *env) *cobra.Command {
 					return usageErrorf("--audio %s: not a directory", audio)
 				}
 			}
+			if original != "" {
+				if st, err := os.Stat(original); err != nil || st.IsDir() {
+					return usageErrorf("--original %s: not a bundle file", original)
+				}
+			}
 			opts := verify.Options{AudioDir: audio, RenderReport: renderRunReport, Original: original}
 			if t, err := fingerprint.Tool(); err == nil {
 				opts.RenderReportTool = t.BinarySHA256
