@@ -27,7 +27,8 @@ signed statement's predicate then holds the comparison (predicate.replay: the
 original bundle's SHA-256 and key fingerprint, the tolerance, every figure
 with its change and verdict, and "reproduced" or "not reproduced"), so that a
 reader can check "reproduced within 10 %" with benchseal verify, and with
-verify --original ORIGINAL.tar.zst recompute it from both bundles.`
+verify --original ORIGINAL.tar.zst recompute it from both bundles. An
+interrupted replay is not sealed (its run directory is kept).`
 	cmd.Example += `
   benchseal replay claim.tar.zst --key team.pub --target vllm=http://10.0.0.5:8000 --out runs/replay --seal replay.tar.zst --seal-key me.key`
 	cmd.Flags().StringVar(&f.seal, "seal", "", "seal the replay into `OUT`.tar.zst when it ends, with the comparison in the signed statement")
