@@ -24,7 +24,10 @@
 //	            req_per_s, rtfx, latency_p50_s, latency_p99_s, wer}]}],   medians of claims.json
 //	 "key":    {fingerprint: "sha256:<hex of the PKIX DER>", ephemeral},
 //	 "sealer": {name, version},
-//	 "files": N, "bytes": N, "no_audio": bool}
+//	 "files": N, "bytes": N, "no_audio": bool,
+//	 "replay": {of: {bundle_sha256, key_fingerprint, key_pinned}, tolerance: {relative, wer_points},
+//	            comparison: [{target, concurrency, metric, sealed, replayed, change, change_unit,
+//	            verdict, reason}], differ, verdict}}   only from replay --seal (SealOptions.Replay)
 //
 // The statement is compact JSON in struct order with sorted map keys. An
 // extracted file verifies with stock cosign:

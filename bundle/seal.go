@@ -57,6 +57,9 @@ type SealOptions struct {
 	// session.CheckClaims, so that its key never goes on claims the records
 	// do not give (this package does not recompute claims itself).
 	Check func(runDir string) error
+	// Replay, when set, is a replay's comparison with the run it re-ran
+	// (benchseal replay --seal): signed in the predicate as it is.
+	Replay *schemas.PredicateReplay
 }
 
 // SealResult describes a written bundle.
@@ -149,6 +152,7 @@ func Seal(ctx context.Context, dst io.Writer, runDir string, s *Signer, opts Sea
 	pred.Key = schemas.PredicateKey{Fingerprint: s.Fingerprint(), Ephemeral: s.ephemeral}
 	pred.Sealer = opts.Sealer
 	pred.Files, pred.Bytes, pred.NoAudio = len(files), total, opts.NoAudio
+	pred.Replay = opts.Replay
 	st := &Statement{Type: StatementType, Subject: subjects, PredicateType: PredicateType, Predicate: pred}
 	env, err := signStatement(st, s)
 	if err != nil {

@@ -1,5 +1,7 @@
 package schemas
 
+import "fmt"
+
 // ReplayDiffSchema names env/replay-diff.json.
 const ReplayDiffSchema = "benchseal.replay_diff/v1"
 
@@ -37,4 +39,17 @@ type ReplayDiffRow struct {
 	ReplayFrom string `json:"replay_from,omitempty"`
 	State      string `json:"state"`             // DiffSame, DiffDiffers or DiffNotObserved
 	Missing    string `json:"missing,omitempty"` // with DiffNotObserved: what was missing, where
+}
+
+// HardwareDiffers words each hardware row that differs: "gpu model
+// (sealed NVIDIA H100 80GB HBM3, replay NVIDIA A100-SXM4-80GB)". A replay
+// on other hardware cannot reproduce or contradict a figure that moved.
+func (d ReplayDiff) HardwareDiffers() []string {
+	var out []string
+	for _, r := range d.Rows {
+		if r.Hardware && r.State == DiffDiffers {
+			out = append(out, fmt.Sprintf("%s (sealed %s, replay %s)", r.Item, r.Sealed, r.Replay))
+		}
+	}
+	return out
 }

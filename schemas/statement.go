@@ -20,6 +20,61 @@ type Predicate struct {
 	Files   int   `json:"files"`
 	Bytes   int64 `json:"bytes"`
 	NoAudio bool  `json:"no_audio"`
+	// Replay is set when benchseal replay --seal sealed a replay: its
+	// comparison with the run it re-ran, signed with the rest.
+	Replay *PredicateReplay `json:"replay,omitempty"`
+}
+
+// Replay verdicts of PredicateReplay.Verdict.
+const (
+	Reproduced    = "reproduced"     // every compared figure within the tolerance
+	NotReproduced = "not reproduced" // at least one beyond it
+	// NotComparableReplay: none beyond it on the same hardware, but figures
+	// moved on other hardware (env/replay-diff.json): neither reproduced nor
+	// contradicted.
+	NotComparableReplay = "not comparable"
+)
+
+// PredicateReplay is a sealed replay's comparison with the run it re-ran:
+// the original by digest, the tolerance, every compared figure with its
+// verdict, as benchseal replay printed them. A verifier re-derives it from
+// the replay's claims (and, given the original bundle, from its claims).
+type PredicateReplay struct {
+	Of         PredicateReplayOf `json:"of"`
+	Tolerance  ReplayTolerance   `json:"tolerance"`
+	Comparison []ReplayFigure    `json:"comparison"`
+	Differ     int               `json:"differ"`  // figures beyond the tolerance
+	Verdict    string            `json:"verdict"` // Reproduced, NotReproduced or NotComparableReplay
+}
+
+// PredicateReplayOf names the original bundle: run.json's replay_of.
+type PredicateReplayOf struct {
+	BundleSHA256   string `json:"bundle_sha256"`
+	KeyFingerprint string `json:"key_fingerprint"`
+	KeyPinned      bool   `json:"key_pinned"`
+}
+
+// ReplayTolerance is how far a figure may move and still agree: Relative
+// for throughput, latency and the counts (0.1 is 10 %), WERPoints for wer
+// in percentage points.
+type ReplayTolerance struct {
+	Relative  float64 `json:"relative"`
+	WERPoints float64 `json:"wer_points"`
+}
+
+// ReplayFigure is one compared figure (internal/claims.Difference): the
+// median over repeats of one metric of one target and level, sealed and
+// replayed; Metric "" is a target or level on one side only.
+type ReplayFigure struct {
+	Target      string   `json:"target"`
+	Concurrency int      `json:"concurrency"`
+	Metric      string   `json:"metric"`
+	Sealed      *float64 `json:"sealed"`
+	Replayed    *float64 `json:"replayed"`
+	Change      *float64 `json:"change"`
+	ChangeUnit  string   `json:"change_unit,omitempty"`
+	Verdict     string   `json:"verdict"` // "OK" or "DIFF"
+	Reason      string   `json:"reason,omitempty"`
 }
 
 // PredicateRun is the identity of the run, copied from run.json.

@@ -78,8 +78,8 @@ var checklist = []check{
 			return nil
 		}},
 	{ID: CheckClaims, Name: "claims", needsRun: true,
-		Help:   "claims recomputed from the records equal claims.json and the predicate; cache counters equal the raw /metrics scrapes; REPORT.md follows",
-		Proves: "claims recomputed from the records equal claims.json and the signed predicate, exactly",
+		Help:   "claims recomputed from the records equal claims.json and the predicate; cache counters equal the raw /metrics scrapes; REPORT.md follows; a sealed replay's signed comparison follows from its claims (and the original's, given the original bundle)",
+		Proves: "claims recomputed from the records equal claims.json and the signed predicate, exactly; a sealed replay's signed comparison (figures, changes, verdicts) recomputes from the replay's claims, and from the original's when the original bundle is given",
 		Hint:   "what was published (claims.json, the predicate, REPORT.md, the counters read from the scrapes) does not follow from the sealed records and scrapes: see the findings",
 		Run:    func(_ context.Context, rep *Report, ev *evidence) error { checkClaims(rep, ev); return nil }},
 	{ID: CheckProtocol, Name: "protocol", needsRun: true,
@@ -108,6 +108,7 @@ var kindHints = map[Kind]string{
 	KindCacheHit:      "the server answered requests from its cache, so these figures are not uncached serving: measure again against a freshly started server",
 	KindCacheProbe:    "the cache probe the run asked for is missing, cut short or contradicted by the server's own cache counter: whether the server answers identical audio from a cache is not established",
 	KindModelUnlisted: "the model run.json names is not one the server listed: the records may measure another model than the run says",
+	KindReplay:        "the signed replay comparison is not what the replay and the original measured: do not trust its verdict; compare the two bundles yourself",
 }
 
 // Hint says what to do about the check's verdict: the hint of the kind of
@@ -150,6 +151,8 @@ func failedKinds(c *Check, skip ...Kind) string {
 			out = append(out, "REPORT.md does not follow from the sealed data")
 		case KindScrape:
 			out = append(out, "the /metrics scrapes and telemetry/steps.jsonl disagree")
+		case KindReplay:
+			out = append(out, "the signed replay comparison does not follow")
 		default:
 			out = append(out, string(f.Kind))
 		}

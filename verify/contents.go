@@ -43,6 +43,7 @@ type evidence struct {
 	telErr     error
 	render     func(map[string][]byte) ([]byte, error) // Options.RenderReport
 	renderTool string                                  // Options.RenderReportTool
+	original   *original                               // Options.Original, read (replay.go)
 }
 
 // schemaOf names the schema a file of the run directory must match: by
@@ -91,6 +92,9 @@ func loadEvidence(ctx context.Context, ev *evidence, opts Options) error {
 	ev.records = map[string][]schemas.Record{}
 	ev.decoded = map[string]Finding{}
 	ev.render, ev.renderTool, ev.audioDir = opts.RenderReport, opts.RenderReportTool, opts.AudioDir
+	if opts.Original != "" {
+		ev.original = readOriginal(ctx, opts.Original)
+	}
 	for _, name := range []string{"run.json", "claims.json"} {
 		if !ev.f.has(name) {
 			continue

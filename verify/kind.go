@@ -67,6 +67,10 @@ const (
 	// or cut short (check 7), or its latencies and the server's cache
 	// counter disagree (check 8).
 	KindCacheProbe Kind = "cache-probe"
+	// KindReplay: a sealed replay's comparison (the predicate's replay)
+	// does not follow from the replay's claims or the original's, or names
+	// another original than run.json (check 6).
+	KindReplay Kind = "replay"
 )
 
 // kindOf classifies a finding that names no kind: by its typed cause,

@@ -67,6 +67,7 @@ func checkClaims(rep *Report, ev *evidence) {
 		n += compareDocs(c, bundle.AttestationName, "predicate.claims", want.Claims, ev.st.Predicate.Claims)
 	}
 	var no notObserved
+	replayed := checkReplay(c, ev, got, &no)
 	checkCacheScrapes(c, ev, &no)
 	checkProbeScrapes(c, ev, &no)
 	checkReport(c, ev, &no)
@@ -87,6 +88,7 @@ func checkClaims(rep *Report, ev *evidence) {
 	} else {
 		c.Summary = fmt.Sprintf("%d value(s) differ between the records and %s", n, where)
 	}
+	c.Summary += replayed
 	c.Summary = no.summary(c, c.Summary)
 	if s := telemetryNotObserved(got); s != "" {
 		if len(no) == 0 && c.Status != Fail {

@@ -47,6 +47,11 @@ type Options struct {
 	// another build it may be an older or newer layout, and a difference is
 	// a WARN.
 	RenderReportTool string
+	// Original is the bundle a sealed replay re-ran (the one its
+	// predicate names by SHA-256). With it, check 6 recomputes the
+	// replay's signed comparison from both sides' claims; without it, only
+	// from the replay's side, and the original's figures are not observed.
+	Original string
 }
 
 // maxEnvelope caps attestation.dsse.json, as bundle.Open does.

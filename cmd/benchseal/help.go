@@ -64,6 +64,9 @@ var help = map[string]commandHelp{
 	"version": {example: "  benchseal version --json", exit: exitPlain},
 	"wavinfo": {example: "  benchseal wavinfo clips/*.wav --json", exit: exitPlain},
 	"import":  {exit: exitPlain},
+	"compare": {exit: `  0    compared (whatever the verdicts; figures beyond the tolerance are counted on stderr)
+  1    a bundle does not verify or cannot be read, or the protocols differ (each difference named)
+  2    usage error (a bad flag or argument, a --pair naming a target a bundle lacks, no target in common)`},
 }
 
 const exitStatusHelpBody = `  0    success (verify: no check failed; replay: the figures agree)

@@ -34,6 +34,7 @@ type replayFlags struct {
 	asJSON, redactHost  bool
 	sampleInterval      time.Duration
 	launch              replayLaunchFlags // replay_launch.go
+	seal, sealKey       string            // replay_seal.go
 }
 
 func newReplayCmd(e *env) *cobra.Command {
@@ -133,6 +134,7 @@ chance).`,
 	fl.DurationVar(&f.sampleInterval, "sample-interval", fingerprint.DefaultSampleInterval, "how often GPUs and the host are sampled")
 	fl.BoolVar(&f.redactHost, "redact-host", false, "write [REDACTED] instead of this machine's hostname")
 	addReplayLaunchFlags(fl, &f.launch)
+	replaySealFlags(cmd, &f)
 	return cmd
 }
 
@@ -176,6 +178,10 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 		return runError(&bench.OutExistsError{Path: f.out})
 	}
 	ctx := cmd.Context()
+	signer, err := prepareReplaySeal(ctx, e, f)
+	if err != nil {
+		return err
+	}
 	sealed, err := loadSealed(ctx, e, src, f.key)
 	if err != nil {
 		return err
@@ -250,8 +256,13 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	if err != nil {
 		return err
 	}
+	if f.seal != "" {
+		if err := sealReplay(ctx, e, res.Dir, f, signer, origin, tol, diffs); err != nil {
+			return err
+		}
+	}
 	if nc > 0 {
-		infof(e.stderr, "%d of %d figures moved beyond the tolerance on other hardware (%s): not comparable, neither reproduced nor contradicted", nc, len(diffs), strings.Join(session.HardwareDiffers(envDiff), "; "))
+		infof(e.stderr, "%d of %d figures moved beyond the tolerance on other hardware (%s): not comparable, neither reproduced nor contradicted", nc, len(diffs), strings.Join(envDiff.HardwareDiffers(), "; "))
 	}
 	if nd > 0 {
 		infof(e.stderr, "%d of %d figures differ beyond the tolerance (%s, wer %g points): the replay does not reproduce the sealed claims", nd, len(diffs), percentText(tol.Relative), f.werTolerance)

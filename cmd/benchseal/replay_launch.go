@@ -211,7 +211,7 @@ func writeEnvDiff(e *env, d schemas.ReplayDiff) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t, r.Item, orDash(r.Sealed), orDash(r.Replay), state)
 	}
 	tw.Flush()
-	if hw := session.HardwareDiffers(d); len(hw) > 0 {
+	if hw := d.HardwareDiffers(); len(hw) > 0 {
 		warnf(e.stderr, "the replay runs on other hardware than the sealed run: %s; a figure beyond the tolerance is not comparable, not a DIFF", strings.Join(hw, "; "))
 	}
 	if len(differ) > 0 {
@@ -226,27 +226,8 @@ func orDash(s string) string {
 	return s
 }
 
-// markNotComparable turns every DIFF of a figure into NOT-COMPARABLE when
-// the replay ran on other hardware (env/replay-diff.json), with the
-// hardware named, and returns how many it turned. A target or level on
-// one side only (Metric "") stays a DIFF: no hardware explains it.
+// markNotComparable is claims.MarkNotComparable with the hardware rows of
+// the replay's environment diff.
 func markNotComparable(diffs []claims.Difference, d schemas.ReplayDiff) int {
-	hw := session.HardwareDiffers(d)
-	if len(hw) == 0 {
-		return 0
-	}
-	n := 0
-	for i := range diffs {
-		if diffs[i].Verdict != claims.Diff || diffs[i].Metric == "" {
-			continue
-		}
-		diffs[i].Verdict = claims.NotComparable
-		why := "not comparable on hardware: " + strings.Join(hw, "; ")
-		if diffs[i].Reason != "" {
-			why = diffs[i].Reason + "; " + why
-		}
-		diffs[i].Reason = why
-		n++
-	}
-	return n
+	return claims.MarkNotComparable(diffs, d.HardwareDiffers())
 }

@@ -94,7 +94,11 @@ holds the original clips, matched by SHA-256. --key is a public key file, a priv
 key file (its password from BENCHSEAL_PASSWORD or COSIGN_PASSWORD; verify warns that
 a reader needs only its public half, NAME.pub) or a KMS reference. With --json, each
 finding carries a "kind" (need-key, unpinned-signer, digest, schema, variant, claim,
-audio-missing, ... or its check's name) to act on without parsing its words.`)
+audio-missing, ... or its check's name) to act on without parsing its words.
+A bundle sealed by replay --seal signs its comparison with the run it re-ran: check 6
+holds it to the replay's claims and, with --original BUNDLE (the bundle it names by
+SHA-256), recomputes it from both sides' claims; without --original the original's
+figures are "not observed".`)
 	return b.String()
 }
 
@@ -120,6 +124,7 @@ func findingHint(c verify.Check) (string, bool) {
 func newVerifyCmd(e *env) *cobra.Command {
 	var (
 		key, audio string
+		original   string
 		asJSON     bool
 		compat     string
 	)
@@ -146,7 +151,12 @@ func newVerifyCmd(e *env) *cobra.Command {
 					return usageErrorf("--audio %s: not a directory", audio)
 				}
 			}
-			opts := verify.Options{AudioDir: audio, RenderReport: renderRunReport}
+			if original != "" {
+				if st, err := os.Stat(original); err != nil || st.IsDir() {
+					return usageErrorf("--original %s: not a bundle file", original)
+				}
+			}
+			opts := verify.Options{AudioDir: audio, RenderReport: renderRunReport, Original: original}
 			if t, err := fingerprint.Tool(); err == nil {
 				opts.RenderReportTool = t.BinarySHA256
 			}
@@ -221,6 +231,7 @@ func newVerifyCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&key, "key", "", "public key (file or KMS reference) the bundle must be signed with")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checklist as JSON")
 	cmd.Flags().StringVar(&audio, "audio", "", "folder of the original clips, for a bundle sealed with --no-audio")
+	cmd.Flags().StringVar(&original, "original", "", "the bundle a sealed replay re-ran: check 6 recomputes the replay's signed comparison from both sides")
 	compatFlag(cmd, &compat, "print the figures (after the checklist; with --json, a second JSON document)")
 	return cmd
 }

@@ -24,9 +24,14 @@ figure{margin:1em 0}figure svg{max-width:100%;height:auto;display:block}
 // HTML writes the report as one self-contained HTML page with the charts
 // inline.
 func HTML(w io.Writer, in Input) error {
-	bw := bufio.NewWriter(w)
 	v := newView(in)
-	blocks := v.build()
+	return writeHTML(w, v, v.build())
+}
+
+// writeHTML writes blocks as one self-contained page (the report's, and
+// compare's).
+func writeHTML(w io.Writer, v *view, blocks []block) error {
+	bw := bufio.NewWriter(w)
 	title := ""
 	for _, bl := range blocks {
 		if h, ok := bl.(heading); ok {

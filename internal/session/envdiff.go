@@ -348,14 +348,3 @@ func hostSide(docs map[string][]byte) side {
 	return side{value: v, from: schemas.HostInfoFile}
 }
 
-// HardwareDiffers words each hardware row that differs: "gpu model
-// (sealed NVIDIA H100 80GB HBM3, replay NVIDIA A100-SXM4-80GB)".
-func HardwareDiffers(d schemas.ReplayDiff) []string {
-	var out []string
-	for _, r := range d.Rows {
-		if r.Hardware && r.State == schemas.DiffDiffers {
-			out = append(out, fmt.Sprintf("%s (sealed %s, replay %s)", r.Item, r.Sealed, r.Replay))
-		}
-	}
-	return out
-}

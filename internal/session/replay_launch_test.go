@@ -157,7 +157,7 @@ func TestEnvDiff(t *testing.T) {
 	if r := got[session.ItemModelRevision]; r.Sealed != "abc" || !strings.HasPrefix(r.Missing, "replay: ") {
 		t.Errorf("revision row %+v", r)
 	}
-	hw := session.HardwareDiffers(d)
+	hw := d.HardwareDiffers()
 	if want := []string{"gpu model (sealed NVIDIA H100 80GB HBM3, replay NVIDIA A100-SXM4-80GB)"}; !slices.Equal(hw, want) {
 		t.Errorf("HardwareDiffers = %q, want %q", hw, want)
 	}

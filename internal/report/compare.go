@@ -1,0 +1,410 @@
+package report
+
+// Compare: two sealed runs of the same protocol side by side (benchseal
+// compare A B), with the conclusion's verdict rule (internal/verdict: the
+// ratio of median throughputs with its seeded bootstrap interval and the
+// overlap-aware words, as the report words them) and replay's per-figure
+// comparison (internal/claims.Compare: each metric's change against a
+// tolerance).
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/verdict"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// Pair names a target of A and the target of B it is compared with.
+type Pair struct{ A, B string }
+
+// CompareSide is one bundle of a comparison: its documents (Input, with
+// the records for the interval over requests) and its identity.
+type CompareSide struct {
+	In             Input
+	Path           string
+	BundleSHA256   string
+	KeyFingerprint string
+	KeyPinned      bool
+}
+
+// ProtocolError says two runs did not follow the same protocol, naming
+// every difference ("protocol.levels: A [1 3], B [1 2]").
+type ProtocolError struct{ Differences []string }
+
+func (e *ProtocolError) Error() string {
+	return "the protocols differ: " + strings.Join(e.Differences, "; ")
+}
+
+// PairError is a pairing of targets that cannot be made: a name that
+// neither side has, a target paired twice, or no target in common.
+type PairError struct{ Reason string }
+
+func (e *PairError) Error() string { return e.Reason }
+
+// ProtocolDiff lists what differs between two runs' protocols: every field
+// of run.json's protocol, the corpus (its clips' SHA-256 in run order, as a
+// digest) and the scoring; empty when they are the same.
+func ProtocolDiff(a, b *schemas.Run) []string {
+	var out []string
+	va, vb := reflect.ValueOf(a.Protocol), reflect.ValueOf(b.Protocol)
+	for i := range va.NumField() {
+		x, y := va.Field(i).Interface(), vb.Field(i).Interface()
+		if reflect.DeepEqual(x, y) {
+			continue
+		}
+		name, _, _ := strings.Cut(va.Type().Field(i).Tag.Get("json"), ",")
+		out = append(out, fmt.Sprintf("protocol.%s: A %s, B %s", name, jsonText(x), jsonText(y)))
+	}
+	if da, db := corpusDigest(a), corpusDigest(b); da != db {
+		out = append(out, fmt.Sprintf("corpus: A %d clips (digest %s), B %d clips (digest %s)", len(a.Corpus), da[:12], len(b.Corpus), db[:12]))
+	}
+	if a.Scoring != b.Scoring {
+		out = append(out, fmt.Sprintf("scoring: A %s, B %s", jsonText(a.Scoring), jsonText(b.Scoring)))
+	}
+	return out
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// corpusDigest is the SHA-256 of the clips' SHA-256 and reference texts in
+// run order: what was sent and what it was scored against.
+func corpusDigest(r *schemas.Run) string {
+	h := sha256.New()
+	for _, c := range r.Corpus {
+		fmt.Fprintf(h, "%s %q\n", c.SHA256, c.Text)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Comparison is two bundles side by side, as compare prints it (--format
+// json gives it as is).
+type Comparison struct {
+	A         CompareBundle              `json:"a"`
+	B         CompareBundle              `json:"b"`
+	Protocol  schemas.Protocol           `json:"protocol"`
+	Tolerance claims.ComparisonTolerance `json:"tolerance"`
+	Pairs     []ComparedPair             `json:"pairs"`
+	// OnlyA and OnlyB are the targets left out of every pair.
+	OnlyA []string `json:"only_a,omitempty"`
+	OnlyB []string `json:"only_b,omitempty"`
+	// Differ counts the figures beyond the tolerance over all pairs.
+	Differ int `json:"differ"`
+}
+
+// CompareBundle identifies one side.
+type CompareBundle struct {
+	Path           string    `json:"path"`
+	BundleSHA256   string    `json:"bundle_sha256"`
+	KeyFingerprint string    `json:"key_fingerprint"`
+	KeyPinned      bool      `json:"key_pinned"`
+	StartedAt      time.Time `json:"started_at"`
+}
+
+// ComparedPair is one target of A against one of B.
+type ComparedPair struct {
+	A string `json:"a"`
+	B string `json:"b"`
+	// Summary groups the levels by verdict, as the report's conclusion
+	// does ("at C = 1, 3: no difference shown (repeats overlap)").
+	Summary string          `json:"summary"`
+	Levels  []ComparedLevel `json:"levels"`
+	// Figures is claims.Compare of B's claims against A's (sealed: A,
+	// replayed: B), named by A's target.
+	Figures []claims.Difference `json:"figures"`
+	Differ  int                 `json:"differ"`
+}
+
+// ComparedLevel is the throughput verdict at one level both sides have.
+type ComparedLevel struct {
+	Concurrency int       `json:"concurrency"`
+	A           LevelSide `json:"a"`
+	B           LevelSide `json:"b"`
+	// Ratio is median(A)/median(B) of successful requests per second;
+	// IntervalLo/Hi its 95 % bootstrap interval (null: none), resting on
+	// Basis ("requests_and_repeats", "repeats" or "").
+	Ratio      *float64 `json:"ratio"`
+	IntervalLo *float64 `json:"interval_lo"`
+	IntervalHi *float64 `json:"interval_hi"`
+	Basis      string   `json:"interval_basis"`
+	// Verdict is "ahead", "no_difference", "single_repeat" or
+	// "not_comparable"; Leader "A" or "B" when ahead; Words the verdict as
+	// the report words it.
+	Verdict string `json:"verdict"`
+	Leader  string `json:"leader,omitempty"`
+	Words   string `json:"words"`
+}
+
+// LevelSide is one side's figures at a level: medians (min and max over
+// repeats of req/s).
+type LevelSide struct {
+	Repeats     int      `json:"repeats"`
+	ReqPerS     float64  `json:"req_per_s"`
+	ReqPerSMin  float64  `json:"req_per_s_min"`
+	ReqPerSMax  float64  `json:"req_per_s_max"`
+	LatencyP50S *float64 `json:"latency_p50_s"`
+	Requests    int      `json:"requests"`
+	Failed      int      `json:"failed"`
+}
+
+// Compare sets b against a: both must follow the same protocol
+// (*ProtocolError otherwise). Targets are matched by name, or by pairs
+// when given (*PairError for a name a side lacks or one used twice).
+func Compare(a, b CompareSide, pairs []Pair, tol claims.Tolerance) (*Comparison, error) {
+	if d := ProtocolDiff(&a.In.Run, &b.In.Run); len(d) > 0 {
+		return nil, &ProtocolError{Differences: d}
+	}
+	va, vb := newView(a.In), newView(b.In)
+	if pairs == nil {
+		for _, t := range va.targets {
+			if vb.at[t] != nil {
+				pairs = append(pairs, Pair{t, t})
+			}
+		}
+		if len(pairs) == 0 {
+			return nil, &PairError{Reason: fmt.Sprintf("no target of A (%s) has the name of one of B (%s)", strings.Join(va.targets, ", "), strings.Join(vb.targets, ", "))}
+		}
+	}
+	usedA, usedB := map[string]bool{}, map[string]bool{}
+	for _, p := range pairs {
+		switch {
+		case va.at[p.A] == nil:
+			return nil, &PairError{Reason: fmt.Sprintf("A has no target %q (it has %s)", p.A, strings.Join(va.targets, ", "))}
+		case vb.at[p.B] == nil:
+			return nil, &PairError{Reason: fmt.Sprintf("B has no target %q (it has %s)", p.B, strings.Join(vb.targets, ", "))}
+		case usedA[p.A]:
+			return nil, &PairError{Reason: fmt.Sprintf("A's target %q is paired twice", p.A)}
+		case usedB[p.B]:
+			return nil, &PairError{Reason: fmt.Sprintf("B's target %q is paired twice", p.B)}
+		}
+		usedA[p.A], usedB[p.B] = true, true
+	}
+	c := &Comparison{A: bundleOf(a), B: bundleOf(b), Protocol: a.In.Run.Protocol,
+		Tolerance: claims.ComparisonTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints}, Pairs: []ComparedPair{}}
+	for _, t := range va.targets {
+		if !usedA[t] {
+			c.OnlyA = append(c.OnlyA, t)
+		}
+	}
+	for _, t := range vb.targets {
+		if !usedB[t] {
+			c.OnlyB = append(c.OnlyB, t)
+		}
+	}
+	for _, p := range pairs {
+		cp := comparePair(va, vb, p, tol)
+		c.Differ += cp.Differ
+		c.Pairs = append(c.Pairs, cp)
+	}
+	return c, nil
+}
+
+func bundleOf(s CompareSide) CompareBundle {
+	return CompareBundle{Path: s.Path, BundleSHA256: s.BundleSHA256, KeyFingerprint: s.KeyFingerprint, KeyPinned: s.KeyPinned, StartedAt: s.In.Run.StartedAt}
+}
+
+// Labels of the two sides in verdict words: "A:vllm", "B:vllm".
+func pairLabels(p Pair) (string, string) { return "A:" + p.A, "B:" + p.B }
+
+func comparePair(va, vb *view, p Pair, tol claims.Tolerance) ComparedPair {
+	la, lb := pairLabels(p)
+	cp := ComparedPair{A: p.A, B: p.B, Levels: []ComparedLevel{}}
+	var lv []levelVerdict
+	for _, c := range va.levels {
+		a, b := va.lookup(p.A, c), vb.lookup(p.B, c)
+		if a == nil || b == nil {
+			continue
+		}
+		r := verdict.Compare(va.side(p.A, a), vb.side(p.B, b), verdict.Options{})
+		lv = append(lv, levelVerdict{c, r})
+		cl := ComparedLevel{Concurrency: c, A: levelSide(a), B: levelSide(b), Ratio: finite(r.Ratio),
+			IntervalLo: finite(r.Lo), IntervalHi: finite(r.Hi), Basis: basisName(r.Basis), Words: va.words(r, la, lb)}
+		cl.Verdict = [...]string{verdict.NotComparable: "not_comparable", verdict.SingleRepeat: "single_repeat",
+			verdict.NoDifference: "no_difference", verdict.Ahead: "ahead"}[r.Kind]
+		if r.Kind == verdict.Ahead {
+			cl.Leader = [...]string{"A", "B"}[r.Leader]
+		}
+		cp.Levels = append(cp.Levels, cl)
+	}
+	if len(lv) > 0 {
+		cp.Summary = va.groups(lv, la, lb)
+	}
+	// The figures, named by A's target on both sides.
+	ca := claims.ForTargets(va.in.Claims, func(t string) bool { return t == p.A })
+	cb := claims.ForTargets(vb.in.Claims, func(t string) bool { return t == p.B })
+	cb.Targets = slices.Clone(cb.Targets)
+	for i := range cb.Targets {
+		cb.Targets[i].Target = p.A
+	}
+	cp.Figures = claims.Compare(ca, cb, tol)
+	cp.Differ = claims.Differing(cp.Figures)
+	return cp
+}
+
+func levelSide(l *schemas.LevelClaims) LevelSide {
+	s := LevelSide{Repeats: len(l.Repeats), ReqPerS: l.Median.ReqPerS, ReqPerSMin: l.Min.ReqPerS, ReqPerSMax: l.Max.ReqPerS, LatencyP50S: l.Median.LatencyP50S}
+	s.Requests, _, s.Failed = tally(l)
+	return s
+}
+
+func finite(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+func basisName(b verdict.Basis) string {
+	switch b {
+	case verdict.RequestsAndRepeats:
+		return "requests_and_repeats"
+	case verdict.RepeatsOnly:
+		return "repeats"
+	}
+	return ""
+}
+
+// WriteJSON writes c indented.
+func (c *Comparison) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(c)
+}
+
+// Markdown writes c as GitHub-flavoured Markdown.
+func (c *Comparison) Markdown(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	for i, bl := range c.blocks() {
+		if i > 0 {
+			bw.WriteString("\n")
+		}
+		writeMarkdown(bw, bl, false)
+	}
+	return bw.Flush()
+}
+
+// HTML writes c as one self-contained page.
+func (c *Comparison) HTML(w io.Writer) error {
+	return writeHTML(w, newView(Input{}), c.blocks())
+}
+
+func (cm *Comparison) blocks() []block {
+	side := func(name string, s CompareBundle) []span {
+		pinned := "pinned"
+		if !s.KeyPinned {
+			pinned = "unpinned: the key the bundle carries"
+		}
+		return []span{b(name + ":"), t(" "), c(s.Path), t(", sha256 "), c(s.BundleSHA256), t(", signed by "), c(s.KeyFingerprint),
+			t(" (" + pinned + "), run started " + s.StartedAt.UTC().Format(time.RFC3339))}
+	}
+	p := cm.Protocol
+	out := []block{
+		heading{1, "benchseal compare: A vs B"},
+		bullets{items: [][]span{side("A", cm.A), side("B", cm.B),
+			{b("Protocol (the same on both sides):"), t(fmt.Sprintf(" levels %s; requests per level %s; %d repeats; perturbation %t; streaming %t",
+				joinInts(p.Levels), perLevel(p.Requests), p.Repeats, p.Perturb, p.Stream))}}},
+	}
+	if len(cm.OnlyA) > 0 || len(cm.OnlyB) > 0 {
+		var s []string
+		if len(cm.OnlyA) > 0 {
+			s = append(s, "only in A: "+strings.Join(cm.OnlyA, ", "))
+		}
+		if len(cm.OnlyB) > 0 {
+			s = append(s, "only in B: "+strings.Join(cm.OnlyB, ", "))
+		}
+		out = append(out, para{warn: true, spans: []span{b("Not compared:"), t(" " + strings.Join(s, "; ") + " (pair them with --pair A:x=B:y).")}})
+	}
+	for _, cp := range cm.Pairs {
+		la, lb := pairLabels(Pair{cp.A, cp.B})
+		out = append(out, heading{2, la + " vs " + lb})
+		if cp.Summary != "" {
+			out = append(out, para{spans: []span{b("Throughput:"), t(" " + cp.Summary + ".")}})
+		}
+		var rows [][]string
+		for _, l := range cp.Levels {
+			iv := "—"
+			if l.IntervalLo != nil {
+				iv = ratioText(*l.IntervalLo) + "–" + ratioText(*l.IntervalHi)
+			}
+			ratio := "—"
+			if l.Ratio != nil {
+				ratio = ratioText(*l.Ratio)
+			}
+			rows = append(rows, []string{strconv.Itoa(l.Concurrency), spread(l.A.ReqPerS, l.A.ReqPerSMin, l.A.ReqPerSMax),
+				spread(l.B.ReqPerS, l.B.ReqPerSMin, l.B.ReqPerSMax), ratio, iv, l.Words})
+		}
+		if len(rows) > 0 {
+			out = append(out, table{header: []string{"concurrency", la + " req/s", lb + " req/s", la + " / " + lb, "95 % interval", "verdict"},
+				right: []bool{true, true, true, true, true, false}, rows: rows})
+		}
+		out = append(out, cm.figures(cp)...)
+	}
+	out = append(out, para{spans: []span{t("Throughput: ratio of the medians over repeats of successful requests per second, A over B, " +
+		"with a seeded bootstrap interval over requests within repeats and over repeats (over repeats only where a side's records could not be read). " +
+		"Verdict by the report's rule: a target that failed more than 1 % of its requests, or whose server counted cache hits although every request was distinct, is not comparable; overlapping repeats show no difference; one repeat claims no lead. " +
+		fmt.Sprintf("Figures: B's medians against A's; beyond the tolerance (%s %% on throughput, latency and counts, as a ratio both ways; %g points of WER) is DIFF.",
+			strconv.FormatFloat(cm.Tolerance.Relative*100, 'g', 6, 64), cm.Tolerance.WERPoints))}})
+	return out
+}
+
+// figures is the per-metric table of a pair, DIFF rows named first.
+func (cm *Comparison) figures(cp ComparedPair) []block {
+	la, lb := pairLabels(Pair{cp.A, cp.B})
+	var rows [][]string
+	var moved []string
+	for _, d := range cp.Figures {
+		change := "—"
+		if d.Change != nil {
+			switch d.ChangeUnit {
+			case claims.ChangePoints:
+				change = strconv.FormatFloat(*d.Change, 'f', 2, 64) + " points"
+			default:
+				change = strconv.FormatFloat(*d.Change*100, 'f', 1, 64) + " %"
+			}
+			if *d.Change > 0 {
+				change = "+" + change
+			}
+		}
+		metric := d.Metric
+		if metric == "" {
+			metric, change = "—", d.Reason
+		}
+		rows = append(rows, []string{strconv.Itoa(d.Concurrency), metric, figure2(d.Metric, d.Sealed), figure2(d.Metric, d.Replayed), change, string(d.Verdict)})
+		if d.Verdict == claims.Diff {
+			moved = append(moved, fmt.Sprintf("%s at C = %d (%s)", metric, d.Concurrency, change))
+		}
+	}
+	head := []span{b("Figures:"), t(" every one within the tolerance.")}
+	if len(moved) > 0 {
+		head = []span{b(fmt.Sprintf("Figures beyond the tolerance (%d of %d):", len(moved), len(cp.Figures))), t(" " + strings.Join(moved, "; ") + ".")}
+	}
+	return []block{para{spans: head}, table{header: []string{"concurrency", "metric", la, lb, "change", "verdict"},
+		right: []bool{true, false, true, true, true, false}, rows: rows}}
+}
+
+// figure2 words a compared figure: wer as a percentage, counts whole.
+func figure2(metric string, p *float64) string {
+	switch {
+	case p == nil:
+		return "—"
+	case metric == "wer":
+		return pct(*p)
+	case metric == "succeeded" || metric == "failed":
+		return count(*p)
+	}
+	return num(*p)
+}

@@ -1,0 +1,91 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/verdict"
+)
+
+// Compare gives the conclusion's verdict (the same verdict.Compare over the
+// same sides) and replay's figures; pairs rename; protocols that differ and
+// pairs that cannot be made are refused with what is wrong.
+func TestCompareBundles(t *testing.T) {
+	a, b := fixture(), fixture()
+	// B's vllm-omni at two thirds of the throughput at every repeat.
+	for i := range b.Claims.Targets {
+		if b.Claims.Targets[i].Target != "vllm-omni" {
+			continue
+		}
+		for j := range b.Claims.Targets[i].Levels {
+			l := &b.Claims.Targets[i].Levels[j]
+			for k := range l.Repeats {
+				l.Repeats[k].ReqPerS *= 2.0 / 3
+			}
+			l.Median.ReqPerS *= 2.0 / 3
+			l.Min.ReqPerS *= 2.0 / 3
+			l.Max.ReqPerS *= 2.0 / 3
+		}
+	}
+	a.Records, b.Records = nil, nil
+	c, err := Compare(CompareSide{In: a, Path: "a.tar.zst"}, CompareSide{In: b, Path: "b.tar.zst"}, nil, claims.DefaultTolerance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Pairs) != 2 || c.Pairs[0].A != "sglang-omni" || c.Pairs[1].A != "vllm-omni" {
+		t.Fatalf("pairs %+v", c.Pairs)
+	}
+	va, vb := newView(a), newView(b)
+	for _, p := range c.Pairs {
+		for _, l := range p.Levels {
+			want := verdict.Compare(va.side(p.A, va.lookup(p.A, l.Concurrency)), vb.side(p.B, vb.lookup(p.B, l.Concurrency)), verdict.Options{})
+			if got := va.words(want, "A:"+p.A, "B:"+p.B); l.Words != got {
+				t.Errorf("%s c=%d: %q, the conclusion's rule says %q", p.A, l.Concurrency, l.Words, got)
+			}
+		}
+	}
+	if c.Pairs[0].Differ != 0 || c.Pairs[1].Differ == 0 || c.Differ != c.Pairs[1].Differ {
+		t.Errorf("differ: %d, %d, total %d", c.Pairs[0].Differ, c.Pairs[1].Differ, c.Differ)
+	}
+	if l := c.Pairs[1].Levels[0]; l.Verdict != "ahead" || l.Leader != "A" || !strings.HasPrefix(l.Words, "A:vllm-omni ahead by 50") {
+		t.Errorf("vllm-omni c=1: %+v", l)
+	}
+	var md bytes.Buffer
+	if err := c.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "**Figures beyond the tolerance (") || !strings.Contains(md.String(), "## A:vllm-omni vs B:vllm-omni") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+
+	// One pair, renamed.
+	c, err = Compare(CompareSide{In: a}, CompareSide{In: b}, []Pair{{"vllm-omni", "sglang-omni"}}, claims.DefaultTolerance)
+	if err != nil || len(c.Pairs) != 1 || len(c.OnlyA) != 1 || c.OnlyA[0] != "sglang-omni" || c.OnlyB[0] != "vllm-omni" {
+		t.Fatalf("renamed pair: %v %+v", err, c)
+	}
+	for _, f := range c.Pairs[0].Figures {
+		if f.Target != "vllm-omni" || f.Metric == "" {
+			t.Errorf("figure %+v: named by A's target, every level on both sides", f)
+		}
+	}
+	var pe *PairError
+	if _, err := Compare(CompareSide{In: a}, CompareSide{In: b}, []Pair{{"vllm-omni", "x"}}, claims.DefaultTolerance); !errors.As(err, &pe) || !strings.Contains(err.Error(), `B has no target "x"`) {
+		t.Errorf("unknown target: %v", err)
+	}
+
+	// Protocols: every difference named.
+	b2 := fixture()
+	b2.Run.Protocol.Requests = []int{64, 64, 128, 256, 256}
+	b2.Run.Protocol.Stream = true
+	b2.Run.Corpus = b2.Run.Corpus[1:]
+	var pr *ProtocolError
+	_, err = Compare(CompareSide{In: a}, CompareSide{In: b2}, nil, claims.DefaultTolerance)
+	if !errors.As(err, &pr) || len(pr.Differences) != 3 ||
+		pr.Differences[0] != "protocol.requests: A [64,64,128,256,512], B [64,64,128,256,256]" ||
+		pr.Differences[1] != "protocol.stream: A false, B true" || !strings.HasPrefix(pr.Differences[2], "corpus: A 20 clips (digest ") {
+		t.Errorf("protocol: %v", err)
+	}
+}
