@@ -21,6 +21,10 @@ type Telemetry struct {
 	Host  []schemas.HostSample    // telemetry/host.jsonl
 	GPU   []schemas.GPUSample     // telemetry/gpu.jsonl
 	Steps []schemas.StepTelemetry // telemetry/steps.jsonl
+	// Scrapes are the stage histograms of the raw /metrics scrapes of
+	// the steps Steps names (servers/<t>/metrics/*.prom), from which
+	// Compute derives each repeat's server block (server.go).
+	Scrapes map[ScrapeKey]Scrape
 }
 
 // Option changes what Compute takes into account.
@@ -36,7 +40,8 @@ type options struct {
 func WithTelemetry(t Telemetry) Option { return func(o *options) { o.tel = &t } }
 
 // LoadTelemetry reads telemetry/host.jsonl, gpu.jsonl and steps.jsonl of a
-// run directory or extracted bundle. A missing file is not an error (a run
+// run directory or extracted bundle, and the stage histograms of the
+// /metrics scrapes of the steps steps.jsonl names. A missing file is not an error (a run
 // without samplers has none); a line that does not decode is a *LineError,
 // except a cut-short last line, which is skipped like a records file's.
 func LoadTelemetry(fsys fs.FS) (Telemetry, error) {
@@ -45,6 +50,9 @@ func LoadTelemetry(fsys fs.FS) (Telemetry, error) {
 	errs = append(errs, readJSONL(fsys, "telemetry/host.jsonl", &t.Host),
 		readJSONL(fsys, "telemetry/gpu.jsonl", &t.GPU),
 		readJSONL(fsys, schemas.StepsFile, &t.Steps))
+	var err error
+	t.Scrapes, err = loadScrapes(fsys, t.Steps)
+	errs = append(errs, err)
 	return t, errors.Join(errs...)
 }
 

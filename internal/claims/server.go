@@ -1,0 +1,301 @@
+package claims
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/schemas"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// The server's own account of a step: the deltas of its stage histograms
+// (engine.StageFamilies) between two raw /metrics scrapes of the step,
+// servers/<target>/metrics/c<C>-r<R>-{before,measure,after}.prom.
+
+// Scrape moments of a step (schemas.MetricsPath's when): before the
+// step, after its warm-ups, after the step.
+const (
+	ScrapeBefore  = "before"
+	ScrapeMeasure = "measure"
+	ScrapeAfter   = "after"
+)
+
+// ScrapeKey names one scrape of one step.
+type ScrapeKey struct {
+	Target      string
+	Concurrency int
+	Repeat      int
+	When        string // ScrapeBefore, ScrapeMeasure or ScrapeAfter
+}
+
+// Scrape is what one raw scrape says of the stage families: each family
+// present, summed over its series that match its engine.StageFamily's
+// Match. Err is why the file does not parse (a 404 page kept raw, a cut
+// answer): then it says nothing.
+type Scrape struct {
+	Families map[string]Histogram
+	Err      error
+}
+
+// Histogram is one family's series summed: the number and sum of its
+// observations and, per upper bound (+Inf included when exposed, in
+// increasing order), the cumulative count.
+type Histogram struct {
+	Count, Sum float64
+	Buckets    []Bucket
+}
+
+// Bucket is one upper bound of a Histogram and its cumulative count.
+type Bucket struct {
+	UpperBound, Cumulative float64
+}
+
+// ParseScrape parses a raw /metrics scrape with Prometheus's own parser
+// (internal/fingerprint.ParseMetrics, the recorder's) and keeps the
+// stage families of engine.StageFamilies.
+func ParseScrape(raw []byte) (Scrape, error) {
+	fams, err := fingerprint.ParseMetrics(raw)
+	if err != nil {
+		return Scrape{}, err
+	}
+	s := Scrape{Families: map[string]Histogram{}}
+	for _, f := range engine.StageFamilies {
+		if mf, ok := fams[f.Family]; ok {
+			if h, ok := SumHistogram(mf, f.Match); ok {
+				s.Families[f.Family] = h
+			}
+		}
+	}
+	return s, nil
+}
+
+// SumHistogram sums the histogram series of mf that carry every label
+// value of match; ok is false when mf is not a histogram family. A family
+// with no matching series is an empty histogram (present, nothing
+// observed yet).
+func SumHistogram(mf *dto.MetricFamily, match map[string]string) (Histogram, bool) {
+	if mf.GetType() != dto.MetricType_HISTOGRAM && mf.GetType() != dto.MetricType_GAUGE_HISTOGRAM {
+		return Histogram{}, false
+	}
+	var h Histogram
+	cum := map[float64]float64{}
+	for _, m := range mf.GetMetric() {
+		if m.Histogram == nil || !hasLabels(m, match) {
+			continue
+		}
+		hm := m.GetHistogram()
+		h.Count += float64(hm.GetSampleCount())
+		h.Sum += hm.GetSampleSum()
+		for _, b := range hm.GetBucket() {
+			cum[b.GetUpperBound()] += float64(b.GetCumulativeCount())
+		}
+		if !math.IsInf(lastBound(hm), 1) {
+			// The text format always has +Inf; expfmt folds it into
+			// the sample count.
+			cum[math.Inf(1)] += float64(hm.GetSampleCount())
+		}
+	}
+	for le, c := range cum {
+		h.Buckets = append(h.Buckets, Bucket{le, c})
+	}
+	slices.SortFunc(h.Buckets, func(a, b Bucket) int { return cmp.Compare(a.UpperBound, b.UpperBound) })
+	return h, true
+}
+
+func lastBound(h *dto.Histogram) float64 {
+	b := h.GetBucket()
+	if len(b) == 0 {
+		return 0
+	}
+	return b[len(b)-1].GetUpperBound()
+}
+
+func hasLabels(m *dto.Metric, match map[string]string) bool {
+	for k, v := range match {
+		if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == k && l.GetValue() == v }) {
+			return false
+		}
+	}
+	return true
+}
+
+// HistogramResetError: a histogram went down between two scrapes (its
+// count, sum or a bucket), so the server restarted or reset its metrics
+// in between and the delta means nothing.
+type HistogramResetError struct {
+	Family        string
+	Before, After float64 // the counts
+}
+
+func (e *HistogramResetError) Error() string {
+	return fmt.Sprintf("%s went down (count %g to %g): the server restarted or reset its metrics", e.Family, e.Before, e.After)
+}
+
+// Delta is after minus before, bucket by bucket; a *HistogramResetError
+// when anything went down, and an error when the two have different
+// bucket bounds (a different server answered).
+func Delta(family string, before, after Histogram) (Histogram, error) {
+	d := Histogram{Count: after.Count - before.Count, Sum: after.Sum - before.Sum}
+	reset := &HistogramResetError{Family: family, Before: before.Count, After: after.Count}
+	if d.Count < 0 || d.Sum < 0 {
+		return d, reset
+	}
+	if len(before.Buckets) != len(after.Buckets) {
+		return d, fmt.Errorf("%s has %d buckets before and %d after: not the same histogram", family, len(before.Buckets), len(after.Buckets))
+	}
+	for i, a := range after.Buckets {
+		b := before.Buckets[i]
+		if a.UpperBound != b.UpperBound {
+			return d, fmt.Errorf("%s: bucket le=%g before, le=%g after: not the same histogram", family, b.UpperBound, a.UpperBound)
+		}
+		if a.Cumulative < b.Cumulative {
+			return d, reset
+		}
+		d.Buckets = append(d.Buckets, Bucket{a.UpperBound, a.Cumulative - b.Cumulative})
+	}
+	return d, nil
+}
+
+// Quantile is the q-quantile (0 < q < 1) of h interpolated linearly in
+// the bucket that holds it, as Prometheus's histogram_quantile does: the
+// lower edge of the first bucket is 0 (when its bound is positive), a
+// rank in the +Inf bucket gives the largest finite bound. ok is false when
+// h has no observation or no +Inf bucket.
+func Quantile(q float64, h Histogram) (float64, bool) {
+	n := len(h.Buckets)
+	if n == 0 || !math.IsInf(h.Buckets[n-1].UpperBound, 1) || h.Buckets[n-1].Cumulative <= 0 {
+		return 0, false
+	}
+	rank := q * h.Buckets[n-1].Cumulative
+	i, _ := slices.BinarySearchFunc(h.Buckets, rank, func(b Bucket, r float64) int { return cmp.Compare(b.Cumulative, r) })
+	switch {
+	case i == n-1:
+		if n < 2 {
+			return 0, false
+		}
+		return h.Buckets[n-2].UpperBound, true
+	case i == 0 && h.Buckets[0].UpperBound <= 0:
+		return h.Buckets[0].UpperBound, true
+	}
+	lo, below := 0.0, 0.0
+	if i > 0 {
+		lo, below = h.Buckets[i-1].UpperBound, h.Buckets[i-1].Cumulative
+	}
+	hi, in := h.Buckets[i].UpperBound, h.Buckets[i].Cumulative-below
+	if in <= 0 {
+		return hi, true
+	}
+	return lo + (hi-lo)*(rank-below)/in, true
+}
+
+// stageOrder is the order of ServerStages.Stages: the order a request
+// passes them.
+var stageOrder = []string{schemas.StageQueue, schemas.StagePrefill, schemas.StageDecode, schemas.StageInference,
+	schemas.StageTTFT, schemas.StageE2E, schemas.StageHTTP}
+
+// loadScrapes reads the stage families of every scrape of every step
+// telemetry/steps.jsonl names. A scrape that is absent is left out; one
+// that does not parse is kept with its Err.
+func loadScrapes(fsys fs.FS, steps []schemas.StepTelemetry) (map[ScrapeKey]Scrape, error) {
+	out := map[ScrapeKey]Scrape{}
+	for _, st := range steps {
+		for _, when := range []string{ScrapeBefore, ScrapeMeasure, ScrapeAfter} {
+			name := schemas.MetricsPath(st.Target, st.Concurrency, st.Repeat, when)
+			f, err := fsys.Open(name)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return out, err
+			}
+			raw, err := io.ReadAll(f)
+			f.Close()
+			if err != nil {
+				return out, fmt.Errorf("%s: %w", name, err)
+			}
+			s, perr := ParseScrape(raw)
+			s.Err = perr
+			out[ScrapeKey{st.Target, st.Concurrency, st.Repeat, when}] = s
+		}
+	}
+	return out, nil
+}
+
+// applyServer fills m.Server from the step's scrapes. Definitions:
+//
+//   - the deltas run from the scrape after the warm-ups ("measure") to the
+//     one after the step ("after"), Scope ServerScopeMeasured; without a
+//     measure scrape that parses, from the one before the step ("before"),
+//     warm-ups included, and no Scope; without an after scrape or any
+//     start, there is no server block;
+//   - each stage reads the first family of engine.StageFamilies for it
+//     that is in both scrapes, summed over its series that match (labels
+//     summed: vLLM's engine, vLLM-Omni's stage and replica);
+//   - count is the delta of its count, mean_s the delta of its sum over
+//     count, p50_s and p95_s Quantile of the delta's buckets; the times
+//     are null when count is 0;
+//   - a family that went down or changed its buckets is not computed, and
+//     Note says so (Notes of several families joined by "; ");
+//   - no stage and no note (the server exposes none of the families): no
+//     server block.
+func applyServer(m *schemas.Metrics, t *Telemetry, target string, concurrency, repeat int) {
+	key := func(when string) ScrapeKey { return ScrapeKey{target, concurrency, repeat, when} }
+	after, ok := t.Scrapes[key(ScrapeAfter)]
+	if !ok || after.Err != nil {
+		return
+	}
+	scope := schemas.ServerScopeMeasured
+	start, ok := t.Scrapes[key(ScrapeMeasure)]
+	if !ok || start.Err != nil {
+		scope = ""
+		if start, ok = t.Scrapes[key(ScrapeBefore)]; !ok || start.Err != nil {
+			return
+		}
+	}
+	var stages []schemas.StageStat
+	var notes []string
+	for _, stage := range stageOrder {
+		for _, f := range engine.StageFamilies {
+			if f.Stage != stage {
+				continue
+			}
+			hb, okb := start.Families[f.Family]
+			ha, oka := after.Families[f.Family]
+			if !okb || !oka {
+				continue
+			}
+			d, err := Delta(f.Family, hb, ha)
+			if err != nil {
+				notes = append(notes, stage+": not computed, "+err.Error())
+				break
+			}
+			st := schemas.StageStat{Stage: stage, Family: f.Family, Count: d.Count}
+			if d.Count > 0 {
+				st.MeanS = ptr(d.Sum / d.Count)
+				if v, ok := Quantile(0.5, d); ok {
+					st.P50S = ptr(v)
+				}
+				if v, ok := Quantile(0.95, d); ok {
+					st.P95S = ptr(v)
+				}
+			}
+			stages = append(stages, st)
+			break
+		}
+	}
+	if len(stages) == 0 && len(notes) == 0 {
+		return
+	}
+	if stages == nil {
+		stages = []schemas.StageStat{}
+	}
+	m.Server = &schemas.ServerStages{Scope: scope, Stages: stages, Note: strings.Join(notes, "; ")}
+}
