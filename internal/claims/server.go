@@ -299,3 +299,11 @@ func applyServer(m *schemas.Metrics, t *Telemetry, target string, concurrency, r
 	}
 	m.Server = &schemas.ServerStages{Scope: scope, Stages: stages, Note: strings.Join(notes, "; ")}
 }
+
+// ServerOf is one step's server block exactly as Compute puts it in
+// claims (nil when absent), for a verifier holding it to the records.
+func ServerOf(t Telemetry, target string, concurrency, repeat int) *schemas.ServerStages {
+	var m schemas.Metrics
+	applyServer(&m, &t, target, concurrency, repeat)
+	return m.Server
+}
