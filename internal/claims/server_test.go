@@ -236,3 +236,27 @@ func TestDeltaBucketsDiffer(t *testing.T) {
 		t.Errorf("different bounds: %v", err)
 	}
 }
+
+// TestStageLinesChangeNothing: the line filter keeps every line the stage
+// families need: parsing the filtered text gives what parsing all of it
+// gives, on a big synthetic answer and on odd but valid lines.
+func TestStageLinesChangeNothing(t *testing.T) {
+	odd := "# a comment\n# HELP vllm:e2e_request_latency_seconds Histogram of e2e.\n# TYPE vllm:e2e_request_latency_seconds histogram\n" +
+		"vllm:e2e_request_latency_seconds_bucket{engine=\"0\",le=\"0.3\"} 2\nvllm:e2e_request_latency_seconds_bucket{engine=\"0\",le=\"+Inf\"} 3\n" +
+		"vllm:e2e_request_latency_seconds_sum{engine=\"0\"} 1.5\nvllm:e2e_request_latency_seconds_count{engine=\"0\"} 3\n" +
+		"# TYPE vllm:e2e_request_latency_seconds_other counter\nvllm:e2e_request_latency_seconds_other 7\n" +
+		"# TYPE sglang:queue_time_seconds histogram\nsglang:queue_time_seconds_bucket{le=\"+Inf\"} 4\nsglang:queue_time_seconds_sum 0.4\nsglang:queue_time_seconds_count 4\n"
+	for name, raw := range map[string][]byte{"big": benchScrape(3000, 50, 2), "odd": []byte(odd)} {
+		all, err1 := parseStages(raw)
+		kept, err2 := ParseScrape(raw)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("%s: %v %v", name, err1, err2)
+		}
+		if len(all.Families) == 0 || fmt.Sprint(all.Families) != fmt.Sprint(kept.Families) {
+			t.Errorf("%s: all lines give %v, the kept ones %v", name, all.Families, kept.Families)
+		}
+	}
+	if _, err := ParseScrape([]byte("vllm:e2e_request_latency_seconds_sum{engine=\"0\"} not-a-number\n")); err == nil {
+		t.Error("a broken stage line parsed")
+	}
+}
