@@ -94,14 +94,22 @@ var stageFamilyNames = func() map[string]bool {
 	return m
 }()
 
-// stageLines keeps the lines of raw that belong to a stage family: its
-// # HELP and # TYPE lines and its _bucket, _sum and _count samples (by
-// the metric name before "{" or a blank), and every line that starts
-// with "{" (a quoted UTF-8 name, which only the parser reads). What it
-// drops, the parser would have read and ParseScrape thrown away; a line
-// it keeps is parsed as it stands, so a broken stage line still fails.
+// stageLines keeps the lines of raw that the stage families are read
+// from: each # HELP or # TYPE line of a stage family (or of a quoted
+// UTF-8 name, which only the parser reads) and every sample line of the
+// block it opens, up to the next # HELP or # TYPE line. It drops other
+// comments and the blocks of every other family, which the parser would
+// have read and ParseScrape thrown away; a line it keeps is parsed as it
+// stands, so a broken stage line still fails. FuzzParseScrape holds it to
+// parsing the whole answer.
 func stageLines(raw []byte) []byte {
 	out := make([]byte, 0, 64<<10)
+	in := false // inside a stage family's block
+	// shadow are the names, looking like a stage family's sample, of
+	// families the dropped lines made: the parser gives a later sample of
+	// that name to them, so it is dropped too (never seen from real
+	// engines; FuzzParseScrape found it).
+	var shadow map[string]bool
 	for len(raw) > 0 {
 		line := raw
 		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
@@ -109,38 +117,66 @@ func stageLines(raw []byte) []byte {
 		} else {
 			raw = nil
 		}
-		if keepLine(line) {
+		var name []byte
+		if len(line) > 0 && line[0] == '#' {
+			stage, ok := metaLine(line)
+			if !ok {
+				continue // a plain comment
+			}
+			if in = stage; !in {
+				name = metaName(line)
+			}
+		} else {
+			name = line[:nameEnd(line)]
+		}
+		switch {
+		case !in && stageSample(name):
+			if shadow == nil {
+				shadow = map[string]bool{}
+			}
+			shadow[string(name)] = true
+		case in && len(shadow) > 0 && shadow[string(name)]:
+		case in:
 			out = append(out, line...)
 		}
 	}
 	return out
 }
 
-func keepLine(line []byte) bool {
-	switch {
-	case len(line) == 0:
+// stageSample says whether name is a sample name of a stage family (the
+// family's own, or with _bucket, _sum or _count).
+func stageSample(name []byte) bool {
+	if len(name) == 0 {
 		return false
-	case line[0] == '{':
-		return true
-	case line[0] == '#':
-		if !bytes.HasPrefix(line, []byte("# HELP ")) && !bytes.HasPrefix(line, []byte("# TYPE ")) {
-			return false
-		}
-		name := line[len("# HELP "):]
-		if len(name) > 0 && name[0] == '"' {
-			return true // a quoted name: the parser's to read
-		}
-		return stageFamilyNames[string(name[:nameEnd(name)])]
 	}
-	// A sample: only a _bucket, _sum or _count can be a histogram's, so
-	// the others (most lines) are dropped without a lookup.
-	name := line[:nameEnd(line)]
 	for _, suffix := range [...]string{"_bucket", "_sum", "_count"} {
 		if base, ok := bytes.CutSuffix(name, []byte(suffix)); ok {
 			return stageFamilyNames[string(base)]
 		}
 	}
-	return false
+	return stageFamilyNames[string(name)]
+}
+
+func metaName(line []byte) []byte {
+	rest := bytes.TrimLeft(line[1:], " \t")
+	name := bytes.TrimLeft(rest[nameEnd(rest):], " \t")
+	return name[:nameEnd(name)]
+}
+
+// metaLine reads a comment line as the parser does: ok when it is a
+// # HELP or # TYPE line, stage when it names a stage family or a quoted
+// name.
+func metaLine(line []byte) (stage, ok bool) {
+	rest := bytes.TrimLeft(line[1:], " \t")
+	tok := rest[:nameEnd(rest)]
+	if string(tok) != "HELP" && string(tok) != "TYPE" {
+		return false, false
+	}
+	name := bytes.TrimLeft(rest[len(tok):], " \t")
+	if len(name) > 0 && name[0] == '"' {
+		return true, true
+	}
+	return stageFamilyNames[string(name[:nameEnd(name)])], true
 }
 
 // nameEnd is where the metric name at the start of b ends: at "{", a

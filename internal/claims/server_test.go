@@ -256,7 +256,39 @@ func TestStageLinesChangeNothing(t *testing.T) {
 			t.Errorf("%s: all lines give %v, the kept ones %v", name, all.Families, kept.Families)
 		}
 	}
-	if _, err := ParseScrape([]byte("vllm:e2e_request_latency_seconds_sum{engine=\"0\"} not-a-number\n")); err == nil {
+	if _, err := ParseScrape([]byte("# TYPE vllm:e2e_request_latency_seconds histogram\nvllm:e2e_request_latency_seconds_sum{engine=\"0\"} not-a-number\n")); err == nil {
 		t.Error("a broken stage line parsed")
 	}
+}
+
+// FuzzParseScrape: ParseScrape never panics, and on any answer Prometheus's
+// parser reads whole, the line filter changes nothing (what
+// parseStages gives from all the lines).
+func FuzzParseScrape(f *testing.F) {
+	seeds := []string{
+		vllmScrape([]int{1, 2, 3}, []int{0, 1, 1}, 0.4, []int{2, 2, 2}, 0.5),
+		string(benchScrape(200, 3, 1)),
+		"# TYPE vllm:e2e_request_latency_seconds_bucket counter\nvllm:e2e_request_latency_seconds_bucket 3\n" +
+			"# TYPE vllm:e2e_request_latency_seconds histogram\nvllm:e2e_request_latency_seconds_bucket{le=\"+Inf\"} 1\nvllm:e2e_request_latency_seconds_count 1\nvllm:e2e_request_latency_seconds_sum 1\n",
+		"<html>404</html>",
+	}
+	if len(seeds) == 0 {
+		f.Fatal("no seeds")
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		kept, kerr := ParseScrape(raw)
+		all, aerr := parseStages(raw)
+		if aerr != nil {
+			return
+		}
+		if kerr != nil {
+			t.Fatalf("the whole answer parses, its stage lines do not: %v", kerr)
+		}
+		if fmt.Sprint(all.Families) != fmt.Sprint(kept.Families) {
+			t.Fatalf("all lines give %v, the kept ones %v", all.Families, kept.Families)
+		}
+	})
 }
