@@ -94,6 +94,21 @@ var stageFamilyNames = func() map[string]bool {
 	return m
 }()
 
+// stagePrefixes are the first stagePrefixLen bytes of every stage
+// family's name: a sample name without one of them needs no lookup.
+const stagePrefixLen = 5
+
+var stagePrefixes = func() map[string]bool {
+	m := map[string]bool{}
+	for name := range stageFamilyNames {
+		if len(name) < stagePrefixLen {
+			panic("claims: stage family " + name + " shorter than stagePrefixLen")
+		}
+		m[name[:stagePrefixLen]] = true
+	}
+	return m
+}()
+
 // stageLines keeps the lines of raw that the stage families are read
 // from: each # HELP or # TYPE line of a stage family (or of a quoted
 // UTF-8 name, which only the parser reads) and every sample line of the
@@ -146,8 +161,8 @@ func stageLines(raw []byte) []byte {
 // stageSample says whether name is a sample name of a stage family (the
 // family's own, or with _bucket, _sum or _count).
 func stageSample(name []byte) bool {
-	if len(name) == 0 {
-		return false
+	if len(name) < stagePrefixLen || !stagePrefixes[string(name[:stagePrefixLen])] {
+		return false // most lines: no stage family starts so
 	}
 	for _, suffix := range [...]string{"_bucket", "_sum", "_count"} {
 		if base, ok := bytes.CutSuffix(name, []byte(suffix)); ok {

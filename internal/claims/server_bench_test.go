@@ -12,7 +12,8 @@ import (
 
 // benchScrape is a /metrics answer of about n series: vLLM's six stage
 // histograms for engines engines (every bucket a series), then counters
-// with many label sets (the rest of a busy server's families).
+// with many label sets under the same prefix (the rest of a busy
+// server's families).
 func benchScrape(n, seen, engines int) []byte {
 	var b strings.Builder
 	series := 0
@@ -33,7 +34,7 @@ func benchScrape(n, seen, engines int) []byte {
 		}
 	}
 	for fam := 0; series < n; fam++ {
-		name := fmt.Sprintf("other_family_%d_total", fam)
+		name := fmt.Sprintf("vllm:other_family_%d_total", fam) // an engine's prefix: no shortcut
 		fmt.Fprintf(&b, "# HELP %s x\n# TYPE %s counter\n", name, name)
 		for i := 0; i < 100 && series < n; i++ {
 			fmt.Fprintf(&b, "%s{engine=\"0\",model_name=\"Qwen/Qwen3-ASR-1.7B\",shard=\"%d\"} %d\n", name, i, seen*i)
@@ -91,4 +92,29 @@ func reportCPU(b *testing.B) func() {
 	}
 	start := cpu()
 	return func() { b.ReportMetric(float64(cpu()-start)/float64(b.N), "cpu-ns/op") }
+}
+
+// BenchmarkParseAllSeries is what ParseScrape would cost if expfmt read
+// every series of the answer (no stageLines): the comparison that
+// justifies the line filter.
+func BenchmarkParseAllSeries(b *testing.B) {
+	raw := benchScrape(10_000, 228, 4)
+	b.SetBytes(int64(len(raw)))
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	for b.Loop() {
+		if _, err := parseStages(raw); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStageLines is the line filter alone over a 10k-series answer.
+func BenchmarkStageLines(b *testing.B) {
+	raw := benchScrape(10_000, 228, 4)
+	b.SetBytes(int64(len(raw)))
+	defer reportCPU(b)()
+	for b.Loop() {
+		stageLines(raw)
+	}
 }
