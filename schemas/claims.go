@@ -114,8 +114,19 @@ type Metrics struct {
 // between the scrape after the warm-ups ("measure") and the one after the
 // step ("after").
 type ServerStages struct {
+	// Scope is ServerScopeMeasured when the deltas start at the scrape
+	// after the warm-ups; absent when that scrape is missing and they
+	// start at the one before the step (its warm-ups included).
+	Scope  string      `json:"scope,omitempty"`
 	Stages []StageStat `json:"stages"`
+	// Note says why a family present in both scrapes was not computed (a
+	// histogram that went down: the server restarted during the step).
+	Note string `json:"note,omitempty"`
 }
+
+// ServerScopeMeasured is ServerStages.Scope when the stages count the
+// measured phase only.
+const ServerScopeMeasured = "measured"
 
 // Stage names of StageStat.Stage, in the order a request passes them.
 const (

@@ -120,6 +120,9 @@ func makeFullRun(tb testing.TB, base string) {
 		BeforeStep: func(ctx context.Context, d *bench.Dir, s bench.Step) error {
 			return rec.StepStart(ctx, s.Target, s.Concurrency, s.Repeat)
 		},
+		BeforeMeasure: func(ctx context.Context, d *bench.Dir, s bench.Step) error {
+			return rec.MeasureStart(ctx, s.Target, s.Concurrency, s.Repeat)
+		},
 		AfterStep: func(ctx context.Context, d *bench.Dir, r bench.StepResult) error {
 			_, err := rec.StepEnd(ctx, r.Target, r.Concurrency, r.Repeat, r.StartNs, r.EndNs)
 			return err
@@ -737,6 +740,44 @@ func corpusKinds() []kind {
 			}},
 		{name: "server-latency-sum-raised", class: "protocol", check: 7, status: fail, text: "longer than the",
 			doctor: promAdd("servers/b/metrics/c1-r1-after.prom", "vllm:e2e_request_latency_seconds_sum", 5)},
+		// 9 server: the stage histograms over the measured phase
+		{name: "latencies-halved-resealed", class: "server", check: 9, status: fail, text: "the records' latencies are shorter than the server's own",
+			doctor: func(tb testing.TB, dir string) {
+				// Every measured request of the step made twice as fast, each
+				// worker's closed loop kept closed, the window, claims and
+				// REPORT.md recomputed: all the records' own evidence agrees.
+				retime(tb, dir, lastStep, func(t0 int64, m []*schemas.Record) {
+					next := map[int]int64{}
+					for _, r := range m {
+						if _, ok := next[r.Worker]; !ok {
+							next[r.Worker] = t0
+						}
+						d := (r.EndNs - r.StartNs) / 2
+						r.StartNs, r.EndNs, r.FirstByteNs = next[r.Worker], next[r.Worker]+d, next[r.Worker]+d/2
+						next[r.Worker] += d + 50_000
+					}
+				})
+				refresh(tb, dir)
+			}},
+		{name: "stage-count-short", class: "server", check: 9, status: fail, text: "records of requests the server never saw",
+			doctor: func(tb testing.TB, dir string) {
+				promAdd("servers/a/metrics/c3-r1-after.prom", "vllm:request_queue_time_seconds_count", -2)(tb, dir)
+				refresh(tb, dir)
+			}},
+		{name: "stage-other-traffic", class: "server", check: 9, status: warn, text: "other traffic reached the server",
+			doctor: func(tb testing.TB, dir string) {
+				promAdd("servers/b/metrics/c1-r2-after.prom", "vllm:request_decode_time_seconds_count", 4)(tb, dir)
+				refresh(tb, dir)
+			}},
+		{name: "server-block-edited", class: "claims", check: 6, status: fail, text: ".server.stages[0].mean_s",
+			doctor: func(tb testing.TB, dir string) {
+				var cl schemas.Claims
+				getJSON(tb, filepath.Join(dir, "claims.json"), &cl)
+				st := &cl.Targets[0].Levels[0].Repeats[0].Server.Stages[0]
+				st.MeanS = ptrTo(*st.MeanS + 0.5)
+				putJSON(tb, filepath.Join(dir, "claims.json"), cl)
+				writeReport(tb, dir)
+			}},
 		{name: "two-of-three-workers", class: "protocol", check: 7, status: fail, text: "a step done by fewer workers than its concurrency",
 			doctor: func(tb testing.TB, dir string) {
 				retime(tb, dir, lastStep, func(t0 int64, m []*schemas.Record) {
@@ -1194,3 +1235,5 @@ func writeKind(tb testing.TB, k kind, b []byte, s *bundle.Signer) {
 	expect := fmt.Sprintf("expect: check %d %s: %s\nclass: %s\n", k.check, k.status, k.text, k.class)
 	must(tb, os.WriteFile(filepath.Join(d, "EXPECT"), []byte(expect), 0o644))
 }
+
+func ptrTo[T any](v T) *T { return &v }

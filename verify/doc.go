@@ -140,6 +140,21 @@
 //	             recorded command line asked to request an unlisted model),
 //	             and servers/ holds only what the run
 //	             captures there (WARN for anything else)
+//	9 server     the server as a second witness over each step's measured
+//	             phase: the deltas of its stage histograms (claims.ServerOf,
+//	             what claims' server block holds: engine.StageFamilies, from
+//	             the scrape after the warm-ups to the one after the step, or
+//	             from the one before the step when there is none, warm-ups and
+//	             their records included) against the records: each stage's
+//	             count at least the successful measured requests (FAIL: the
+//	             records claim requests the server never saw) and at most the
+//	             measured requests (WARN: other traffic); each stage's time
+//	             summed over its requests no more than the client's latencies
+//	             summed over the step's requests, plus latencySlack a request
+//	             (FAIL: the records' latencies are shorter than the server's
+//	             own); a histogram that went down is noted and not held. No
+//	             stage family in the scrapes: SKIP "not observed", with the
+//	             families looked for and how to get them
 //
 // # Verdicts
 //

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	request "github.com/benchseal/benchseal/internal/task"
 	"strings"
@@ -108,21 +109,47 @@ func compareDocs(c *Check, path, doc string, want, got any) int {
 		return 1
 	}
 	n := 0
+	var diffs []*ClaimError
 	for _, k := range wk {
 		if g, ok := gf[k]; !ok || g != wf[k] && !legacyZero(k, wf[k], g) {
-			e := &ClaimError{Doc: doc, Field: k, Want: wf[k], Got: g}
-			c.add(Finding{Status: Fail, Path: path, Reason: e.Error(), Err: e})
+			diffs = append(diffs, &ClaimError{Doc: doc, Field: k, Want: wf[k], Got: g})
 			n++
 		}
 	}
 	for _, k := range gk {
 		if _, ok := wf[k]; !ok {
-			e := &ClaimError{Doc: doc, Field: k, Got: gf[k]}
-			c.add(Finding{Status: Fail, Path: path, Reason: e.Error(), Err: e})
+			diffs = append(diffs, &ClaimError{Doc: doc, Field: k, Got: gf[k]})
 			n++
 		}
 	}
+	// A repeat's server block is one account (the deltas of one pair of
+	// scrapes): one finding for it, not one per field.
+	more := map[string]int{}
+	for _, e := range diffs {
+		if b := serverBlock(e.Field); b != "" {
+			if more[b]++; more[b] > 1 {
+				continue
+			}
+		}
+		c.add(Finding{Status: Fail, Path: path, Reason: e.Error(), Err: e})
+	}
+	for i := range c.Findings {
+		f := &c.Findings[i]
+		var e *ClaimError
+		if errors.As(f.Err, &e) && e.Doc == doc && more[serverBlock(e.Field)] > 1 {
+			f.Reason += fmt.Sprintf(" (and %d more field(s) of this server block)", more[serverBlock(e.Field)]-1)
+		}
+	}
 	return n
+}
+
+// serverBlock is the path of the server block a claims field lies in
+// ("targets[a].levels[c=1].repeats[r=1].server"), "" when none.
+func serverBlock(field string) string {
+	if i := strings.Index(field, ".server."); i >= 0 {
+		return field[:i+len(".server")]
+	}
+	return ""
 }
 
 // nullSinceV2 are the metrics claims publish as null when no request

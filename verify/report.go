@@ -168,7 +168,7 @@ type Report struct {
 // so it does not verify either.
 func (r *Report) OK() bool { return r.Failed == 0 && r.Unchecked == 0 }
 
-// Check returns the check with the given ID (CheckArchive ... CheckFairness).
+// Check returns the check with the given ID (CheckArchive ... CheckServer).
 func (r *Report) Check(id int) *Check {
 	for i := range r.Checks {
 		if r.Checks[i].ID == id {

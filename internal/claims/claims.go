@@ -100,6 +100,7 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 				if ok && o.tel != nil {
 					from, to := measuredWindow(recs)
 					applyTelemetry(&m, o.tel, window{t.Name, c, rep, from, to, t.GPUs})
+					applyServer(&m, o.tel, t.Name, c, rep)
 				}
 				if ok {
 					lc.Repeats = append(lc.Repeats, m)

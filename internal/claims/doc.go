@@ -78,6 +78,43 @@
 // cache counter although it caches by audio content; plain SGLang's
 // sglang:cached_tokens_total appears only after its first hit), never zero
 // hits; readers must say "not observable".
+//
+// # The server block
+//
+// Each repeat (never the median, min or max) also gets server: the
+// server's own account of the measured phase, from the raw /metrics
+// scrapes servers/<target>/metrics/c<C>-r<R>-{before,measure,after}.prom
+// of the steps steps.jsonl names (LoadTelemetry reads their stage
+// families; ParseScrape, through Prometheus's text parser). Definitions
+// (applyServer has them exactly):
+//
+//   - the deltas run from the measure scrape (after the warm-ups) to the
+//     after scrape, scope "measured"; without a measure scrape that parses
+//     and holds a stage family, from the before scrape, warm-ups included,
+//     and no scope; no after scrape, or no start: no server block;
+//   - a stage reads the first family of engine.StageFamilies for it that
+//     is in both scrapes (each engine's families are in its row of
+//     internal/engine's table, with when the engine observes them and its
+//     buckets), its series summed over their labels (only those matching
+//     the family's Match: SGLang-Omni's transcription route);
+//   - count is the delta of the histogram's count; mean_s the delta of its
+//     sum over count (exact); p50_s and p95_s Quantile of the delta's
+//     buckets: histogram_quantile's linear interpolation inside the
+//     bucket holding the rank, 0 as the first bucket's lower edge, the
+//     largest finite bound for a rank in +Inf. They are only as fine as
+//     the buckets: vLLM's finest latency bucket is 0.3 s, so a queue that
+//     is all ~0 reads p50 0.15 s and p95 0.285 s (mean 0); read a
+//     quantile below the first bound as "under that bound". The times are
+//     null when count is 0;
+//   - a family that went down between the two scrapes (count, sum or a
+//     bucket: a restart) or changed its buckets is not computed and note
+//     says so;
+//   - a server that exposes none of the families has no server block:
+//     absent, never zeros.
+//
+// verify recomputes the block with the rest (check 6) and holds it to the
+// records (check 9, claims.ServerOf).
+//
 // A verifier must pass the same telemetry to recompute claims.json:
 //
 //	run, recs, tel, err := claims.LoadDirTelemetry(fsys)

@@ -24,6 +24,10 @@ type Telemetry struct {
 	// Probes: telemetry/cache-probes.jsonl, the cache counters around each
 	// active cache probe.
 	Probes []schemas.ProbeTelemetry
+	// Scrapes are the stage histograms of the raw /metrics scrapes of
+	// the steps Steps names (servers/<t>/metrics/*.prom), from which
+	// Compute derives each repeat's server block (server.go).
+	Scrapes map[ScrapeKey]Scrape
 }
 
 // Option changes what Compute takes into account.
@@ -39,7 +43,8 @@ type options struct {
 func WithTelemetry(t Telemetry) Option { return func(o *options) { o.tel = &t } }
 
 // LoadTelemetry reads telemetry/host.jsonl, gpu.jsonl and steps.jsonl of a
-// run directory or extracted bundle. A missing file is not an error (a run
+// run directory or extracted bundle, and the stage histograms of the
+// /metrics scrapes of the steps steps.jsonl names. A missing file is not an error (a run
 // without samplers has none); a line that does not decode is a *LineError,
 // except a cut-short last line, which is skipped like a records file's.
 func LoadTelemetry(fsys fs.FS) (Telemetry, error) {
@@ -49,6 +54,9 @@ func LoadTelemetry(fsys fs.FS) (Telemetry, error) {
 		readJSONL(fsys, "telemetry/gpu.jsonl", &t.GPU),
 		readJSONL(fsys, schemas.StepsFile, &t.Steps),
 		readJSONL(fsys, schemas.CacheProbesFile, &t.Probes))
+	var err error
+	t.Scrapes, err = loadScrapes(fsys, t.Steps)
+	errs = append(errs, err)
 	return t, errors.Join(errs...)
 }
 

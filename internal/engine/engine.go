@@ -154,7 +154,40 @@ type Metrics struct {
 	// Requests is its counter of served requests and their latency
 	// histogram; nil (with Source saying so) when it has none.
 	Requests *RequestCounter
-	Source   string
+	// Stages are its histograms of where a request's time goes, which
+	// internal/claims reads into claims' server block (StageFamilies).
+	Stages []StageFamily
+	Source string
+}
+
+// Stage names of StageFamily.Stage: the same strings as schemas' Stage*
+// constants (this package imports nothing of benchseal;
+// internal/claims's tests hold the two lists equal).
+const (
+	StageQueue     = "queue"
+	StagePrefill   = "prefill"
+	StageDecode    = "decode"
+	StageInference = "inference"
+	StageTTFT      = "ttft"
+	StageE2E       = "e2e"
+	StageHTTP      = "http"
+)
+
+// StageFamily is one /metrics histogram of an engine that times one
+// stage of a request, summed over its label sets (those matching Match).
+type StageFamily struct {
+	Stage  string // a Stage* constant
+	Family string // the histogram family, as exposed (without _bucket)
+	// Match are label values a series must carry to count (others are
+	// summed over): SGLang-Omni times every route it serves.
+	Match map[string]string
+	// Observed says when the engine observes it (at a request's finish,
+	// at its first token, ...) and which requests: what its count is.
+	Observed string
+	// Buckets are the engine's upper bounds (seconds; +Inf implied): the
+	// resolution of any quantile read from it.
+	Buckets []float64
+	Source  string
 }
 
 // CacheCounter is a /metrics counter of an engine's cache.

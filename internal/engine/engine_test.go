@@ -19,6 +19,8 @@ var mayBeEmpty = map[string]bool{
 	"Metrics.CacheCounters.Deprecated": true,
 	"Metrics.Requests.Match":           true,
 	"Metrics.Requests.StatusLabel":     true,
+	"Metrics.Stages.Match":             true, // vLLM: every series counts
+	"Metrics.Stages.Buckets":           true, // plain SGLang: not read
 	"Knobs.Served":                     true, // SGLang-Omni describes itself nowhere
 	"Knobs.Keys.Path":                  true, // a flag no self-description mirrors
 	"Knobs.Keys.Flag":                  true, // a served key no flag sets
@@ -137,5 +139,28 @@ func TestByOwnedBy(t *testing.T) {
 	}
 	if _, ok := ByOwnedBy("openai"); ok {
 		t.Error("ByOwnedBy found an owner no engine has")
+	}
+}
+
+// TestStageFamiliesPreferOwn: on a vLLM-Omni server both its pipeline e2e
+// and vLLM's relabelled one are present; the pipeline's must be read.
+func TestStageFamiliesPreferOwn(t *testing.T) {
+	idx := map[string]int{}
+	for i, f := range StageFamilies {
+		if _, dup := idx[f.Family]; dup {
+			t.Errorf("%s listed twice", f.Family)
+		}
+		idx[f.Family] = i
+	}
+	omni, vllm := idx["vllm_omni:e2e_request_latency_s"], idx["vllm:e2e_request_latency_seconds"]
+	if omni >= vllm {
+		t.Errorf("vllm_omni:e2e_request_latency_s at %d, after vllm:e2e_request_latency_seconds at %d", omni, vllm)
+	}
+	for _, e := range All() {
+		for _, f := range e.Metrics.Stages {
+			if _, ok := idx[f.Family]; !ok {
+				t.Errorf("%s: %s missing from StageFamilies", e.Name, f.Family)
+			}
+		}
 	}
 }

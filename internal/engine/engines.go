@@ -1,6 +1,10 @@
 package engine
 
-import "net/http"
+import (
+	"cmp"
+	"net/http"
+	"slices"
+)
 
 // The /metrics cache counters benchseal knows, by the names the engines
 // expose. They are the keys of schemas.StepTelemetry's CacheBefore and
@@ -33,6 +37,73 @@ var vllmCache = []CacheCounter{
 var vllmRequests = &RequestCounter{Engine: VLLM, Name: "vllm:request_success_total", Histogram: "vllm:e2e_request_latency_seconds",
 	Counts: "a request the engine finished, labelled finished_reason (stop, length, abort); requests refused before the engine (HTTP 4xx) are not counted; e2e_request_latency_seconds is observed for the same requests",
 	Source: "vllm-project/vllm vllm/v1/metrics/loggers.py@005a810b (record: for finished_request in iteration_stats.finished_requests)"}
+
+// vllmLatencyBuckets are vLLM's request_latency_buckets (e2e, queue,
+// inference, prefill and decode histograms): nothing finer than 0.3 s.
+var vllmLatencyBuckets = []float64{0.3, 0.5, 0.8, 1.0, 1.5, 2.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0,
+	40.0, 50.0, 60.0, 120.0, 240.0, 480.0, 960.0, 1920.0, 7680.0}
+
+// vllmTTFTBuckets are vLLM's vllm:time_to_first_token_seconds buckets.
+var vllmTTFTBuckets = []float64{0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5,
+	0.75, 1.0, 2.5, 5.0, 7.5, 10.0, 20.0, 40.0, 80.0, 160.0, 640.0, 2560.0}
+
+const (
+	vllmLoggers     = "vllm-project/vllm vllm/v1/metrics/loggers.py@005a810b (PrometheusStatLogger: request_latency_buckets; record: for finished_request in iteration_stats.finished_requests)"
+	vllmStats       = "vllm/v1/metrics/stats.py@28ed1fb8 (IterationStats.update_from_finished_request)"
+	vllmAtFinish    = "once per request the engine finished (finish_reason stop, length or abort), when it finishes; not for requests refused before the engine"
+	vllmFinishStats = vllmLoggers + ", " + vllmStats
+)
+
+// vllmStages: the engine core's timestamps of a request (stats.py):
+// queued (QUEUED event, entering the scheduler's waiting queue),
+// scheduled (first SCHEDULED), first and last token; arrival is the
+// frontend's arrival_time.
+var vllmStages = []StageFamily{
+	{Stage: StageQueue, Family: "vllm:request_queue_time_seconds", Buckets: vllmLatencyBuckets,
+		Observed: vllmAtFinish + "; first SCHEDULED minus QUEUED", Source: vllmFinishStats},
+	{Stage: StagePrefill, Family: "vllm:request_prefill_time_seconds", Buckets: vllmLatencyBuckets,
+		Observed: vllmAtFinish + "; first token minus first SCHEDULED (the encoder runs in it)", Source: vllmFinishStats},
+	{Stage: StageDecode, Family: "vllm:request_decode_time_seconds", Buckets: vllmLatencyBuckets,
+		Observed: vllmAtFinish + "; last token minus first token", Source: vllmFinishStats},
+	{Stage: StageInference, Family: "vllm:request_inference_time_seconds", Buckets: vllmLatencyBuckets,
+		Observed: vllmAtFinish + "; last token minus first SCHEDULED (prefill + decode)", Source: vllmFinishStats},
+	{Stage: StageTTFT, Family: "vllm:time_to_first_token_seconds", Buckets: vllmTTFTBuckets,
+		Observed: "once per request, at its first token (iteration_stats.time_to_first_tokens_iter); first token minus arrival",
+		Source:   vllmLoggers + ", " + "vllm/v1/metrics/stats.py@28ed1fb8 (update_from_output: first_token_latency)"},
+	{Stage: StageE2E, Family: "vllm:e2e_request_latency_seconds", Buckets: vllmLatencyBuckets,
+		Observed: vllmAtFinish + "; finish minus arrival", Source: vllmFinishStats},
+}
+
+// vllmOmniSecondsBuckets are vLLM-Omni's SECONDS_BUCKETS.
+var vllmOmniSecondsBuckets = []float64{0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0}
+
+// vllmOmniStages: the pipeline's own e2e histogram first (a family only
+// vLLM-Omni has, so StageFamilies tries it before vLLM's), then vLLM's
+// per-stage families, relabelled stage and replica and summed over them.
+var vllmOmniStages = append([]StageFamily{
+	{Stage: StageE2E, Family: "vllm_omni:e2e_request_latency_s", Buckets: vllmOmniSecondsBuckets,
+		Observed: "once per request the pipeline answered successfully (request_succeeded); user arrival to complete response over all stages",
+		Source:   "vllm-project/vllm-omni vllm_omni/metrics/prometheus.py@01aa7cca (_e2e_latency_family, request_succeeded), vllm_omni/metrics/definitions.py@641dfaf1 (E2E_REQUEST_LATENCY_S, SECONDS_BUCKETS)"},
+}, vllmStages...)
+
+// sglangOmniDurationBuckets are serve/metrics.py's DEFAULT_DURATION_BUCKETS.
+var sglangOmniDurationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+var sglangOmniStages = []StageFamily{
+	{Stage: StageHTTP, Family: "sglang_omni_http_request_duration_seconds", Match: map[string]string{"route": TranscriptionsPath},
+		Buckets:  sglangOmniDurationBuckets,
+		Observed: "once per HTTP request answered on the route, whatever its status, when the handler returns (for a stream: not the whole stream)",
+		Source:   "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request, DEFAULT_DURATION_BUCKETS; labels method, model_name, route)"},
+}
+
+var sglangStages = []StageFamily{
+	{Stage: StageQueue, Family: "sglang:queue_time_seconds",
+		Observed: "once per request, when it is first admitted to a prefill batch (queue entry to admission)",
+		Source:   "sgl-project/sglang python/sglang/srt/metrics/collector.py (SchedulerMetricsCollector.queue_time; read in the index at an unpinned commit, its buckets differ between versions)"},
+	{Stage: StageE2E, Family: "sglang:e2e_request_latency_seconds",
+		Observed: "once per finished request (observe_one_finished_request)",
+		Source:   "sgl-project/sglang python/sglang/srt/metrics/collector.py@00ae9c15 (observe_one_finished_request); buckets not read"},
+}
 
 var vllmModels = Models{OwnedBy: "vllm", MaxModelLen: true, Source: "vllm-project/vllm vllm/entrypoints/openai/engine/protocol.py@040a2cc2 (ModelCard)"}
 
@@ -81,7 +152,7 @@ var table = []*Engine{
 		Name: VLLM, Repo: "vllm-project/vllm", Version: "0.28.0", Facts: vllmFacts,
 		Models: vllmModels, Transcription: vllmTranscription, Stream: vllmStream, Errors: vllmErrors,
 		Health: Health{Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (Response(status_code=200))"},
-		Metrics: Metrics{Prefix: "vllm:", Labels: []string{"engine"}, CacheCounters: vllmCache, Requests: vllmRequests,
+		Metrics: Metrics{Prefix: "vllm:", Labels: []string{"engine"}, CacheCounters: vllmCache, Requests: vllmRequests, Stages: vllmStages,
 			Source: "vllm-project/vllm vllm/v1/metrics/loggers.py@005a810b (make_per_engine, prefix_cache_*); mm_cache_* and the 0.9 removal of gpu_prefix_cache_*: loggers.py@a6f0308c (ENGINES.md)"},
 		Knobs: vllmKnobs, Shedding: vllmShedding,
 	},
@@ -93,7 +164,7 @@ var table = []*Engine{
 		Facts:  append(append([]Fact(nil), vllmFacts...), vllmOmniFacts...),
 		Models: vllmModels, Transcription: vllmTranscription, Stream: vllmStream, Errors: vllmErrors,
 		Health: Health{Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (vLLM's API server)"},
-		Metrics: Metrics{Prefix: "vllm:", Labels: []string{"stage", "replica"}, CacheCounters: vllmCache, Requests: vllmRequests,
+		Metrics: Metrics{Prefix: "vllm:", Labels: []string{"stage", "replica"}, CacheCounters: vllmCache, Requests: vllmRequests, Stages: vllmOmniStages,
 			Source: "vllm-project/vllm-omni vllm_omni/metrics/stat_logger.py@8ad4f506 (OmniPrometheusStatLogger, _rewrite_labelnames), vllm_omni/metrics/definitions.py@641dfaf1"},
 		Knobs: vllmKnobs, Shedding: vllmShedding,
 	},
@@ -113,6 +184,7 @@ var table = []*Engine{
 				StatusLabel: "status", Histogram: "sglang_omni_http_request_duration_seconds",
 				Counts: "an HTTP request answered, labelled method, model_name, route and status; every route but /metrics is counted (/health too), hence the route filter; the duration histogram is the handler's time",
 				Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request; the route label is the FastAPI route's path), sglang_omni/serve/transcriptions.py@0ac0a86e (TRANSCRIPTIONS_ENDPOINT)"},
+			Stages: sglangOmniStages,
 			Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (no cache counter; 404 unless metrics are enabled)"},
 		Knobs: Knobs{Keys: sglangKnobKeys,
 			Expose: "SGLang-Omni has no self-description, so record its launch command or its config",
@@ -140,6 +212,7 @@ var table = []*Engine{
 			Requests: &RequestCounter{Engine: SGLang, Name: "sglang:num_requests_total", Histogram: "sglang:e2e_request_latency_seconds",
 				Counts: "a request the engine finished (observe_one_finished_request), with its e2e latency",
 				Source: "sgl-project/sglang python/sglang/srt/metrics/collector.py@00ae9c15 (observe_one_finished_request)"},
+			Stages: sglangStages,
 			Source: "sgl-project/sglang python/sglang/srt/metrics/collector.py@00ae9c15; cached_tokens_total created at the first hit: ENGINES.md (not re-read)"},
 		Knobs: Knobs{Served: []string{"/get_server_info", "/get_model_info", "/metrics"},
 			Keys:   sglangKnobKeys,
@@ -157,6 +230,13 @@ var CacheCounterNames = cacheCounters(false)
 // order of preference (internal/claims takes the first present before and
 // after a step). Query counters are never hits.
 var CacheHitCounters = cacheCounters(true)
+
+// StageFamilies are the stage histograms of the table, each family once:
+// for each stage the first present in both scrapes of a step is read. A
+// family only one engine exposes comes before one several share
+// (vLLM-Omni exposes vLLM's families too, but its own pipeline e2e is the
+// one that times what its user waited for); otherwise table order.
+var StageFamilies = stageFamilies()
 
 // RequestCounters are the request counters of the table, in order of
 // preference: the first present in both scrapes of a step is used.
@@ -186,5 +266,19 @@ func requestCounters() []RequestCounter {
 			out = append(out, *r)
 		}
 	}
+	return out
+}
+
+func stageFamilies() []StageFamily {
+	rows := map[string]int{}
+	var out []StageFamily
+	for _, e := range table {
+		for _, f := range e.Metrics.Stages {
+			if rows[f.Family]++; rows[f.Family] == 1 {
+				out = append(out, f)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b StageFamily) int { return cmp.Compare(min(rows[a.Family], 2), min(rows[b.Family], 2)) })
 	return out
 }

@@ -12,6 +12,7 @@ var vllmFacts = []Fact{
 	{"/metrics: vllm:* families labelled model_name, engine; vllm:request_success_total{finished_reason}; vllm:cache_config_info{<CacheConfig fields>,engine} 1 without model_name", "vllm/v1/metrics/loggers.py@005a810b (log_metrics_info, make_per_engine)"},
 	{"/health is 200 with an empty body; /version answers {\"version\"}", "vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (Response(status_code=200)); /version: instrumentator/basic.py (not re-read)"},
 	{"the queue is unbounded by default; --max-num-queued-reqs refuses with 503", "issue 10 / ENGINES.md (not re-read here)"},
+	{"stage histograms vllm:request_queue_time_seconds, _prefill_, _decode_, _inference_ (request_latency_buckets 0.3 ... 7680 s) and vllm:e2e_request_latency_seconds are observed once per finished request; vllm:time_to_first_token_seconds (0.001 ... 2560 s) at its first token", "vllm/v1/metrics/loggers.py@005a810b (PrometheusStatLogger.record), vllm/v1/metrics/stats.py@28ed1fb8 (update_from_finished_request)"},
 }
 
 // vllmOmniFacts: vllm-project/vllm-omni, what differs from vLLM.

@@ -145,7 +145,7 @@ func New(cfg Config) (*Server, error) {
 		started:   time.Now(),
 		index:     newIndex(cfg.Corpus),
 		admission: admission{max: cfg.MaxRunning, maxQueue: cfg.MaxQueue},
-		metrics:   newMetrics(),
+		metrics:   newMetrics(personas[cfg.Persona].eng.Metrics.Stages),
 		cache:     make(map[digest]string),
 	}
 	s.routes()

@@ -98,6 +98,27 @@
 // model_name,route,status} and sglang_omni_http_request_duration_seconds,
 // counted for every request but /metrics.
 //
+// # Server-side stages
+//
+// The vllm personas expose vLLM's stage histograms (the engine row's
+// Metrics.Stages, with its buckets: vllm:request_queue_time_seconds,
+// _prefill_, _decode_, _inference_time_seconds,
+// vllm:time_to_first_token_seconds, vllm:e2e_request_latency_seconds;
+// vllm-omni adds vllm_omni:e2e_request_latency_s), each observed once
+// per successful request when it finishes, from the sim's own latency
+// model: queue is measured, from arrival to admission (0 for a request
+// admitted at once, and for a cache hit); the service time splits into
+// prefill, a fixed PrefillShare (a quarter) of it, standing for the
+// encoder and the prompt's forward, and decode, the rest; inference is
+// prefill + decode (the service time), ttft queue + prefill, e2e arrival
+// to finish as measured. The split is a modelling choice: the sim has no
+// encoder to time, and streamed words stay spread evenly over the whole
+// service time. vLLM observes ttft at the first token rather than at the
+// finish, which counts the same over any window that starts and ends
+// idle. Failed requests are in no stage histogram. sglang-omni's
+// sglang_omni_http_request_duration_seconds is its middleware's
+// (# Latency, admission and the cache).
+//
 // # Recognition
 //
 // A corpus clip is recognised even in a benchseal variant (same length,

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+
+	"github.com/benchseal/benchseal/internal/engine"
 )
 
 // Token accounting of the simulated model: what the cache counters move by.
@@ -23,10 +25,6 @@ func promptTokens(seconds float64) int64 {
 	return promptTemplateTokens + int64(math.Ceil(seconds*audioTokensPerSecond))
 }
 
-// latencyBuckets are the upper bounds (seconds) of the e2e latency
-// histogram: fine at the low end, where a simulator's latencies live.
-var latencyBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120}
-
 // counts are the numbers /metrics exposes.
 type counts struct {
 	requests        int64 // answered, any status
@@ -38,13 +36,59 @@ type counts struct {
 	mmHits          int64
 	promptTokensSum int64
 	completionSum   int64
-	latencyCounts   []int64 // per bucket, not cumulative; last is +Inf
-	latencySum      float64
-	latencyCount    int64
+	// stages are the engine's stage histograms (its row's
+	// Metrics.Stages but the HTTP one), by family.
+	stages map[string]*hist
 	// SGLang-Omni's HTTP middleware counts (serve/metrics.py): requests by
 	// method, route and status, handler durations by method and route.
 	http    map[httpKey]int64
 	httpDur map[routeKey]*durations
+}
+
+// hist is one histogram: counts per upper bound, not cumulative, the last
+// being +Inf.
+type hist struct {
+	bounds []float64
+	counts []int64
+	sum    float64
+	count  int64
+}
+
+func (h *hist) observe(v float64) {
+	i := 0
+	for i < len(h.bounds) && v > h.bounds[i] {
+		i++
+	}
+	h.counts[i]++
+	h.sum += v
+	h.count++
+}
+
+// timing is where one request's time went, as vLLM times it
+// (vllm/v1/metrics/stats.py): seconds in the queue (arrival to
+// admission), prefill (admission to first token), decode (first to last
+// token) and end to end (arrival to finish).
+type timing struct {
+	queue, prefill, decode, e2e float64
+}
+
+// of is the stage's share of t, by the engine table's stage names.
+func (t timing) of(stage string) (float64, bool) {
+	switch stage {
+	case engine.StageQueue:
+		return t.queue, true
+	case engine.StagePrefill:
+		return t.prefill, true
+	case engine.StageDecode:
+		return t.decode, true
+	case engine.StageInference:
+		return t.prefill + t.decode, true
+	case engine.StageTTFT:
+		return t.queue + t.prefill, true
+	case engine.StageE2E:
+		return t.e2e, true
+	}
+	return 0, false // the HTTP handler's time is the middleware's (observeHTTP)
 }
 
 type routeKey struct{ method, route string }
@@ -115,9 +159,16 @@ type metrics struct {
 	c  counts
 }
 
-func newMetrics() *metrics {
-	return &metrics{c: counts{latencyCounts: make([]int64, len(latencyBuckets)+1),
-		http: map[httpKey]int64{}, httpDur: map[routeKey]*durations{}}}
+// newMetrics makes the counts of an engine whose stage histograms are
+// stages (its row of the engine table), with the engine's own buckets.
+func newMetrics(stages []engine.StageFamily) *metrics {
+	m := &metrics{c: counts{stages: map[string]*hist{}, http: map[httpKey]int64{}, httpDur: map[routeKey]*durations{}}}
+	for _, f := range stages {
+		if _, ok := (timing{}).of(f.Stage); ok {
+			m.c.stages[f.Family] = &hist{bounds: f.Buckets, counts: make([]int64, len(f.Buckets)+1)}
+		}
+	}
+	return m
 }
 
 // cacheQuery counts one lookup of a clip of tokens prompt tokens.
@@ -133,8 +184,12 @@ func (m *metrics) cacheQuery(tokens int64, hit bool) {
 	}
 }
 
-// done counts a finished request and its end-to-end latency.
-func (m *metrics) done(ok bool, seconds float64, completionTokens int64) {
+// done counts a finished request and, when it succeeded, observes its
+// stage times in every stage histogram (queue, prefill, decode,
+// inference, ttft, e2e: one observation each per successful request, at
+// its finish; vLLM observes ttft at the first token, which over a window
+// that starts and ends idle counts the same).
+func (m *metrics) done(ok bool, t timing, completionTokens int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.c.requests++
@@ -144,14 +199,20 @@ func (m *metrics) done(ok bool, seconds float64, completionTokens int64) {
 	}
 	m.c.succeeded++
 	m.c.completionSum += completionTokens
-	i := 0
-	for i < len(latencyBuckets) && seconds > latencyBuckets[i] {
-		i++
+	for family, h := range m.c.stages {
+		v, _ := t.of(stageOf[family])
+		h.observe(v)
 	}
-	m.c.latencyCounts[i]++
-	m.c.latencySum += seconds
-	m.c.latencyCount++
 }
+
+// stageOf maps every stage family of the engine table to its stage.
+var stageOf = func() map[string]string {
+	out := map[string]string{}
+	for _, f := range engine.StageFamilies {
+		out[f.Family] = f.Stage
+	}
+	return out
+}()
 
 // snapshot copies the counts under the lock so that writing the text (which
 // may block on a slow client) does not hold it.
@@ -159,7 +220,12 @@ func (m *metrics) snapshot() counts {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := m.c
-	c.latencyCounts = append([]int64(nil), m.c.latencyCounts...)
+	c.stages = make(map[string]*hist, len(m.c.stages))
+	for k, h := range m.c.stages {
+		cp := *h
+		cp.counts = slices.Clone(h.counts)
+		c.stages[k] = &cp
+	}
 	c.http = maps.Clone(m.c.http)
 	c.httpDur = make(map[routeKey]*durations, len(m.c.httpDur))
 	for k, d := range m.c.httpDur {
@@ -201,17 +267,17 @@ func (p *promWriter) gauge(name, help string, v int) {
 	p.sample(name, float64(v))
 }
 
-func (p *promWriter) histogram(name, help string, m *counts) {
+func (p *promWriter) histogram(name, help string, h *hist) {
 	p.family(name, "histogram", help)
 	var cum int64
-	for i, le := range latencyBuckets {
-		cum += m.latencyCounts[i]
+	for i, le := range h.bounds {
+		cum += h.counts[i]
 		p.printf("%s_bucket{%s,le=\"%s\"} %d\n", name, p.labels, formatFloat(le), cum)
 	}
-	cum += m.latencyCounts[len(latencyBuckets)]
+	cum += h.counts[len(h.bounds)]
 	p.printf("%s_bucket{%s,le=\"+Inf\"} %d\n", name, p.labels, cum)
-	p.printf("%s_sum{%s} %s\n", name, p.labels, formatFloat(m.latencySum))
-	p.printf("%s_count{%s} %d\n", name, p.labels, m.latencyCount)
+	p.printf("%s_sum{%s} %s\n", name, p.labels, formatFloat(h.sum))
+	p.printf("%s_count{%s} %d\n", name, p.labels, h.count)
 }
 
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

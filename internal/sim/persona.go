@@ -300,7 +300,11 @@ func (s *Server) writeVLLMMetrics(pe *persona, w http.ResponseWriter, m *counts,
 		}
 		p.printf("vllm:request_success_total{%s,finished_reason=%q,%s} %d\n", el, reason, model, v)
 	}
-	p.histogram("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", m)
+	for _, f := range pe.eng.Metrics.Stages {
+		if h := m.stages[f.Family]; h != nil && strings.HasPrefix(f.Family, pe.eng.Metrics.Prefix) {
+			p.histogram(f.Family, stageHelp[f.Stage], h)
+		}
+	}
 	// CacheConfig.metrics_info(): every field as str(value), plus engine;
 	// no model_name.
 	p.family("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig")
@@ -314,8 +318,29 @@ func (s *Server) writeVLLMMetrics(pe *persona, w http.ResponseWriter, m *counts,
 		o.printf("vllm_omni:requests_success_total{finished_reason=\"stop\",%s} %d\n", model, m.succeeded)
 		o.counter("vllm_omni:prompt_tokens_total", "Prompt tokens over all stages.", m.promptTokensSum)
 		o.counter("vllm_omni:generation_tokens_total", "Generation tokens over all stages.", m.completionSum)
+		for _, f := range pe.eng.Metrics.Stages {
+			if h := m.stages[f.Family]; h != nil && strings.HasPrefix(f.Family, "vllm_omni:") {
+				o.histogram(f.Family, "Pipeline-global end-to-end request latency in seconds (user arrival to complete response).", h)
+			}
+		}
 	}
 }
+
+// stageHelp is vLLM's documentation of its stage histograms
+// (vllm/v1/metrics/loggers.py@005a810b).
+var stageHelp = map[string]string{
+	engine.StageQueue:     "Histogram of time spent in WAITING phase for request.",
+	engine.StagePrefill:   "Histogram of time spent in PREFILL phase for request.",
+	engine.StageDecode:    "Histogram of time spent in DECODE phase for request.",
+	engine.StageInference: "Histogram of time spent in RUNNING phase for request.",
+	engine.StageTTFT:      "Histogram of time to first token in seconds.",
+	engine.StageE2E:       "Histogram of e2e request latency in seconds.",
+}
+
+// PrefillShare is the share of a request's service time the sim counts
+// as prefill (encoder and the prompt's forward, up to the first token);
+// the rest is decode (doc.go, "Server-side stages").
+const PrefillShare = 0.25
 
 // writeSGLangOmniMetrics renders serve/metrics.py's families: the
 // coordinator gauges, then the HTTP middleware's counter and histogram,

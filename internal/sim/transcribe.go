@@ -120,7 +120,7 @@ func parseRequest(r *http.Request) (*request, error) {
 // badForm answers a form parseRequest refused, as the persona does.
 func (s *Server) badForm(w http.ResponseWriter, err error) {
 	if errors.Is(err, errMissingFile) && s.p().eng.Transcription.MissingFileStatus == http.StatusUnprocessableEntity {
-		s.metrics.done(false, 0, 0)
+		s.metrics.done(false, timing{}, 0)
 		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"detail": []map[string]any{{
 			"type": "missing", "loc": []string{"body", "file"}, "msg": "Field required", "input": nil}}})
 		return
@@ -173,7 +173,7 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.model != "" && req.model != s.cfg.Model {
-		s.metrics.done(false, 0, 0)
+		s.metrics.done(false, timing{}, 0)
 		s.writeModelNotFound(w, req.model)
 		return
 	}
@@ -214,7 +214,7 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, s.p().eng.Shedding.Status, s.p().eng.Shedding.Message)
 			return
 		}
-		s.metrics.done(false, 0, 0) // the client left while queued
+		s.metrics.done(false, timing{}, 0) // the client left while queued
 		return
 	}
 	defer s.admission.release()
@@ -254,7 +254,7 @@ func (s *Server) recognise(audio []byte, d digest) string {
 }
 
 func (s *Server) fail(w http.ResponseWriter, status int, msg string) {
-	s.metrics.done(false, 0, 0)
+	s.metrics.done(false, timing{}, 0)
 	s.writeError(w, status, msg)
 }
 
@@ -284,19 +284,27 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 	}
 	completion := int64(len(strings.Fields(a.text))) + 1
 	id := s.requestID(r, n)
+	// Where the time went (doc.go, "Server-side stages"): the queue is
+	// what the request waited for admission, the service time splits
+	// into prefill and decode.
+	prefill := time.Duration(float64(service) * PrefillShare)
+	took := func() timing {
+		return timing{queue: begin.Sub(start).Seconds(), prefill: prefill.Seconds(), decode: (service - prefill).Seconds(),
+			e2e: time.Since(start).Seconds()}
+	}
 	if req.stream {
 		if s.stream(w, r, req, a, text, id, n, begin, service) {
-			s.metrics.done(true, time.Since(start).Seconds(), completion)
+			s.metrics.done(true, took(), completion)
 		} else {
-			s.metrics.done(false, 0, 0)
+			s.metrics.done(false, timing{}, 0)
 		}
 		return
 	}
 	if !sleepUntil(r, begin.Add(service)) {
-		s.metrics.done(false, 0, 0)
+		s.metrics.done(false, timing{}, 0)
 		return
 	}
-	s.metrics.done(true, time.Since(start).Seconds(), completion)
+	s.metrics.done(true, took(), completion)
 	usage := &usageDuration{Type: "duration", Seconds: int64(math.Ceil(a.seconds))}
 	switch req.responseFormat {
 	case "text":

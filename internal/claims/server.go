@@ -1,0 +1,438 @@
+package claims
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/schemas"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// The server's own account of a step: the deltas of its stage histograms
+// (engine.StageFamilies) between two raw /metrics scrapes of the step,
+// servers/<target>/metrics/c<C>-r<R>-{before,measure,after}.prom.
+
+// Scrape moments of a step (schemas.MetricsPath's when): before the
+// step, after its warm-ups, after the step.
+const (
+	ScrapeBefore  = "before"
+	ScrapeMeasure = "measure"
+	ScrapeAfter   = "after"
+)
+
+// ScrapeKey names one scrape of one step.
+type ScrapeKey struct {
+	Target      string
+	Concurrency int
+	Repeat      int
+	When        string // ScrapeBefore, ScrapeMeasure or ScrapeAfter
+}
+
+// Scrape is what one raw scrape says of the stage families: each family
+// present, summed over its series that match its engine.StageFamily's
+// Match. Err is why the file does not parse (a 404 page kept raw, a cut
+// answer): then it says nothing.
+type Scrape struct {
+	Families map[string]Histogram
+	Err      error
+}
+
+// Histogram is one family's series summed: the number and sum of its
+// observations and, per upper bound (+Inf included when exposed, in
+// increasing order), the cumulative count.
+type Histogram struct {
+	Count, Sum float64
+	Buckets    []Bucket
+}
+
+// Bucket is one upper bound of a Histogram and its cumulative count.
+type Bucket struct {
+	UpperBound, Cumulative float64
+}
+
+// ParseScrape parses the stage families of engine.StageFamilies out of a
+// raw /metrics scrape with Prometheus's own parser
+// (internal/fingerprint.ParseMetrics, the recorder's). Only the lines of
+// those families reach the parser (stageLines): expfmt costs about 4 µs a
+// series on the machine BenchmarkServerStages ran on, 40 ms for a 10k-series
+// answer of which a few hundred lines are stage histograms.
+func ParseScrape(raw []byte) (Scrape, error) {
+	return parseStages(stageLines(raw))
+}
+
+func parseStages(raw []byte) (Scrape, error) {
+	fams, err := fingerprint.ParseMetrics(raw)
+	if err != nil {
+		return Scrape{}, err
+	}
+	s := Scrape{Families: map[string]Histogram{}}
+	for _, f := range engine.StageFamilies {
+		if mf, ok := fams[f.Family]; ok {
+			if h, ok := SumHistogram(mf, f.Match); ok {
+				s.Families[f.Family] = h
+			}
+		}
+	}
+	return s, nil
+}
+
+// stageFamilyNames are the families stageLines keeps.
+var stageFamilyNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range engine.StageFamilies {
+		m[f.Family] = true
+	}
+	return m
+}()
+
+// stagePrefixes are the first stagePrefixLen bytes of every stage
+// family's name: a sample name without one of them needs no lookup.
+const stagePrefixLen = 5
+
+var stagePrefixes = func() map[string]bool {
+	m := map[string]bool{}
+	for name := range stageFamilyNames {
+		if len(name) < stagePrefixLen {
+			panic("claims: stage family " + name + " shorter than stagePrefixLen")
+		}
+		m[name[:stagePrefixLen]] = true
+	}
+	return m
+}()
+
+// stageLines keeps the lines of raw that the stage families are read
+// from: each # HELP or # TYPE line of a stage family (or of a quoted
+// UTF-8 name, which only the parser reads) and every sample line of the
+// block it opens, up to the next # HELP or # TYPE line. It drops other
+// comments and the blocks of every other family, which the parser would
+// have read and ParseScrape thrown away; a line it keeps is parsed as it
+// stands, so a broken stage line still fails. FuzzParseScrape holds it to
+// parsing the whole answer.
+func stageLines(raw []byte) []byte {
+	out := make([]byte, 0, 64<<10)
+	in := false // inside a stage family's block
+	// shadow are the names, looking like a stage family's sample, of
+	// families the dropped lines made: the parser gives a later sample of
+	// that name to them, so it is dropped too (never seen from real
+	// engines; FuzzParseScrape found it).
+	var shadow map[string]bool
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i+1], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		var name []byte
+		if len(line) > 0 && line[0] == '#' {
+			stage, ok := metaLine(line)
+			if !ok {
+				continue // a plain comment
+			}
+			if in = stage; !in {
+				name = metaName(line)
+			}
+		} else {
+			name = line[:nameEnd(line)]
+		}
+		switch {
+		case !in && stageSample(name):
+			if shadow == nil {
+				shadow = map[string]bool{}
+			}
+			shadow[string(name)] = true
+		case in && len(shadow) > 0 && shadow[string(name)]:
+		case in:
+			out = append(out, line...)
+		}
+	}
+	return out
+}
+
+// stageSample says whether name is a sample name of a stage family (the
+// family's own, or with _bucket, _sum or _count).
+func stageSample(name []byte) bool {
+	if len(name) < stagePrefixLen || !stagePrefixes[string(name[:stagePrefixLen])] {
+		return false // most lines: no stage family starts so
+	}
+	for _, suffix := range [...]string{"_bucket", "_sum", "_count"} {
+		if base, ok := bytes.CutSuffix(name, []byte(suffix)); ok {
+			return stageFamilyNames[string(base)]
+		}
+	}
+	return stageFamilyNames[string(name)]
+}
+
+func metaName(line []byte) []byte {
+	rest := bytes.TrimLeft(line[1:], " \t")
+	name := bytes.TrimLeft(rest[nameEnd(rest):], " \t")
+	return name[:nameEnd(name)]
+}
+
+// metaLine reads a comment line as the parser does: ok when it is a
+// # HELP or # TYPE line, stage when it names a stage family or a quoted
+// name.
+func metaLine(line []byte) (stage, ok bool) {
+	rest := bytes.TrimLeft(line[1:], " \t")
+	tok := rest[:nameEnd(rest)]
+	if string(tok) != "HELP" && string(tok) != "TYPE" {
+		return false, false
+	}
+	name := bytes.TrimLeft(rest[len(tok):], " \t")
+	if len(name) > 0 && name[0] == '"' {
+		return true, true
+	}
+	return stageFamilyNames[string(name[:nameEnd(name)])], true
+}
+
+// nameEnd is where the metric name at the start of b ends: at "{", a
+// blank or the line's end.
+func nameEnd(b []byte) int {
+	for i, c := range b {
+		if c == '{' || c == ' ' || c == '\t' || c == '\n' {
+			return i
+		}
+	}
+	return len(b)
+}
+
+// SumHistogram sums the histogram series of mf that carry every label
+// value of match; ok is false when mf is not a histogram family. A family
+// with no matching series is an empty histogram (present, nothing
+// observed yet).
+func SumHistogram(mf *dto.MetricFamily, match map[string]string) (Histogram, bool) {
+	if mf.GetType() != dto.MetricType_HISTOGRAM && mf.GetType() != dto.MetricType_GAUGE_HISTOGRAM {
+		return Histogram{}, false
+	}
+	var h Histogram
+	cum := map[float64]float64{}
+	for _, m := range mf.GetMetric() {
+		if m.Histogram == nil || !hasLabels(m, match) {
+			continue
+		}
+		hm := m.GetHistogram()
+		h.Count += float64(hm.GetSampleCount())
+		h.Sum += hm.GetSampleSum()
+		for _, b := range hm.GetBucket() {
+			cum[b.GetUpperBound()] += float64(b.GetCumulativeCount())
+		}
+		if !math.IsInf(lastBound(hm), 1) {
+			// The text format always has +Inf; expfmt folds it into
+			// the sample count.
+			cum[math.Inf(1)] += float64(hm.GetSampleCount())
+		}
+	}
+	for le, c := range cum {
+		h.Buckets = append(h.Buckets, Bucket{le, c})
+	}
+	slices.SortFunc(h.Buckets, func(a, b Bucket) int { return cmp.Compare(a.UpperBound, b.UpperBound) })
+	return h, true
+}
+
+func lastBound(h *dto.Histogram) float64 {
+	b := h.GetBucket()
+	if len(b) == 0 {
+		return 0
+	}
+	return b[len(b)-1].GetUpperBound()
+}
+
+func hasLabels(m *dto.Metric, match map[string]string) bool {
+	for k, v := range match {
+		if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == k && l.GetValue() == v }) {
+			return false
+		}
+	}
+	return true
+}
+
+// HistogramResetError: a histogram went down between two scrapes (its
+// count, sum or a bucket), so the server restarted or reset its metrics
+// in between and the delta means nothing.
+type HistogramResetError struct {
+	Family        string
+	Before, After float64 // the counts
+}
+
+func (e *HistogramResetError) Error() string {
+	return fmt.Sprintf("%s went down (count %g to %g): the server restarted or reset its metrics", e.Family, e.Before, e.After)
+}
+
+// Delta is after minus before, bucket by bucket; a *HistogramResetError
+// when anything went down, and an error when the two have different
+// bucket bounds (a different server answered).
+func Delta(family string, before, after Histogram) (Histogram, error) {
+	d := Histogram{Count: after.Count - before.Count, Sum: after.Sum - before.Sum}
+	reset := &HistogramResetError{Family: family, Before: before.Count, After: after.Count}
+	if d.Count < 0 || d.Sum < 0 {
+		return d, reset
+	}
+	if len(before.Buckets) != len(after.Buckets) {
+		return d, fmt.Errorf("%s has %d buckets before and %d after: not the same histogram", family, len(before.Buckets), len(after.Buckets))
+	}
+	for i, a := range after.Buckets {
+		b := before.Buckets[i]
+		if a.UpperBound != b.UpperBound {
+			return d, fmt.Errorf("%s: bucket le=%g before, le=%g after: not the same histogram", family, b.UpperBound, a.UpperBound)
+		}
+		if a.Cumulative < b.Cumulative {
+			return d, reset
+		}
+		d.Buckets = append(d.Buckets, Bucket{a.UpperBound, a.Cumulative - b.Cumulative})
+	}
+	return d, nil
+}
+
+// Quantile is the q-quantile (0 < q < 1) of h interpolated linearly in
+// the bucket that holds it, as Prometheus's histogram_quantile does: the
+// lower edge of the first bucket is 0 (when its bound is positive), a
+// rank in the +Inf bucket gives the largest finite bound. ok is false when
+// h has no observation or no +Inf bucket.
+func Quantile(q float64, h Histogram) (float64, bool) {
+	n := len(h.Buckets)
+	if n == 0 || !math.IsInf(h.Buckets[n-1].UpperBound, 1) || h.Buckets[n-1].Cumulative <= 0 {
+		return 0, false
+	}
+	rank := q * h.Buckets[n-1].Cumulative
+	i, _ := slices.BinarySearchFunc(h.Buckets, rank, func(b Bucket, r float64) int { return cmp.Compare(b.Cumulative, r) })
+	switch {
+	case i == n-1:
+		if n < 2 {
+			return 0, false
+		}
+		return h.Buckets[n-2].UpperBound, true
+	case i == 0 && h.Buckets[0].UpperBound <= 0:
+		return h.Buckets[0].UpperBound, true
+	}
+	lo, below := 0.0, 0.0
+	if i > 0 {
+		lo, below = h.Buckets[i-1].UpperBound, h.Buckets[i-1].Cumulative
+	}
+	hi, in := h.Buckets[i].UpperBound, h.Buckets[i].Cumulative-below
+	if in <= 0 {
+		return hi, true
+	}
+	return lo + (hi-lo)*(rank-below)/in, true
+}
+
+// stageOrder is the order of ServerStages.Stages: the order a request
+// passes them.
+var stageOrder = []string{schemas.StageQueue, schemas.StagePrefill, schemas.StageDecode, schemas.StageInference,
+	schemas.StageTTFT, schemas.StageE2E, schemas.StageHTTP}
+
+// loadScrapes reads the stage families of every scrape of every step
+// telemetry/steps.jsonl names. A scrape that is absent is left out; one
+// that does not parse is kept with its Err.
+func loadScrapes(fsys fs.FS, steps []schemas.StepTelemetry) (map[ScrapeKey]Scrape, error) {
+	out := map[ScrapeKey]Scrape{}
+	for _, st := range steps {
+		for _, when := range []string{ScrapeBefore, ScrapeMeasure, ScrapeAfter} {
+			name := schemas.MetricsPath(st.Target, st.Concurrency, st.Repeat, when)
+			f, err := fsys.Open(name)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return out, err
+			}
+			raw, err := io.ReadAll(f)
+			f.Close()
+			if err != nil {
+				return out, fmt.Errorf("%s: %w", name, err)
+			}
+			s, perr := ParseScrape(raw)
+			s.Err = perr
+			out[ScrapeKey{st.Target, st.Concurrency, st.Repeat, when}] = s
+		}
+	}
+	return out, nil
+}
+
+// applyServer fills m.Server from the step's scrapes. Definitions:
+//
+//   - the deltas run from the scrape after the warm-ups ("measure") to the
+//     one after the step ("after"), Scope ServerScopeMeasured; without a
+//     measure scrape that parses and holds a stage family (the runner keeps
+//     a failed scrape's answer, an error page), from the one before the
+//     step ("before"), warm-ups included, and no Scope; without an after
+//     scrape or any start, there is no server block;
+//   - each stage reads the first family of engine.StageFamilies for it
+//     that is in both scrapes, summed over its series that match (labels
+//     summed: vLLM's engine, vLLM-Omni's stage and replica);
+//   - count is the delta of its count, mean_s the delta of its sum over
+//     count, p50_s and p95_s Quantile of the delta's buckets; the times
+//     are null when count is 0;
+//   - a family that went down or changed its buckets is not computed, and
+//     Note says so (Notes of several families joined by "; ");
+//   - no stage and no note (the server exposes none of the families): no
+//     server block.
+func applyServer(m *schemas.Metrics, t *Telemetry, target string, concurrency, repeat int) {
+	key := func(when string) ScrapeKey { return ScrapeKey{target, concurrency, repeat, when} }
+	after, ok := t.Scrapes[key(ScrapeAfter)]
+	if !ok || after.Err != nil {
+		return
+	}
+	scope := schemas.ServerScopeMeasured
+	start, ok := t.Scrapes[key(ScrapeMeasure)]
+	if !ok || start.Err != nil || len(start.Families) == 0 {
+		scope = ""
+		if start, ok = t.Scrapes[key(ScrapeBefore)]; !ok || start.Err != nil {
+			return
+		}
+	}
+	var stages []schemas.StageStat
+	var notes []string
+	for _, stage := range stageOrder {
+		for _, f := range engine.StageFamilies {
+			if f.Stage != stage {
+				continue
+			}
+			hb, okb := start.Families[f.Family]
+			ha, oka := after.Families[f.Family]
+			if !okb || !oka {
+				continue
+			}
+			d, err := Delta(f.Family, hb, ha)
+			if err != nil {
+				notes = append(notes, stage+": not computed, "+err.Error())
+				break
+			}
+			st := schemas.StageStat{Stage: stage, Family: f.Family, Count: d.Count}
+			if d.Count > 0 {
+				st.MeanS = ptr(d.Sum / d.Count)
+				if v, ok := Quantile(0.5, d); ok {
+					st.P50S = ptr(v)
+				}
+				if v, ok := Quantile(0.95, d); ok {
+					st.P95S = ptr(v)
+				}
+			}
+			stages = append(stages, st)
+			break
+		}
+	}
+	if len(stages) == 0 && len(notes) == 0 {
+		return
+	}
+	if stages == nil {
+		stages = []schemas.StageStat{}
+	}
+	m.Server = &schemas.ServerStages{Scope: scope, Stages: stages, Note: strings.Join(notes, "; ")}
+}
+
+// ServerOf is one step's server block exactly as Compute puts it in
+// claims (nil when absent), for a verifier holding it to the records.
+func ServerOf(t Telemetry, target string, concurrency, repeat int) *schemas.ServerStages {
+	var m schemas.Metrics
+	applyServer(&m, &t, target, concurrency, repeat)
+	return m.Server
+}
