@@ -25,7 +25,7 @@ type stageCol struct {
 
 // stageCols are the table's server columns in the order a request passes
 // them (server e2e first: it is the total the others split). Inference and
-// TTFT stay in claims.json: they repeat prefill + decode and prefill.
+// TTFT stay in claims.json: they repeat prefill + decode and queue + prefill.
 var stageCols = []stageCol{
 	{schemas.StageE2E, "server e2e", "vllm:e2e_request_latency_seconds, sglang:e2e_request_latency_seconds"},
 	{schemas.StageQueue, "queue", "vllm:request_queue_time_seconds, sglang:queue_time_seconds"},
