@@ -84,7 +84,8 @@
 //
 // Where a server exposes only its HTTP handler's duration (SGLang-Omni's
 // sglang_omni_http_request_duration_seconds) and no e2e, it stands in for
-// server e2e and the paragraph says so. Inference and TTFT stay in
+// server e2e: the column reads "server e2e (HTTP handler)" and the
+// paragraph says so. Inference and TTFT stay in
 // claims.json: they repeat prefill + decode and queue + prefill. The knee
 // is the first level where queue time exceeds half the server time
 // (kneeShare: more than every other server stage together), as one

@@ -219,6 +219,7 @@ var zh = map[string]string{
 	"Where the time goes": "时间花在哪里",
 	"Each request's time as the servers' own histograms split it (their /metrics before and after each step), in milliseconds: the median over repeats of each stage's mean over the step's requests; client latency is the median over the same repeats of the mean latency of successful measured requests, and client − server, the difference of the two medians, is network, upload and client overhead. Queue time dominates where it exceeds half the server time.": "按服务器自身直方图（每一步前后的 /metrics）拆分的每个请求的时间，单位毫秒：各阶段在该步请求上的均值，取各次重复的中位数；客户端延迟是同样这些重复中成功测量请求平均延迟的中位数；客户端 − 服务器是这两个中位数之差，即网络、上传和客户端开销。排队时间超过服务器时间一半时，即为排队主导。",
 	"client latency":                     "客户端延迟",
+	"server e2e (HTTP handler)":          "服务器端到端（HTTP 处理函数）",
 	"server e2e":                         "服务器端到端",
 	"queue":                              "排队",
 	"prefill (first forward)":            "预填充（首次前向）",

@@ -308,7 +308,12 @@ func (v *view) timeBreakdown() []block {
 				break
 			}
 		}
-		out = append(out, para{spans: s}, table{caption: caption, header: header, right: append([]bool{true}, allRight(len(header)-1)...), rows: rows})
+		hd := header
+		if tt.http {
+			hd = slices.Clone(header)
+			hd[2] = v.tr("server e2e (HTTP handler)")
+		}
+		out = append(out, para{spans: s}, table{caption: caption, header: hd, right: allRight(len(hd)), rows: rows})
 	}
 	return out
 }
