@@ -42,7 +42,8 @@ Without -o, the report is printed on stdout: Markdown (without charts) or, with
 --format html, one self-contained HTML page with the charts inline.
 
 With -o DIR, report writes REPORT.md, report.html, throughput.svg, latency.svg
-and rtfx.svg into DIR (only REPORT.md and the charts with --format md, only
+and rtfx.svg into DIR, and stages.svg where claims.json carries the servers'
+stage histograms (only REPORT.md and the charts with --format md, only
 report.html with --format html). DIR must not exist or be empty: report never
 overwrites a file, and a failure leaves nothing behind.
 

@@ -89,8 +89,9 @@ const layoutScript = `<script>
 </script>
 `
 
-// TestBrowserLayout renders the fixture's HTML in headless Chromium, wide
-// and narrow: the screenshots are not blank, no chart element leaves its
+// TestBrowserLayout renders the fixture's HTML (with server stages, so
+// that every chart and table is there) in headless Chromium, wide and
+// narrow: the screenshots are not blank, no chart element leaves its
 // chart, and the page never scrolls sideways (wide tables scroll inside
 // their own box). Skipped without Chromium.
 func TestBrowserLayout(t *testing.T) {
@@ -102,7 +103,7 @@ func TestBrowserLayout(t *testing.T) {
 		t.Skip("starts a browser")
 	}
 	for _, lang := range []string{"en", "zh"} {
-		in := fixture()
+		in := fixtureStages()
 		in.Lang = lang
 		var page bytes.Buffer
 		if err := HTML(&page, in); err != nil {

@@ -277,6 +277,7 @@ func (v *view) caveats() []block {
 		items = append(items, []span{b(v.tr("Incomplete run:")), t(" " + v.tr("the run stopped early (%s): levels or repeats may be missing.", why))})
 	}
 	items = append(items, v.claimCaveats()...)
+	items = append(items, v.stageCaveats()...)
 	if r != nil {
 		items = append(items, v.findings(r, false)...)
 	}

@@ -262,12 +262,6 @@ func (v *view) build() []block {
 	return out
 }
 
-// timeBreakdown is the hook for "Where the time goes": the server-side
-// decomposition of each request's time into stages (queue, audio
-// preprocessing, encoder, prefill, decode), once the run records it. No
-// run records it yet, so it shows nothing rather than a guess.
-func (v *view) timeBreakdown() []block { return nil }
-
 func (v *view) title() string {
 	names := v.ordered()
 	if len(names) == 0 {

@@ -54,12 +54,49 @@
 // the benchseal verify and stock cosign commands, what the evidence cannot
 // show (a consistent fabrication by the key holder is caught only where
 // server-side evidence exists), verify's checklist, and the benchseal
-// version and binary that measured. "Where the time goes" (server-side
-// stages per request) has a hook, view.timeBreakdown, that shows nothing
-// until runs record it.
+// version and binary that measured; where no repeat of any target carries
+// a server block, "Evidence" says "Server-side stages: not observed", why,
+// and which families each engine exposes (and with which flag).
 //
-// Charts (SVG, see Chart) plot requests per second, latency p50 and p99,
-// and RTFx against concurrency on a log2 axis with a tick at each level,
+// "Where the time goes" (stages.go), after Latency, only where some repeat
+// carries claims.json's server block (the servers' own Prometheus
+// histograms over the measured phase, internal/claims): one line saying
+// what the numbers are; the Stages chart; then per target its knee and a
+// table per level, in milliseconds: client latency, server e2e, queue,
+// prefill (first forward), decode, client − server. Each stage cell is the
+// median over repeats of the stage's mean (StageStat.MeanS); client
+// latency is the median of latency_mean_s over the same repeats (those
+// with a server block, so both sides describe the same steps); client −
+// server is the difference of those two medians (network, upload, client
+// overhead), so a row adds up. A cell over fewer repeats than the level's
+// says "(k of n repeats)". Every cell is one of three states:
+//
+//   - a number;
+//   - "not observed": the server exposes no such family (the paragraph
+//     above the table names the families that would carry it), or no
+//     scrape bracketed that level (a whole row);
+//   - "broken: why": a family that grew by nothing in a repeat whose
+//     requests succeeded ("counted no request"), a mean that is not a
+//     duration, a server e2e below the sum of its stages ("less than its
+//     stages", beyond 1 % + 1 ms of rounding), or a server time above the
+//     client's latency; the caveats name each broken cell, since data
+//     that cannot be right belongs on the first screen.
+//
+// Where a server exposes only its HTTP handler's duration (SGLang-Omni's
+// sglang_omni_http_request_duration_seconds) and no e2e, it stands in for
+// server e2e: the column reads "server e2e (HTTP handler)" and the
+// paragraph says so. Inference and TTFT stay in
+// claims.json: they repeat prefill + decode and queue + prefill. The knee
+// is the first level where queue time exceeds half the server time
+// (kneeShare: more than every other server stage together), as one
+// sentence per target: "from C = 16, queue time dominates: 574 ms of 923
+// ms server time", "at C = 4 queue time first dominates (not at every
+// higher level)", "queue time never exceeds half the server time; its
+// largest share is …", or what is missing to tell.
+//
+// Charts (SVG, see Chart; ChartsOf lists a report's) plot requests per
+// second, latency p50 and p99, and RTFx against concurrency on a log2 axis
+// with a tick at each level,
 // one line per target with markers, min–max whiskers over repeats, 1-2-5
 // value ticks from zero, a legend, and the Okabe–Ito colour-blind-safe
 // palette with a distinct marker shape per target (legible in grey too).
@@ -68,6 +105,17 @@
 // level without a successful request is not plotted. HTML embeds them
 // inline; Markdown links ChartFiles when Input.LinkCharts is set. The HTML
 // fits a phone: charts scale, wide tables scroll in their own box.
+//
+// Stages (stages.svg) is a stacked bar per level and target, one panel per
+// target with a server block on one shared millisecond axis (so heights
+// compare across targets), on the same log2 concurrency axis: queue
+// (vermillion, the knee's stage), prefill, decode, the server time no
+// observed stage accounts for ("server, not split": vLLM's time outside
+// the engine, or all of an HTTP-handler-only server's), and client −
+// server in grey; a bar is the table's medians, so it is as tall as the
+// client latency where server time is observed. Each segment carries a
+// <title> with its value, the chart a <desc>; absent or broken cells draw
+// nothing. WriteDir writes it only when ChartsOf lists it.
 //
 // # Languages
 //
@@ -89,10 +137,16 @@
 //
 // The package computes no metric of its own: claims.json (internal/claims)
 // is the one source of every number shown; the ratio and interval are
-// internal/verdict's, over the claims' per-repeat values.
+// internal/verdict's, over the claims' per-repeat values. The one
+// exception is "Where the time goes": claims.json has no median of the
+// per-repeat server block, so the report takes it (as internal/claims
+// takes medians: the mean of the middle two for an even count) and the
+// differences of those medians.
 //
-// Tests: golden files for Markdown, HTML and SVG in English and Chinese
-// (go test ./internal/report -update rewrites them), and TestBrowserLayout,
+// Tests: golden files for Markdown, HTML and SVG in English and Chinese,
+// for the fixture and for it with server stages (testdata/stages/; go test
+// ./internal/report -update rewrites them), and TestBrowserLayout (on the
+// fixture with server stages),
 // which renders the HTML in headless Chromium, wide and narrow, checks
 // the screenshot is not blank, that no chart element leaves its chart and
 // that the page never scrolls sideways (skipped without chromium).

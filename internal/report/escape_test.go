@@ -13,10 +13,11 @@ import (
 
 const evil = `<script>alert("x")</script>`
 
-// hostile is the fixture with markup, Markdown syntax and a pipe in every
-// string a report shows.
+// hostile is the fixture (with server stages, for their chart and
+// table) with markup, Markdown syntax and a pipe in every string a report
+// shows.
 func hostile() Input {
-	in := fixture()
+	in := fixtureStages()
 	in.LinkCharts = true
 	in.Run.Targets[0].Name = evil
 	in.Claims.Targets[0].Target = evil

@@ -60,6 +60,7 @@ func (v *view) evidence() []block {
 		fresh = ""
 	}
 	out = append(out, para{spans: []span{b(v.tr("What the evidence shows, and what it cannot:")), t(" " + v.tr("the bundle shows that its files are unchanged since sealing, that every number follows from the records, %sand that the protocol ran as declared. It cannot show that the records describe what really crossed the wire: whoever holds the signing key could fabricate a consistent run, and that is caught only where evidence from the server side exists (its own metrics and logs, sealed in servers/). It shows nothing about other hardware, other settings, other audio, or the servers' behaviour outside the measured window.", fresh))}})
+	out = append(out, v.stagesNotObserved()...)
 	if r := in.Verify; r != nil {
 		lines := make([]string, 0, len(r.Checks))
 		for _, c := range r.Checks {

@@ -74,7 +74,7 @@ func render(t *testing.T, in Input) (md, page []byte, svgs map[Chart][]byte) {
 		t.Fatal(err)
 	}
 	svgs = map[Chart][]byte{}
-	for _, ch := range Charts {
+	for _, ch := range ChartsOf(in) {
 		var s bytes.Buffer
 		if err := SVG(&s, in, ch); err != nil {
 			t.Fatal(err)

@@ -70,6 +70,7 @@ func variants() []Input {
 		in.Verify = &verify.Report{Kind: "bundle", Pinned: true, Checks: []verify.Check{{ID: 1, Name: "archive", Status: verify.Pass}}}
 	})
 	add(func(in *Input) { in.Claims.Targets = nil })
+	out = append(out, stageVariants()...)
 	add(func(in *Input) {
 		// Nothing to warn about.
 		in.Verify = &verify.Report{Kind: "bundle", Pinned: true}
@@ -102,7 +103,7 @@ func TestLangComplete(t *testing.T) {
 			for _, bl := range v.build() {
 				writeMarkdown(w, bl, true)
 			}
-			for _, ch := range Charts {
+			for _, ch := range append(slices.Clone(Charts), Stages) {
 				v.svg(w, ch)
 			}
 			w.Flush()

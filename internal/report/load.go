@@ -117,7 +117,7 @@ func WriteDir(dir string, in Input, md, html bool) error {
 		if err := write(schemas.ReportFile, func(w io.Writer) error { return Markdown(w, in) }); err != nil {
 			return fmt.Errorf("write %s: %w", filepath.Join(dir, schemas.ReportFile), err)
 		}
-		for _, ch := range Charts {
+		for _, ch := range ChartsOf(in) {
 			if err := write(ch.File(), func(w io.Writer) error { return SVG(w, in, ch) }); err != nil {
 				return fmt.Errorf("write %s: %w", filepath.Join(dir, ch.File()), err)
 			}

@@ -20,9 +20,14 @@ const (
 	Throughput Chart = iota // successful requests per second vs concurrency
 	Latency                 // latency p50 (solid) and p99 (dashed) vs concurrency
 	RTFx                    // real-time factor vs concurrency
+	// Stages is "Where the time goes": the mean time per request split by
+	// server stage, stacked, vs concurrency, one panel per target. Only
+	// a run whose servers exposed stage histograms has it (ChartsOf).
+	Stages
 )
 
-// Charts lists every chart, for writing them all.
+// Charts lists the charts every report has, for writing them all;
+// ChartsOf adds Stages where a run has it.
 var Charts = []Chart{Throughput, Latency, RTFx}
 
 // File is the chart's file name next to REPORT.md.
@@ -34,6 +39,8 @@ func (c Chart) File() string {
 		return "latency.svg"
 	case RTFx:
 		return "rtfx.svg"
+	case Stages:
+		return "stages.svg"
 	}
 	return "chart" + strconv.Itoa(int(c)) + ".svg"
 }
@@ -47,6 +54,8 @@ func (c Chart) Title() string {
 		return "Latency p50 (solid) and p99 (dashed) vs concurrency"
 	case RTFx:
 		return "RTFx: seconds of audio per second vs concurrency"
+	case Stages:
+		return "Where the time goes: mean time per request by stage"
 	}
 	return "chart"
 }
@@ -167,6 +176,10 @@ func legendText(s string) string {
 // svg draws chart ch. The xmlns declaration a separate .svg file needs is
 // harmless inline in HTML, so both get the same bytes.
 func (v *view) svg(w *bufio.Writer, ch Chart) {
+	if ch == Stages {
+		v.stagesSVG(w)
+		return
+	}
 	ss := v.series(ch)
 	top := 0.0
 	for _, s := range ss {

@@ -1,0 +1,450 @@
+package report
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// "Where the time goes": the servers' own account of each request's time
+// (claims.json's per-repeat server blocks, read by internal/claims from
+// the /metrics scrapes that bracket each step) beside the client's.
+
+// stageCol is a server stage the table shows, with the histogram
+// families that would carry it: a server that exposes none of them shows
+// "not observed" and the report names them, so a reader knows what to
+// switch on.
+type stageCol struct {
+	stage    string // schemas.Stage*
+	name     string // column header (English, translated)
+	families string
+}
+
+// stageCols are the table's server columns in the order a request passes
+// them (server e2e first: it is the total the others split). Inference and
+// TTFT stay in claims.json: they repeat prefill + decode and queue + prefill.
+var stageCols = []stageCol{
+	{schemas.StageE2E, "server e2e", "vllm:e2e_request_latency_seconds, sglang:e2e_request_latency_seconds"},
+	{schemas.StageQueue, "queue", "vllm:request_queue_time_seconds, sglang:queue_time_seconds"},
+	{schemas.StagePrefill, "prefill (first forward)", "vllm:request_prefill_time_seconds"},
+	{schemas.StageDecode, "decode", "vllm:request_decode_time_seconds"},
+}
+
+// kneeShare is where queue time "dominates": above this share of the
+// server time, the wait for admission is more than every other server
+// stage together, so more concurrency adds waiting, not work.
+const kneeShare = 0.5
+
+// cellKind is one of the three states of every cell: a number, not
+// observed (nothing to read), or broken (something to read that cannot be
+// right).
+type cellKind int
+
+const (
+	cellNone cellKind = iota
+	cellValue
+	cellBroken
+)
+
+// stageCell is one cell of the table: a median over repeats in seconds,
+// or why there is none.
+type stageCell struct {
+	kind cellKind
+	s    float64
+	why  string // English, for cellBroken
+	n    int    // repeats the median is over (cellValue)
+}
+
+// timeRow is one level of a target.
+type timeRow struct {
+	c       int
+	of      int // the level's repeats
+	client  stageCell
+	server  stageCell // server e2e, or the HTTP handler standing in
+	stage   map[string]stageCell
+	rest    stageCell // client − server
+	other   float64   // server time no observed stage accounts for (≥ 0)
+	carried bool      // some repeat has a server block
+}
+
+// timeTarget is one target's rows and what its server exposed.
+type timeTarget struct {
+	name    string
+	rows    []timeRow
+	any     bool              // some repeat of some level has a server block
+	exposed map[string]string // stage -> the family that carried it
+	http    bool              // the HTTP handler's time stands in for server e2e
+}
+
+// median of xs (the mean of the middle two for an even count), as
+// internal/claims takes medians over repeats.
+func median(xs []float64) float64 {
+	xs = slices.Clone(xs)
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+func findStage(s *schemas.ServerStages, stage string) *schemas.StageStat {
+	for i := range s.Stages {
+		if s.Stages[i].Stage == stage {
+			return &s.Stages[i]
+		}
+	}
+	return nil
+}
+
+// stageOf is the median over reps of a stage's mean. A histogram that
+// grew by nothing in a repeat whose requests succeeded, or a mean that is
+// not a duration, is broken data; a stage no repeat carries is not
+// observed.
+func stageOf(reps []*schemas.Metrics, stage string) stageCell {
+	var xs []float64
+	for _, m := range reps {
+		st := findStage(m.Server, stage)
+		if st == nil {
+			continue
+		}
+		switch {
+		case st.MeanS == nil || st.Count == 0:
+			if m.Succeeded > 0 {
+				return stageCell{kind: cellBroken, why: "counted no request"}
+			}
+		case math.IsNaN(*st.MeanS) || math.IsInf(*st.MeanS, 0) || *st.MeanS < 0:
+			return stageCell{kind: cellBroken, why: "not a duration"}
+		default:
+			xs = append(xs, *st.MeanS)
+		}
+	}
+	if len(xs) == 0 {
+		return stageCell{}
+	}
+	return stageCell{kind: cellValue, s: median(xs), n: len(xs)}
+}
+
+// timeTargets reads every target's server blocks. Client latency is the
+// median of latency_mean_s over the same repeats as the server's stages,
+// so that both sides describe the same steps.
+func (v *view) timeTargets() []timeTarget {
+	var out []timeTarget
+	for _, tg := range v.targets {
+		tt := timeTarget{name: tg, exposed: map[string]string{}}
+		for _, c := range v.levels {
+			l := v.lookup(tg, c)
+			if l == nil {
+				continue
+			}
+			row := timeRow{c: c, of: len(l.Repeats), stage: map[string]stageCell{}}
+			var reps []*schemas.Metrics
+			for i := range l.Repeats {
+				if m := &l.Repeats[i]; m.Server != nil {
+					reps = append(reps, m)
+					for _, st := range m.Server.Stages {
+						if _, ok := tt.exposed[st.Stage]; !ok {
+							tt.exposed[st.Stage] = st.Family
+						}
+					}
+				}
+			}
+			if len(reps) == 0 {
+				tt.rows = append(tt.rows, row)
+				continue
+			}
+			tt.any, row.carried = true, true
+			var lat []float64
+			for _, m := range reps {
+				if m.LatencyMeanS != nil {
+					lat = append(lat, *m.LatencyMeanS)
+				}
+			}
+			if len(lat) > 0 {
+				row.client = stageCell{kind: cellValue, s: median(lat), n: len(lat)}
+			}
+			for _, col := range stageCols[1:] {
+				row.stage[col.stage] = stageOf(reps, col.stage)
+			}
+			row.server = stageOf(reps, schemas.StageE2E)
+			if row.server.kind == cellNone {
+				if h := stageOf(reps, schemas.StageHTTP); h.kind != cellNone {
+					row.server, tt.http = h, true
+				}
+			}
+			if row.server.kind == cellValue {
+				// The stages happen inside the server's time: more than
+				// it (beyond the rounding of claims.json) cannot be right.
+				sum := 0.0
+				for _, col := range stageCols[1:] {
+					if x := row.stage[col.stage]; x.kind == cellValue {
+						sum += x.s
+					}
+				}
+				if sum > row.server.s*1.01+0.001 {
+					row.server = stageCell{kind: cellBroken, why: "less than its stages"}
+				} else {
+					row.other = math.Max(0, row.server.s-sum)
+				}
+			}
+			switch {
+			case row.client.kind != cellValue:
+				// no successful request: nothing to subtract from
+			case row.server.kind == cellBroken:
+				row.rest = stageCell{kind: cellBroken, why: "from a broken server time"}
+			case row.server.kind == cellValue:
+				d := row.client.s - row.server.s
+				if d < -0.0001 {
+					row.rest = stageCell{kind: cellBroken, why: "server time exceeds client latency"}
+				} else {
+					row.rest = stageCell{kind: cellValue, s: math.Max(0, d), n: min(row.client.n, row.server.n)}
+				}
+			}
+			tt.rows = append(tt.rows, row)
+		}
+		out = append(out, tt)
+	}
+	return out
+}
+
+// anyStages says whether some repeat of some target has a server block.
+func anyStages(tts []timeTarget) bool {
+	for _, tt := range tts {
+		if tt.any {
+			return true
+		}
+	}
+	return false
+}
+
+// ms formats a cell in milliseconds, with the repeats it rests on when
+// fewer than the level's.
+func (v *view) ms(x stageCell, of int, none string) string {
+	switch x.kind {
+	case cellValue:
+		s := num(1000 * x.s)
+		if x.n < of {
+			s += " " + v.tr("(%d of %d repeats)", x.n, of)
+		}
+		return s
+	case cellBroken:
+		return v.tr("broken: %s", v.tr(x.why))
+	}
+	return none
+}
+
+func (v *view) timeBreakdown() []block {
+	tts := v.timeTargets()
+	if !anyStages(tts) {
+		return nil
+	}
+	out := []block{
+		heading{2, v.tr("Where the time goes")},
+		para{spans: []span{t(v.tr("Each request's time as the servers' own histograms split it (their /metrics before and after each step), in milliseconds: the median over repeats of each stage's mean over the step's requests; client latency is the median over the same repeats of the mean latency of successful measured requests, and client − server, the difference of the two medians, is network, upload and client overhead. Queue time dominates where it exceeds half the server time."))}},
+	}
+	if v.stageBars(tts) {
+		out = append(out, v.fig(Stages))
+	}
+	header := []string{v.tr("concurrency"), v.tr("client latency")}
+	for _, col := range stageCols {
+		header = append(header, v.tr(col.name))
+	}
+	header = append(header, v.tr("client − server"))
+	for _, tt := range tts {
+		lead := []span{b(tt.name + ":"), t(" ")}
+		if !tt.any {
+			out = append(out, para{spans: append(lead, t(v.tr("server-side stages not observed: its /metrics exposed no stage histogram during measurement.")))})
+			continue
+		}
+		s := append(lead, t(v.knee(tt)))
+		if tt.http {
+			s = append(s, t(" "+v.tr("The server exposes only its HTTP handler's duration (%s), which stands in for server e2e: it spans the request inside the server, not split into stages.", tt.exposed[schemas.StageHTTP])))
+		}
+		var names, fams []string
+		for _, col := range stageCols {
+			if _, ok := tt.exposed[col.stage]; ok || (col.stage == schemas.StageE2E && tt.http) {
+				continue
+			}
+			names = append(names, v.tr(col.name))
+			fams = append(fams, col.families)
+		}
+		if len(names) > 0 {
+			s = append(s, t(" "+v.tr("Not observed: %s (the server exposes no such histogram; %s would carry it).", strings.Join(names, ", "), strings.Join(fams, "; "))))
+		}
+		var rows [][]string
+		for _, r := range tt.rows {
+			row := []string{strconv.Itoa(r.c)}
+			if !r.carried {
+				row = append(row, "—")
+				for range stageCols {
+					row = append(row, v.tr("not observed"))
+				}
+				rows = append(rows, append(row, "—"))
+				continue
+			}
+			row = append(row, v.ms(r.client, r.of, "—"), v.ms(r.server, r.of, v.tr("not observed")))
+			for _, col := range stageCols[1:] {
+				row = append(row, v.ms(r.stage[col.stage], r.of, v.tr("not observed")))
+			}
+			rest := "—"
+			if r.client.kind == cellValue && r.server.kind == cellNone {
+				rest = v.tr("not observed")
+			}
+			rows = append(rows, append(row, v.ms(r.rest, r.of, rest)))
+		}
+		var read []string
+		for _, col := range append(slices.Clone(stageCols), stageCol{stage: schemas.StageHTTP}) {
+			if f, ok := tt.exposed[col.stage]; ok && !slices.Contains(read, f) {
+				read = append(read, f)
+			}
+		}
+		caption := v.tr("%s, milliseconds per request; read from %s.", tt.name, strings.Join(read, ", "))
+		for _, r := range tt.rows {
+			if !r.carried {
+				caption += " " + v.tr("\"not observed\" on a whole row: no scrape bracketed that level's measured phase.")
+				break
+			}
+		}
+		hd := header
+		if tt.http {
+			hd = slices.Clone(header)
+			hd[2] = v.tr("server e2e (HTTP handler)")
+		}
+		out = append(out, para{spans: s}, table{caption: caption, header: hd, right: allRight(len(hd)), rows: rows})
+	}
+	return out
+}
+
+// knee says where queue time first exceeds kneeShare of the server time,
+// and whether it stays so at every higher level; or that it never does,
+// with its largest share; or what is missing to tell.
+func (v *view) knee(tt timeTarget) string {
+	if _, ok := tt.exposed[schemas.StageQueue]; !ok {
+		return v.tr("where queue time dominates is not observed (no queue-time histogram).")
+	}
+	first, best := -1, -1
+	stays := true
+	share := func(r timeRow) float64 { return r.stage[schemas.StageQueue].s / r.server.s }
+	for i, r := range tt.rows {
+		if r.stage[schemas.StageQueue].kind != cellValue || r.server.kind != cellValue || !(r.server.s > 0) {
+			continue
+		}
+		if best < 0 || share(r) > share(tt.rows[best]) {
+			best = i
+		}
+		switch {
+		case first < 0 && share(r) > kneeShare:
+			first = i
+		case first >= 0 && share(r) <= kneeShare:
+			stays = false
+		}
+	}
+	switch {
+	case best < 0:
+		return v.tr("where queue time dominates is not observed (no level has both queue and server time).")
+	case first < 0:
+		r := tt.rows[best]
+		return v.tr("queue time never exceeds half the server time; its largest share is %s ms of %s ms at C = %d.", num(1000*r.stage[schemas.StageQueue].s), num(1000*r.server.s), r.c)
+	}
+	r := tt.rows[first]
+	q, srv := num(1000*r.stage[schemas.StageQueue].s), num(1000*r.server.s)
+	if stays {
+		return v.tr("from C = %d, queue time dominates: %s ms of %s ms server time.", r.c, q, srv)
+	}
+	return v.tr("at C = %d queue time first dominates (not at every higher level): %s ms of %s ms server time.", r.c, q, srv)
+}
+
+// stageCaveats names every broken cell: data that cannot be right belongs
+// on the first screen, not only in its table.
+func (v *view) stageCaveats() [][]span {
+	var where []string
+	for _, tt := range v.timeTargets() {
+		for _, r := range tt.rows {
+			seen := map[string]bool{}
+			for _, x := range []stageCell{r.server, r.stage[schemas.StageQueue], r.stage[schemas.StagePrefill], r.stage[schemas.StageDecode], r.rest} {
+				if x.kind == cellBroken && !seen[x.why] && x.why != "from a broken server time" {
+					seen[x.why] = true
+					where = append(where, v.tr("%s at C = %d (%s)", tt.name, r.c, v.tr(x.why)))
+				}
+			}
+		}
+	}
+	if len(where) == 0 {
+		return nil
+	}
+	return [][]span{{b(v.tr("Server stages broken:")), t(" " + v.tr("%s; see \"Where the time goes\". The server's histograms disagree with themselves or with the client's records there, so those cells show no number.", strings.Join(where, "; ")))}}
+}
+
+// stagesNotObserved is the evidence's line when no target's claims carry
+// a server block: what is missing and how to provide it.
+func (v *view) stagesNotObserved() []block {
+	if anyStages(v.timeTargets()) {
+		return nil
+	}
+	return []block{para{spans: []span{b(v.tr("Server-side stages:")), t(" " + v.tr("not observed: claims.json has no server block (no target's /metrics exposed a stage histogram during measurement, or the run predates them), so where each request's time went inside the server is not shown. vLLM exposes them by default (vllm:request_queue_time_seconds, vllm:e2e_request_latency_seconds and others), SGLang with --enable-metrics (sglang:queue_time_seconds, sglang:e2e_request_latency_seconds), SGLang-Omni its HTTP handler's duration when its metrics are on (sglang_omni_http_request_duration_seconds)."))}}}
+}
+
+// segment is one part of a stacked bar.
+type segment struct {
+	name   string // legend label (English)
+	colour string
+	s      float64
+}
+
+// The stages' colours: Okabe–Ito, the queue in vermillion (it is what the
+// knee is about), the client's share in grey (not the server's).
+var stageSegments = []segment{
+	{name: "queue", colour: "#D55E00"},
+	{name: "prefill", colour: "#0072B2"},
+	{name: "decode", colour: "#56B4E9"},
+	{name: "server, not split", colour: "#009E73"},
+	{name: "client − server", colour: "#BBBBBB"},
+}
+
+// bar is a row's stacked segments, bottom first, absent ones left out.
+func (r timeRow) bar() []segment {
+	var out []segment
+	for i, k := range []string{schemas.StageQueue, schemas.StagePrefill, schemas.StageDecode} {
+		if x := r.stage[k]; x.kind == cellValue && x.s > 0 {
+			sg := stageSegments[i]
+			sg.s = x.s
+			out = append(out, sg)
+		}
+	}
+	if r.server.kind == cellValue && r.other > 0 {
+		sg := stageSegments[3]
+		sg.s = r.other
+		out = append(out, sg)
+	}
+	if r.rest.kind == cellValue && r.rest.s > 0 {
+		sg := stageSegments[4]
+		sg.s = r.rest.s
+		out = append(out, sg)
+	}
+	return out
+}
+
+// stageBars says whether some row has a bar to draw.
+func (v *view) stageBars(tts []timeTarget) bool {
+	for _, tt := range tts {
+		for _, r := range tt.rows {
+			if len(r.bar()) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ChartsOf is the charts the report of in shows: Charts, and Stages when
+// some server exposed stage histograms with a number to draw.
+func ChartsOf(in Input) []Chart {
+	v := newView(in)
+	if v.stageBars(v.timeTargets()) {
+		return append(slices.Clone(Charts), Stages)
+	}
+	return Charts
+}
