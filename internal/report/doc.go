@@ -78,9 +78,15 @@
 //   - "broken: why": a family that grew by nothing in a repeat whose
 //     requests succeeded ("counted no request"), a mean that is not a
 //     duration, a server e2e below the sum of its stages ("less than its
-//     stages", beyond 1 % + 1 ms of rounding), or a server time above the
-//     client's latency; the caveats name each broken cell, since data
-//     that cannot be right belongs on the first screen.
+//     stages", beyond 1 % + 1 ms of rounding), a family internal/claims
+//     did not compute because it went down during the step (the server
+//     block's note: "histogram reset during the step"), or a server time
+//     above the client's latency; the caveats name each broken cell,
+//     since data that cannot be right belongs on the first screen.
+//
+// A level whose server block has no "measured" scope (no scrape after the
+// warm-ups) is named in the table's caption: its stages include the
+// warm-ups, the client's latency does not.
 //
 // Where a server exposes only its HTTP handler's duration (SGLang-Omni's
 // sglang_omni_http_request_duration_seconds) and no e2e, it stands in for

@@ -68,6 +68,7 @@ type timeRow struct {
 	rest    stageCell // client − server
 	other   float64   // server time no observed stage accounts for (≥ 0)
 	carried bool      // some repeat has a server block
+	warmups bool      // some repeat's stages include its warm-ups (no scrape after them)
 }
 
 // timeTarget is one target's rows and what its server exposed.
@@ -109,6 +110,12 @@ func stageOf(reps []*schemas.Metrics, stage string) stageCell {
 	for _, m := range reps {
 		st := findStage(m.Server, stage)
 		if st == nil {
+			// internal/claims leaves out a family that went down or
+			// changed its buckets between the scrapes, and its note
+			// names the stage.
+			if strings.Contains(m.Server.Note, stage+": not computed") {
+				return stageCell{kind: cellBroken, why: "histogram reset during the step"}
+			}
 			continue
 		}
 		switch {
@@ -145,6 +152,7 @@ func (v *view) timeTargets() []timeTarget {
 			for i := range l.Repeats {
 				if m := &l.Repeats[i]; m.Server != nil {
 					reps = append(reps, m)
+					row.warmups = row.warmups || m.Server.Scope != schemas.ServerScopeMeasured
 					for _, st := range m.Server.Stages {
 						if _, ok := tt.exposed[st.Stage]; !ok {
 							tt.exposed[st.Stage] = st.Family
@@ -302,6 +310,15 @@ func (v *view) timeBreakdown() []block {
 			}
 		}
 		caption := v.tr("%s, milliseconds per request; read from %s.", tt.name, strings.Join(read, ", "))
+		var warm []string
+		for _, r := range tt.rows {
+			if r.warmups {
+				warm = append(warm, strconv.Itoa(r.c))
+			}
+		}
+		if len(warm) > 0 {
+			caption += " " + v.tr("At C = %s the server's stages include the warm-up requests (no scrape after them); the client's latency does not.", strings.Join(warm, ", "))
+		}
 		for _, r := range tt.rows {
 			if !r.carried {
 				caption += " " + v.tr("\"not observed\" on a whole row: no scrape bracketed that level's measured phase.")

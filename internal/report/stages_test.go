@@ -20,7 +20,7 @@ func vllmStages(c, count int, client float64) *schemas.ServerStages {
 	e2e := client - 0.012
 	service := min(e2e-0.005, 0.28+0.004*float64(c))
 	queue := e2e - 0.005 - service
-	return &schemas.ServerStages{Stages: []schemas.StageStat{
+	return &schemas.ServerStages{Scope: schemas.ServerScopeMeasured, Stages: []schemas.StageStat{
 		stage(schemas.StageQueue, "vllm:request_queue_time_seconds", count, queue),
 		stage(schemas.StagePrefill, "vllm:request_prefill_time_seconds", count, 0.3*service),
 		stage(schemas.StageDecode, "vllm:request_decode_time_seconds", count, 0.7*service),
@@ -44,7 +44,7 @@ func fixtureStages() Input {
 				m := &l.Repeats[r]
 				mean := *m.LatencyMeanS
 				if ti == 0 {
-					m.Server = &schemas.ServerStages{Stages: []schemas.StageStat{
+					m.Server = &schemas.ServerStages{Scope: schemas.ServerScopeMeasured, Stages: []schemas.StageStat{
 						stage(schemas.StageHTTP, "sglang_omni_http_request_duration_seconds", m.Requests, mean-0.009),
 					}}
 				} else {
@@ -149,7 +149,7 @@ func fixtureStagesBroken() Input {
 		for r := range tc.Levels[li].Repeats {
 			m := &tc.Levels[li].Repeats[r]
 			mean := *m.LatencyMeanS
-			m.Server = &schemas.ServerStages{Stages: []schemas.StageStat{
+			m.Server = &schemas.ServerStages{Scope: schemas.ServerScopeMeasured, Stages: []schemas.StageStat{
 				stage(schemas.StageQueue, "sglang:queue_time_seconds", m.Requests, 0.002),
 				stage(schemas.StageE2E, "sglang:e2e_request_latency_seconds", m.Requests, mean-0.01),
 			}}
@@ -162,6 +162,13 @@ func fixtureStagesBroken() Input {
 				if r == 0 {
 					m.Server = nil
 				}
+			case 4:
+				// The server restarted during the step: its e2e went
+				// down and internal/claims left it out (warm-ups
+				// included: no measure scrape).
+				m.Server.Scope = ""
+				m.Server.Stages = m.Server.Stages[:1]
+				m.Server.Note = "e2e: not computed, sglang:e2e_request_latency_seconds went down (count 80 to 3): the server restarted or reset its metrics"
 			}
 		}
 	}
@@ -178,6 +185,8 @@ func TestStagesThreeStates(t *testing.T) {
 		"| 2 | ", " | broken: counted no request | not observed | not observed | ",
 		" | broken: server time exceeds client latency |",
 		" (2 of 3 repeats) |",
+		"| 16 | ", " | broken: histogram reset during the step | 2.00 | not observed | not observed | broken: from a broken server time |",
+		"At C = 16 the server's stages include the warm-up requests (no scrape after them); the client's latency does not.",
 		"**sglang-omni:** queue time never exceeds half the server time; its largest share is 2.00 ms of",
 	} {
 		if !strings.Contains(s, want) {
@@ -188,7 +197,7 @@ func TestStagesThreeStates(t *testing.T) {
 		t.Error("a server with e2e is said to stand in with its HTTP handler")
 	}
 	caveats := string(md[:strings.Index(string(md), "\nThis report compares")])
-	if !strings.Contains(caveats, "**Server stages broken:** sglang-omni at C = 2 (counted no request); sglang-omni at C = 4 (server time exceeds client latency)") {
+	if !strings.Contains(caveats, "**Server stages broken:** sglang-omni at C = 2 (counted no request); sglang-omni at C = 4 (server time exceeds client latency); sglang-omni at C = 16 (histogram reset during the step)") {
 		t.Errorf("the caveats do not name the broken cells:\n%s", caveats)
 	}
 
