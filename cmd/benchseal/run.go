@@ -101,7 +101,7 @@ exits during the run stops that target: the run keeps what it measured, is
 marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 'benchseal seal' does.
 
-`+serverEventsHelp,
+` + serverEventsHelp,
 		Example: `  benchseal run --target sglang=http://127.0.0.1:30000 --target vllm=http://127.0.0.1:8000 \
     --corpus clips/ --concurrency 1,16,64 --requests 256 --out runs/qwen3-asr`,
 		Args: exactArgs(0, "no arguments"),
