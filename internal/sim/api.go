@@ -75,6 +75,16 @@ type Config struct {
 	// with no error event, no final event and no [DONE] (a connection the
 	// server dropped).
 	StreamCutRate float64
+
+	// OTLPEndpoint is vLLM's --otlp-traces-endpoint: the vllm personas
+	// export one span per request there (otlp.go); OTLPProtocol is
+	// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL (OTLPGRPC, the default, or
+	// OTLPHTTP, which posts to the endpoint as given).
+	OTLPEndpoint, OTLPProtocol string
+	// ProfilerDir is SGLANG_TORCH_PROFILER_DIR: where the sglang-omni
+	// persona's request profiler writes when a start names no event_dir
+	// (profiler.go).
+	ProfilerDir string
 }
 
 // ConfigError reports an unusable Config field.
@@ -99,6 +109,9 @@ type Server struct {
 	cache   map[digest]string // transcript by body identity
 
 	logMu sync.Mutex
+
+	traces spanExporter // otlp.go
+	prof   profiler     // profiler.go
 }
 
 // New checks cfg and returns a server; serve it with net/http.
@@ -134,6 +147,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, &ConfigError{"stream fail rate", fmt.Sprintf("%v is not in [0, 1]", cfg.StreamFailRate)}
 	case !(cfg.StreamCutRate >= 0 && cfg.StreamCutRate <= 1):
 		return nil, &ConfigError{"stream cut rate", fmt.Sprintf("%v is not in [0, 1]", cfg.StreamCutRate)}
+	case cfg.OTLPProtocol != "" && cfg.OTLPProtocol != OTLPGRPC && cfg.OTLPProtocol != OTLPHTTP:
+		return nil, &ConfigError{"otlp protocol", fmt.Sprintf("%q: want %s or %s", cfg.OTLPProtocol, OTLPGRPC, OTLPHTTP)}
 	}
 	for i, c := range cfg.Corpus {
 		if _, err := parseWAV(c.Audio); err != nil {
@@ -217,6 +232,7 @@ func (s *Server) routes() {
 			}))
 		}
 	}
+	s.profilerRoutes(m)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeNotFound(w) })
 	s.mux = m
 }
