@@ -67,8 +67,8 @@ func TestChecklistTable(t *testing.T) {
 			}
 		}
 	}
-	if len(checklist) != CheckFairness {
-		t.Errorf("%d checks, the last constant is %d", len(checklist), CheckFairness)
+	if len(checklist) != CheckEvents {
+		t.Errorf("%d checks, the last constant is %d", len(checklist), CheckEvents)
 	}
 }
 

@@ -54,5 +54,6 @@ func ExampleBundle() {
 	// PASS 6 claims
 	// PASS 7 protocol
 	// WARN 8 fairness
+	// SKIP 9 events
 	// pinned: true ok: true
 }

@@ -78,4 +78,11 @@
 //     therefore not joinable: they appear as lines without RequestID.
 //     Long audio is split into "<id>-chunk-<n>" requests; those are folded
 //     into their parent id.
+//
+// # Imports
+//
+// It owns reading the engines' per-request evidence and joining it to
+// records. Must never import: internal/bench, internal/sim, verify. Why:
+// verify re-derives the joined lines with it, and the simulator stands in
+// for the engines without sharing the reader's code.
 package serverevents

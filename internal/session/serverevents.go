@@ -1,24 +1,16 @@
 package session
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/benchseal/benchseal/internal/bench"
-	"github.com/benchseal/benchseal/internal/claims"
-	"github.com/benchseal/benchseal/internal/newfile"
 	"github.com/benchseal/benchseal/internal/serverevents"
-	"github.com/benchseal/benchseal/schemas"
 )
 
 // DefaultOTLPWait is how long the session waits after the sweep for spans
@@ -143,34 +135,6 @@ func (s *Session) eventsHooks() bench.Hooks {
 	}
 }
 
-// stepRecords reads the records of a step from the run directory.
-func stepRecords(dir string, st bench.Step) ([]schemas.Record, error) {
-	name := schemas.RecordsPath(st.Target, st.Concurrency, st.Repeat)
-	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(name)))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return claims.ReadRecords(name, f)
-}
-
-func writeStages(dir, target string, st bench.Step, lines []schemas.RequestStages) error {
-	var buf bytes.Buffer
-	for _, l := range lines {
-		b, err := json.Marshal(l)
-		if err != nil {
-			return err
-		}
-		buf.Write(b)
-		buf.WriteByte('\n')
-	}
-	p := filepath.Join(dir, filepath.FromSlash(schemas.StagesPath(target, st.Concurrency, st.Repeat)))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	return newfile.Write(p, buf.Bytes(), 0o644)
-}
-
 // writeProfilerEvents copies every step's event files into the run and
 // writes its joined stage times.
 func (s *Session) writeProfilerEvents(d *bench.Dir) error {
@@ -183,151 +147,27 @@ func (s *Session) writeProfilerEvents(d *bench.Dir) error {
 	for _, t := range s.cfg.Plan.Targets {
 		for _, st := range ev.steps[t.Name] {
 			src := filepath.Join(ev.profDir[t.Name], profRunID(st))
-			ents, err := os.ReadDir(src)
-			if err != nil {
+			if err := serverevents.CopyEvents(d.Path, serverevents.Step{Target: t.Name, Concurrency: st.Concurrency, Repeat: st.Repeat}, src); err != nil {
 				errs = append(errs, fmt.Errorf("events of %s c=%d r=%d: %w", t.Name, st.Concurrency, st.Repeat, err))
-				continue
-			}
-			var all []serverevents.Event
-			for _, e := range ents {
-				if !e.Type().IsRegular() || !serverevents.EventFile.MatchString(e.Name()) {
-					continue
-				}
-				b, err := os.ReadFile(filepath.Join(src, e.Name()))
-				if err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				dst := filepath.Join(d.Path, filepath.FromSlash(schemas.ProfilerEventsPath(t.Name, st.Concurrency, st.Repeat, e.Name())))
-				if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				if err := newfile.Write(dst, b, 0o644); err != nil {
-					errs = append(errs, err)
-					continue
-				}
-				evs, err := serverevents.ParseEvents(bytes.NewReader(b))
-				if err != nil {
-					errs = append(errs, fmt.Errorf("%s: %w", e.Name(), err))
-				}
-				all = append(all, evs...)
-			}
-			recs, err := stepRecords(d.Path, st)
-			if err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			if err := writeStages(d.Path, t.Name, st, serverevents.StepEvents(all, recs)); err != nil {
-				errs = append(errs, err)
 			}
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// sweepSteps lists the steps whose records files the run holds, by target.
-func sweepSteps(dir string, run *schemas.Run) map[string][]bench.Step {
-	out := map[string][]bench.Step{}
-	for _, t := range run.Targets {
-		ents, _ := os.ReadDir(filepath.Join(dir, schemas.RecordsDir, t.Name))
-		for _, e := range ents {
-			var c, r int
-			if n, _ := fmt.Sscanf(e.Name(), "c%d-r%d.jsonl", &c, &r); n == 2 && e.Name() == path.Base(schemas.RecordsPath(t.Name, c, r)) {
-				out[t.Name] = append(out[t.Name], bench.Step{Target: t.Name, Concurrency: c, Repeat: r})
-			}
-		}
-	}
-	return out
-}
-
-// writeOTLP waits for the spans of every measured request (or
-// Events.OTLPWait), then writes, for each target some span named, the
-// exports that carry its spans and every step's joined stage times.
+// writeOTLP collects the spans into the run (serverevents.CollectOTLP).
 func (s *Session) writeOTLP(ctx context.Context, d *bench.Dir) error {
 	ev := s.ev
 	if ev.otlp == nil {
 		return nil
 	}
-	steps := sweepSteps(d.Path, d.Run)
-	want := map[string]bool{}
-	for _, sts := range steps {
-		for _, st := range sts {
-			recs, _ := stepRecords(d.Path, st)
-			for _, r := range recs {
-				if r.Phase == schemas.PhaseMeasure && r.OK && r.RequestID != "" {
-					want[r.RequestID] = true
-				}
-			}
-		}
-	}
 	wait := s.cfg.Events.OTLPWait
 	if wait <= 0 {
 		wait = DefaultOTLPWait
 	}
-	deadline := time.Now().Add(wait)
-	for {
-		seen := map[string]bool{}
-		for _, e := range ev.otlp.Exports() {
-			for _, sp := range e.Spans {
-				seen[sp.BenchID] = true
-			}
-		}
-		missing := 0
-		for id := range want {
-			if !seen[id] {
-				missing++
-			}
-		}
-		if missing == 0 || time.Now().After(deadline) || ctx.Err() != nil {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
+	silent, err := serverevents.CollectOTLP(ctx, d.Path, d.Run, ev.otlp, wait)
+	for _, t := range silent {
+		s.cfg.Warnf("no OTLP spans came from %s: start vLLM with --otlp-traces-endpoint http://%s", t, ev.otlp.Addr())
 	}
-	exports := ev.otlp.Exports()
-	var errs []error
-	for _, t := range s.cfg.Plan.Targets {
-		var recsByStep [][]schemas.Record
-		prefix := ""
-		for _, st := range steps[t.Name] {
-			recs, err := stepRecords(d.Path, st)
-			if err != nil {
-				errs = append(errs, err)
-			}
-			recsByStep = append(recsByStep, recs)
-			if p := serverevents.StepPrefix(recs); p != "" && prefix == "" {
-				prefix = p[:len("bs-")+16+1]
-			}
-		}
-		if prefix == "" {
-			continue
-		}
-		var spans []serverevents.Span
-		n := 0
-		for _, e := range exports {
-			if !slices.ContainsFunc(e.Spans, func(sp serverevents.Span) bool { return strings.HasPrefix(sp.BenchID, prefix) }) {
-				continue
-			}
-			n++
-			p := filepath.Join(d.Path, filepath.FromSlash(schemas.OTLPExportPath(t.Name, n)))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				errs = append(errs, err)
-				break
-			}
-			if err := newfile.Write(p, e.Body, 0o644); err != nil {
-				errs = append(errs, err)
-			}
-			spans = append(spans, e.Spans...)
-		}
-		if n == 0 {
-			s.cfg.Warnf("no OTLP spans came from %s: start vLLM with --otlp-traces-endpoint http://%s", t.Name, ev.otlp.Addr())
-			continue
-		}
-		for i, st := range steps[t.Name] {
-			if err := writeStages(d.Path, t.Name, st, serverevents.StepSpans(spans, recsByStep[i])); err != nil {
-				errs = append(errs, err)
-			}
-		}
-	}
-	return errors.Join(errs...)
+	return err
 }
