@@ -219,7 +219,7 @@ func checkEvents(rep *Report, ev *evidence) {
 	if c.Status == Fail {
 		c.Summary = fmt.Sprintf("the server's per-request evidence contradicts the records of %d step(s)", failedSteps(c))
 	} else {
-		c.Summary = fmt.Sprintf("%d of %d steps: %d measured requests joined to the server's own account (%d steps by request id), every success seen by the server, no server time longer than the client's latency",
+		c.Summary = fmt.Sprintf("%d of %d steps: the server saw every successful measured request (%d joined by request id in %d steps, the other steps by count) and none of its times is longer than the client's latency",
 			witnessed, steps, requests, joined)
 	}
 	c.Summary = no.summary(c, c.Summary)

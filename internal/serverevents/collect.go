@@ -114,9 +114,13 @@ func CopyEvents(dir string, st Step, src string) error {
 // succeeded (or wait has passed, or ctx is done), then writes, for each
 // target some span names, the exports that carry its spans
 // (OTLPExportPath) and every step's joined stage lines. It returns the
-// targets no span named.
-func CollectOTLP(ctx context.Context, dir string, run *schemas.Run, r *Receiver, wait time.Duration) (silent []string, err error) {
+// targets no span named. Targets in skip (whose evidence comes from
+// elsewhere) are neither waited for nor written.
+func CollectOTLP(ctx context.Context, dir string, run *schemas.Run, r *Receiver, wait time.Duration, skip ...string) (silent []string, err error) {
 	steps := Steps(dir, run)
+	for _, t := range skip {
+		delete(steps, t)
+	}
 	recs := map[Step][]schemas.Record{}
 	var errs []error
 	want := map[string]bool{}
@@ -155,6 +159,9 @@ func CollectOTLP(ctx context.Context, dir string, run *schemas.Run, r *Receiver,
 	}
 	exports := r.Exports()
 	for _, t := range run.Targets {
+		if _, ok := steps[t.Name]; !ok {
+			continue
+		}
 		prefix := ""
 		for _, st := range steps[t.Name] {
 			if p := StepPrefix(recs[st]); p != "" {

@@ -165,7 +165,13 @@ func (s *Session) writeOTLP(ctx context.Context, d *bench.Dir) error {
 	if wait <= 0 {
 		wait = DefaultOTLPWait
 	}
-	silent, err := serverevents.CollectOTLP(ctx, d.Path, d.Run, ev.otlp, wait)
+	var profiled []string // their evidence is the request profiler's
+	for t, sts := range ev.steps {
+		if len(sts) > 0 {
+			profiled = append(profiled, t)
+		}
+	}
+	silent, err := serverevents.CollectOTLP(ctx, d.Path, d.Run, ev.otlp, wait, profiled...)
 	for _, t := range silent {
 		s.cfg.Warnf("no OTLP spans came from %s: start vLLM with --otlp-traces-endpoint http://%s", t, ev.otlp.Addr())
 	}

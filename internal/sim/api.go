@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
@@ -179,17 +180,29 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	s.mux.ServeHTTP(rec, r)
-	d := time.Since(start)
-	if countHTTP {
-		// SGLang-Omni's middleware labels a request with its route's path
-		// template, "__unmatched__" when no route took it.
-		route := "__unmatched__"
-		if _, path, ok := strings.Cut(r.Pattern, " "); ok && path != "/" {
-			route = path
-		}
-		s.metrics.observeHTTP(r.Method, route, rec.status, d.Seconds())
+	var once sync.Once
+	var d time.Duration
+	var inner *http.Request // the request the mux routed (its Pattern set)
+	count := func() {
+		once.Do(func() {
+			d = time.Since(start)
+			if countHTTP {
+				// SGLang-Omni's middleware labels a request with its route's path
+				// template, "__unmatched__" when no route took it.
+				route := "__unmatched__"
+				if _, path, ok := strings.Cut(inner.Pattern, " "); ok && path != "/" {
+					route = path
+				}
+				s.metrics.observeHTTP(r.Method, route, rec.status, d.Seconds())
+			}
+		})
 	}
+	// A stream counts itself before its last event (countNow): the
+	// client may end the request on that event, before the handler
+	// returns, and scrape /metrics at once.
+	inner = r.WithContext(context.WithValue(r.Context(), countKey{}, count))
+	s.mux.ServeHTTP(rec, inner)
+	count()
 	if s.cfg.RequestLog != nil {
 		s.logMu.Lock()
 		fmt.Fprintf(s.cfg.RequestLog, "sim: %s %s %d %.2fms\n", r.Method, r.URL.Path, rec.status, float64(d.Microseconds())/1000)
@@ -263,6 +276,17 @@ func (s *Server) bits(n uint64) uint64 {
 	binary.LittleEndian.PutUint64(b[8:], n)
 	h := sha256.Sum256(b[:])
 	return binary.LittleEndian.Uint64(h[:8])
+}
+
+// countKey holds, in a request's context, the function that counts the
+// request in the HTTP metrics (once).
+type countKey struct{}
+
+// countNow counts r in the HTTP metrics now, if ServeHTTP has not yet.
+func countNow(r *http.Request) {
+	if f, ok := r.Context().Value(countKey{}).(func()); ok {
+		f()
+	}
 }
 
 type statusRecorder struct {

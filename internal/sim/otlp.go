@@ -56,7 +56,7 @@ type spanExporter struct {
 func (s *Server) traceRequest(id string, start, begin time.Time, prefill, service time.Duration) {
 	x := &s.traces
 	x.once.Do(func() { s.startExporter() })
-	end := time.Now()
+	end := begin.Add(service) // the last token: the answer's last byte leaves after it
 	d := func(k string, v float64) *commonpb.KeyValue {
 		return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v}}}
 	}

@@ -29,10 +29,13 @@ var profilerPersonas = map[string]bool{PersonaSGLangOmni: true}
 // events_asr_<pid>.jsonl. timestamp_ns is the wall clock in nanoseconds
 // (time.time_ns(), the recorder's default).
 type profiler struct {
-	mu    sync.Mutex
-	runID string
-	dir   string
-	files map[string]*os.File // by stage
+	mu sync.Mutex
+	// inflight counts requests answered while profiling was on whose
+	// events are not written yet; stop waits for them (stopWait).
+	inflight int
+	runID    string
+	dir      string
+	files    map[string]*os.File // by stage
 }
 
 func (s *Server) profilerRoutes(m *http.ServeMux) {
@@ -126,16 +129,46 @@ func (p *profiler) start(runID, dir string) error {
 	return nil
 }
 
-// stop closes the files of runID ("" any) and returns the run id that was
-// active.
-func (p *profiler) stop(runID string) string {
+// stopWait bounds how long a stop waits for the events of requests
+// answered while profiling was on.
+const stopWait = 2 * time.Second
+
+// enter reports whether profiling is on, and if so counts a request in
+// flight (leave ends it).
+func (p *profiler) enter() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.files == nil {
+		return false
+	}
+	p.inflight++
+	return true
+}
+
+func (p *profiler) leave() {
+	p.mu.Lock()
+	p.inflight--
+	p.mu.Unlock()
+}
+
+// stop closes the files of runID ("" any), once the requests in flight
+// have written their events, and returns the run id that was active.
+func (p *profiler) stop(runID string) string {
+	p.mu.Lock()
 	active := p.runID
 	if p.files == nil || (runID != "" && runID != active) {
+		p.mu.Unlock()
 		return ""
 	}
-	p.closeLocked()
+	for deadline := time.Now().Add(stopWait); p.inflight > 0 && time.Now().Before(deadline); {
+		p.mu.Unlock()
+		time.Sleep(2 * time.Millisecond)
+		p.mu.Lock()
+	}
+	defer p.mu.Unlock()
+	if p.runID == active {
+		p.closeLocked()
+	}
 	return active
 }
 
@@ -155,7 +188,7 @@ func (s *Server) profileRequest(id string, start, begin time.Time, prefill, serv
 	if p.files == nil {
 		return
 	}
-	end := time.Now()
+	end := begin.Add(service) // the last token: the answer's last byte leaves after it
 	pid := os.Getpid()
 	emit := func(stage, name string, t time.Time) {
 		b, _ := json.Marshal(map[string]any{"request_id": id, "stage": stage, "event_name": name, "timestamp_ns": t.UnixNano(),

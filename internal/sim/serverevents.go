@@ -10,22 +10,30 @@ import (
 // is decode. It is the split the stage histograms use.
 const tracePrefillShare = 0.25
 
-// observeRequest gives a request that respond answered to the persona's
+// observeRequest gives a request respond answers to the persona's
 // per-request evidence: an OTLP span (vllm, with Config.OTLPEndpoint) or
 // profiler events (sglang-omni, while profiling). Queue is measured
 // (begin - start: the wait for admission), service is split into prefill
-// and decode. A request whose client left is not observed.
-func (s *Server) observeRequest(r *http.Request, n uint64, start, begin time.Time, service time.Duration) {
+// and decode. It is called when respond starts and returns what respond
+// defers: a request answered while the profiler was on is recorded even
+// if a stop came meanwhile (a real engine emits its events before the
+// answer's last byte leaves, so a client that saw the answer never stops
+// the profiler before them).
+func (s *Server) observeRequest(r *http.Request, n uint64, start, begin time.Time, service time.Duration) func() {
 	tracing := s.cfg.OTLPEndpoint != "" && otlpPersonas[s.cfg.Persona]
-	if r.Context().Err() != nil || (!tracing && !profilerPersonas[s.cfg.Persona]) {
-		return
+	profiling := profilerPersonas[s.cfg.Persona] && s.prof.enter()
+	if !tracing && !profiling {
+		return func() {}
 	}
-	id := s.requestID(r, n)
-	prefill := time.Duration(float64(service) * tracePrefillShare)
-	if tracing {
-		s.traceRequest(id, start, begin, prefill, service)
-	}
-	if profilerPersonas[s.cfg.Persona] {
-		s.profileRequest(id, start, begin, prefill, service)
+	return func() {
+		id := s.requestID(r, n)
+		prefill := time.Duration(float64(service) * tracePrefillShare)
+		if tracing {
+			s.traceRequest(id, start, begin, prefill, service)
+		}
+		if profiling {
+			s.profileRequest(id, start, begin, prefill, service)
+			s.prof.leave()
+		}
 	}
 }
