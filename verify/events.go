@@ -219,8 +219,12 @@ func checkEvents(rep *Report, ev *evidence) {
 	if c.Status == Fail {
 		c.Summary = fmt.Sprintf("the server's per-request evidence contradicts the records of %d step(s)", failedSteps(c))
 	} else {
-		c.Summary = fmt.Sprintf("%d of %d steps: the server saw every successful measured request (%d joined by request id in %d steps, the other steps by count) and none of its times is longer than the client's latency",
-			witnessed, steps, requests, joined)
+		how := fmt.Sprintf("%d joined by request id", requests)
+		if joined < witnessed {
+			how += fmt.Sprintf("; %d steps by count, where the server keeps its own ids", witnessed-joined)
+		}
+		c.Summary = fmt.Sprintf("%d of %d steps: the server saw every successful measured request (%s) and none of its times is longer than the client's latency",
+			witnessed, steps, how)
 	}
 	c.Summary = no.summary(c, c.Summary)
 }
