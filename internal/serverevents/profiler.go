@@ -126,7 +126,7 @@ func EventStages(events []Event) []schemas.RequestStages {
 			if !ok1 || !ok2 || tb < ta {
 				return nil
 			}
-			s := float64(tb-ta) / 1e9
+			s := (float64(tb) - float64(ta)) / 1e9 // no int64 overflow
 			return &s
 		}
 		l.E2ES = span("coordinator", EvAdmission, EvTerminal, true)
