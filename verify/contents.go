@@ -58,6 +58,8 @@ func schemaOf(name string, doc []byte) string {
 		return "host_sample"
 	case name == "telemetry/steps.jsonl":
 		return "step_telemetry"
+	case schemas.IsStages(name):
+		return "request_stages"
 	case name == "run.json":
 		return "run"
 	case name == "claims.json":

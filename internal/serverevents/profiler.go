@@ -123,10 +123,11 @@ func EventStages(events []Event) []schemas.RequestStages {
 			if endLast {
 				tb, ok2 = last[key{id, stage, b}]
 			}
-			if !ok1 || !ok2 || tb < ta {
+			d := tb - ta                          // exact in int64; float64 timestamps would lose the ns
+			if !ok1 || !ok2 || tb < ta || d < 0 { // d < 0: the difference overflowed
 				return nil
 			}
-			s := (float64(tb) - float64(ta)) / 1e9 // no int64 overflow
+			s := float64(d) / 1e9
 			return &s
 		}
 		l.E2ES = span("coordinator", EvAdmission, EvTerminal, true)

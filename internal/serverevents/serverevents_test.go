@@ -153,3 +153,26 @@ func TestEventStages(t *testing.T) {
 		t.Errorf("a last line cut short: %d events, %v", len(evs), err)
 	}
 }
+
+// Timestamps are wall-clock nanoseconds (time.time_ns()): an interval is
+// their exact integer difference, which float64 timestamps would round to
+// 256 ns. A verifier re-derives the same bytes only if the run did.
+func TestEventIntervalsExact(t *testing.T) {
+	const t0 = 1_764_000_000_123_456_789
+	evs := []serverevents.Event{
+		{RequestID: "r", Stage: "asr", EventName: serverevents.EvQueueEnter, TimestampNs: t0},
+		{RequestID: "r", Stage: "asr", EventName: serverevents.EvPrefillStart, TimestampNs: t0 + 1},
+		{RequestID: "r", Stage: "asr", EventName: serverevents.EvFirstEmit, TimestampNs: t0 + 1 + 1_000_003},
+	}
+	l := serverevents.EventStages(evs)[0]
+	if *l.QueueS != 1e-9 || *l.PrefillS != 0.001000003 {
+		t.Errorf("queue %v prefill %v: want 1e-09 and 0.001000003", *l.QueueS, *l.PrefillS)
+	}
+	far := []serverevents.Event{
+		{RequestID: "r", Stage: "asr", EventName: serverevents.EvQueueEnter, TimestampNs: -1 << 63},
+		{RequestID: "r", Stage: "asr", EventName: serverevents.EvPrefillStart, TimestampNs: 1<<63 - 1},
+	}
+	if q := serverevents.EventStages(far)[0].QueueS; q != nil {
+		t.Errorf("an overflowing interval gave %v, want null", *q)
+	}
+}
