@@ -50,3 +50,22 @@ func TestProbeMetricsPath(t *testing.T) {
 		t.Errorf("CacheProbesFile = %q", schemas.CacheProbesFile)
 	}
 }
+
+func TestServerEventsPaths(t *testing.T) {
+	for _, p := range []string{schemas.StagesPath("v", 8, 2), schemas.OTLPExportPath("v", 3), schemas.ProfilerEventsPath("s", 1, 1, "events_thinker_123.jsonl")} {
+		if !schemas.IsServerEvents(p) || schemas.IsRecords(p) || schemas.IsProbesBefore(p) {
+			t.Errorf("%q: IsServerEvents %v IsRecords %v", p, schemas.IsServerEvents(p), schemas.IsRecords(p))
+		}
+	}
+	if p := schemas.StagesPath("v", 8, 2); p != "servers/v/stages/c8-r2.jsonl" || !schemas.IsStages(p) {
+		t.Errorf("StagesPath = %q", p)
+	}
+	for _, p := range []string{"servers/v/stages/x.jsonl", "servers/v/otlp/export-1.json", "servers/v/events/c1-r1/../x.jsonl", "records/v/stages/c1-r1.jsonl"} {
+		if schemas.IsServerEvents(p) {
+			t.Errorf("IsServerEvents(%q) = true", p)
+		}
+	}
+	if schemas.IsStages(schemas.OTLPExportPath("v", 1)) {
+		t.Error("an OTLP export taken for a stages file")
+	}
+}

@@ -22,6 +22,7 @@ const (
 	CheckProtocol
 	CheckFairness
 	CheckServer
+	CheckEvents
 )
 
 // check is one row of the checklist. Everything that names or describes
@@ -102,6 +103,11 @@ var checklist = []check{
 		Proves: "the server counted at least every measured request the records call successful, and no stage took it longer in sum than the client waited (not observed where the server exposes no stage histogram)",
 		Hint:   "the records disagree with what the server itself counted and timed: they were fabricated or edited after the run",
 		Run:    func(_ context.Context, rep *Report, ev *evidence) error { checkServer(rep, ev); return nil }},
+	{ID: CheckEvents, Name: "events", needsRun: true,
+		Help:   "the server's per-request evidence (OTLP spans, request-profiler events) against the records: joined stage times re-derive from it, every success was seen by the server, no server time exceeds the client's latency",
+		Proves: "the per-request stage times follow from the server's sealed spans or events; every measured request that claims success was seen by the server (by request id, or by count where the server keeps its own ids); no server time of a request is longer than the client's latency for it",
+		Hint:   "the server's own account of the requests contradicts the records: the records (or the server evidence) were edited after the run",
+		Run:    func(_ context.Context, rep *Report, ev *evidence) error { checkEvents(rep, ev); return nil }},
 }
 
 // kindHints say what to do about a failing finding of a kind, where the

@@ -67,8 +67,8 @@ func TestChecklistTable(t *testing.T) {
 			}
 		}
 	}
-	if len(checklist) != CheckServer {
-		t.Errorf("%d checks, the last constant is %d", len(checklist), CheckServer)
+	if len(checklist) != CheckEvents {
+		t.Errorf("%d checks, the last constant is %d", len(checklist), CheckEvents)
 	}
 }
 

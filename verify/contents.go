@@ -61,6 +61,8 @@ func schemaOf(name string, doc []byte) string {
 		return "step_telemetry"
 	case name == schemas.CacheProbesFile:
 		return "probe_telemetry"
+	case schemas.IsStages(name):
+		return "request_stages"
 	case name == "run.json":
 		return "run"
 	case name == "claims.json":

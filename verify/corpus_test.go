@@ -32,6 +32,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -46,6 +47,7 @@ import (
 	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/report"
+	"github.com/benchseal/benchseal/internal/serverevents"
 	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
@@ -96,13 +98,20 @@ func makeFullRun(tb testing.TB, base string) {
 	clips, err := bench.LoadCorpus(corpusDir)
 	must(tb, err)
 	urls := map[string]string{}
+	// The servers export their spans to one OTLP receiver (gRPC, vLLM's
+	// default), so the base run has per-request server evidence and check
+	// CheckEvents passes.
+	otlp, err := serverevents.Listen("127.0.0.1:0")
+	must(tb, err)
+	defer otlp.Close()
 	for _, name := range []string{"a", "b"} {
 		// DevMode: the vLLM persona serves /server_info, so the base run's
 		// knobs are observed and check 8 passes.
-		s, err := sim.New(sim.Config{Corpus: sc, BaseLatency: 60 * time.Millisecond, DevMode: true, MaxRunning: 64})
+		s, err := sim.New(sim.Config{Corpus: sc, BaseLatency: 60 * time.Millisecond, DevMode: true, MaxRunning: 64, OTLPEndpoint: "http://" + otlp.Addr()})
 		must(tb, err)
 		ts := httptest.NewServer(s)
 		defer ts.Close()
+		defer s.Close()
 		urls[name] = ts.URL
 	}
 	gpus := map[string][]int{"a": {0}, "b": {1}}
@@ -127,7 +136,13 @@ func makeFullRun(tb testing.TB, base string) {
 			_, err := rec.StepEnd(ctx, r.Target, r.Concurrency, r.Repeat, r.StartNs, r.EndNs)
 			return err
 		},
-		AfterSweep: func(ctx context.Context, d *bench.Dir) error { return rec.AfterSweep(ctx) },
+		AfterSweep: func(ctx context.Context, d *bench.Dir) error {
+			silent, err := serverevents.CollectOTLP(ctx, d.Path, d.Run, otlp, 30*time.Second)
+			if err != nil || len(silent) > 0 {
+				tb.Errorf("collecting the spans: %v (no spans from %v)", err, silent)
+			}
+			return rec.AfterSweep(ctx)
+		},
 	}
 	plan := bench.Plan{
 		Targets: []bench.Target{{Name: "a", URL: urls["a"]}, {Name: "b", URL: urls["b"]}},
@@ -894,6 +909,42 @@ func corpusKinds() []kind {
 				b, err := os.ReadFile(filepath.Join(dir, "servers/a/metrics/c1-r1-before.prom"))
 				must(tb, err)
 				must(tb, os.WriteFile(filepath.Join(dir, "servers/a/metrics/c16-r1-before.prom"), b, 0o644))
+			}},
+		// The server as a second witness, request by request: its spans.
+		{name: "latency-lowered-under-spans", class: "events", check: verify.CheckEvents, status: fail, text: "the record's latency is shorter than the server's own",
+			doctor: func(tb testing.TB, dir string) {
+				// A tenth off every measured latency of one step, claims
+				// recomputed: the sums stay plausible, each request is
+				// now shorter than the server's own e2e for it.
+				retime(tb, dir, "records/a/c3-r1.jsonl", func(t0 int64, m []*schemas.Record) {
+					for _, r := range m {
+						r.EndNs = r.StartNs + (r.EndNs-r.StartNs)*9/10
+						r.FirstByteNs = min(r.FirstByteNs, r.EndNs)
+					}
+				})
+				refresh(tb, dir)
+			}},
+		{name: "stages-file-edited", class: "events", check: verify.CheckEvents, status: fail, text: "do not follow from the server's sealed evidence",
+			doctor: func(tb testing.TB, dir string) {
+				editFile(tb, dir, schemas.StagesPath("b", 1, 2), func(s string) string {
+					return regexp.MustCompile(`"e2e_s":[0-9.]+`).ReplaceAllString(s, `"e2e_s":0.001`)
+				})
+			}},
+		{name: "spans-removed", class: "events", check: verify.CheckEvents, status: fail, text: "records of requests the server never saw",
+			doctor: func(tb testing.TB, dir string) {
+				// The OTLP exports and the stages file of a step that the
+				// server's evidence does not back: a fabricated step.
+				editFile(tb, dir, schemas.StagesPath("a", 1, 1), func(string) string { return "" })
+				files, _ := filepath.Glob(filepath.Join(dir, "servers/a/otlp/*.binpb"))
+				for _, f := range files {
+					must(tb, os.Remove(f))
+				}
+				// Without exports every step of a is unbacked; keep the
+				// others' stage files consistent by emptying them too.
+				stages, _ := filepath.Glob(filepath.Join(dir, "servers/a/stages/*.jsonl"))
+				for _, f := range stages {
+					must(tb, os.WriteFile(f, nil, 0o644))
+				}
 			}},
 	}
 }

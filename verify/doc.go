@@ -155,6 +155,22 @@
 //	             own); a histogram that went down is noted and not held. No
 //	             stage family in the scrapes: SKIP "not observed", with the
 //	             families looked for and how to get them
+//	10 events    the server's per-request account (events.go): each
+//	             servers/<t>/stages/c<C>-r<R>.jsonl re-derives, with
+//	             internal/serverevents, from the sealed OTLP exports
+//	             (servers/<t>/otlp/) or request-profiler event files
+//	             (servers/<t>/events/c<C>-r<R>/) and the records (FAIL
+//	             otherwise); every measured record that claims success is
+//	             in the server's account, by request id (FAIL: a request the
+//	             server never saw), or by count where the server keeps its
+//	             own ids (SGLang-Omni, non-streamed); no server time of a
+//	             request (e2e, queue, prefill, decode, inference, first
+//	             token) exceeds the client's latency for the same id by
+//	             more than 2 ms + 1 % (FAIL: the latency was lowered); a
+//	             benchseal id of the step in the server's evidence that no
+//	             record carries FAILs (a record removed), other ids WARN.
+//	             A target without such evidence is "not observed"
+//	             (KindEventsNotObserved)
 //
 // # Verdicts
 //

@@ -255,6 +255,8 @@ func checkServerFiles(c *Check, ev *evidence) {
 			continue
 		case !strings.Contains(name, "/metrics/") && serverFile.MatchString(name):
 			continue
+		case schemas.IsServerEvents(name): // check CheckEvents judges them
+			continue
 		}
 		if extra < 5 {
 			c.warnf(name, "not a file the run captures (servers/<target>/ holds probes, launch logs, config files run.json names and /metrics scrapes of its steps)")

@@ -55,5 +55,6 @@ func ExampleBundle() {
 	// PASS 7 protocol
 	// WARN 8 fairness
 	// SKIP 9 server
+	// SKIP 10 events
 	// pinned: true ok: true
 }

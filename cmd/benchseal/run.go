@@ -49,6 +49,10 @@ type runFlags struct {
 	seal, key                string
 	allowUnlistedModel       bool
 	compat                   string // --compat: a peer's schedule, and its figures printed after the run
+
+	otlpListen   string        // --otlp-listen
+	otlpWait     time.Duration // --otlp-wait
+	serverEvents []string      // --server-events NAME=DIR
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -95,7 +99,9 @@ redacted, to servers/NAME/launch.log and stops it at the end (SIGTERM,
 SIGKILL after --stop-grace; servers/NAME/launch.json). A launched server that
 exits during the run stops that target: the run keeps what it measured, is
 marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
-'benchseal seal' does.`,
+'benchseal seal' does.
+
+` + serverEventsHelp,
 		Example: `  benchseal run --target sglang=http://127.0.0.1:30000 --target vllm=http://127.0.0.1:8000 \
     --corpus clips/ --concurrency 1,16,64 --requests 256 --out runs/qwen3-asr`,
 		Args: exactArgs(0, "no arguments"),
@@ -141,6 +147,9 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringVar(&f.key, "key", "", "with --seal: sign with `KEY` (a key file or KMS reference; default an ephemeral key)")
 	compatFlag(cmd, &f.compat, "run the peer's schedule (one warm-up pass before repeat 1, one pass per repeat) and print the figures")
 	fl.BoolVar(&f.allowUnlistedModel, "allow-unlisted-model", false, "request --model even where /v1/models does not list it (servers that ignore the field)")
+	fl.StringVar(&f.otlpListen, "otlp-listen", "", "receive vLLM's OpenTelemetry spans at `ADDR` (host:port, gRPC and HTTP/protobuf); give vLLM --otlp-traces-endpoint http://ADDR")
+	fl.DurationVar(&f.otlpWait, "otlp-wait", session.DefaultOTLPWait, "with --otlp-listen: how long to wait after the sweep for spans the servers still buffer")
+	fl.StringArrayVar(&f.serverEvents, "server-events", nil, "have SGLang-Omni's request profiler write events into a directory, as NAME=DIR (seen by the server and this host)")
 	return cmd
 }
 
@@ -161,6 +170,10 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 		compatPreset(&plan, f)
 	}
 	setup, err := parseServerSetup(f, plan.Targets)
+	if err != nil {
+		return err
+	}
+	events, err := parseServerEvents(f, plan.Targets)
 	if err != nil {
 		return err
 	}
@@ -194,7 +207,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 	sess, err := session.Start(ctx, session.Config{Out: f.out, Plan: plan, Servers: *setup,
 		APIKey: key, Tool: tool, Timeout: f.timeout, Progress: bench.NewProgress(e.stderr, tty),
 		AllowUnlistedModel: f.allowUnlistedModel, RedactHost: f.redactHost, SampleInterval: f.sampleInterval,
-		ReadyTimeout: f.readyTimeout, StopGrace: f.stopGrace, Infof: e.infof, Warnf: e.warnf})
+		ReadyTimeout: f.readyTimeout, StopGrace: f.stopGrace, Infof: e.infof, Warnf: e.warnf, Events: events})
 	// Launched servers are stopped whatever happens, and their launch.json
 	// written once they have exited.
 	defer sess.Stop()

@@ -89,6 +89,9 @@ shuts it down gracefully with exit status 0.`,
 	f.BoolVar(&cfg.NoMetrics, "no-metrics", false, "answer /metrics with 404 (SGLang-Omni without metrics enabled)")
 	f.Float64Var(&cfg.StreamFailRate, "stream-fail-rate", 0, "fraction of streams that fail midway with the persona's error event")
 	f.Float64Var(&cfg.StreamCutRate, "stream-cut-rate", 0, "fraction of streams cut short midway (no final event, no [DONE])")
+	f.StringVar(&cfg.OTLPEndpoint, "otlp-traces-endpoint", "", "vllm: export one OpenTelemetry span per request to this endpoint, as vLLM's flag (run --otlp-listen)")
+	f.StringVar(&cfg.OTLPProtocol, "otlp-protocol", sim.OTLPGRPC, "with --otlp-traces-endpoint: grpc or http/protobuf (vLLM's OTEL_EXPORTER_OTLP_TRACES_PROTOCOL)")
+	f.StringVar(&cfg.ProfilerDir, "profiler-dir", "", "sglang-omni: where /start_request_profile writes events when it names no event_dir (SGLANG_TORCH_PROFILER_DIR)")
 	return cmd
 }
 

@@ -31,6 +31,8 @@ var kindFlags = map[verify.Kind]string{
 	verify.KindKnobNotObserved: "run takes SGLang-Omni's launch command with --launch or --launch-cmd, its config with --server-config",
 	verify.KindNoPerturb:       "run with --no-perturb",
 	verify.KindIncomplete:      "seal --allow-incomplete",
+	// run's server events: vLLM's spans, SGLang-Omni's profiler (run --help)
+	verify.KindEventsNotObserved: "run with --otlp-listen ADDR and vLLM's --otlp-traces-endpoint http://ADDR, or --server-events NAME=DIR (or --launch) and --stream for SGLang-Omni",
 }
 
 // checkFlags name the flag a failing check's hint is about.

@@ -51,6 +51,9 @@ type Config struct {
 	// and every servers/<target>/probes-before.json, before anything is
 	// measured (replay's environment diff reads them there).
 	Captured func(ctx context.Context, d *bench.Dir) error
+	// Events is the per-request server evidence to collect (OTLP spans,
+	// SGLang-Omni's request profiler); see serverevents.go.
+	Events ServerEvents
 
 	Infof, Warnf func(format string, args ...any) // what the user reads while it runs; nil: nothing
 }
@@ -61,6 +64,7 @@ type Session struct {
 	procs map[string]*fingerprint.Process
 	logs  map[string]string // where each launched server's log is now
 	urls  map[string]string
+	ev    *events
 }
 
 // StartError is a server Start could not launch or that did not get
@@ -98,6 +102,9 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	s := &Session{cfg: cfg, procs: map[string]*fingerprint.Process{}, logs: map[string]string{}, urls: map[string]string{}}
 	for _, t := range cfg.Plan.Targets {
 		s.urls[t.Name] = t.URL
+	}
+	if err := s.startEvents(); err != nil {
+		return s, err
 	}
 	if len(cfg.Servers.Launch) == 0 {
 		return s, nil
@@ -150,7 +157,7 @@ func (s *Session) Run(ctx context.Context) (*bench.Result, error) {
 	for _, h := range c.Hooks {
 		opts = append(opts, bench.WithHooks(h))
 	}
-	opts = append(opts, bench.WithHooks(s.recorderHooks(s.newRecorder())))
+	opts = append(opts, bench.WithHooks(s.recorderHooks(s.newRecorder())), bench.WithHooks(s.eventsHooks()))
 	for name, p := range s.procs {
 		opts = append(opts, bench.WithTargetStop(name, p.Exited(), func() string { return ExitDescription(p.Record()) }))
 	}
@@ -164,6 +171,7 @@ func (s *Session) Run(ctx context.Context) (*bench.Result, error) {
 // and writes servers/<target>/launch.json where the run directory has its
 // log. It is idempotent.
 func (s *Session) Stop() {
+	defer s.stopEvents()
 	for name, p := range s.procs {
 		select {
 		case <-p.Exited():

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
@@ -75,6 +76,16 @@ type Config struct {
 	// with no error event, no final event and no [DONE] (a connection the
 	// server dropped).
 	StreamCutRate float64
+
+	// OTLPEndpoint is vLLM's --otlp-traces-endpoint: the vllm personas
+	// export one span per request there (otlp.go); OTLPProtocol is
+	// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL (OTLPGRPC, the default, or
+	// OTLPHTTP, which posts to the endpoint as given).
+	OTLPEndpoint, OTLPProtocol string
+	// ProfilerDir is SGLANG_TORCH_PROFILER_DIR: where the sglang-omni
+	// persona's request profiler writes when a start names no event_dir
+	// (profiler.go).
+	ProfilerDir string
 }
 
 // ConfigError reports an unusable Config field.
@@ -99,6 +110,9 @@ type Server struct {
 	cache   map[digest]string // transcript by body identity
 
 	logMu sync.Mutex
+
+	traces spanExporter // otlp.go
+	prof   profiler     // profiler.go
 }
 
 // New checks cfg and returns a server; serve it with net/http.
@@ -134,6 +148,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, &ConfigError{"stream fail rate", fmt.Sprintf("%v is not in [0, 1]", cfg.StreamFailRate)}
 	case !(cfg.StreamCutRate >= 0 && cfg.StreamCutRate <= 1):
 		return nil, &ConfigError{"stream cut rate", fmt.Sprintf("%v is not in [0, 1]", cfg.StreamCutRate)}
+	case cfg.OTLPProtocol != "" && cfg.OTLPProtocol != OTLPGRPC && cfg.OTLPProtocol != OTLPHTTP:
+		return nil, &ConfigError{"otlp protocol", fmt.Sprintf("%q: want %s or %s", cfg.OTLPProtocol, OTLPGRPC, OTLPHTTP)}
 	}
 	for i, c := range cfg.Corpus {
 		if _, err := parseWAV(c.Audio); err != nil {
@@ -164,17 +180,29 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-	s.mux.ServeHTTP(rec, r)
-	d := time.Since(start)
-	if countHTTP {
-		// SGLang-Omni's middleware labels a request with its route's path
-		// template, "__unmatched__" when no route took it.
-		route := "__unmatched__"
-		if _, path, ok := strings.Cut(r.Pattern, " "); ok && path != "/" {
-			route = path
-		}
-		s.metrics.observeHTTP(r.Method, route, rec.status, d.Seconds())
+	var once sync.Once
+	var d time.Duration
+	var inner *http.Request // the request the mux routed (its Pattern set)
+	count := func() {
+		once.Do(func() {
+			d = time.Since(start)
+			if countHTTP {
+				// SGLang-Omni's middleware labels a request with its route's path
+				// template, "__unmatched__" when no route took it.
+				route := "__unmatched__"
+				if _, path, ok := strings.Cut(inner.Pattern, " "); ok && path != "/" {
+					route = path
+				}
+				s.metrics.observeHTTP(r.Method, route, rec.status, d.Seconds())
+			}
+		})
 	}
+	// A stream counts itself before its last event (countNow): the
+	// client may end the request on that event, before the handler
+	// returns, and scrape /metrics at once.
+	inner = r.WithContext(context.WithValue(r.Context(), countKey{}, count))
+	s.mux.ServeHTTP(rec, inner)
+	count()
 	if s.cfg.RequestLog != nil {
 		s.logMu.Lock()
 		fmt.Fprintf(s.cfg.RequestLog, "sim: %s %s %d %.2fms\n", r.Method, r.URL.Path, rec.status, float64(d.Microseconds())/1000)
@@ -217,6 +245,7 @@ func (s *Server) routes() {
 			}))
 		}
 	}
+	s.profilerRoutes(m)
 	m.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { writeNotFound(w) })
 	s.mux = m
 }
@@ -247,6 +276,17 @@ func (s *Server) bits(n uint64) uint64 {
 	binary.LittleEndian.PutUint64(b[8:], n)
 	h := sha256.Sum256(b[:])
 	return binary.LittleEndian.Uint64(h[:8])
+}
+
+// countKey holds, in a request's context, the function that counts the
+// request in the HTTP metrics (once).
+type countKey struct{}
+
+// countNow counts r in the HTTP metrics now, if ServeHTTP has not yet.
+func countNow(r *http.Request) {
+	if f, ok := r.Context().Value(countKey{}).(func()); ok {
+		f()
+	}
 }
 
 type statusRecorder struct {

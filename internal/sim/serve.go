@@ -15,6 +15,7 @@ const ShutdownGrace = 5 * time.Second
 // (ShutdownGrace). It returns nil after such a shutdown, or the error that
 // stopped serving before it.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	defer s.Close()
 	hs := &http.Server{Handler: s, ReadHeaderTimeout: 30 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()

@@ -278,6 +278,7 @@ func sleepUntil(r *http.Request, t time.Time) bool {
 // respond serves the answer after service time, in the requested shape as
 // the persona's engine writes it.
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a answer, start time.Time, n uint64, begin time.Time, service time.Duration) {
+	defer s.observeRequest(r, n, start, begin, service)()
 	text := a.text
 	if s.cfg.RawPrefix {
 		text = RawPrefix + text
@@ -444,6 +445,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 		return true
 	}
 	done := func() bool {
+		countNow(r) // before the last event, as the engine's middleware
 		_, err := io.WriteString(w, "data: [DONE]\n\n")
 		if flusher != nil {
 			flusher.Flush()

@@ -1,0 +1,91 @@
+package serverevents
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// StepPrefix is what every benchseal request id of the step of recs starts
+// with ("bs-<16 hex>-c<C>-r<R>-s"), "" when no record carries an id.
+func StepPrefix(recs []schemas.Record) string {
+	for _, r := range recs {
+		if i := strings.LastIndex(r.RequestID, "-s"); i > 0 && strings.HasPrefix(r.RequestID, "bs-") {
+			return r.RequestID[:i+2]
+		}
+	}
+	return ""
+}
+
+// StepSpans derives a step's lines from request spans: those whose
+// benchseal id starts with the step's prefix, several spans of one request
+// (vLLM's chunks of long audio) merged into one line whose only time is
+// the longest e2e, joined to recs. It returns the lines sorted by server
+// id, or nil when no record of recs carries a request id.
+func StepSpans(spans []Span, recs []schemas.Record) []schemas.RequestStages {
+	prefix := StepPrefix(recs)
+	if prefix == "" {
+		return nil
+	}
+	var byID = map[string][]Span{}
+	for _, s := range spans {
+		if s.BenchID != "" && strings.HasPrefix(s.BenchID, prefix) {
+			byID[s.BenchID] = append(byID[s.BenchID], s)
+		}
+	}
+	var lines []schemas.RequestStages
+	for _, group := range byID {
+		l := group[0].Stages
+		if len(group) > 1 {
+			l = schemas.RequestStages{ServerRequestID: group[0].ServerID, Source: schemas.SourceOTLP, Parts: len(group)}
+			for _, s := range group {
+				if e := s.Stages.E2ES; e != nil && (l.E2ES == nil || *e > *l.E2ES) {
+					v := *e
+					l.E2ES = &v
+				}
+			}
+		}
+		lines = append(lines, l)
+	}
+	return Join(recs, lines)
+}
+
+// StepEvents derives a step's lines from its profiler events, joined to
+// recs.
+func StepEvents(events []Event, recs []schemas.Record) []schemas.RequestStages {
+	return Join(recs, EventStages(events))
+}
+
+// Join sets each line's RequestID, Concurrency and Repeat from the record
+// whose request id or server request id it names (directly, or as the
+// benchseal id inside the server's id), and sorts the lines by server id.
+// A line no record names keeps RequestID "" and takes the step's
+// concurrency and repeat from recs.
+func Join(recs []schemas.Record, lines []schemas.RequestStages) []schemas.RequestStages {
+	byKey := map[string]*schemas.Record{}
+	for i := range recs {
+		r := &recs[i]
+		for _, k := range []string{r.RequestID, r.ServerRequestID} {
+			if k != "" {
+				byKey[k] = r
+			}
+		}
+	}
+	for i := range lines {
+		l := &lines[i]
+		r := byKey[l.ServerRequestID]
+		if r == nil {
+			if b := BenchID(l.ServerRequestID); b != "" {
+				r = byKey[b]
+			}
+		}
+		if r != nil {
+			l.RequestID, l.Concurrency, l.Repeat = r.RequestID, r.Concurrency, r.Repeat
+		} else if len(recs) > 0 {
+			l.Concurrency, l.Repeat = recs[0].Concurrency, recs[0].Repeat
+		}
+	}
+	slices.SortFunc(lines, func(a, b schemas.RequestStages) int { return strings.Compare(a.ServerRequestID, b.ServerRequestID) })
+	return lines
+}

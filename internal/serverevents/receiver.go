@@ -1,0 +1,171 @@
+package serverevents
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
+)
+
+// MaxExportBytes bounds one OTLP export body.
+const MaxExportBytes = 64 << 20
+
+// TracesPath is the OTLP/HTTP path of trace exports.
+const TracesPath = "/v1/traces"
+
+// Export is one export request as received: Body is the protobuf
+// ExportTraceServiceRequest (as sent over HTTP, after any gzip; over gRPC,
+// the message re-encoded deterministically), Spans its request spans.
+type Export struct {
+	Body  []byte
+	Spans []Span
+}
+
+// Receiver is an OTLP trace receiver: OTLP/gRPC and OTLP/HTTP (protobuf)
+// on one address, so vLLM's exporter reaches it whichever protocol
+// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL picks.
+type Receiver struct {
+	ln   net.Listener
+	srv  *http.Server
+	grpc *grpc.Server
+
+	mu      sync.Mutex
+	exports []Export
+	spans   int
+	once    sync.Once
+}
+
+// Listen starts a Receiver on addr (host:port; port 0 picks one).
+func Listen(addr string) (*Receiver, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	r := &Receiver{ln: ln, grpc: grpc.NewServer(grpc.MaxRecvMsgSize(MaxExportBytes))}
+	collectortrace.RegisterTraceServiceServer(r.grpc, traceService{r: r})
+	var p http.Protocols
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true) // gRPC without TLS: HTTP/2 with prior knowledge
+	r.srv = &http.Server{Handler: r, Protocols: &p, ReadHeaderTimeout: 10 * time.Second}
+	go r.srv.Serve(ln)
+	return r, nil
+}
+
+// Addr is the address the receiver listens on (host:port).
+func (r *Receiver) Addr() string { return r.ln.Addr().String() }
+
+// Close stops the receiver. It is idempotent.
+func (r *Receiver) Close() error {
+	var err error
+	r.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		err = r.srv.Shutdown(ctx)
+		r.grpc.Stop()
+	})
+	return err
+}
+
+// Exports returns what was received so far, in arrival order.
+func (r *Receiver) Exports() []Export {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Export(nil), r.exports...)
+}
+
+// Spans counts the request spans received so far.
+func (r *Receiver) Spans() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.spans
+}
+
+func (r *Receiver) add(e Export) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.exports = append(r.exports, e)
+	r.spans += len(e.Spans)
+}
+
+// ServeHTTP routes gRPC to the gRPC server and serves OTLP/HTTP.
+func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.ProtoMajor == 2 && strings.HasPrefix(req.Header.Get("Content-Type"), "application/grpc") {
+		r.grpc.ServeHTTP(w, req)
+		return
+	}
+	if req.URL.Path != TracesPath {
+		http.Error(w, "benchseal receives OTLP traces at "+TracesPath, http.StatusNotFound)
+		return
+	}
+	if req.Method != http.MethodPost {
+		http.Error(w, "POST only", http.StatusMethodNotAllowed)
+		return
+	}
+	if ct, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type")); ct != "application/x-protobuf" {
+		http.Error(w, "benchseal receives OTLP/HTTP as application/x-protobuf only (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf)", http.StatusUnsupportedMediaType)
+		return
+	}
+	body, err := readBody(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	spans, err := DecodeOTLP(body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	r.add(Export{Body: body, Spans: spans})
+	out, _ := proto.Marshal(&collectortrace.ExportTraceServiceResponse{})
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	w.Write(out)
+}
+
+func readBody(req *http.Request) ([]byte, error) {
+	var src io.Reader = http.MaxBytesReader(nil, req.Body, MaxExportBytes)
+	switch req.Header.Get("Content-Encoding") {
+	case "", "identity":
+	case "gzip":
+		zr, err := gzip.NewReader(src)
+		if err != nil {
+			return nil, fmt.Errorf("gzip: %w", err)
+		}
+		src = io.LimitReader(zr, MaxExportBytes+1)
+	default:
+		return nil, errors.New("unsupported Content-Encoding " + req.Header.Get("Content-Encoding"))
+	}
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(src); err != nil {
+		return nil, err
+	}
+	if buf.Len() > MaxExportBytes {
+		return nil, errors.New("export too large")
+	}
+	return buf.Bytes(), nil
+}
+
+type traceService struct {
+	collectortrace.UnimplementedTraceServiceServer
+	r *Receiver
+}
+
+func (t traceService) Export(_ context.Context, req *collectortrace.ExportTraceServiceRequest) (*collectortrace.ExportTraceServiceResponse, error) {
+	body, err := proto.MarshalOptions{Deterministic: true}.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	t.r.add(Export{Body: body, Spans: spansOf(req)})
+	return &collectortrace.ExportTraceServiceResponse{}, nil
+}

@@ -1,0 +1,178 @@
+package serverevents_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	collectortrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/benchseal/benchseal/internal/serverevents"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+func dbl(k string, v float64) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v}}}
+}
+
+// vllmExport is an export as vLLM's do_tracing makes it, with a code-level
+// span beside it that carries no request id.
+func vllmExport(ids ...string) *collectortrace.ExportTraceServiceRequest {
+	var spans []*tracepb.Span
+	for i, id := range ids {
+		f := float64(i + 1)
+		spans = append(spans, &tracepb.Span{Name: serverevents.SpanNameVLLM, Kind: tracepb.Span_SPAN_KIND_SERVER, Attributes: []*commonpb.KeyValue{
+			{Key: serverevents.AttrRequestID, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: id}}},
+			dbl(serverevents.AttrQueue, 0.01*f), dbl(serverevents.AttrPrefill, 0.02*f), dbl(serverevents.AttrDecode, 0.03*f),
+			dbl(serverevents.AttrInference, 0.05*f), dbl(serverevents.AttrTTFT, 0.031*f), dbl(serverevents.AttrE2E, 0.061*f),
+		}})
+	}
+	spans = append(spans, &tracepb.Span{Name: "load_model"})
+	return &collectortrace.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{{ScopeSpans: []*tracepb.ScopeSpans{{Spans: spans}}}}}
+}
+
+const prefix = "bs-0123456789abcdef-c2-r1-s"
+
+func recs(n int) []schemas.Record {
+	var out []schemas.Record
+	for i := 0; i < n; i++ {
+		id := prefix + string(rune('0'+i))
+		out = append(out, schemas.Record{Concurrency: 2, Repeat: 1, Seq: i, RequestID: id, ServerRequestID: "transcribe-" + id, OK: true, Phase: schemas.PhaseMeasure})
+	}
+	return out
+}
+
+func TestReceiverBothProtocols(t *testing.T) {
+	r, err := serverevents.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+
+	// HTTP/protobuf, as OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf.
+	body, _ := proto.Marshal(vllmExport("transcribe-" + prefix + "0"))
+	resp, err := http.Post("http://"+r.Addr()+serverevents.TracesPath, "application/x-protobuf", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("HTTP export: %d", resp.StatusCode)
+	}
+	resp, _ = http.Post("http://"+r.Addr()+serverevents.TracesPath, "application/json", strings.NewReader("{}"))
+	if resp.Body.Close(); resp.StatusCode != http.StatusUnsupportedMediaType {
+		t.Errorf("JSON export: %d, want 415", resp.StatusCode)
+	}
+
+	// gRPC, vLLM's default.
+	conn, err := grpc.NewClient(r.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := collectortrace.NewTraceServiceClient(conn).Export(ctx, vllmExport("transcribe-"+prefix+"1_0", "transcribe-"+prefix+"1_1")); err != nil {
+		t.Fatalf("gRPC export: %v", err)
+	}
+
+	ex := r.Exports()
+	if len(ex) != 2 || r.Spans() != 3 {
+		t.Fatalf("%d exports, %d spans; want 2, 3", len(ex), r.Spans())
+	}
+	if !bytes.Equal(ex[0].Body, body) {
+		t.Error("the HTTP export is not kept as received")
+	}
+	var spans []serverevents.Span
+	for _, e := range ex {
+		again, err := serverevents.DecodeOTLP(e.Body)
+		if err != nil || len(again) != len(e.Spans) {
+			t.Fatalf("kept body does not decode to the same spans: %v", err)
+		}
+		spans = append(spans, again...)
+	}
+	lines := serverevents.StepSpans(spans, recs(3))
+	if len(lines) != 2 {
+		t.Fatalf("lines = %+v", lines)
+	}
+	one := lines[0]
+	if one.RequestID != prefix+"0" || *one.QueueS != 0.01 || *one.PrefillS != 0.02 || *one.DecodeS != 0.03 || *one.E2ES != 0.061 || one.Parts != 1 || one.BuildS != nil {
+		t.Errorf("single span line = %+v", one)
+	}
+	two := lines[1]
+	if two.RequestID != prefix+"1" || two.Parts != 2 || *two.E2ES != 0.122 || two.QueueS != nil {
+		t.Errorf("chunked request line = %+v (want the longest e2e only)", two)
+	}
+	if other := serverevents.StepSpans(spans, []schemas.Record{{RequestID: "bs-0123456789abcdef-c4-r1-s0"}}); len(other) != 0 {
+		t.Errorf("spans of another step joined: %+v", other)
+	}
+}
+
+func TestEventStages(t *testing.T) {
+	const id = "transcription-1b9f"
+	file := strings.Join([]string{
+		`{"request_id":"` + id + `","stage":"coordinator","event_name":"request_admission","timestamp_ns":1000000000,"run_id":"r","pid":1,"metadata":{}}`,
+		`{"request_id":"` + id + `","stage":"thinker","event_name":"scheduler_request_build_start","timestamp_ns":1001000000,"run_id":"r","pid":2,"metadata":{}}`,
+		`{"request_id":"` + id + `","stage":"thinker","event_name":"scheduler_request_build_end","timestamp_ns":1004000000,"run_id":"r","pid":2,"metadata":{}}`,
+		`{"request_id":"` + id + `","stage":"thinker","event_name":"scheduler_queue_enter","timestamp_ns":1005000000,"run_id":"r","pid":2,"metadata":{}}`,
+		`{"request_id":"` + id + `","stage":"thinker","event_name":"scheduler_prefill_start","timestamp_ns":1025000000,"run_id":"r","pid":2,"metadata":{}}`,
+		`{"request_id":"` + id + `","stage":"thinker","event_name":"scheduler_first_emit","timestamp_ns":1065000000,"run_id":"r","pid":2,"metadata":{}}`,
+		`{"request_id":"` + id + `","stage":"thinker","event_name":"stage_complete","timestamp_ns":1165000000,"run_id":"r","pid":2,"metadata":{}}`,
+		`{"request_id":"` + id + `","stage":"coordinator","event_name":"terminal_response","timestamp_ns":1170000000,"run_id":"r","pid":1,"metadata":{}}`,
+		`{"request_id":"transcription-other","stage":"thinker","event_name":"scheduler_queue_enter","timestamp_ns":5,"run_id":"r","pid":2,"metadata":{}}`,
+	}, "\n") + "\n"
+	evs, err := serverevents.ParseEvents(strings.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := serverevents.StepEvents(evs, []schemas.Record{{Concurrency: 8, Repeat: 2, RequestID: "bs-x", ServerRequestID: id}})
+	if len(lines) != 2 {
+		t.Fatalf("lines = %+v", lines)
+	}
+	l := lines[0]
+	near := func(p *float64, want float64) bool { return p != nil && *p > want-1e-9 && *p < want+1e-9 }
+	if l.RequestID != "bs-x" || l.Stage != "thinker" || !near(l.QueueS, 0.020) || !near(l.PrefillS, 0.040) || !near(l.DecodeS, 0.100) ||
+		!near(l.BuildS, 0.003) || !near(l.E2ES, 0.170) || l.TTFTS != nil || l.Concurrency != 8 {
+		t.Errorf("joined line = %+v", l)
+	}
+	if o := lines[1]; o.RequestID != "" || o.QueueS != nil || o.E2ES != nil || o.Repeat != 2 {
+		t.Errorf("unjoined line = %+v: want no record id and null times", o)
+	}
+	if _, err := serverevents.ParseEvents(strings.NewReader("{\"request_id\":1}\n{}\n")); err == nil {
+		t.Error("a bad line was accepted")
+	}
+	if evs, err := serverevents.ParseEvents(strings.NewReader(file + `{"request_id":"x","sta`)); err != nil || len(evs) != 9 {
+		t.Errorf("a last line cut short: %d events, %v", len(evs), err)
+	}
+}
+
+// Timestamps are wall-clock nanoseconds (time.time_ns()): an interval is
+// their exact integer difference, which float64 timestamps would round to
+// 256 ns. A verifier re-derives the same bytes only if the run did.
+func TestEventIntervalsExact(t *testing.T) {
+	const t0 = 1_764_000_000_123_456_789
+	evs := []serverevents.Event{
+		{RequestID: "r", Stage: "asr", EventName: serverevents.EvQueueEnter, TimestampNs: t0},
+		{RequestID: "r", Stage: "asr", EventName: serverevents.EvPrefillStart, TimestampNs: t0 + 1},
+		{RequestID: "r", Stage: "asr", EventName: serverevents.EvFirstEmit, TimestampNs: t0 + 1 + 1_000_003},
+	}
+	l := serverevents.EventStages(evs)[0]
+	if *l.QueueS != 1e-9 || *l.PrefillS != 0.001000003 {
+		t.Errorf("queue %v prefill %v: want 1e-09 and 0.001000003", *l.QueueS, *l.PrefillS)
+	}
+	far := []serverevents.Event{
+		{RequestID: "r", Stage: "asr", EventName: serverevents.EvQueueEnter, TimestampNs: -1 << 63},
+		{RequestID: "r", Stage: "asr", EventName: serverevents.EvPrefillStart, TimestampNs: 1<<63 - 1},
+	}
+	if q := serverevents.EventStages(far)[0].QueueS; q != nil {
+		t.Errorf("an overflowing interval gave %v, want null", *q)
+	}
+}

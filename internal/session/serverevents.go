@@ -1,0 +1,179 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/benchseal/benchseal/internal/bench"
+	"github.com/benchseal/benchseal/internal/serverevents"
+)
+
+// DefaultOTLPWait is how long the session waits after the sweep for spans
+// still buffered in the servers: the OpenTelemetry SDK's batch span
+// processor exports every 5 s by default (OTEL_BSP_SCHEDULE_DELAY).
+const DefaultOTLPWait = 12 * time.Second
+
+// profilerSettle is how long the session waits after the sweep before
+// reading SGLang-Omni's event files: the stop is broadcast to the stage
+// processes, which close their files on their own time (SGLang-Omni's own
+// scripts sleep 3 s).
+const profilerSettle = 3 * time.Second
+
+// ServerEvents is the per-request server evidence a session collects.
+type ServerEvents struct {
+	// OTLPListen is the address (host:port) an OTLP trace receiver
+	// listens on for the whole session; "" for none.
+	OTLPListen string
+	// OTLPWait bounds the wait after the sweep for spans of every measured
+	// request (0: DefaultOTLPWait).
+	OTLPWait time.Duration
+	// ProfilerDirs: target -> a directory SGLang-Omni's request profiler
+	// writes its event files into, as both the server and this host see it.
+	// A launched target without one gets a directory beside the run
+	// directory, and is left alone if its server has no profiler.
+	ProfilerDirs map[string]string
+}
+
+// events is what the session keeps of server events while it runs.
+type events struct {
+	otlp     *serverevents.Receiver
+	profDir  map[string]string // target -> base directory
+	explicit map[string]bool   // given by the caller (not launched-auto)
+	failed   map[string]bool   // the profiler refused: nothing more is asked
+	steps    map[string][]bench.Step
+}
+
+// startEvents starts the OTLP receiver; Start calls it before launching
+// servers, so a launched vLLM finds its endpoint.
+func (s *Session) startEvents() error {
+	c := s.cfg.Events
+	s.ev = &events{profDir: map[string]string{}, explicit: map[string]bool{}, failed: map[string]bool{}, steps: map[string][]bench.Step{}}
+	if c.OTLPListen != "" {
+		r, err := serverevents.Listen(c.OTLPListen)
+		if err != nil {
+			return fmt.Errorf("otlp: %w", err)
+		}
+		s.ev.otlp = r
+		s.cfg.Infof("receiving OTLP traces on %s (vLLM: --otlp-traces-endpoint http://%s, gRPC by default; with OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf use http://%s%s)",
+			r.Addr(), r.Addr(), r.Addr(), serverevents.TracesPath)
+	}
+	for _, t := range s.cfg.Plan.Targets {
+		if d, ok := c.ProfilerDirs[t.Name]; ok {
+			s.ev.profDir[t.Name], s.ev.explicit[t.Name] = d, true
+		} else if _, launched := s.cfg.Servers.Launch[t.Name]; launched {
+			out := filepath.Clean(s.cfg.Out)
+			s.ev.profDir[t.Name] = filepath.Join(filepath.Dir(out), filepath.Base(out)+".events-"+t.Name)
+		}
+	}
+	return nil
+}
+
+// OTLPAddr is the address the OTLP receiver listens on, "" when none.
+func (s *Session) OTLPAddr() string {
+	if s.ev == nil || s.ev.otlp == nil {
+		return ""
+	}
+	return s.ev.otlp.Addr()
+}
+
+func (s *Session) stopEvents() {
+	if s.ev != nil && s.ev.otlp != nil {
+		s.ev.otlp.Close()
+	}
+}
+
+func profRunID(st bench.Step) string {
+	return fmt.Sprintf("benchseal-%s-c%d-r%d", st.Target, st.Concurrency, st.Repeat)
+}
+
+func (s *Session) profiler(target string) *serverevents.Profiler {
+	h := http.Header{}
+	if s.cfg.APIKey != "" {
+		h.Set("Authorization", "Bearer "+s.cfg.APIKey)
+	}
+	return &serverevents.Profiler{URL: s.urls[target], Header: h, Client: &http.Client{Timeout: 10 * time.Second}}
+}
+
+// eventsHooks start and stop the request profiler around every measured
+// phase, and write the joined stage times once the sweep is over.
+func (s *Session) eventsHooks() bench.Hooks {
+	ev := s.ev
+	return bench.Hooks{
+		BeforeMeasure: func(ctx context.Context, d *bench.Dir, st bench.Step) error {
+			base, ok := ev.profDir[st.Target]
+			if !ok || ev.failed[st.Target] {
+				return nil
+			}
+			dir := filepath.Join(base, profRunID(st))
+			err := s.profiler(st.Target).Start(ctx, profRunID(st), dir)
+			var pe *serverevents.ProfileError
+			switch {
+			case err == nil:
+				ev.steps[st.Target] = append(ev.steps[st.Target], st)
+				return nil
+			case !ev.explicit[st.Target] && errors.As(err, &pe) && pe.Status == http.StatusNotFound:
+				ev.failed[st.Target] = true // a launched server without a profiler (vLLM)
+				return nil
+			}
+			ev.failed[st.Target] = true
+			return fmt.Errorf("request profiler of %s: %w", st.Target, err)
+		},
+		AfterStep: func(ctx context.Context, d *bench.Dir, r bench.StepResult) error {
+			if ev.failed[r.Target] || !slices.Contains(ev.steps[r.Target], r.Step) {
+				return nil
+			}
+			return s.profiler(r.Target).Stop(ctx, profRunID(r.Step))
+		},
+		AfterSweep: func(ctx context.Context, d *bench.Dir) error {
+			return errors.Join(s.writeProfilerEvents(d), s.writeOTLP(ctx, d))
+		},
+	}
+}
+
+// writeProfilerEvents copies every step's event files into the run and
+// writes its joined stage times.
+func (s *Session) writeProfilerEvents(d *bench.Dir) error {
+	ev := s.ev
+	if len(ev.steps) == 0 {
+		return nil
+	}
+	time.Sleep(profilerSettle)
+	var errs []error
+	for _, t := range s.cfg.Plan.Targets {
+		for _, st := range ev.steps[t.Name] {
+			src := filepath.Join(ev.profDir[t.Name], profRunID(st))
+			if err := serverevents.CopyEvents(d.Path, serverevents.Step{Target: t.Name, Concurrency: st.Concurrency, Repeat: st.Repeat}, src); err != nil {
+				errs = append(errs, fmt.Errorf("events of %s c=%d r=%d: %w", t.Name, st.Concurrency, st.Repeat, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// writeOTLP collects the spans into the run (serverevents.CollectOTLP).
+func (s *Session) writeOTLP(ctx context.Context, d *bench.Dir) error {
+	ev := s.ev
+	if ev.otlp == nil {
+		return nil
+	}
+	wait := s.cfg.Events.OTLPWait
+	if wait <= 0 {
+		wait = DefaultOTLPWait
+	}
+	var profiled []string // their evidence is the request profiler's
+	for t, sts := range ev.steps {
+		if len(sts) > 0 {
+			profiled = append(profiled, t)
+		}
+	}
+	silent, err := serverevents.CollectOTLP(ctx, d.Path, d.Run, ev.otlp, wait, profiled...)
+	for _, t := range silent {
+		s.cfg.Warnf("no OTLP spans came from %s: start vLLM with --otlp-traces-endpoint http://%s", t, ev.otlp.Addr())
+	}
+	return err
+}

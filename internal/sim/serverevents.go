@@ -1,0 +1,39 @@
+package sim
+
+import (
+	"net/http"
+	"time"
+)
+
+// tracePrefillShare is the share of a request's service time the spans
+// and profiler events count as prefill (up to the first token); the rest
+// is decode. It is the split the stage histograms use.
+const tracePrefillShare = 0.25
+
+// observeRequest gives a request respond answers to the persona's
+// per-request evidence: an OTLP span (vllm, with Config.OTLPEndpoint) or
+// profiler events (sglang-omni, while profiling). Queue is measured
+// (begin - start: the wait for admission), service is split into prefill
+// and decode. It is called when respond starts and returns what respond
+// defers: a request answered while the profiler was on is recorded even
+// if a stop came meanwhile (a real engine emits its events before the
+// answer's last byte leaves, so a client that saw the answer never stops
+// the profiler before them).
+func (s *Server) observeRequest(r *http.Request, n uint64, start, begin time.Time, service time.Duration) func() {
+	tracing := s.cfg.OTLPEndpoint != "" && otlpPersonas[s.cfg.Persona]
+	profiling := profilerPersonas[s.cfg.Persona] && s.prof.enter()
+	if !tracing && !profiling {
+		return func() {}
+	}
+	return func() {
+		id := s.requestID(r, n)
+		prefill := time.Duration(float64(service) * tracePrefillShare)
+		if tracing {
+			s.traceRequest(id, start, begin, prefill, service)
+		}
+		if profiling {
+			s.profileRequest(id, start, begin, prefill, service)
+			s.prof.leave()
+		}
+	}
+}

@@ -1,0 +1,291 @@
+package verify
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/benchseal/benchseal/internal/serverevents"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// The server as a second witness, request by request (check CheckEvents):
+// the per-request stage times a run joined from the server's own evidence
+// (vLLM's OpenTelemetry spans, SGLang-Omni's request-profiler events;
+// internal/serverevents), against the records.
+//
+//   - servers/<t>/stages/c<C>-r<R>.jsonl must follow from the sealed raw
+//     evidence (servers/<t>/otlp/*.binpb, servers/<t>/events/c<C>-r<R>/)
+//     and the records, re-derived with the same functions the run used:
+//     a stages file edited on its own FAILs.
+//   - every measured record that claims success has the server's account
+//     of it, when the step's evidence names its requests at all: FAIL
+//     otherwise. The run waited for every success's span before writing,
+//     and a record the server never saw is the signature of a fabricated
+//     one; an exporter that drops spans (vLLM's batch processor does only
+//     when its 2048-span queue overflows) is a broken witness, and the
+//     verdict says the records cannot be held to it. Without ids to join
+//     (SGLang-Omni answers a non-streamed request without its id), the
+//     count still binds: the server must have seen at least as many
+//     requests in the measured window as the records claim succeeded.
+//   - no server time of a request (e2e, queue, prefill, decode, inference,
+//     first token) exceeds the client's latency for the same request id by
+//     more than eventsSlack: FAIL (the records' latencies were lowered).
+//   - the server's evidence naming a benchseal id of the step that no
+//     record carries FAILs (a record removed); ids only the server knows
+//     are a WARN (other traffic, or ids the server did not return).
+//
+// Where a target has no such evidence the check says "not observed" and
+// how to provide it.
+
+// eventsSlack is what a server's time for a request may exceed the
+// client's by: 2 ms for the two clocks' reading edges plus 1 % for their
+// rates (vLLM times requests on time.time(), which NTP may slew).
+func eventsSlack(client float64) float64 { return 0.002 + 0.01*client }
+
+// KindEventsNotObserved: a target's run collected no per-request server
+// evidence (vLLM's OpenTelemetry spans, SGLang-Omni's request-profiler
+// events), so the records are not held to the server's own account.
+const KindEventsNotObserved Kind = "events-not-observed"
+
+// whatEvents names the evidence a run can collect.
+const whatEvents = "vLLM's OpenTelemetry spans or SGLang-Omni's request-profiler events were not collected"
+
+// checkEvents is check CheckEvents.
+func checkEvents(rep *Report, ev *evidence) {
+	c := rep.Check(CheckEvents)
+	var no notObserved
+	spans := map[string][]serverevents.Span{} // by target, decoded once
+	bad := map[string]bool{}
+	steps, witnessed, joined, requests := 0, 0, 0, 0
+	without := map[string]bool{}
+	for _, k := range schedule(ev.run) {
+		recs := ev.records[k.file()]
+		if !slices.ContainsFunc(recs, func(r schemas.Record) bool { return r.Phase == schemas.PhaseMeasure }) {
+			continue
+		}
+		steps++
+		name := schemas.StagesPath(k.target, k.concurrency, k.repeat)
+		if !ev.f.has(name) {
+			without[k.target] = true
+			continue
+		}
+		witnessed++
+		b, err := ev.f.read(name)
+		if err != nil {
+			c.failf(name, err, "%s: cannot be read: %v", k, err)
+			continue
+		}
+		lines, err := decodeStages(b)
+		if err != nil {
+			c.failf(name, err, "%s: %v", k, err)
+			continue
+		}
+		// Re-derive the file from the sealed raw evidence.
+		var derived []schemas.RequestStages
+		evDir := path.Dir(schemas.ProfilerEventsPath(k.target, k.concurrency, k.repeat, "x")) + "/"
+		var evFiles []string
+		for _, n := range ev.f.names {
+			if strings.HasPrefix(n, evDir) && schemas.IsServerEvents(n) {
+				evFiles = append(evFiles, n)
+			}
+		}
+		if len(evFiles) > 0 {
+			var all []serverevents.Event
+			for _, n := range evFiles {
+				eb, err := ev.f.read(n)
+				if err == nil {
+					var es []serverevents.Event
+					es, err = serverevents.ParseEvents(bytes.NewReader(eb))
+					all = append(all, es...)
+				}
+				if err != nil {
+					c.failf(n, err, "%s: the server's event file does not decode: %v", k, err)
+				}
+			}
+			derived = serverevents.StepEvents(all, recs)
+		} else {
+			if _, done := spans[k.target]; !done {
+				spans[k.target] = []serverevents.Span{}
+				for _, n := range ev.f.glob("servers/" + k.target + "/otlp/*") {
+					if !schemas.IsServerEvents(n) {
+						continue
+					}
+					ob, err := ev.f.read(n)
+					var sp []serverevents.Span
+					if err == nil {
+						sp, err = serverevents.DecodeOTLP(ob)
+					}
+					if err != nil {
+						c.failf(n, err, "%s: the server's OTLP export does not decode: %v", k.target, err)
+						bad[k.target] = true
+						continue
+					}
+					spans[k.target] = append(spans[k.target], sp...)
+				}
+			}
+			derived = serverevents.StepSpans(spans[k.target], recs)
+		}
+		if d := diffStages(lines, derived); d != "" && !bad[k.target] {
+			c.failf(name, nil, "%s: the joined stage times do not follow from the server's sealed evidence and the records (%s): the stages file or the records were edited", k, d)
+		}
+
+		byID := map[string]schemas.RequestStages{}
+		var unjoined []schemas.RequestStages
+		for _, l := range lines {
+			if l.RequestID == "" {
+				unjoined = append(unjoined, l)
+				continue
+			}
+			byID[l.RequestID] = l
+		}
+		ids := map[string]bool{}
+		succeeded, seenMeasured, missing := 0, 0, 0
+		var firstMissing string
+		for _, r := range recs {
+			ids[r.RequestID] = true
+			if r.Phase != schemas.PhaseMeasure {
+				continue
+			}
+			l, ok := byID[r.RequestID]
+			if ok {
+				seenMeasured++
+				requests++
+				checkStageTimes(c, name, k, r, l)
+			}
+			if !r.OK {
+				continue
+			}
+			succeeded++
+			if !ok {
+				missing++
+				if firstMissing == "" {
+					firstMissing = r.RequestID
+				}
+			}
+		}
+		if len(byID) > 0 {
+			joined++
+			if missing > 0 {
+				c.failf(name, nil, "%s: %d of %d measured requests that the records say succeeded have no account from the server (first: %s): records of requests the server never saw",
+					k, missing, succeeded, firstMissing)
+			}
+		} else if len(unjoined) < succeeded {
+			c.failf(name, nil, "%s: the server saw %d requests while the step was measured, yet the records say %d succeeded: records of requests the server never saw",
+				k, len(unjoined), succeeded)
+		} else {
+			no.add("%s: the server's request ids are not the records' (SGLang-Omni returns its id only on streamed answers): %d server requests counted against %d successes, not joined one by one",
+				k, len(unjoined), succeeded)
+		}
+		var foreign, removed []string
+		for _, l := range unjoined {
+			if b := serverevents.BenchID(l.ServerRequestID); b != "" && !ids[b] {
+				removed = append(removed, b)
+			} else if len(byID) > 0 {
+				foreign = append(foreign, l.ServerRequestID)
+			}
+		}
+		if len(removed) > 0 {
+			c.failf(name, nil, "%s: the server served %d requests with this step's ids that no record carries (first: %s): records were removed", k, len(removed), removed[0])
+		}
+		if len(foreign) > 0 {
+			c.warnf(name, "%s: the server's evidence names %d requests no record carries (first: %s): other traffic reached the server", k, len(foreign), foreign[0])
+		}
+	}
+	var targets []string
+	for t := range without {
+		targets = append(targets, t)
+	}
+	slices.Sort(targets)
+	if len(targets) > 0 {
+		no.add("%s: no per-request server evidence (%s)", strings.Join(targets, ", "), whatEvents)
+	}
+	if witnessed == 0 {
+		c.Status = Skip
+		for _, t := range targets {
+			c.add(Finding{Status: Skip, Kind: KindEventsNotObserved, Path: schemas.ServerPath(t, ""),
+				Reason: fmt.Sprintf("%s: no per-request server evidence: %s", t, whatEvents)})
+		}
+		if steps == 0 {
+			c.Summary = "not observed: no step with measured records"
+		} else {
+			c.Summary = "not observed: " + strings.Join(no, "; ")
+		}
+		return
+	}
+	if c.Status == Fail {
+		c.Summary = fmt.Sprintf("the server's per-request evidence contradicts the records of %d step(s)", failedSteps(c))
+	} else {
+		how := fmt.Sprintf("%d joined by request id", requests)
+		if joined < witnessed {
+			how += fmt.Sprintf("; %d steps by count, where the server keeps its own ids", witnessed-joined)
+		}
+		c.Summary = fmt.Sprintf("%d of %d steps: the server saw every successful measured request (%s) and none of its times is longer than the client's latency",
+			witnessed, steps, how)
+	}
+	c.Summary = no.summary(c, c.Summary)
+}
+
+// checkStageTimes holds one request's server times to its client latency.
+func checkStageTimes(c *Check, name string, k stepKey, r schemas.Record, l schemas.RequestStages) {
+	client := float64(r.EndNs-r.StartNs) / 1e9
+	for _, t := range []struct {
+		what string
+		v    *float64
+	}{{"end to end", l.E2ES}, {"queue", l.QueueS}, {"prefill", l.PrefillS}, {"decode", l.DecodeS}, {"inference", l.InferenceS}, {"first token", l.TTFTS}} {
+		if t.v != nil && *t.v > client+eventsSlack(client) {
+			c.failf(name, nil, "%s: request %s: the server's %s time %.6f s is longer than the %.6f s the record says the client waited: the record's latency is shorter than the server's own",
+				k, r.RequestID, t.what, *t.v, client)
+			return
+		}
+	}
+}
+
+// decodeStages reads a stages file.
+func decodeStages(b []byte) ([]schemas.RequestStages, error) {
+	var out []schemas.RequestStages
+	for i, line := range bytes.Split(b, []byte("\n")) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var l schemas.RequestStages
+		dec := json.NewDecoder(bytes.NewReader(line))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil {
+			return nil, fmt.Errorf("line %d does not decode: %v", i+1, err)
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// diffStages says where two stage lists first differ, "" when equal.
+func diffStages(got, want []schemas.RequestStages) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d lines, the evidence gives %d", len(got), len(want))
+	}
+	for i := range got {
+		a, _ := json.Marshal(got[i])
+		b, _ := json.Marshal(want[i])
+		if !bytes.Equal(a, b) {
+			return fmt.Sprintf("line %d, server id %s", i+1, got[i].ServerRequestID)
+		}
+	}
+	return ""
+}
+
+// failedSteps counts the steps the failing findings name (their reason
+// starts with the step).
+func failedSteps(c *Check) int {
+	seen := map[string]bool{}
+	for _, f := range c.Findings {
+		if f.Status == Fail {
+			step, _, _ := strings.Cut(f.Reason, ":")
+			seen[step] = true
+		}
+	}
+	return len(seen)
+}
