@@ -217,7 +217,7 @@ func checkEvents(rep *Report, ev *evidence) {
 		return
 	}
 	if c.Status == Fail {
-		c.Summary = fmt.Sprintf("the server's per-request evidence contradicts the records of %d step(s)", failedSteps(c))
+		c.Summary = fmt.Sprintf("the server's per-request evidence contradicts the records of %d step(s)", countFailedSteps(c))
 	} else {
 		how := fmt.Sprintf("%d joined by request id", requests)
 		if joined < witnessed {
@@ -275,17 +275,4 @@ func diffStages(got, want []schemas.RequestStages) string {
 		}
 	}
 	return ""
-}
-
-// failedSteps counts the steps the failing findings name (their reason
-// starts with the step).
-func failedSteps(c *Check) int {
-	seen := map[string]bool{}
-	for _, f := range c.Findings {
-		if f.Status == Fail {
-			step, _, _ := strings.Cut(f.Reason, ":")
-			seen[step] = true
-		}
-	}
-	return len(seen)
 }

@@ -125,6 +125,8 @@ func checkServer(rep *Report, ev *evidence) {
 	c.Summary = no.summary(c, c.Summary)
 }
 
+// countFailedSteps counts the steps the failing findings name (their
+// reason starts with the step).
 func countFailedSteps(c *Check) int {
 	seen := map[string]bool{}
 	for _, f := range c.Findings {

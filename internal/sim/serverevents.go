@@ -5,16 +5,11 @@ import (
 	"time"
 )
 
-// tracePrefillShare is the share of a request's service time the spans
-// and profiler events count as prefill (up to the first token); the rest
-// is decode. It is the split the stage histograms use.
-const tracePrefillShare = 0.25
-
 // observeRequest gives a request respond answers to the persona's
 // per-request evidence: an OTLP span (vllm, with Config.OTLPEndpoint) or
 // profiler events (sglang-omni, while profiling). Queue is measured
 // (begin - start: the wait for admission), service is split into prefill
-// and decode. It is called when respond starts and returns what respond
+// and decode, by PrefillShare as the stage histograms split it. It is called when respond starts and returns what respond
 // defers: a request answered while the profiler was on is recorded even
 // if a stop came meanwhile (a real engine emits its events before the
 // answer's last byte leaves, so a client that saw the answer never stops
@@ -27,7 +22,7 @@ func (s *Server) observeRequest(r *http.Request, n uint64, start, begin time.Tim
 	}
 	return func() {
 		id := s.requestID(r, n)
-		prefill := time.Duration(float64(service) * tracePrefillShare)
+		prefill := time.Duration(float64(service) * PrefillShare)
 		if tracing {
 			s.traceRequest(id, start, begin, prefill, service)
 		}
