@@ -67,7 +67,7 @@ collecting every problem before it answers:
 		width = max(width, len(k.Name))
 	}
 	for _, k := range verify.Checklist() {
-		indent := fmt.Sprintf("  %d %-*s  ", k.ID, width, k.Name)
+		indent := fmt.Sprintf(" %2d %-*s  ", k.ID, width, k.Name)
 		line := indent
 		for i, w := range strings.Fields(k.Help) {
 			if i > 0 && len(line)+1+len(w) > 84 {
@@ -267,7 +267,7 @@ func printChecklist(w io.Writer, rep *verify.Report) error {
 	}
 	var b strings.Builder
 	for _, c := range rep.Checks {
-		fmt.Fprintf(&b, "%s  %d %-*s  %s\n", c.Status, c.ID, width, c.Name, oneLine(c.Summary))
+		fmt.Fprintf(&b, "%s %2d %-*s  %s\n", c.Status, c.ID, width, c.Name, oneLine(c.Summary))
 		for _, f := range c.Findings {
 			line := oneLine(f.String())
 			if flag, ok := kindFlags[f.Kind]; ok {
