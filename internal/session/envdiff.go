@@ -347,4 +347,3 @@ func hostSide(docs map[string][]byte) side {
 	}
 	return side{value: v, from: schemas.HostInfoFile}
 }
-
