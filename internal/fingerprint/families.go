@@ -56,9 +56,9 @@ func (f *Families) Parse(raw []byte) (map[string]*dto.MetricFamily, error) {
 // Lines keeps the lines of raw that f's families are read from: each
 // # HELP or # TYPE line of one of them (or of a quoted UTF-8 name, which
 // only the parser reads), every sample line of the block it opens, up to
-// the next # HELP or # TYPE line, and a sample line of one of them that
-// comes before any # HELP or # TYPE line (an untyped family, read as the
-// parser reads it). It drops other comments and the blocks of every other
+// the next # HELP or # TYPE line, and a sample line of one of them
+// anywhere else (the parser gives a sample to the family of its name,
+// wherever it stands). It drops other comments and the blocks of every other
 // family, which the parser would have read and the caller thrown away; a
 // line it keeps is parsed as it stands, so a broken line of f still
 // fails. internal/claims' FuzzParseScrape holds it to parsing the whole
@@ -66,12 +66,15 @@ func (f *Families) Parse(raw []byte) (map[string]*dto.MetricFamily, error) {
 func (f *Families) Lines(raw []byte) []byte {
 	out := make([]byte, 0, 16<<10)
 	in := false // inside a block of f
-	top := true // no # HELP or # TYPE line yet
 	// shadow are the names, looking like a sample of f, of families the
-	// dropped lines made: the parser gives a later sample of that name to
-	// them, so it is dropped too (never seen from real engines;
-	// FuzzParseScrape found it).
+	// dropped # HELP and # TYPE lines made: the parser gives a later
+	// sample of that name to them, so it is dropped too (never seen from
+	// real engines; FuzzParseScrape found it).
 	var shadow map[string]bool
+	// block is the name of the dropped block the lines are in: a sample
+	// line of exactly that name (most lines of a dropped block) is
+	// dropped without a lookup.
+	var block []byte
 	for len(raw) > 0 {
 		line := raw
 		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
@@ -85,23 +88,30 @@ func (f *Families) Lines(raw []byte) []byte {
 			if !ok {
 				continue // a plain comment
 			}
-			top = false
+			block = nil
 			if in = keep; !in {
 				name = metaName(line)
+				if !f.sample(name) {
+					block = name
+				}
 			}
 		} else {
+			if !in && len(block) > 0 && len(line) > len(block) && bytes.HasPrefix(line, block) {
+				if c := line[len(block)]; c == '{' || c == ' ' || c == '\t' {
+					continue // the dropped block's own family, not one of f
+				}
+			}
 			name = line[:nameEnd(line)]
 		}
+		meta := len(line) > 0 && line[0] == '#'
 		switch {
-		case top && f.sample(name):
-			out = append(out, line...)
-		case !in && f.sample(name):
+		case len(shadow) > 0 && shadow[string(name)]:
+		case !in && meta && f.sample(name):
 			if shadow == nil {
 				shadow = map[string]bool{}
 			}
 			shadow[string(name)] = true
-		case in && len(shadow) > 0 && shadow[string(name)]:
-		case in:
+		case in || f.sample(name):
 			out = append(out, line...)
 		}
 	}
