@@ -348,8 +348,8 @@ func checkServerCounters(c *Check, ev *evidence, no *notObserved) {
 			c.warnf(where, "%s: %s went down from %g to %g: the server restarted during the step, its count is not observed", k, rc.Name, b, a)
 			continue
 		case d < float64(n200):
-			c.failf(where, nil, "%s: the server counted %g requests (%s grew from %g to %g), yet the records show %d answered with HTTP 200: records of requests the server never served",
-				k, d, rc.Name, b, a, n200)
+			c.failf(where, nil, "%s: the server counted %g requests (%s grew from %g to %g), yet the records show %d answered with HTTP 200: records of requests the server never served%s",
+				k, d, rc.Name, b, a, n200, settleNote(ev, k))
 			continue
 		case rc.StatusLabel != "" && d > float64(n200), rc.StatusLabel == "" && d > float64(all):
 			c.warnf(where, "%s: the server counted %g requests (%s), the records %d: other traffic reached the server during the step, or records are missing",

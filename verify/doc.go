@@ -75,7 +75,10 @@
 //	             transcription route, sglang:num_requests_total) grew between
 //	             the scrapes before and after the step by no less than the
 //	             records answered with HTTP 200 (FAIL) and no more than the
-//	             records (WARN: other traffic). A step's scrape missing while
+//	             records (WARN: other traffic); such a FAIL, and check 9's,
+//	             quotes how the recorder waited for the server to count them
+//	             (steps.jsonl settle: engines count just after answering).
+//	             A step's scrape missing while
 //	             the target's other steps have theirs is a scrape removed
 //	             (FAIL, KindScrape), unless telemetry/steps.jsonl's
 //	             scrape_errors records that the recorder's scrape failed

@@ -724,9 +724,14 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 	}
 	phase(schemas.PhaseWarmup, 0, w)
 	if !r.stopWarmupFailed(s, recs[:w]) {
+		for i := range recs[:w] {
+			if recs[i].OK {
+				res.WarmupSucceeded++
+			}
+		}
 		for _, h := range r.cfg.hooks {
 			if h.BeforeMeasure != nil && ctx.Err() == nil {
-				r.hookErr("before measuring "+stepName(s), h.BeforeMeasure(ctx, &r.d, s))
+				r.hookErr("before measuring "+stepName(s), h.BeforeMeasure(ctx, &r.d, res.Step))
 			}
 		}
 		phase(schemas.PhaseMeasure, w, len(jobs))
