@@ -457,7 +457,8 @@ func clientSetup(e *env, apiKey string) (key string, tool schemas.Tool, tty bool
 
 // drainOnInterrupt handles the signals of a measuring command: the root's
 // context is cancelled by the first interrupt (requests in flight drain);
-// a second one ends the process at once with exit status 130.
+// a second one ends the process at once with exit status 130, after
+// SIGKILL to every server it launched.
 func drainOnInterrupt(e *env) (stop func()) {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
@@ -470,6 +471,11 @@ func drainOnInterrupt(e *env) (stop func()) {
 				continue
 			}
 			infof(e.stderr, "interrupted again: exiting now")
+			// Launched servers are in their own process groups: the
+			// terminal's Ctrl-C never reached them.
+			if n := fingerprint.KillLaunched(); n > 0 {
+				infof(e.stderr, "killed (SIGKILL) the process groups of %d launched server(s)", n)
+			}
 			os.Exit(exitInterrupted)
 		}
 	}()
