@@ -226,7 +226,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete)", res.Dir)
 		writeRunReport(e, res.Dir)
 		if f.seal != "" {
-			warnf(e.stderr, "--seal: an interrupted run is not sealed")
+			warnf(e.stderr, "--seal: an interrupted run is not sealed (to seal it anyway: %s)", sealCommand(res.Dir, f.seal, f.key, true))
 		}
 		return errInterrupted
 	case errors.As(err, &se) && res != nil:
