@@ -38,6 +38,10 @@ type Sealed struct {
 	// NextVariant is, per clip id, one past the highest variant number in
 	// the sealed records: where a replay's numbering starts.
 	NextVariant map[string]int64
+
+	// launchOverridden: the targets LaunchCommands started with the
+	// caller's command instead of the sealed one (EnvDiff says so).
+	launchOverridden map[string]bool
 }
 
 // SealedClip is a clip of the sealed run, checked against run.json.
