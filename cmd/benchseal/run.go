@@ -50,9 +50,7 @@ type runFlags struct {
 	allowUnlistedModel       bool
 	compat                   string // --compat: a peer's schedule, and its figures printed after the run
 
-	otlpListen   string        // --otlp-listen
-	otlpWait     time.Duration // --otlp-wait
-	serverEvents []string      // --server-events NAME=DIR
+	eventsFlags // --otlp-listen, --otlp-wait, --server-events (run_events.go)
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -147,9 +145,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringVar(&f.key, "key", "", "with --seal: sign with `KEY` (a key file or KMS reference; default an ephemeral key)")
 	compatFlag(cmd, &f.compat, "run the peer's schedule (one warm-up pass before repeat 1, one pass per repeat) and print the figures")
 	fl.BoolVar(&f.allowUnlistedModel, "allow-unlisted-model", false, "request --model even where /v1/models does not list it (servers that ignore the field)")
-	fl.StringVar(&f.otlpListen, "otlp-listen", "", "receive vLLM's OpenTelemetry spans at `ADDR` (host:port, gRPC and HTTP/protobuf); give vLLM --otlp-traces-endpoint http://ADDR")
-	fl.DurationVar(&f.otlpWait, "otlp-wait", session.DefaultOTLPWait, "with --otlp-listen: how long to wait after the sweep for spans the servers still buffer")
-	fl.StringArrayVar(&f.serverEvents, "server-events", nil, "have SGLang-Omni's request profiler write events into a directory, as NAME=DIR (seen by the server and this host)")
+	addEventsFlags(fl, &f.eventsFlags)
 	return cmd
 }
 
@@ -173,7 +169,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 	if err != nil {
 		return err
 	}
-	events, err := parseServerEvents(f, plan.Targets)
+	events, err := parseServerEvents(&f.eventsFlags, plan.Targets)
 	if err != nil {
 		return err
 	}

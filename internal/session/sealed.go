@@ -39,6 +39,10 @@ type Sealed struct {
 	// the sealed records: where a replay's numbering starts.
 	NextVariant map[string]int64
 
+	// ServerEvidence is, per target, the per-request server evidence the
+	// sealed run holds (NoteEvidence).
+	ServerEvidence map[string]SealedEvidence
+
 	// launchOverridden: the targets LaunchCommands started with the
 	// caller's command instead of the sealed one (EnvDiff says so).
 	launchOverridden map[string]bool
