@@ -54,6 +54,48 @@ func readOriginal(ctx context.Context, path string) *original {
 	return o
 }
 
+// OriginalError is an Options.Original that is not the bundle the
+// replay's run.json names (replay_of.bundle_sha256), or cannot be read as a
+// bundle: the caller gave the wrong file, so Bundle and Dir return it
+// before any check runs rather than fail the replay for it. Named is ""
+// when the replay re-ran a run directory (its replay_of names no bundle).
+type OriginalError struct {
+	Path   string
+	SHA256 string // of the file given; "" when Err is set
+	Named  string // replay_of.bundle_sha256
+	Source string // replay_of.source: the bundle or run directory as the replay was given it
+	Err    error  // why Path cannot be read as a bundle
+}
+
+func (e *OriginalError) Error() string {
+	switch {
+	case e.Err != nil:
+		return fmt.Sprintf("%s cannot be read as the original bundle: %v", e.Path, e.Err)
+	case e.Named == "":
+		return fmt.Sprintf("%s is not the bundle this replay names: it re-ran a run directory, not a bundle", e.Path)
+	}
+	return fmt.Sprintf("%s is not the bundle this replay names (sha256 %s, not %s)", e.Path, e.SHA256, e.Named)
+}
+
+func (e *OriginalError) Unwrap() error { return e.Err }
+
+// matches says whether the original read is the bundle run names as the
+// one it replays; nil when there is no original or run is no replay (check
+// 6 then says the original was not used).
+func (o *original) matches(run *schemas.Run) error {
+	if o == nil || run == nil || run.ReplayOf == nil {
+		return nil
+	}
+	named := run.ReplayOf.BundleSHA256
+	switch {
+	case o.err != nil:
+		return &OriginalError{Path: o.path, Named: named, Source: run.ReplayOf.Source, Err: o.err}
+	case o.sha256 != named:
+		return &OriginalError{Path: o.path, SHA256: o.sha256, Named: named, Source: run.ReplayOf.Source}
+	}
+	return nil
+}
+
 // checkReplay holds the predicate's replay comparison, if any, to got (the
 // replay's claims recomputed from its records) and to the original's
 // claims when given. It returns what the summary adds ("" when the bundle
