@@ -74,7 +74,8 @@ where the replay looks, not where a sealed command listens.
 
 Before measuring, the replay compares its environment with the sealed run's:
 per target the engine and its version, the model and its revision, the
-server knobs (served, declared or absent, read as verify's fairness check
+launch command (one substituted with --launch=NAME=CMD differs, "overridden
+with --launch"), the server knobs (served, declared or absent, read as verify's fairness check
 reads them); per machine the GPU model, driver, count and memory (NVML) and
 the host's cores. Each item is same, differs or not observed (saying what
 was missing), printed as a table on stderr and written to

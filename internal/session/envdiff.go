@@ -1,8 +1,8 @@
 package session
 
 // A replay's environment against the sealed run's, before it measures:
-// per target the engine, its version, the model, its revision and the
-// server knobs (read as verify's fairness check reads them:
+// per target the engine, its version, the model, its revision, the launch
+// command (run.json's, redacted) and the server knobs (read as verify's fairness check reads them:
 // fingerprint.Knobs over probes-before.json and the launch command, served
 // / declared / absent); per machine the GPUs (NVML, env/gpu.json) and the
 // host's cores (env/host.json). Both sides are read from the documents the
