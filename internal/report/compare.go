@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -76,6 +77,69 @@ func ProtocolDiff(a, b *schemas.Run) []string {
 	return out
 }
 
+// RequestDiff lists what differs between the requests target a of A and
+// target b of B sent beyond the protocol: the model and every form field
+// (language, response_format, prompt, ...; a field one side did not send
+// is named as such). Empty when they sent the same. A server told the
+// language skips detecting it, and one asked for another format answers
+// other bytes: their figures are not those of the same requests.
+func RequestDiff(a, b schemas.Target) []string {
+	var out []string
+	if a.Model != b.Model {
+		out = append(out, fmt.Sprintf("model: A %s, B %s", fieldText(a.Model, a.Model != ""), fieldText(b.Model, b.Model != "")))
+	}
+	keys := slices.Sorted(maps.Keys(a.RequestFields))
+	for k := range b.RequestFields {
+		if _, ok := a.RequestFields[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		x, okA := a.RequestFields[k]
+		y, okB := b.RequestFields[k]
+		if okA == okB && x == y {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: A %s, B %s", k, fieldText(x, okA), fieldText(y, okB)))
+	}
+	return out
+}
+
+// fieldText quotes a sent value, or says it was not sent.
+func fieldText(v string, sent bool) string {
+	if !sent {
+		return "not sent"
+	}
+	return strconv.Quote(v)
+}
+
+// requestText words what a target sent beyond the protocol: its model and
+// form fields, sorted.
+func requestText(t schemas.Target) string {
+	var parts []string
+	if t.Model != "" {
+		parts = append(parts, "model "+t.Model)
+	}
+	for _, k := range slices.Sorted(maps.Keys(t.RequestFields)) {
+		parts = append(parts, k+"="+t.RequestFields[k])
+	}
+	if len(parts) == 0 {
+		return "no model, no form field"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// targetOf is run's target named name (zero when it has none).
+func targetOf(r *schemas.Run, name string) schemas.Target {
+	for _, t := range r.Targets {
+		if t.Name == name {
+			return t
+		}
+	}
+	return schemas.Target{Name: name}
+}
+
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
@@ -104,6 +168,9 @@ type Comparison struct {
 	OnlyB []string `json:"only_b,omitempty"`
 	// Differ counts the figures beyond the tolerance over all pairs.
 	Differ int `json:"differ"`
+	// RequestsDiffer counts the pairs whose requests differ
+	// (ComparedPair.RequestDifferences).
+	RequestsDiffer int `json:"requests_differ"`
 }
 
 // CompareBundle identifies one side.
@@ -122,7 +189,12 @@ type ComparedPair struct {
 	// Summary groups the levels by verdict, as the report's conclusion
 	// does ("at C = 1, 3: no difference shown (repeats overlap)").
 	Summary string          `json:"summary"`
-	Levels  []ComparedLevel `json:"levels"`
+	// Requests is what A's target sent beyond the protocol (its model and
+	// form fields); RequestDifferences names every way B's differs
+	// (RequestDiff), empty when both sent the same requests.
+	Requests           string          `json:"requests"`
+	RequestDifferences []string        `json:"request_differences"`
+	Levels             []ComparedLevel `json:"levels"`
 	// Figures is claims.Compare of B's claims against A's (sealed: A,
 	// replayed: B), named by A's target.
 	Figures []claims.Difference `json:"figures"`
@@ -207,6 +279,13 @@ func Compare(a, b CompareSide, pairs []Pair, tol claims.Tolerance) (*Comparison,
 	}
 	for _, p := range pairs {
 		cp := comparePair(va, vb, p, tol)
+		ta, tb := targetOf(&a.In.Run, p.A), targetOf(&b.In.Run, p.B)
+		cp.Requests, cp.RequestDifferences = requestText(ta), RequestDiff(ta, tb)
+		if cp.RequestDifferences == nil {
+			cp.RequestDifferences = []string{}
+		} else {
+			c.RequestsDiffer++
+		}
 		c.Differ += cp.Differ
 		c.Pairs = append(c.Pairs, cp)
 	}
@@ -312,10 +391,16 @@ func (cm *Comparison) blocks() []block {
 			t(" (" + pinned + "), run started " + s.StartedAt.UTC().Format(time.RFC3339))}
 	}
 	p := cm.Protocol
+	// The protocol is the same or compare refused; the requests (model and
+	// form fields) may still differ between paired targets.
+	same := "Protocol (the same on both sides, and so are the requests of every pair):"
+	if cm.RequestsDiffer > 0 {
+		same = fmt.Sprintf("Protocol (the same on both sides, but the requests of %d of %d pairs differ, below):", cm.RequestsDiffer, len(cm.Pairs))
+	}
 	out := []block{
 		heading{1, "benchseal compare: A vs B"},
 		bullets{items: [][]span{side("A", cm.A), side("B", cm.B),
-			{b("Protocol (the same on both sides):"), t(fmt.Sprintf(" levels %s; requests per level %s; %d repeats; perturbation %t; streaming %t",
+			{b(same), t(fmt.Sprintf(" levels %s; requests per level %s; %d repeats; perturbation %t; streaming %t",
 				joinInts(p.Levels), perLevel(p.Requests), p.Repeats, p.Perturb, p.Stream))}}},
 	}
 	if len(cm.OnlyA) > 0 || len(cm.OnlyB) > 0 {
@@ -331,6 +416,12 @@ func (cm *Comparison) blocks() []block {
 	for _, cp := range cm.Pairs {
 		la, lb := pairLabels(Pair{cp.A, cp.B})
 		out = append(out, heading{2, la + " vs " + lb})
+		if len(cp.RequestDifferences) > 0 {
+			out = append(out, para{warn: true, spans: []span{b("The requests differ:"), t(" " + strings.Join(cp.RequestDifferences, "; ") +
+				": the figures compare different requests, not the servers alone.")}})
+		} else {
+			out = append(out, para{spans: []span{b("Requests (the same on both sides):"), t(" " + cp.Requests + ".")}})
+		}
 		if cp.Summary != "" {
 			out = append(out, para{spans: []span{b("Throughput:"), t(" " + cp.Summary + ".")}})
 		}
