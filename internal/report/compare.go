@@ -188,7 +188,7 @@ type ComparedPair struct {
 	B string `json:"b"`
 	// Summary groups the levels by verdict, as the report's conclusion
 	// does ("at C = 1, 3: no difference shown (repeats overlap)").
-	Summary string          `json:"summary"`
+	Summary string `json:"summary"`
 	// Requests is what A's target sent beyond the protocol (its model and
 	// form fields); RequestDifferences names every way B's differs
 	// (RequestDiff), empty when both sent the same requests.
