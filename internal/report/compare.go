@@ -447,8 +447,9 @@ func (cm *Comparison) blocks() []block {
 	out = append(out, para{spans: []span{t("Throughput: ratio of the medians over repeats of successful requests per second, A over B, " +
 		"with a seeded bootstrap interval over requests within repeats and over repeats (over repeats only where a side's records could not be read). " +
 		"Verdict by the report's rule: a target that failed more than 1 % of its requests, or whose server counted cache hits although every request was distinct, is not comparable; overlapping repeats show no difference; one repeat claims no lead. " +
-		fmt.Sprintf("Figures: B's medians against A's; beyond the tolerance (%s %% on throughput, latency and counts, as a ratio both ways; %g points of WER) is DIFF.",
-			strconv.FormatFloat(cm.Tolerance.Relative*100, 'g', 6, 64), cm.Tolerance.WERPoints))}})
+		fmt.Sprintf("Figures: B's medians against A's; beyond the tolerance (%s %% on throughput, latency and counts, as a ratio both ways; %g points of WER) is DIFF, "+
+			"but a latency percentile of fewer successful requests per repeat than bound it at 95 %% (p99: %d, p50: %d) is UNSTABLE: shown, not counted.",
+			strconv.FormatFloat(cm.Tolerance.Relative*100, 'g', 6, 64), cm.Tolerance.WERPoints, claims.StableRequests(0.99), claims.StableRequests(0.5)))}})
 	return out
 }
 
@@ -456,7 +457,7 @@ func (cm *Comparison) blocks() []block {
 func (cm *Comparison) figures(cp ComparedPair) []block {
 	la, lb := pairLabels(Pair{cp.A, cp.B})
 	var rows [][]string
-	var moved []string
+	var moved, unstable []string
 	for _, d := range cp.Figures {
 		change := "—"
 		if d.Change != nil {
@@ -475,13 +476,21 @@ func (cm *Comparison) figures(cp ComparedPair) []block {
 			metric, change = "—", d.Reason
 		}
 		rows = append(rows, []string{strconv.Itoa(d.Concurrency), metric, figure2(d.Metric, d.Sealed), figure2(d.Metric, d.Replayed), change, string(d.Verdict)})
-		if d.Verdict == claims.Diff {
+		switch d.Verdict {
+		case claims.Diff:
 			moved = append(moved, fmt.Sprintf("%s at C = %d (%s)", metric, d.Concurrency, change))
+		case claims.Unstable:
+			unstable = append(unstable, fmt.Sprintf("%s at C = %d (%s)", metric, d.Concurrency, d.Reason))
 		}
 	}
 	head := []span{b("Figures:"), t(" every one within the tolerance.")}
 	if len(moved) > 0 {
 		head = []span{b(fmt.Sprintf("Figures beyond the tolerance (%d of %d):", len(moved), len(cp.Figures))), t(" " + strings.Join(moved, "; ") + ".")}
+	} else if len(unstable) > 0 {
+		head = []span{b("Figures:"), t(" every one judged is within the tolerance.")}
+	}
+	if len(unstable) > 0 {
+		head = append(head, t(fmt.Sprintf(" Beyond it but UNSTABLE, shown and not counted (%d): %s.", len(unstable), strings.Join(unstable, "; "))))
 	}
 	return []block{para{spans: head}, table{header: []string{"concurrency", "metric", la, lb, "change", "verdict"},
 		right: []bool{true, false, true, true, true, false}, rows: rows}}
