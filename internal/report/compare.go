@@ -426,7 +426,20 @@ func (cm *Comparison) blocks() []block {
 			out = append(out, para{spans: []span{b("Throughput:"), t(" " + cp.Summary + ".")}})
 		}
 		var rows [][]string
+		basis, lo, hi := verdict.IntervalNone, 0, 0
 		for _, l := range cp.Levels {
+			switch l.Basis {
+			case "requests_and_repeats":
+				basis = verdict.RequestsAndRepeats
+			case "repeats":
+				basis = max(basis, verdict.RepeatsOnly)
+			}
+			for _, n := range []int{l.A.Repeats, l.B.Repeats} {
+				if lo == 0 || n < lo {
+					lo = n
+				}
+				hi = max(hi, n)
+			}
 			iv := "—"
 			if l.IntervalLo != nil {
 				iv = ratioText(*l.IntervalLo) + "–" + ratioText(*l.IntervalHi)
@@ -439,7 +452,10 @@ func (cm *Comparison) blocks() []block {
 				spread(l.B.ReqPerS, l.B.ReqPerSMin, l.B.ReqPerSMax), ratio, iv, l.Words})
 		}
 		if len(rows) > 0 {
-			out = append(out, table{header: []string{"concurrency", la + " req/s", lb + " req/s", la + " / " + lb, "95 % interval", "verdict"},
+			// The interval named by what it rests on, as the report's
+			// conclusion names it (one repeat a side is no 95 % interval).
+			ih := newView(Input{}).intervalHeader(basis, lo, hi)
+			out = append(out, table{header: []string{"concurrency", la + " req/s", lb + " req/s", la + " / " + lb, ih, "verdict"},
 				right: []bool{true, true, true, true, true, false}, rows: rows})
 		}
 		out = append(out, cm.figures(cp)...)

@@ -57,7 +57,8 @@ func TestCompareBundles(t *testing.T) {
 	if err := c.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "**Figures beyond the tolerance (") || !strings.Contains(md.String(), "## A:vllm-omni vs B:vllm-omni") {
+	if !strings.Contains(md.String(), "**Figures beyond the tolerance (") || !strings.Contains(md.String(), "## A:vllm-omni vs B:vllm-omni") ||
+		!strings.Contains(md.String(), "| 95 % interval over repeats | verdict |") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
 
@@ -131,5 +132,31 @@ func TestCompareRequests(t *testing.T) {
 	c, err = Compare(CompareSide{In: a}, CompareSide{In: b}, nil, claims.DefaultTolerance)
 	if d := c.Pairs[1].RequestDifferences; err != nil || len(d) != 2 || d[0] != `model: A "Qwen/Qwen3-ASR-1.7B", B "qwen3-asr"` || d[1] != `response_format: A "json", B not sent` {
 		t.Errorf("%v: differences %q", err, d)
+	}
+}
+
+// One repeat a side: compare's interval column is not called a 95 %
+// interval, and its words do not deny the interval it shows.
+func TestCompareSingleRepeat(t *testing.T) {
+	a := fixture()
+	for ti := range a.Claims.Targets {
+		for li := range a.Claims.Targets[ti].Levels {
+			l := &a.Claims.Targets[ti].Levels[li]
+			l.Repeats = l.Repeats[:1]
+			l.Median, l.Min, l.Max = summarize(l.Repeats)
+		}
+	}
+	a.Records = records(a)
+	c, err := Compare(CompareSide{In: a}, CompareSide{In: a}, nil, claims.DefaultTolerance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := c.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md.String(), "95 % interval |") || strings.Contains(md.String(), "no interval") ||
+		!strings.Contains(md.String(), "| interval from requests within 1 repeat | verdict |") {
+		t.Errorf("markdown:\n%s", md.String())
 	}
 }
