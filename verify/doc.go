@@ -28,8 +28,10 @@
 //	             RTFx sums them; and the schedule (internal/bench, "Protocol"):
 //	             seq i of a step's phase sends clip i mod the corpus, and each
 //	             clip's variants are numbered over the whole run in schedule
-//	             order, warm-ups included, so a request, repeat or step taken
-//	             out of the middle (or records renumbered or moved) leaves a gap
+//	             order, warm-ups included (every planned request keeps its
+//	             number, a stopped target's skipped steps too), so a request,
+//	             repeat or step taken out of the middle (or records renumbered
+//	             or moved) leaves a gap
 //	6 claims     internal/claims.Compute over the records equals claims.json and
 //	             the predicate, field by field, exactly (integers, and float64
 //	             after a JSON round trip); the cache counters of
