@@ -178,7 +178,7 @@ func scrapeParsed(ctx context.Context, client *http.Client, baseURL string, head
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, MetricsLimit))
-	raw = []byte(Redact(scrub(string(raw), sentSecrets(header))))
+	raw = []byte(RedactMetrics(scrub(string(raw), sentSecrets(header))))
 	if err != nil {
 		return raw, nil, &MetricsError{URL: url, Status: resp.StatusCode, Err: err}
 	}
