@@ -139,3 +139,55 @@ func TestCLIDocs(t *testing.T) {
 	}
 	t.Errorf("%s: the flag reference is not the commands' (go test ./cmd/benchseal -run TestCLIDocs -update-docs):\n got:\n%s\nwant:\n%s", file, got, want)
 }
+
+// The README's commands table names every flag of run, and the server
+// evidence flags of sim; "Measuring real servers" names run's server
+// evidence flags. (--otlp-listen, --otlp-wait and --server-events were
+// once nowhere in the README.)
+func TestReadmeNamesFlags(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	row := func(cmd string) string {
+		for _, line := range strings.Split(readme, "\n") {
+			if strings.HasPrefix(line, "| `"+cmd+"` |") {
+				return line
+			}
+		}
+		t.Fatalf("README.md: no row for %s in the commands table", cmd)
+		return ""
+	}
+	names := func(text, flag string) bool {
+		return regexp.MustCompile("--" + regexp.QuoteMeta(flag) + "([^a-z-]|$)").MatchString(text)
+	}
+	root := newRootCmd(&env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }})
+	run, _, err := root.Find([]string{"run"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runRow := row("run")
+	run.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden && f.Name != "help" && !names(runRow, f.Name) {
+			t.Errorf("README.md's run row does not name --%s", f.Name)
+		}
+	})
+	simRow := row("sim")
+	for _, f := range []string{"otlp-traces-endpoint", "otlp-protocol", "profiler-dir"} {
+		if !names(simRow, f) {
+			t.Errorf("README.md's sim row does not name --%s", f)
+		}
+	}
+	i := strings.Index(readme, "## Measuring real servers")
+	j := strings.Index(readme[i+1:], "\n## ")
+	if i < 0 || j < 0 {
+		t.Fatal(`README.md: no "## Measuring real servers" section`)
+	}
+	section := readme[i : i+1+j]
+	for _, f := range []string{"otlp-listen", "otlp-wait", "server-events"} {
+		if !names(section, f) {
+			t.Errorf(`README.md's "Measuring real servers" does not name --%s`, f)
+		}
+	}
+}
