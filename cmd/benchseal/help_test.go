@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"io"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -157,5 +159,66 @@ func TestHelpExamplesParse(t *testing.T) {
 	}
 	if n < 20 {
 		t.Fatalf("only %d example command lines found: the splitter no longer reads the examples", n)
+	}
+}
+
+// exampleNotRun are the --help examples help_examples.txt does not run,
+// each with why; every other example runs there as --help prints it.
+var exampleNotRun = map[string]string{
+	"benchseal demo --out /tmp/benchseal-demo":                                                               "writes outside the script's folder; demo.txt runs the demo",
+	"benchseal import seedtts asr_seedtts_results.json --raw raw/":                                           "needs the seed client's result and raw files; import_seedtts.txt runs it on fixtures",
+	"benchseal import vllm-bench openai-audio-infqps-concurrency8-Qwen3-ASR.json --json":                     "needs vllm bench serve's result file; import_vllm.txt runs it on fixtures",
+	"benchseal compare vllm.tar.zst sglang.tar.zst --key A=vllm.pub --key B=sglang.pub --pair A:qwen=B:omni": "needs bundles of targets named qwen and omni; compare_protocol.txt pairs targets",
+}
+
+// exampleNeedsServer says which commands' examples need a live server
+// (run, replay) or serve until stopped (sim).
+var exampleNeedsServer = map[string]bool{"run": true, "replay": true, "sim": true}
+
+// Every --help example that needs no live server runs in
+// help_examples.txt exactly as --help prints it, and that script runs no
+// example --help no longer prints.
+func TestHelpExamplesRun(t *testing.T) {
+	b, err := os.ReadFile("testdata/script/help_examples.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inScript := map[string]bool{}
+	line := regexp.MustCompile(`(?m)^(?:\[[^\]]*\] )?exec sh -c '((?:[^']|'')*)'$`)
+	for _, m := range line.FindAllStringSubmatch(string(b), -1) {
+		inScript[strings.ReplaceAll(m[1], "''", "'")] = true
+	}
+	if len(inScript) == 0 {
+		t.Fatal("help_examples.txt: no exec sh -c '...' lines: the pattern no longer matches the script")
+	}
+	seen := map[string]bool{}
+	for _, c := range newRootCmd(&env{stdout: io.Discard, stderr: io.Discard}).Commands() {
+		if c.Hidden || c.Name() == "help" {
+			continue
+		}
+		for _, ex := range strings.Split(strings.ReplaceAll(c.Example, "\\\n", " "), "\n") {
+			ex = strings.Join(strings.Fields(ex), " ")
+			if ex == "" {
+				continue
+			}
+			seen[ex] = true
+			switch {
+			case inScript[ex]:
+			case exampleNotRun[ex] != "":
+			case exampleNeedsServer[c.Name()]:
+			default:
+				t.Errorf("%s --help: example %q is not run by testdata/script/help_examples.txt (add it there as exec sh -c '...', or to exampleNotRun with why)", c.Name(), ex)
+			}
+		}
+	}
+	for ex := range inScript {
+		if !seen[ex] {
+			t.Errorf("help_examples.txt runs %q, which no --help shows any more", ex)
+		}
+	}
+	for ex := range exampleNotRun {
+		if !seen[ex] {
+			t.Errorf("exampleNotRun lists %q, which no --help shows any more", ex)
+		}
 	}
 }
