@@ -192,7 +192,7 @@ func TestCacheProbeNoPerturb(t *testing.T) {
 		t.Errorf("check 8 (%s) does not flag both targets inflated by caching:\n%s", c8.Status, text)
 	}
 	c5, text := checkOf(rep, 5)
-	if !strings.Contains(text, "the cache probe's 18 variants re-derive from their clip") {
+	if !strings.Contains(text, "the cache probe's 18 variants (16 in its pairs + 2 warm-up) re-derive from their clip") {
 		t.Errorf("check 5 (%s) does not re-derive the probe's variants:\n%s", c5.Status, text)
 	}
 	editRecords(t, dir, "records/a/probe-1.jsonl", func(r []schemas.Record) []schemas.Record {

@@ -199,7 +199,12 @@ func checkKnobs(c *Check, ev *evidence) string {
 				differs = true
 			}
 		}
-		file := path.Join("servers", targets[0].Name)
+		// A comparison across targets is no one target's finding: it is
+		// filed under servers/, not under the first target's folder.
+		file := "servers/"
+		if len(targets) == 1 {
+			file = path.Join("servers", targets[0].Name)
+		}
 		switch {
 		case len(missing) == len(targets):
 			c.warnKindf(KindKnobNotObserved, file, "%s: not observed on any target (%s); %s", name, strings.Join(missing, ", "), howToExpose)

@@ -127,6 +127,13 @@ func TestFairness(t *testing.T) {
 					t.Errorf("no finding with %q: %+v", text, c.Findings)
 				}
 			}
+			// A knob compared across targets is filed under servers/, not
+			// under the first target's folder as if it were a's alone.
+			for _, f := range c.Findings {
+				if (strings.Contains(f.Reason, " differs: ") || strings.Contains(f.Reason, ": not observed on ")) && f.Path != "servers/" {
+					t.Errorf("cross-target finding filed under %q, want servers/: %s", f.Path, f.Reason)
+				}
+			}
 			if tc.want == verify.Pass && !strings.Contains(c.Summary, "same server knobs") {
 				t.Errorf("summary %q", c.Summary)
 			}

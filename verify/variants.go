@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/par"
 	request "github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/perturb"
@@ -140,11 +141,11 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 		c.Summary = fmt.Sprintf("%d records sent unperturbed clips", nrec-len(probeVars))
 		switch {
 		case len(probeVars) > 0 && c.Status == Fail:
-			c.Summary += fmt.Sprintf("; the cache probe's %d variants checked, %d re-derived", len(probeVars), res.derived)
+			c.Summary += fmt.Sprintf("; the cache probe's %s checked, %d re-derived", probeHalf(ev, probeVars, "variants"), res.derived)
 		case len(probeVars) > 0 && res.derived == len(probeVars):
-			c.Summary += fmt.Sprintf("; the cache probe's %d variants re-derive from their clip, all distinct", len(probeVars))
+			c.Summary += fmt.Sprintf("; the cache probe's %s re-derive from their clip, all distinct", probeHalf(ev, probeVars, "variants"))
 		case len(probeVars) > 0:
-			c.Summary += fmt.Sprintf("; the cache probe's %d variants: plan indices match, all distinct, %d re-derived (audio not at hand for the rest)", len(probeVars), res.derived)
+			c.Summary += fmt.Sprintf("; the cache probe's %s: plan indices match, all distinct, %d re-derived (audio not at hand for the rest)", probeHalf(ev, probeVars, "variants"), res.derived)
 		}
 		return nil
 	}
@@ -170,7 +171,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 	}
 	hashes := make(map[string]loc, nrec)
 	variants := map[string]map[int64]loc{}
-	probeRepeats := 0
+	var probeRepeats []recRef
 	for _, f := range ev.recFiles {
 		for i, r := range ev.records[f] {
 			line := i + 1
@@ -182,7 +183,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 			if probeRepeat(r) {
 				// The cache probe's repeat half sends the clip's own
 				// bytes on purpose, the same bytes every time.
-				probeRepeats++
+				probeRepeats = append(probeRepeats, recRef{f, i})
 				if r.InputSHA256 != cd.clip.SHA256 || r.Variant != -1 || r.ByteOffset != -1 {
 					c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("probe repeat: input_sha256 %s, variant %d, byte_offset %d; a repeat sends clip %s's own bytes (variant -1, byte_offset -1)", short(r.InputSHA256), r.Variant, r.ByteOffset, r.Clip)})
 				}
@@ -231,9 +232,9 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 	default:
 		c.Summary = fmt.Sprintf("%d records checked, %d variants re-derived", nrec, res.derived)
 	}
-	if probeRepeats > 0 && c.Status != Fail {
+	if len(probeRepeats) > 0 && c.Status != Fail {
 		// "all distinct" holds for every other record: say which are not.
-		c.Summary += fmt.Sprintf(" but the cache probe's %d repeats, which send their clip's own bytes by design", probeRepeats)
+		c.Summary += fmt.Sprintf(" but the cache probe's %s, which send their clip's own bytes by design", probeHalf(ev, probeRepeats, "repeats"))
 	}
 	return nil
 }
@@ -529,6 +530,20 @@ func short(h string) string {
 		return h[:16] + "…"
 	}
 	return h
+}
+
+// probeHalf counts one half of the cache probe's records (its repeats or
+// its variants) the way run --help, the progress line and claims.json do:
+// "17 repeats (16 in its pairs + 1 warm-up)", the pairs being what
+// claims.json's probes[].repeats and .variants count.
+func probeHalf(ev *evidence, refs []recRef, half string) string {
+	warm := 0
+	for _, ref := range refs {
+		if ev.records[ref.file][ref.i].Seq < claims.ProbeWarmup {
+			warm++
+		}
+	}
+	return fmt.Sprintf("%d %s (%d in its pairs + %d warm-up)", len(refs), half, len(refs)-warm, warm)
 }
 
 // probeRepeat says r is of the cache probe's repeat half: the clip's

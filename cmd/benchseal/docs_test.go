@@ -1,11 +1,16 @@
 package main
 
 import (
+	"flag"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // The user docs (README.md, docs/) link only to files of this repository
@@ -47,5 +52,142 @@ func TestDocsLinksStayInRepo(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no links found: the pattern no longer matches the docs")
+	}
+}
+
+var updateDocs = flag.Bool("update-docs", false, "rewrite docs/cli.md's flag reference from the cobra commands")
+
+// cliFlagsBegin and cliFlagsEnd enclose docs/cli.md's flag reference,
+// generated from the commands themselves.
+const (
+	cliFlagsBegin = "<!-- flags: generated from the cobra commands (go test ./cmd/benchseal -run TestCLIDocs -update-docs) -->\n"
+	cliFlagsEnd   = "<!-- end of flags -->"
+)
+
+// flagReference is docs/cli.md's reference of every command and flag, in
+// the words of --help: a flag added, renamed or reworded in a command and
+// not in the docs fails TestCLIDocs.
+func flagReference() string {
+	root := newRootCmd(&env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }})
+	var b strings.Builder
+	b.WriteString("Every command and every flag, as `benchseal COMMAND --help` gives them (which adds\nexamples and the command's exit statuses).\n")
+	cell := func(s string) string {
+		return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+	}
+	for _, c := range root.Commands() {
+		if c.Hidden || c.Name() == "help" {
+			continue
+		}
+		fmt.Fprintf(&b, "\n### %s\n\n`%s`: %s\n", c.Name(), cell(c.UseLine()), cell(c.Short))
+		var rows []string
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if f.Hidden || f.Name == "help" {
+				return
+			}
+			name, usage := pflag.UnquoteUsage(f)
+			spelled := "--" + f.Name
+			if f.Shorthand != "" {
+				spelled = "-" + f.Shorthand + ", " + spelled
+			}
+			if name != "" {
+				spelled += " " + name
+			}
+			def := f.DefValue
+			switch def {
+			case "", "false", "[]", "0", "0s":
+				def = ""
+			default:
+				def = "`" + def + "`"
+			}
+			rows = append(rows, fmt.Sprintf("| `%s` | %s | %s |", cell(spelled), def, cell(usage)))
+		})
+		if len(rows) == 0 {
+			b.WriteString("\nNo flags.\n")
+			continue
+		}
+		b.WriteString("\n| flag | default | what it does |\n|---|---|---|\n")
+		b.WriteString(strings.Join(rows, "\n") + "\n")
+	}
+	return b.String()
+}
+
+// docs/cli.md's flag reference is generated from the commands: it names
+// every flag of every command with its --help text, so it cannot drift
+// (go test ./cmd/benchseal -run TestCLIDocs -update-docs rewrites it).
+func TestCLIDocs(t *testing.T) {
+	const file = "../../docs/cli.md"
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	want := flagReference()
+	i := strings.Index(doc, cliFlagsBegin)
+	j := strings.Index(doc, cliFlagsEnd)
+	if i < 0 || j < i {
+		t.Fatalf("%s: no generated flag reference (between %q and %q)", file, strings.TrimSpace(cliFlagsBegin), cliFlagsEnd)
+	}
+	got := doc[i+len(cliFlagsBegin) : j]
+	if got == want {
+		return
+	}
+	if *updateDocs {
+		if err := os.WriteFile(file, []byte(doc[:i+len(cliFlagsBegin)]+want+doc[j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s: the flag reference is not the commands' (go test ./cmd/benchseal -run TestCLIDocs -update-docs):\n got:\n%s\nwant:\n%s", file, got, want)
+}
+
+// The README's commands table names every flag of run, and the server
+// evidence flags of sim; "Measuring real servers" names run's server
+// evidence flags. (--otlp-listen, --otlp-wait and --server-events were
+// once nowhere in the README.)
+func TestReadmeNamesFlags(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(b)
+	row := func(cmd string) string {
+		for _, line := range strings.Split(readme, "\n") {
+			if strings.HasPrefix(line, "| `"+cmd+"` |") {
+				return line
+			}
+		}
+		t.Fatalf("README.md: no row for %s in the commands table", cmd)
+		return ""
+	}
+	names := func(text, flag string) bool {
+		return regexp.MustCompile("--" + regexp.QuoteMeta(flag) + "([^a-z-]|$)").MatchString(text)
+	}
+	root := newRootCmd(&env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }})
+	run, _, err := root.Find([]string{"run"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runRow := row("run")
+	run.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden && f.Name != "help" && !names(runRow, f.Name) {
+			t.Errorf("README.md's run row does not name --%s", f.Name)
+		}
+	})
+	simRow := row("sim")
+	for _, f := range []string{"otlp-traces-endpoint", "otlp-protocol", "profiler-dir"} {
+		if !names(simRow, f) {
+			t.Errorf("README.md's sim row does not name --%s", f)
+		}
+	}
+	i := strings.Index(readme, "## Measuring real servers")
+	j := strings.Index(readme[i+1:], "\n## ")
+	if i < 0 || j < 0 {
+		t.Fatal(`README.md: no "## Measuring real servers" section`)
+	}
+	section := readme[i : i+1+j]
+	for _, f := range []string{"otlp-listen", "otlp-wait", "server-events"} {
+		if !names(section, f) {
+			t.Errorf(`README.md's "Measuring real servers" does not name --%s`, f)
+		}
 	}
 }

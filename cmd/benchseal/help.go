@@ -55,9 +55,9 @@ var help = map[string]commandHelp{
 ` + exitUsageLine},
 	"keygen": {example: `  BENCHSEAL_PASSWORD=... benchseal keygen --out team
   benchseal seal runs/qwen3-asr -o qwen3-asr.tar.zst --key team.key`, exit: exitPlain},
-	"normalize": {example: `  echo "Mr. Smith paid $20" | benchseal normalize --normalizer whisper-en`, exit: exitPlain},
+	"normalize": {example: `  echo 'Mr. Smith paid $20' | benchseal normalize --normalizer whisper-en`, exit: exitPlain},
 	"perturb":   {exit: exitPlain},
-	"report": {example: `  benchseal report evidence.tar.zst -o report/
+	"report": {example: `  benchseal report evidence.tar.zst --key benchseal.pub -o report/
   benchseal report runs/qwen3-asr --format html -o report-html/`, exit: exitPlain},
 	"score": {example: `  benchseal score --ref refs.trn --hyp hyps.trn --normalizer whisper-en
   benchseal score runs/qwen3-asr --aligner sclite`, exit: exitPlain},

@@ -52,10 +52,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil && isCobraUsageError(err) {
 		err = &usageError{err}
 	}
-	printError(stderr, err)
+	command := ""
+	if cmd != nil {
+		command = cmd.CommandPath()
+	}
+	printError(stderr, err, command)
 	return exitCode(err)
 }

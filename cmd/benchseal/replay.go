@@ -243,7 +243,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	case errors.As(err, new(*bench.UnknownModelError)):
 		return replayModelError(err)
 	case err != nil:
-		return runError(err)
+		return replayRunError(sealed, f.launch.launch.on, err)
 	}
 	writeRunReport(e, res.Dir)
 	infof(e.stderr, "replay written to %s", res.Dir)

@@ -65,7 +65,7 @@ the same.`,
 				return usageErrorf("--format %q: want md or html", format)
 			}
 			if key != "" && !check {
-				return usageErrorf("--key is used only with --verify")
+				return withHint(usageErrorf("--key is used only with --verify"), "drop --verify=false to check the bundle against the key, or drop --key to report without verifying")
 			}
 			if err := checkCompat(compat); err != nil {
 				return err

@@ -78,3 +78,12 @@ func rangeArgs(min, max int, what string) cobra.PositionalArgs {
 		return nil
 	}
 }
+
+func minArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usageErrorf("%s takes %s, got %d argument(s)", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}

@@ -126,7 +126,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringVar(&f.apiKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never recorded")
 	fl.StringVarP(&f.out, "out", "o", "", "run directory to create (must not exist)")
 	fl.BoolVar(&f.noPerturb, "no-perturb", false, "send the clips unchanged (recorded; only to demonstrate caches)")
-	fl.BoolVar(&f.cacheProbe, "cache-probe", false, fmt.Sprintf("after the sweep, probe each target's cache: %d pairs of one clip's identical bytes vs its 1-LSB variants, one at a time (default: on with two or more targets)", claims.ProbePairs))
+	fl.BoolVar(&f.cacheProbe, "cache-probe", false, fmt.Sprintf("after the sweep, probe each target's cache: %d pairs of one clip's identical bytes vs its 1-LSB variants + %d warm-ups = %d requests, one at a time (default: on with two or more targets)", claims.ProbePairs, claims.ProbeWarmup, 2*claims.ProbePairs+claims.ProbeWarmup))
 	fl.BoolVar(&f.noCacheProbe, "no-cache-probe", false, "make no cache probe")
 	fl.BoolVar(&f.stream, "stream", false, "stream=true: time to first text delta over SSE")
 	fl.StringVar(&f.normalizer, "normalizer", "", "text normalizer for WER: whisper-en, basic, zh, none (default whisper-en; zh for --language zh)")

@@ -79,7 +79,9 @@ func exitCode(err error) int {
 }
 
 // printError writes err, and every hint attached anywhere in its chain, to w.
-func printError(w io.Writer, err error) {
+// A usage error ends with where to read the usage of command, the path of
+// the command that failed ("benchseal run"; "benchseal" when none matched).
+func printError(w io.Writer, err error, command string) {
 	var ee *exitError
 	if err == nil || errors.As(err, &ee) {
 		return
@@ -91,7 +93,10 @@ func printError(w io.Writer, err error) {
 		}
 	}
 	if errors.As(err, new(*usageError)) {
-		fmt.Fprintln(w, "benchseal: hint: run 'benchseal --help' for usage")
+		if command == "" {
+			command = "benchseal"
+		}
+		fmt.Fprintf(w, "benchseal: hint: run '%s --help' for usage\n", command)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -195,12 +196,15 @@ func (p *progress) End(r StepResult) {
 
 // Probe prints one line per probed target:
 //
-//	benchseal: cache probe a: 34/34 ok, caches identical audio (repeats 64.3 times faster)
+//	benchseal: cache probe a: 34/34 ok (16 pairs + 2 warm-ups), caches identical audio (repeats 64.3 times faster)
+//
+// in the words of run --help and claims.json's probes (whose repeats and
+// variants count the pairs' halves).
 func (p *progress) Probe(target string, ok, requests int, verdict string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clear()
-	fmt.Fprintf(p.w, "benchseal: cache probe %s: %d/%d ok, %s\n", target, ok, requests, verdict)
+	fmt.Fprintf(p.w, "benchseal: cache probe %s: %d/%d ok (%d pairs + %d warm-ups), %s\n", target, ok, requests, max(requests-claims.ProbeWarmup, 0)/2, claims.ProbeWarmup, verdict)
 }
 
 // place is " (step k of N)", or "" before Sweep.

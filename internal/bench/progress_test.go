@@ -192,7 +192,7 @@ func TestProgressProbe(t *testing.T) {
 		t.Fatal("NewProgress's Progress shows no cache probe")
 	}
 	pp.Probe("a", 33, 34, "no cache effect seen (ratio within noise)")
-	if got := buf.String(); !strings.HasSuffix(got, "benchseal: cache probe a: 33/34 ok, no cache effect seen (ratio within noise)\n") {
+	if got := buf.String(); !strings.HasSuffix(got, "benchseal: cache probe a: 33/34 ok (16 pairs + 2 warm-ups), no cache effect seen (ratio within noise)\n") {
 		t.Errorf("probe line: %q", got)
 	}
 }
