@@ -256,6 +256,13 @@ func (docs reportDocs) input(e *env, prefix, kind string) (report.Input, error) 
 		warnf(e.stderr, "skipped the records of %s%s (the interval rests on repeats only): %v", prefix, bad, err)
 	}
 	in.Records = recs
+	// The servers' per-request stage times, joined to those records for
+	// "Where the time goes"; a bad file leaves the histograms' percentiles.
+	st, bad, err := report.RequestStages(docs)
+	if err != nil {
+		warnf(e.stderr, "skipped the per-request stage times of %s%s (the percentiles come from the histograms): %v", prefix, bad, err)
+	}
+	in.Stages = st
 	return in, nil
 }
 

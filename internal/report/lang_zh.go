@@ -260,4 +260,16 @@ var zh = map[string]string{
 	"server-side stages not observed": "服务器端阶段未观测",
 	"ms per request (mean)":           "每个请求的毫秒数（均值）",
 	"bars: medians over":              "柱：中位数，",
+	// Per-request percentiles of "Where the time goes" (reqstages.go).
+	"Percentiles (p50 / p95) from %d requests joined by request id (%s): exact, over each level's repeats together, and client − server per request.":                                                                                                             "百分位数（p50 / p95）来自按请求 ID 关联的 %d 个请求（%s）：精确值，合并该级别的所有重复计算；客户端 − 服务器按每个请求计算。",
+	"The per-request join is not available: the server's %d per-request records carry only its own request ids, which SGLang-Omni returns on streamed answers alone (a run with --stream joins them).":                                                            "无法按请求关联：服务器的 %d 条逐请求记录只带有它自己的请求 ID，而 SGLang-Omni 只在流式应答中返回该 ID（使用 --stream 运行即可关联）。",
+	"The per-request join is not available: none of the server's %d per-request records names a request id of the records.":                                                                                                                                       "无法按请求关联：服务器的 %d 条逐请求记录中没有一条带有客户端记录中的请求 ID。",
+	"Percentiles (p50 / p95) from the histograms: interpolated within their buckets, so coarse for a stage short beside the bucket bounds; client − server needs per-request evidence (run --otlp-listen for vLLM, --server-events or --launch for SGLang-Omni).": "百分位数（p50 / p95）来自直方图：在桶内插值，因此对于比桶边界短得多的阶段较为粗略；客户端 − 服务器需要逐请求证据（vLLM 用 run --otlp-listen，SGLang-Omni 用 --server-events 或 --launch）。",
+	"requests joined": "已关联请求",
+	"not observed (needs per-request evidence)":                             "未观测（需要逐请求证据）",
+	"%s, p50 / p95 in milliseconds, from the histograms.":                   "%s，p50 / p95，单位毫秒，来自直方图。",
+	"%s, p50 / p95 in milliseconds, from %d requests joined by request id.": "%s，p50 / p95，单位毫秒，来自按请求 ID 关联的 %d 个请求。",
+	"\"not observed\" on a whole row: no request of that level joined.":     "整行“未观测”：该级别没有请求被关联。",
+	"SGLang-Omni's request profiler":                                        "SGLang-Omni 的请求分析器",
+	"OpenTelemetry spans":                                                   "OpenTelemetry span",
 }
