@@ -359,7 +359,7 @@ func (v *view) percentiles(name string, pt *pctTarget) []block {
 		row := []string{strconv.Itoa(r.c)}
 		reps := r.of
 		if pt.perRequest {
-			row = append(row, v.tr("%d of %d", r.joined, r.of))
+			row = append(row, v.tr("%d of %d successes", r.joined, r.of))
 			reps = 0
 		}
 		if !r.carried {
