@@ -97,12 +97,14 @@ func perRequestVariants() []Input {
 func TestGoldenSimRun(t *testing.T) {
 	in := simRun(t)
 	in.LinkCharts = true
-	md, page, _ := render(t, in)
+	md, page, svgs := render(t, in)
 	golden(t, "simrun/REPORT.md", md)
 	golden(t, "simrun/report.html", page)
+	golden(t, "simrun/stages.svg", svgs[Stages])
 	in.Lang = "zh"
-	md, _, _ = render(t, in)
+	md, _, svgs = render(t, in)
 	golden(t, "simrun/zh/REPORT.md", md)
+	golden(t, "simrun/zh/stages.svg", svgs[Stages])
 }
 
 // numpyP is numpy's default (linear) percentile, written out again here
