@@ -110,6 +110,7 @@ func (v *view) pctTargets() map[string]*pctTarget {
 		pt := &pctTarget{}
 		out[tg] = pt
 		joined := map[int][]joinedLine{}
+		seen := map[string]bool{} // a request counts once, whatever its lines
 		if v.in.Records != nil {
 			for i := range v.in.Stages[tg] {
 				l := &v.in.Stages[tg][i]
@@ -124,9 +125,10 @@ func (v *view) pctTargets() map[string]*pctTarget {
 					}
 					continue
 				}
-				if r.Concurrency != l.Concurrency || r.Repeat != l.Repeat {
+				if r.Concurrency != l.Concurrency || r.Repeat != l.Repeat || seen[l.RequestID] {
 					continue
 				}
+				seen[l.RequestID] = true
 				joined[r.Concurrency] = append(joined[r.Concurrency], joinedLine{l, float64(r.EndNs-r.StartNs) / 1e9})
 				pt.joined++
 				if pt.source == "" {
