@@ -140,17 +140,20 @@ const (
 )
 
 // StageStat is one stage of ServerStages. Count is the number of
-// observations the histogram gained; the mean is sum/count, P50/P95 are
-// interpolated linearly inside the bucket that holds them (as Prometheus's
-// histogram_quantile does), so they are only as fine as the buckets.
+// observations the histogram gained; the mean is sum/count (exact).
+// P50LeS/P95LeS are upper bounds, not estimates: the upper bound of the
+// bucket that holds the median (95th percentile), so the percentile is at
+// most that (null when it lies above the largest finite bucket). A
+// histogram proves no more; interpolating inside the bucket, as
+// histogram_quantile does, would publish a value no observation showed.
 // Times are seconds, null when Count is 0.
 type StageStat struct {
 	Stage  string   `json:"stage"`  // a Stage* constant
 	Family string   `json:"family"` // the histogram family read, e.g. "vllm:request_queue_time_seconds"
 	Count  float64  `json:"count"`
 	MeanS  *float64 `json:"mean_s"`
-	P50S   *float64 `json:"p50_s"`
-	P95S   *float64 `json:"p95_s"`
+	P50LeS *float64 `json:"p50_le_s"` // the median is at most this
+	P95LeS *float64 `json:"p95_le_s"` // the 95th percentile is at most this
 }
 
 // GPUPeak is one GPU's largest memory use and power draw in a window.

@@ -793,6 +793,31 @@ func corpusKinds() []kind {
 				putJSON(tb, filepath.Join(dir, "claims.json"), cl)
 				writeReport(tb, dir)
 			}},
+		{name: "server-block-dropped", class: "claims", check: 6, status: fail, text: "repeats[r=1].server.",
+			doctor: func(tb testing.TB, dir string) {
+				var cl schemas.Claims
+				getJSON(tb, filepath.Join(dir, "claims.json"), &cl)
+				cl.Targets[0].Levels[0].Repeats[0].Server = nil
+				putJSON(tb, filepath.Join(dir, "claims.json"), cl)
+				writeReport(tb, dir)
+			}},
+		// A claims.json sealed by a build before the server block: not
+		// compared (WARN), never called missing; check 9 still holds the
+		// scrapes to the records.
+		{name: "server-blocks-predate", class: "claims", check: 6, status: warn, text: "has no server block (sealed by a build that did not compute it)",
+			doctor: func(tb testing.TB, dir string) {
+				var cl schemas.Claims
+				getJSON(tb, filepath.Join(dir, "claims.json"), &cl)
+				for i := range cl.Targets {
+					for j := range cl.Targets[i].Levels {
+						for k := range cl.Targets[i].Levels[j].Repeats {
+							cl.Targets[i].Levels[j].Repeats[k].Server = nil
+						}
+					}
+				}
+				putJSON(tb, filepath.Join(dir, "claims.json"), cl)
+				writeReport(tb, dir)
+			}},
 		{name: "two-of-three-workers", class: "protocol", check: 7, status: fail, text: "a step done by fewer workers than its concurrency",
 			doctor: func(tb testing.TB, dir string) {
 				retime(tb, dir, lastStep, func(t0 int64, m []*schemas.Record) {

@@ -98,13 +98,12 @@
 //     buckets), its series summed over their labels (only those matching
 //     the family's Match: SGLang-Omni's transcription route);
 //   - count is the delta of the histogram's count; mean_s the delta of its
-//     sum over count (exact); p50_s and p95_s Quantile of the delta's
-//     buckets: histogram_quantile's linear interpolation inside the
-//     bucket holding the rank, 0 as the first bucket's lower edge, the
-//     largest finite bound for a rank in +Inf. They are only as fine as
-//     the buckets: vLLM's finest latency bucket is 0.3 s, so a queue that
-//     is all ~0 reads p50 0.15 s and p95 0.285 s (mean 0); read a
-//     quantile below the first bound as "under that bound". The times are
+//     sum over count (exact); p50_le_s and p95_le_s QuantileBound of
+//     the delta's buckets: the upper bound of the bucket holding the
+//     rank, so the percentile is at most that (null when the rank is in
+//     +Inf). Not histogram_quantile's interpolation, which would publish
+//     a value no observation showed (vLLM's finest latency bucket is
+//     0.3 s: a queue of exactly 0 would read p50 0.15 s). The times are
 //     null when count is 0;
 //   - a family that went down between the two scrapes (count, sum or a
 //     bucket: a restart) or changed its buckets is not computed and note

@@ -292,36 +292,24 @@ func Delta(family string, before, after Histogram) (Histogram, error) {
 	return d, nil
 }
 
-// Quantile is the q-quantile (0 < q < 1) of h interpolated linearly in
-// the bucket that holds it, as Prometheus's histogram_quantile does: the
-// lower edge of the first bucket is 0 (when its bound is positive), a
-// rank in the +Inf bucket gives the largest finite bound. ok is false when
-// h has no observation or no +Inf bucket.
-func Quantile(q float64, h Histogram) (float64, bool) {
+// QuantileBound is the upper bound of the bucket that holds h's
+// q-quantile (0 < q < 1): the quantile is at most this, which is all a
+// histogram proves. Prometheus's histogram_quantile interpolates inside
+// that bucket instead and so invents a value the buckets do not hold
+// (vLLM's first latency bucket is 0.3 s: a queue of exactly 0 would read
+// p50 0.15 s). ok is false when h has no observation, no +Inf bucket, or
+// the quantile lies in the +Inf bucket (no finite bound holds it).
+func QuantileBound(q float64, h Histogram) (float64, bool) {
 	n := len(h.Buckets)
 	if n == 0 || !math.IsInf(h.Buckets[n-1].UpperBound, 1) || h.Buckets[n-1].Cumulative <= 0 {
 		return 0, false
 	}
 	rank := q * h.Buckets[n-1].Cumulative
 	i, _ := slices.BinarySearchFunc(h.Buckets, rank, func(b Bucket, r float64) int { return cmp.Compare(b.Cumulative, r) })
-	switch {
-	case i == n-1:
-		if n < 2 {
-			return 0, false
-		}
-		return h.Buckets[n-2].UpperBound, true
-	case i == 0 && h.Buckets[0].UpperBound <= 0:
-		return h.Buckets[0].UpperBound, true
+	if i >= n-1 {
+		return 0, false
 	}
-	lo, below := 0.0, 0.0
-	if i > 0 {
-		lo, below = h.Buckets[i-1].UpperBound, h.Buckets[i-1].Cumulative
-	}
-	hi, in := h.Buckets[i].UpperBound, h.Buckets[i].Cumulative-below
-	if in <= 0 {
-		return hi, true
-	}
-	return lo + (hi-lo)*(rank-below)/in, true
+	return h.Buckets[i].UpperBound, true
 }
 
 // stageOrder is the order of ServerStages.Stages: the order a request
@@ -369,7 +357,7 @@ func loadScrapes(fsys fs.FS, steps []schemas.StepTelemetry) (map[ScrapeKey]Scrap
 //     that is in both scrapes, summed over its series that match (labels
 //     summed: vLLM's engine, vLLM-Omni's stage and replica);
 //   - count is the delta of its count, mean_s the delta of its sum over
-//     count, p50_s and p95_s Quantile of the delta's buckets; the times
+//     count, p50_le_s and p95_le_s QuantileBound of its buckets; the times
 //     are null when count is 0;
 //   - a family that went down or changed its buckets is not computed, and
 //     Note says so (Notes of several families joined by "; ");
@@ -409,11 +397,11 @@ func applyServer(m *schemas.Metrics, t *Telemetry, target string, concurrency, r
 			st := schemas.StageStat{Stage: stage, Family: f.Family, Count: d.Count}
 			if d.Count > 0 {
 				st.MeanS = ptr(d.Sum / d.Count)
-				if v, ok := Quantile(0.5, d); ok {
-					st.P50S = ptr(v)
+				if v, ok := QuantileBound(0.5, d); ok {
+					st.P50LeS = ptr(v)
 				}
-				if v, ok := Quantile(0.95, d); ok {
-					st.P95S = ptr(v)
+				if v, ok := QuantileBound(0.95, d); ok {
+					st.P95LeS = ptr(v)
 				}
 			}
 			stages = append(stages, st)

@@ -42,30 +42,35 @@ func promHist(name, labels string, bounds []string, cum []int, sum float64) stri
 	return b.String()
 }
 
-// TestQuantileLikePrometheus checks histogram_quantile's rules by hand:
-// linear inside the bucket, 0 as the first bucket's lower edge, the
-// largest finite bound for a rank in +Inf.
-func TestQuantileLikePrometheus(t *testing.T) {
+// TestQuantileBound: the bound of the bucket that holds the rank, never a
+// value inside it; nothing for a rank in +Inf or an empty histogram.
+func TestQuantileBound(t *testing.T) {
 	inf := math.Inf(1)
 	h := Histogram{Count: 10, Buckets: []Bucket{{0.1, 2}, {0.5, 6}, {1, 10}, {inf, 10}}}
 	for _, c := range []struct{ q, want float64 }{
-		{0.1, 0.05},          // rank 1 in [0, 0.1]: half of 2
-		{0.5, 0.1 + 0.3},     // rank 5 in (0.1, 0.5], 3 of its 4
-		{0.95, 0.5 + 0.4375}, // rank 9.5 in (0.5, 1], 3.5 of 4
+		{0.1, 0.1},  // rank 1 in [0, 0.1]
+		{0.2, 0.1},  // rank 2: the last of the first bucket
+		{0.5, 0.5},  // rank 5 in (0.1, 0.5]
+		{0.95, 1.0}, // rank 9.5 in (0.5, 1]
 	} {
-		if got, ok := Quantile(c.q, h); !ok || !near(got, c.want) {
+		if got, ok := QuantileBound(c.q, h); !ok || got != c.want {
 			t.Errorf("q%g = %g (%v), want %g", c.q, got, ok, c.want)
 		}
 	}
-	tail := Histogram{Count: 4, Buckets: []Bucket{{0.3, 1}, {0.5, 1}, {inf, 4}}}
-	if got, _ := Quantile(0.95, tail); got != 0.5 {
-		t.Errorf("rank in +Inf: %g, want the largest finite bound 0.5", got)
+	// A queue of exactly 0 in vLLM's buckets: "at most 0.3 s", not 0.15 s.
+	zero := Histogram{Count: 8, Buckets: []Bucket{{0.3, 8}, {0.5, 8}, {inf, 8}}}
+	if got, ok := QuantileBound(0.5, zero); !ok || got != 0.3 {
+		t.Errorf("all in the first bucket: %g (%v), want the bound 0.3", got, ok)
 	}
-	if _, ok := Quantile(0.5, Histogram{Buckets: []Bucket{{0.3, 0}, {inf, 0}}}); ok {
+	tail := Histogram{Count: 4, Buckets: []Bucket{{0.3, 1}, {0.5, 1}, {inf, 4}}}
+	if got, ok := QuantileBound(0.95, tail); ok {
+		t.Errorf("rank in +Inf: %g, want no bound", got)
+	}
+	if _, ok := QuantileBound(0.5, Histogram{Buckets: []Bucket{{0.3, 0}, {inf, 0}}}); ok {
 		t.Error("a quantile of nothing observed")
 	}
-	if _, ok := Quantile(0.5, Histogram{Count: 1, Buckets: []Bucket{{0.3, 1}}}); ok {
-		t.Error("a quantile without +Inf (Prometheus gives NaN)")
+	if _, ok := QuantileBound(0.5, Histogram{Count: 1, Buckets: []Bucket{{0.3, 1}}}); ok {
+		t.Error("a quantile without +Inf")
 	}
 }
 
@@ -132,12 +137,13 @@ func TestServerStagesFromScrapes(t *testing.T) {
 	if q.Stage != schemas.StageQueue || q.Family != "vllm:request_queue_time_seconds" || q.Count != 6 || !near(*q.MeanS, 2.0/6) {
 		t.Errorf("queue %+v mean %v", q, val(q.MeanS))
 	}
-	// Delta: le=0.3 2, le=0.5 4, +Inf 6; p50 rank 3 in (0.3, 0.5]: 0.3+0.2*1/2.
-	if !near(*q.P50S, 0.4) || *q.P95S != 0.5 {
-		t.Errorf("queue p50 %v p95 %v, want 0.4 and 0.5 (rank in +Inf)", val(q.P50S), val(q.P95S))
+	// Delta: le=0.3 2, le=0.5 4, +Inf 6; p50 rank 3 in (0.3, 0.5]: at
+	// most 0.5; p95 rank 5.7 in +Inf: no bound.
+	if q.P50LeS == nil || *q.P50LeS != 0.5 || q.P95LeS != nil {
+		t.Errorf("queue p50 <= %v p95 <= %v, want 0.5 and none (rank in +Inf)", val(q.P50LeS), val(q.P95LeS))
 	}
-	if e.Stage != schemas.StageE2E || e.Count != 4 || !near(*e.MeanS, 0.25) || !near(*e.P50S, 0.15) {
-		t.Errorf("e2e %+v mean %v p50 %v", e, val(e.MeanS), val(e.P50S))
+	if e.Stage != schemas.StageE2E || e.Count != 4 || !near(*e.MeanS, 0.25) || e.P50LeS == nil || *e.P50LeS != 0.3 {
+		t.Errorf("e2e %+v mean %v p50 <= %v", e, val(e.MeanS), val(e.P50LeS))
 	}
 }
 

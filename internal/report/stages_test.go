@@ -9,7 +9,7 @@ import (
 
 // stage is a StageStat of count requests with the given mean.
 func stage(name, family string, count int, mean float64) schemas.StageStat {
-	return schemas.StageStat{Stage: name, Family: family, Count: float64(count), MeanS: ptr(mean), P50S: ptr(0.95 * mean), P95S: ptr(1.6 * mean)}
+	return schemas.StageStat{Stage: name, Family: family, Count: float64(count), MeanS: ptr(mean), P50LeS: ptr(0.3), P95LeS: ptr(2.5)}
 }
 
 // vllmStages splits a client mean latency the way a vLLM with 8 running
