@@ -107,13 +107,17 @@
 //     slack) makes client − server "broken: server time exceeds client
 //     latency"; a level with no joined request is a row of "not
 //     observed". Broken cells join the caveats.
-//   - "from the histograms": otherwise. Each cell is the median over the
-//     repeats with a server block of each repeat's bucket-interpolated
-//     p50 and p95 (StageStat.P50S, P95S; the client's latency_p50_s,
-//     latency_p95_s); coarse where a stage is short beside the bucket
-//     bounds, and client − server is "not observed (needs per-request
-//     evidence)": the percentile of a difference needs the pairs. The
-//     paragraph names the flags that give per-request evidence.
+//   - "from the histograms": otherwise. A stage's cell is the median over
+//     the repeats with a server block of each repeat's p50 and p95 upper
+//     bounds (StageStat.P50LeS, P95LeS: the bound of the bucket holding
+//     the rank; a median of bounds bounds the median of the percentiles),
+//     shown "≤ X", or "above the buckets" where a repeat's rank lay in
+//     +Inf; the client's cell is the median of its exact latency_p50_s,
+//     latency_p95_s. They are as fine as the buckets (vLLM's finest
+//     latency bucket is 0.3 s), and client − server is "not observed
+//     (needs per-request evidence)": the percentile of a difference needs
+//     the pairs. The paragraph names the flags that give per-request
+//     evidence.
 //
 // Where a target's lines carry only the server's own ids (RequestID "":
 // SGLang-Omni returns its id on streamed answers only, so a non-streamed

@@ -13,8 +13,9 @@ import (
 // The percentiles of "Where the time goes": exact over the requests the
 // server accounted for one by one (Input.Stages, joined to Input.Records
 // by request id) where a run has them, else the histograms'
-// bucket-interpolated p50/p95 from claims.json. The means stay the
-// histograms' in either case: they are exact from a histogram.
+// p50/p95 upper bounds from claims.json (the bound of the bucket that
+// holds each). The means stay the histograms' in either case: they are
+// exact from a histogram.
 
 // pctCell is one cell of the percentile table, in seconds, or why there
 // is none (the three states of stageCell).
@@ -23,6 +24,9 @@ type pctCell struct {
 	p50, p95 float64
 	why      string // English, for cellBroken
 	n        int    // histograms: the repeats the medians are over
+	// le marks the histograms' upper bounds ("≤"); inf50/inf95 a
+	// percentile above the largest finite bucket in some repeat.
+	le, inf50, inf95 bool
 }
 
 // pctRow is one level of a target.
@@ -210,9 +214,10 @@ func perRequestRow(c, succ int, ls []joinedLine) pctRow {
 }
 
 // histRow is a level's percentiles from the histograms: the median over
-// the repeats with a server block of each repeat's bucket-interpolated
-// p50 and p95 (and of the client's latency percentiles over the same
-// repeats). A server without an e2e histogram has its HTTP handler's
+// the repeats with a server block of each repeat's p50 and p95 upper
+// bounds (the median of bounds bounds the median: each repeat's
+// percentile is at most its bound), and of the client's exact latency
+// percentiles over the same repeats. A server without an e2e histogram has its HTTP handler's
 // stand in (server.why says so to pctTargets).
 func histRow(c int, l *schemas.LevelClaims) pctRow {
 	row := pctRow{c: c, of: len(l.Repeats), stage: map[string]pctCell{}}
@@ -250,7 +255,9 @@ func histRow(c int, l *schemas.LevelClaims) pctRow {
 	return row
 }
 
-// histPct is stageOf for the percentiles.
+// histPct is stageOf for the percentiles' upper bounds. A bound that is
+// null while the histogram counted requests lies above its largest
+// finite bucket: the cell says so rather than give a bound.
 func histPct(reps []*schemas.Metrics, stage string) pctCell {
 	var p50, p95 []float64
 	for _, m := range reps {
@@ -261,21 +268,31 @@ func histPct(reps []*schemas.Metrics, stage string) pctCell {
 			}
 			continue
 		}
+		inf := math.Inf(1)
 		switch {
-		case st.P50S == nil || st.P95S == nil || st.Count == 0:
+		case st.Count == 0:
 			if m.Succeeded > 0 {
 				return pctCell{kind: cellBroken, why: "counted no request"}
 			}
-		case !isDuration(*st.P50S) || !isDuration(*st.P95S):
+		case (st.P50LeS != nil && !isDuration(*st.P50LeS)) || (st.P95LeS != nil && !isDuration(*st.P95LeS)):
 			return pctCell{kind: cellBroken, why: "not a duration"}
 		default:
-			p50, p95 = append(p50, *st.P50S), append(p95, *st.P95S)
+			a, b := inf, inf
+			if st.P50LeS != nil {
+				a = *st.P50LeS
+			}
+			if st.P95LeS != nil {
+				b = *st.P95LeS
+			}
+			p50, p95 = append(p50, a), append(p95, b)
 		}
 	}
 	if len(p50) == 0 {
 		return pctCell{}
 	}
-	return pctCell{kind: cellValue, p50: median(p50), p95: median(p95), n: len(p50)}
+	c := pctCell{kind: cellValue, p50: median(p50), p95: median(p95), n: len(p50), le: true}
+	c.inf50, c.inf95 = math.IsInf(c.p50, 1), math.IsInf(c.p95, 1)
+	return c
 }
 
 func isDuration(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) && x >= 0 }
@@ -294,7 +311,16 @@ func anyPerRequest(pts map[string]*pctTarget) bool {
 func (v *view) pctMs(x pctCell, of int, none string) string {
 	switch x.kind {
 	case cellValue:
-		s := num(1000*x.p50) + " / " + num(1000*x.p95)
+		one := func(sec float64, inf bool) string {
+			switch {
+			case inf:
+				return v.tr("above the buckets")
+			case x.le:
+				return "≤ " + num(1000*sec)
+			}
+			return num(1000 * sec)
+		}
+		s := one(x.p50, x.inf50) + " / " + one(x.p95, x.inf95)
 		if of > 0 && x.n < of {
 			s += " " + v.tr("(%d of %d repeats)", x.n, of)
 		}
@@ -341,7 +367,7 @@ func (v *view) percentiles(name string, pt *pctTarget) []block {
 		if intro != "" {
 			intro += " "
 		}
-		intro += v.tr("Percentiles (p50 / p95) from the histograms: interpolated within their buckets, so coarse for a stage short beside the bucket bounds; client − server needs per-request evidence (run --otlp-listen for vLLM, --server-events or --launch for SGLang-Omni).")
+		intro += v.tr("Percentiles (p50 / p95) from the histograms: a stage's are upper bounds (≤, the bound of the bucket that holds each), as fine as the buckets (vLLM's finest latency bucket is 0.3 s); the client's are exact. Client − server needs per-request evidence (run --otlp-listen for vLLM, --server-events or --launch for SGLang-Omni).")
 	}
 	header := []string{v.tr("concurrency")}
 	if pt.perRequest {

@@ -91,7 +91,7 @@ func perRequestVariants() []Input {
 			l.RequestID, ids[k] = ids[k][0], ids[k][1:]
 		}
 	}
-	return []Input{in, broken, swapped}
+	return []Input{in, broken, swapped, histogramBoundsVariant()}
 }
 
 func TestGoldenSimRun(t *testing.T) {
@@ -267,4 +267,33 @@ func TestPerRequestJoinNamed(t *testing.T) {
 			t.Errorf("the section lacks %q:\n%s", want, s)
 		}
 	}
+}
+
+// TestHistogramBounds: without per-request evidence a stage's
+// percentiles are the histograms' upper bounds, shown as such ("≤"), and
+// one above the largest finite bucket (a null bound while the histogram
+// counted requests) says so instead of a number.
+func TestHistogramBounds(t *testing.T) {
+	in := histogramBoundsVariant()
+	md, _, _ := render(t, in)
+	s := section(string(md), "Where the time goes")
+	for _, want := range []string{
+		"| 1 | ", " | ≤ 300 / above the buckets | ≤ 300 / ≤ 2500 | ",
+		"vllm-omni, p50 / p95 in milliseconds, from the histograms.",
+		"a stage's are upper bounds (≤, the bound of the bucket that holds each)",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the section lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+// histogramBoundsVariant is fixtureStages with vllm-omni's queue p95 at
+// C = 1 above the largest bucket in every repeat.
+func histogramBoundsVariant() Input {
+	in := fixtureStages()
+	for r := range in.Claims.Targets[1].Levels[0].Repeats {
+		findStage(in.Claims.Targets[1].Levels[0].Repeats[r].Server, schemas.StageQueue).P95LeS = nil
+	}
+	return in
 }
