@@ -39,6 +39,7 @@ type pctRow struct {
 	stage   map[string]pctCell
 	rest    pctCell // client − server, per request
 	carried bool    // there is something to read at this level
+	http    bool    // histograms: the HTTP handler's time stands in for server e2e
 }
 
 // pctTarget is one target's percentile rows and where they come from.
@@ -94,7 +95,7 @@ func stageField(l *schemas.RequestStages, stage string) *float64 {
 func (v *view) pctTargets() map[string]*pctTarget {
 	type key struct {
 		target string
-		c, r   int
+		c      int
 	}
 	recs := map[string]schemas.Record{} // target + "\x00" + request id
 	succ := map[key]int{}
@@ -103,7 +104,7 @@ func (v *view) pctTargets() map[string]*pctTarget {
 			if r.Phase != schemas.PhaseMeasure || !r.OK || r.EndNs < r.StartNs {
 				continue
 			}
-			succ[key{r.Target, r.Concurrency, 0}]++
+			succ[key{r.Target, r.Concurrency}]++
 			if r.RequestID != "" {
 				recs[r.Target+"\x00"+r.RequestID] = r
 			}
@@ -147,13 +148,10 @@ func (v *view) pctTargets() map[string]*pctTarget {
 				continue
 			}
 			if pt.perRequest {
-				pt.rows = append(pt.rows, perRequestRow(c, succ[key{tg, c, 0}], joined[c]))
+				pt.rows = append(pt.rows, perRequestRow(c, succ[key{tg, c}], joined[c]))
 			} else {
 				row := histRow(c, l)
-				pt.http = pt.http || row.server.why == schemas.StageHTTP
-				if row.server.why == schemas.StageHTTP {
-					row.server.why = ""
-				}
+				pt.http = pt.http || row.http
 				pt.rows = append(pt.rows, row)
 			}
 		}
@@ -217,8 +215,8 @@ func perRequestRow(c, succ int, ls []joinedLine) pctRow {
 // the repeats with a server block of each repeat's p50 and p95 upper
 // bounds (the median of bounds bounds the median: each repeat's
 // percentile is at most its bound), and of the client's exact latency
-// percentiles over the same repeats. A server without an e2e histogram has its HTTP handler's
-// stand in (server.why says so to pctTargets).
+// percentiles over the same repeats. A server without an e2e histogram
+// has its HTTP handler's stand in.
 func histRow(c int, l *schemas.LevelClaims) pctRow {
 	row := pctRow{c: c, of: len(l.Repeats), stage: map[string]pctCell{}}
 	var reps []*schemas.Metrics
@@ -246,10 +244,7 @@ func histRow(c int, l *schemas.LevelClaims) pctRow {
 	row.server = histPct(reps, schemas.StageE2E)
 	if row.server.kind == cellNone {
 		if h := histPct(reps, schemas.StageHTTP); h.kind != cellNone {
-			row.server = h
-			if h.kind == cellValue {
-				row.server.why = schemas.StageHTTP
-			}
+			row.server, row.http = h, true
 		}
 	}
 	return row
