@@ -12,6 +12,11 @@ const (
 	DiffNotObserved = "not observed" // one side or both did not say; Missing says which and why
 )
 
+// DiffItemLaunchCommand is the item of the row that compares a target's
+// launch command (run.json launch_command) on both sides; a replay
+// started with another command says so in its ReplayFrom.
+const DiffItemLaunchCommand = "launch command"
+
 // ReplayDiff is env/replay-diff.json: the environment a replay measured
 // in, item by item against the sealed run's, taken before anything was
 // measured (from the sealed run's env/ and servers/<target>/probes-before.json

@@ -60,6 +60,11 @@ type PredicateReplayOf struct {
 type ReplayTolerance struct {
 	Relative  float64 `json:"relative"`
 	WERPoints float64 `json:"wer_points"`
+	// TailRule names the rule that makes a percentile of too few requests
+	// UNSTABLE rather than DIFF ("percentile_95_bound",
+	// internal/claims.StableRequests); absent in replays sealed before
+	// it, which judged every percentile by the tolerance alone.
+	TailRule string `json:"tail_rule,omitempty"`
 }
 
 // ReplayFigure is one compared figure (internal/claims.Difference): the
@@ -73,7 +78,7 @@ type ReplayFigure struct {
 	Replayed    *float64 `json:"replayed"`
 	Change      *float64 `json:"change"`
 	ChangeUnit  string   `json:"change_unit,omitempty"`
-	Verdict     string   `json:"verdict"` // "OK" or "DIFF"
+	Verdict     string   `json:"verdict"` // "OK", "DIFF", "NOT-COMPARABLE" or "UNSTABLE"
 	Reason      string   `json:"reason,omitempty"`
 }
 

@@ -90,6 +90,30 @@ type StepTelemetry struct {
 	// last one ended: internal/claims counts them in the window.
 	SampleStartNs *int64 `json:"sample_start_ns,omitempty"`
 	SampleEndNs   *int64 `json:"sample_end_ns,omitempty"`
+	// Settle holds, by "measure" or "after", how the recorder waited for
+	// the server to count the requests the phase before that scrape
+	// answered (internal/fingerprint's Recorder: engines observe their
+	// counters just after the answer leaves). Absent for a scrape it did
+	// not wait for: no request counter exposed, nothing answered, or a
+	// run made before it existed.
+	Settle map[string]ScrapeSettle `json:"settle,omitempty"`
+}
+
+// ScrapeSettle is how the recorder waited before keeping one scrape of a
+// step: it scraped /metrics until the engine's request counter had grown
+// by Want since the step's previous scrape, or until its bound passed.
+type ScrapeSettle struct {
+	// Want is the number of requests the phase answered successfully:
+	// the growth the counter had to show.
+	Want int `json:"want"`
+	// Counted is the growth the kept scrape shows.
+	Counted float64 `json:"counted"`
+	// WaitedNs is the time from the first scrape to the kept one.
+	WaitedNs int64 `json:"waited_ns"`
+	// Scrapes is how many scrapes it took (1: the first one had them all).
+	Scrapes int `json:"scrapes"`
+	// Met is false when the bound passed before the counter grew by Want.
+	Met bool `json:"met"`
 }
 
 // ProbeTelemetry is one line of telemetry/cache-probes.jsonl: the raw cache

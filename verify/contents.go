@@ -120,6 +120,9 @@ func loadEvidence(ctx context.Context, ev *evidence, opts Options) error {
 			ev.claims = v
 		}
 	}
+	if err := ev.original.matches(ev.run); err != nil {
+		return err
+	}
 	// Records are most of the JSON: each file is decoded on its own core.
 	// Whether a truncated last line is tolerated depends on run.json.
 	for _, name := range ev.f.names {

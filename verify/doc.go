@@ -28,8 +28,10 @@
 //	             RTFx sums them; and the schedule (internal/bench, "Protocol"):
 //	             seq i of a step's phase sends clip i mod the corpus, and each
 //	             clip's variants are numbered over the whole run in schedule
-//	             order, warm-ups included, so a request, repeat or step taken
-//	             out of the middle (or records renumbered or moved) leaves a gap
+//	             order, warm-ups included (every planned request keeps its
+//	             number, a stopped target's skipped steps too), so a request,
+//	             repeat or step taken out of the middle (or records renumbered
+//	             or moved) leaves a gap
 //	6 claims     internal/claims.Compute over the records equals claims.json and
 //	             the predicate, field by field, exactly (integers, and float64
 //	             after a JSON round trip); the cache counters of
@@ -75,7 +77,10 @@
 //	             transcription route, sglang:num_requests_total) grew between
 //	             the scrapes before and after the step by no less than the
 //	             records answered with HTTP 200 (FAIL) and no more than the
-//	             records (WARN: other traffic). A step's scrape missing while
+//	             records (WARN: other traffic); such a FAIL, and check 9's,
+//	             quotes how the recorder waited for the server to count them
+//	             (steps.jsonl settle: engines count just after answering).
+//	             A step's scrape missing while
 //	             the target's other steps have theirs is a scrape removed
 //	             (FAIL, KindScrape), unless telemetry/steps.jsonl's
 //	             scrape_errors records that the recorder's scrape failed

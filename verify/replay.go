@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/claims"
@@ -53,6 +54,48 @@ func readOriginal(ctx context.Context, path string) *original {
 	return o
 }
 
+// OriginalError is an Options.Original that is not the bundle the
+// replay's run.json names (replay_of.bundle_sha256), or cannot be read as a
+// bundle: the caller gave the wrong file, so Bundle and Dir return it
+// before any check runs rather than fail the replay for it. Named is ""
+// when the replay re-ran a run directory (its replay_of names no bundle).
+type OriginalError struct {
+	Path   string
+	SHA256 string // of the file given; "" when Err is set
+	Named  string // replay_of.bundle_sha256
+	Source string // replay_of.source: the bundle or run directory as the replay was given it
+	Err    error  // why Path cannot be read as a bundle
+}
+
+func (e *OriginalError) Error() string {
+	switch {
+	case e.Err != nil:
+		return fmt.Sprintf("%s cannot be read as the original bundle: %v", e.Path, e.Err)
+	case e.Named == "":
+		return fmt.Sprintf("%s is not the bundle this replay names: it re-ran a run directory, not a bundle", e.Path)
+	}
+	return fmt.Sprintf("%s is not the bundle this replay names (sha256 %s, not %s)", e.Path, e.SHA256, e.Named)
+}
+
+func (e *OriginalError) Unwrap() error { return e.Err }
+
+// matches says whether the original read is the bundle run names as the
+// one it replays; nil when there is no original or run is no replay (check
+// 6 then says the original was not used).
+func (o *original) matches(run *schemas.Run) error {
+	if o == nil || run == nil || run.ReplayOf == nil {
+		return nil
+	}
+	named := run.ReplayOf.BundleSHA256
+	switch {
+	case o.err != nil:
+		return &OriginalError{Path: o.path, Named: named, Source: run.ReplayOf.Source, Err: o.err}
+	case o.sha256 != named:
+		return &OriginalError{Path: o.path, SHA256: o.sha256, Named: named, Source: run.ReplayOf.Source}
+	}
+	return nil
+}
+
 // checkReplay holds the predicate's replay comparison, if any, to got (the
 // replay's claims recomputed from its records) and to the original's
 // claims when given. It returns what the summary adds ("" when the bundle
@@ -81,7 +124,9 @@ func checkReplay(c *Check, ev *evidence, got schemas.Claims, no *notObserved) st
 			p.Of.BundleSHA256, p.Of.KeyFingerprint, p.Of.KeyPinned, ro.BundleSHA256, ro.KeyFingerprint, ro.KeyPinned)
 	}
 	tol := claims.ReplayTolerance(*p)
-	hw := replayHardwareDiffers(ev, fail)
+	env := replayEnvDiff(ev, fail)
+	hw := env.HardwareDiffers()
+	launched := launchDiffers(env)
 	what := fmt.Sprintf("%d figures, %s within %s %% (wer %g points)", len(p.Comparison), p.Verdict, fmtPercent(tol.Relative), tol.WERPoints)
 	o := ev.original
 	switch {
@@ -100,9 +145,9 @@ func checkReplay(c *Check, ev *evidence, got schemas.Claims, no *notObserved) st
 		diffs := claims.Compare(claims.SealedSide(*p, got), got, tol)
 		claims.MarkNotComparable(diffs, hw)
 		if n := compare(claims.ReplayPredicate(p.Of, tol, diffs)); n > 0 {
-			return fmt.Sprintf("; the signed replay comparison (%s) against the replay's claims: %d value(s) differ", what, n)
+			return fmt.Sprintf("; the signed replay comparison (%s) against the replay's claims: %d value(s) differ", what, n) + launched
 		}
-		return fmt.Sprintf("; the signed replay comparison (%s) follows from the replay's claims", what)
+		return fmt.Sprintf("; the signed replay comparison (%s) follows from the replay's claims", what) + launched
 	}
 	names := map[string]bool{}
 	for _, t := range ev.run.Targets {
@@ -111,9 +156,9 @@ func checkReplay(c *Check, ev *evidence, got schemas.Claims, no *notObserved) st
 	want := claims.Compare(claims.ForTargets(*o.claims, func(t string) bool { return names[t] }), got, tol)
 	claims.MarkNotComparable(want, hw)
 	if n := compare(claims.ReplayPredicate(p.Of, tol, want)); n > 0 {
-		return fmt.Sprintf("; the signed replay comparison (%s) against the replay's and the original's claims: %d value(s) differ", what, n)
+		return fmt.Sprintf("; the signed replay comparison (%s) against the replay's and the original's claims: %d value(s) differ", what, n) + launched
 	}
-	return fmt.Sprintf("; the signed replay comparison (%s) recomputes from the replay's and the original's (%s) claims", what, o.path)
+	return fmt.Sprintf("; the signed replay comparison (%s) recomputes from the replay's and the original's (%s) claims", what, o.path) + launched
 }
 
 // compareReplay adds a finding per value of the signed comparison have
@@ -179,22 +224,39 @@ func jsonLiteral(v any) string {
 // fmtPercent words a fraction as a percentage without trailing zeros.
 func fmtPercent(x float64) string { return fmt.Sprintf("%.6g", x*100) }
 
-// replayHardwareDiffers reads the replay's sealed environment diff
+// replayEnvDiff reads the replay's sealed environment diff
 // (env/replay-diff.json): the hardware that differed makes a figure that
 // moved NOT-COMPARABLE, in the replay as in this re-derivation. A replay
 // sealed without the file compared on no hardware difference.
-func replayHardwareDiffers(ev *evidence, fail func(string, ...any)) []string {
+func replayEnvDiff(ev *evidence, fail func(string, ...any)) schemas.ReplayDiff {
+	var d schemas.ReplayDiff
 	if !ev.f.has(schemas.ReplayDiffFile) {
-		return nil
+		return d
 	}
 	b, err := ev.f.read(schemas.ReplayDiffFile)
-	var d schemas.ReplayDiff
 	if err == nil {
 		err = json.Unmarshal(b, &d)
 	}
 	if err != nil {
 		fail("%s cannot be read: %v", schemas.ReplayDiffFile, err)
-		return nil
+		return schemas.ReplayDiff{}
 	}
-	return d.HardwareDiffers()
+	return d
+}
+
+// launchDiffers words, for the summary, the targets the replay started
+// with another command than the sealed run did (the "launch command"
+// rows of env/replay-diff.json that differ): its figures are those of
+// that command's server. "" when there are none.
+func launchDiffers(d schemas.ReplayDiff) string {
+	var ts []string
+	for _, r := range d.Rows {
+		if r.Item == schemas.DiffItemLaunchCommand && r.State == schemas.DiffDiffers {
+			ts = append(ts, r.Target)
+		}
+	}
+	if len(ts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the replay launched %s with another command than the sealed run (%s)", strings.Join(ts, ", "), schemas.ReplayDiffFile)
 }

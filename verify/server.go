@@ -77,8 +77,8 @@ func checkServer(rep *Report, ev *evidence) {
 			stages[st.Stage] = true
 			switch {
 			case st.Count < float64(ok200):
-				c.failf(where, nil, "%s: the server's %s counted %g requests over the %s, yet the records show %d that succeeded: records of requests the server never saw",
-					k, st.Family, st.Count, scope, ok200)
+				c.failf(where, nil, "%s: the server's %s counted %g requests over the %s, yet the records show %d that succeeded: records of requests the server never saw%s",
+					k, st.Family, st.Count, scope, ok200, settleNote(ev, k))
 				continue
 			case st.Count > float64(n):
 				c.warnf(where, "%s: the server's %s counted %g requests over the %s, the records %d: other traffic reached the server, so its times are not held to the records",

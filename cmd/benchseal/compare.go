@@ -126,6 +126,12 @@ func runCompare(ctx context.Context, e *env, f *compareFlags, a, b string) error
 	if err != nil {
 		return err
 	}
+	for _, p := range c.Pairs {
+		if len(p.RequestDifferences) > 0 {
+			warnf(e.stderr, "A:%s and B:%s sent different requests (%s): their figures compare different requests, not the servers alone",
+				p.A, p.B, strings.Join(p.RequestDifferences, "; "))
+		}
+	}
 	if c.Differ > 0 {
 		infof(e.stderr, "%d figure(s) differ beyond the tolerance (%s, wer %g points)", c.Differ, percentText(rel), f.werTolerance)
 	}

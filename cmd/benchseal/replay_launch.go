@@ -205,6 +205,9 @@ func writeEnvDiff(e *env, d schemas.ReplayDiff) {
 		if r.State == schemas.DiffNotObserved {
 			state += " (" + r.Missing + ")"
 		}
+		if r.State == schemas.DiffDiffers && r.Item == session.ItemLaunchCommand && strings.Contains(r.ReplayFrom, session.OverriddenLaunch) {
+			state += " (overridden with --launch)"
+		}
 		if r.State == schemas.DiffDiffers && !r.Hardware {
 			differ = append(differ, strings.TrimPrefix(t+" ", "- ")+r.Item)
 		}

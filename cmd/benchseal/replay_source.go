@@ -61,7 +61,12 @@ func sealedRefusal(file string, err error) error {
 // anything is decoded) or a run directory through verify.Open.
 func loadSealedFrom(ctx context.Context, e *env, src, key string, dir bool) (*session.Sealed, error) {
 	variants := map[string]int64{}
-	opts := verify.OpenOptions{Keep: replayKeeps, Records: func(_ string, r io.Reader) error { return session.ScanVariants(r, variants) }}
+	var seen []string // every entry passed, for Sealed.NoteEvidence
+	keep := func(name string) bool {
+		seen = append(seen, name)
+		return replayKeeps(name)
+	}
+	opts := verify.OpenOptions{Keep: keep, Records: func(_ string, r io.Reader) error { return session.ScanVariants(r, variants) }}
 	if key != "" && !dir {
 		pub, err := bundle.LoadPublicKey(ctx, key, func() ([]byte, error) { return readPassword(e, false) })
 		if err != nil {
@@ -104,6 +109,7 @@ func loadSealedFrom(ctx context.Context, e *env, src, key string, dir bool) (*se
 			return nil, fmt.Errorf("%s%c%w", src, filepath.Separator, err)
 		}
 		s.Origin.Source = src
+		noteEvidence(s, seen)
 		return s, nil
 	}
 	if !src0.KeyPinned {
@@ -115,7 +121,14 @@ func loadSealedFrom(ctx context.Context, e *env, src, key string, dir bool) (*se
 	}
 	s.Origin = schemas.ReplayOf{Source: src, BundleSHA256: src0.SHA256, KeyFingerprint: src0.KeyFingerprint,
 		KeyPinned: src0.KeyPinned, StartedAt: s.Run.StartedAt}
+	noteEvidence(s, seen)
 	return s, nil
+}
+
+func noteEvidence(s *session.Sealed, names []string) {
+	for _, n := range names {
+		s.NoteEvidence(n)
+	}
 }
 
 // loadClips takes the sealed run's clips (session.Sealed.LoadClips) and

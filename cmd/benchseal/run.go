@@ -50,9 +50,7 @@ type runFlags struct {
 	allowUnlistedModel       bool
 	compat                   string // --compat: a peer's schedule, and its figures printed after the run
 
-	otlpListen   string        // --otlp-listen
-	otlpWait     time.Duration // --otlp-wait
-	serverEvents []string      // --server-events NAME=DIR
+	eventsFlags // --otlp-listen, --otlp-wait, --server-events (run_events.go)
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -147,9 +145,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringVar(&f.key, "key", "", "with --seal: sign with `KEY` (a key file or KMS reference; default an ephemeral key)")
 	compatFlag(cmd, &f.compat, "run the peer's schedule (one warm-up pass before repeat 1, one pass per repeat) and print the figures")
 	fl.BoolVar(&f.allowUnlistedModel, "allow-unlisted-model", false, "request --model even where /v1/models does not list it (servers that ignore the field)")
-	fl.StringVar(&f.otlpListen, "otlp-listen", "", "receive vLLM's OpenTelemetry spans at `ADDR` (host:port, gRPC and HTTP/protobuf); give vLLM --otlp-traces-endpoint http://ADDR")
-	fl.DurationVar(&f.otlpWait, "otlp-wait", session.DefaultOTLPWait, "with --otlp-listen: how long to wait after the sweep for spans the servers still buffer")
-	fl.StringArrayVar(&f.serverEvents, "server-events", nil, "have SGLang-Omni's request profiler write events into a directory, as NAME=DIR (seen by the server and this host)")
+	addEventsFlags(fl, &f.eventsFlags)
 	return cmd
 }
 
@@ -173,7 +169,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 	if err != nil {
 		return err
 	}
-	events, err := parseServerEvents(f, plan.Targets)
+	events, err := parseServerEvents(&f.eventsFlags, plan.Targets)
 	if err != nil {
 		return err
 	}
@@ -226,7 +222,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete)", res.Dir)
 		writeRunReport(e, res.Dir)
 		if f.seal != "" {
-			warnf(e.stderr, "--seal: an interrupted run is not sealed")
+			warnf(e.stderr, "--seal: an interrupted run is not sealed (to seal it anyway: %s)", sealCommand(res.Dir, f.seal, f.key, true))
 		}
 		return errInterrupted
 	case errors.As(err, &se) && res != nil:
@@ -457,7 +453,8 @@ func clientSetup(e *env, apiKey string) (key string, tool schemas.Tool, tty bool
 
 // drainOnInterrupt handles the signals of a measuring command: the root's
 // context is cancelled by the first interrupt (requests in flight drain);
-// a second one ends the process at once with exit status 130.
+// a second one ends the process at once with exit status 130, after
+// SIGKILL to every server it launched.
 func drainOnInterrupt(e *env) (stop func()) {
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
@@ -470,6 +467,11 @@ func drainOnInterrupt(e *env) (stop func()) {
 				continue
 			}
 			infof(e.stderr, "interrupted again: exiting now")
+			// Launched servers are in their own process groups: the
+			// terminal's Ctrl-C never reached them.
+			if n := fingerprint.KillLaunched(); n > 0 {
+				infof(e.stderr, "killed (SIGKILL) the process groups of %d launched server(s)", n)
+			}
 			os.Exit(exitInterrupted)
 		}
 	}()

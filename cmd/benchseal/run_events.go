@@ -1,14 +1,31 @@
 package main
 
-// How `run` turns --otlp-listen, --otlp-wait and --server-events into the
-// session's ServerEvents.
+// How `run` and `replay` turn --otlp-listen, --otlp-wait and
+// --server-events into the session's ServerEvents.
 
 import (
+	"fmt"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/session"
+	"github.com/spf13/pflag"
 )
+
+// eventsFlags are the server-events flags of run and replay.
+type eventsFlags struct {
+	otlpListen   string        // --otlp-listen
+	otlpWait     time.Duration // --otlp-wait
+	serverEvents []string      // --server-events NAME=DIR
+}
+
+func addEventsFlags(fl *pflag.FlagSet, f *eventsFlags) {
+	fl.StringVar(&f.otlpListen, "otlp-listen", "", "receive vLLM's OpenTelemetry spans at `ADDR` (host:port, gRPC and HTTP/protobuf); give vLLM --otlp-traces-endpoint http://ADDR")
+	fl.DurationVar(&f.otlpWait, "otlp-wait", session.DefaultOTLPWait, "with --otlp-listen: how long to wait after the sweep for spans the servers still buffer")
+	fl.StringArrayVar(&f.serverEvents, "server-events", nil, "have SGLang-Omni's request profiler write events into a directory, as NAME=DIR (seen by the server and this host)")
+}
 
 const serverEventsHelp = `Per-request server evidence (the server as a second witness; verify's
 server-events check): --otlp-listen ADDR receives vLLM's OpenTelemetry spans
@@ -25,7 +42,7 @@ stage times go to servers/NAME/stages/c<C>-r<R>.jsonl, the spans and event
 files as received to servers/NAME/otlp/ and servers/NAME/events/.`
 
 // parseServerEvents checks the server-events flags against the targets.
-func parseServerEvents(f *runFlags, targets []bench.Target) (session.ServerEvents, error) {
+func parseServerEvents(f *eventsFlags, targets []bench.Target) (session.ServerEvents, error) {
 	ev := session.ServerEvents{OTLPListen: f.otlpListen, OTLPWait: f.otlpWait, ProfilerDirs: map[string]string{}}
 	if f.otlpWait < 0 {
 		return ev, usageErrorf("--otlp-wait %v: must not be negative", f.otlpWait)
@@ -48,4 +65,25 @@ func parseServerEvents(f *runFlags, targets []bench.Target) (session.ServerEvent
 		ev.ProfilerDirs[name] = dir
 	}
 	return ev, nil
+}
+
+// warnLostEvidence warns, per replayed target whose sealed run holds the
+// server's per-request evidence, when the replay collects none of it: the
+// second witness of the sealed run has no counterpart in the replay.
+func warnLostEvidence(e *env, s *session.Sealed, targets []bench.Target, ev session.ServerEvents, launched map[string]string) {
+	names := make([]string, len(targets))
+	for i, t := range targets {
+		names[i] = t.Name
+	}
+	for _, l := range s.LostEvidence(names, ev, launched) {
+		var how []string
+		if l.Sealed.OTLP || !l.Sealed.Profiler {
+			how = append(how, "--otlp-listen ADDR (vLLM's spans; its server started with --otlp-traces-endpoint http://ADDR)")
+		}
+		if l.Sealed.Profiler || !l.Sealed.OTLP {
+			how = append(how, fmt.Sprintf("--server-events %s=DIR (SGLang-Omni's request profiler)", l.Target))
+		}
+		e.warnf("the sealed run holds %s's per-request server evidence (servers/%s/), this replay collects none: verify's events check (10) finds nothing to hold the replay's records to; give %s",
+			l.Target, l.Target, strings.Join(how, " or "))
+	}
 }

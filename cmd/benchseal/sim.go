@@ -84,6 +84,7 @@ shuts it down gracefully with exit status 0.`,
 	f.Uint64Var(&cfg.Seed, "seed", 0, "seed of failures, word errors and unknown-audio answers")
 	f.BoolVar(&cfg.RawPrefix, "raw-prefix", false, `start every transcript with Qwen3-ASR's raw "language English<asr_text>"`)
 	f.DurationVar(&cfg.ReadyDelay, "ready-delay", 0, "answer 503 (model loading) until this long after start")
+	f.DurationVar(&cfg.MetricsLag, "metrics-lag", 0, "count each request in /metrics this long after its answer, as vLLM records stats after answering")
 	f.BoolVar(&logRequests, "log-requests", false, "print one line per request on stderr")
 	f.BoolVar(&cfg.DevMode, "dev-mode", false, "vllm: serve /server_info as VLLM_SERVER_DEV_MODE=1 does")
 	f.BoolVar(&cfg.NoMetrics, "no-metrics", false, "answer /metrics with 404 (SGLang-Omni without metrics enabled)")

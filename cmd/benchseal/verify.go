@@ -100,7 +100,8 @@ audio-missing, ... or its check's name) to act on without parsing its words.
 A bundle sealed by replay --seal signs its comparison with the run it re-ran: check 6
 holds it to the replay's claims and, with --original BUNDLE (the bundle it names by
 SHA-256), recomputes it from both sides' claims; without --original the original's
-figures are "not observed".`)
+figures are "not observed". An --original that is not the bundle the replay names
+is refused before any check runs (exit status 2).`)
 	return b.String()
 }
 
@@ -196,6 +197,11 @@ func newVerifyCmd(e *env) *cobra.Command {
 				}
 				defer f.Close()
 				rep, err = verify.Bundle(ctx, f, opts)
+			}
+			var oe *verify.OriginalError
+			if errors.As(err, &oe) {
+				return withHint(usageErrorf("--original %v", oe),
+					"give the bundle the replay re-ran (it was given as %s), or verify without --original", oe.Source)
 			}
 			if err != nil {
 				if ctx.Err() != nil {

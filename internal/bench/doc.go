@@ -20,7 +20,12 @@
 //
 // Every request sends its own variant: the n-th variant of a clip (n
 // counted over the whole run in schedule order, warm-ups included) flips
-// sample perturb.Plan{Seed}.Index(clip sha, samples, n). A step's variants
+// sample perturb.Plan{Seed}.Index(clip sha, samples, n). n counts every
+// request the protocol plans, sent or not: a step skipped because its
+// target stopped, and the unsent rest of the step it stopped in, keep
+// their numbers, so the numbering is run.json's alone (a verifier
+// re-derives it) and the other targets' numbers do not depend on when a
+// server went away. A step's variants
 // and their SHA-256 are computed, on every core, before its first request;
 // the hot loop only sends. The body is multipart/form-data with a
 // Content-Length: a per-target prefix (model, sorted form fields, stream,

@@ -14,6 +14,10 @@ type Step struct {
 	Level       int // index into Plan.Levels
 	Concurrency int
 	Repeat      int // 1-based
+	// WarmupSucceeded is how many of the step's warm-ups succeeded, once
+	// they are done (BeforeMeasure, AfterStep; 0 in BeforeStep): a hook
+	// that waits for the server to count them needs it.
+	WarmupSucceeded int
 }
 
 // StepResult summarises a step once its requests are done. The *Ns fields

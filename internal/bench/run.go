@@ -393,6 +393,7 @@ sweep:
 				}
 				if r.stopped(t.Name) {
 					r.noteStopped(t.Name)
+					r.skip(li, rep)
 					continue
 				}
 				ti := slices.IndexFunc(p.Targets, func(x Target) bool { return x.Name == t.Name })
@@ -497,6 +498,26 @@ type job struct {
 	in      task.Input // nil with --no-perturb
 	v       perturb.Variant
 	sha     string
+}
+
+// skip hands out the variant numbers of a step that is not run (its
+// target stopped) as jobs would have: a clip's n-th variant is the plan's,
+// whichever steps ran, so that a verifier re-derives every number from
+// run.json alone, and a target that stops at any moment leaves the others'
+// numbers where they would have been.
+func (r *runner) skip(li, repeat int) {
+	p := r.plan
+	if p.NoPerturb {
+		return
+	}
+	w, n := p.warmupAt(li, repeat), p.Requests[li]
+	for seq := range w + n {
+		i := seq
+		if seq >= w {
+			i = seq - w
+		}
+		r.used[p.Corpus[i%len(p.Corpus)].SHA256]++
+	}
 }
 
 // plan hands out the step's variants in schedule order, then hashes them
@@ -724,9 +745,14 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 	}
 	phase(schemas.PhaseWarmup, 0, w)
 	if !r.stopWarmupFailed(s, recs[:w]) {
+		for i := range recs[:w] {
+			if recs[i].OK {
+				res.WarmupSucceeded++
+			}
+		}
 		for _, h := range r.cfg.hooks {
 			if h.BeforeMeasure != nil && ctx.Err() == nil {
-				r.hookErr("before measuring "+stepName(s), h.BeforeMeasure(ctx, &r.d, s))
+				r.hookErr("before measuring "+stepName(s), h.BeforeMeasure(ctx, &r.d, res.Step))
 			}
 		}
 		phase(schemas.PhaseMeasure, w, len(jobs))

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -86,5 +87,68 @@ func TestTargetStop(t *testing.T) {
 	}
 	if len(l.claims.Targets) != 2 || len(l.claims.Targets[0].Levels) != 1 || len(l.claims.Targets[1].Levels) != 2 {
 		t.Errorf("claims: %+v", l.claims.Targets)
+	}
+}
+
+// TestTargetStopNumbering: the variants the other target sends after one
+// stopped are numbered as if every planned step had run (the rule of
+// doc.go, re-derived here from run.json as a verifier does), so that
+// the numbering does not depend on when a server went away.
+func TestTargetStopNumbering(t *testing.T) {
+	clips, sc := testCorpus(t, 2, 0.5)
+	b := simServer(t, sim.Config{Corpus: sc, BaseLatency: time.Millisecond})
+	gone := make(chan struct{})
+	close(gone) // a is gone before its first step: every step of a is skipped
+	p := Plan{Targets: []Target{{Name: "a", URL: b.URL}, {Name: "b", URL: b.URL}},
+		Corpus: clips, Levels: []int{1, 2}, Requests: []int{5, 3}, Repeats: 2, Seed: 7}
+	dir, _, err := runPlan(t, p, WithTargetStop("a", gone, func() string { return "killed" }))
+	var se *TargetStoppedError
+	if !errors.As(err, &se) {
+		t.Fatalf("err = %v, want a *TargetStoppedError", err)
+	}
+	l := loadRun(t, dir)
+	pr := l.run.Protocol
+	used := map[string]int64{}
+	checked := 0
+	for li, c := range pr.Levels {
+		for rep := 1; rep <= pr.Repeats; rep++ {
+			order := []string{"a", "b"}
+			if rep%2 == 0 {
+				order = []string{"b", "a"}
+			}
+			for _, tn := range order {
+				w, n := pr.Warmup[li], pr.Requests[li]
+				want := make([]int64, w+n)
+				for seq := range want {
+					i := seq
+					if seq >= w {
+						i = seq - w
+					}
+					sha := l.run.Corpus[i%len(l.run.Corpus)].SHA256
+					want[seq] = used[sha]
+					used[sha]++
+				}
+				f := fmt.Sprintf("records/%s/c%d-r%d.jsonl", tn, c, rep)
+				recs := l.files[f]
+				if tn == "a" {
+					if len(recs) > 0 {
+						t.Errorf("%s: %d records of a stopped target", f, len(recs))
+					}
+					continue
+				}
+				if len(recs) != w+n {
+					t.Fatalf("%s: %d records, want %d", f, len(recs), w+n)
+				}
+				for _, r := range recs {
+					if r.Variant != want[r.Seq] {
+						t.Errorf("%s seq %d: variant %d, want %d (counted over every planned step)", f, r.Seq, r.Variant, want[r.Seq])
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no record checked")
 	}
 }

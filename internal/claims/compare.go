@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/benchseal/benchseal/schemas"
@@ -16,6 +17,38 @@ type Tolerance struct {
 	// WERPoints bounds |replayed - sealed| of wer in percentage points (1
 	// is one point: 0.050 -> 0.059 is within it).
 	WERPoints float64
+	// AllTails judges every percentile by the tolerance alone, however
+	// few requests it rests on (no Unstable verdict): how a replay sealed
+	// before the tail rule was judged (its predicate's tolerance has no
+	// tail_rule), so that verify re-derives it as it was sealed.
+	AllTails bool
+}
+
+// TailRule names the rule of StableRequests in a sealed replay's
+// tolerance (schemas.ReplayTolerance.TailRule).
+const TailRule = "percentile_95_bound"
+
+// StableRequests is the fewest requests a latency percentile p (0 < p <
+// 1) must rest on to be judged: the smallest n with p^n <= 0.025. With
+// fewer, the chance that every request fell below the true percentile is
+// above 2.5 %: even the slowest request measured does not bound it at
+// 95 % confidence (order statistics, no assumption on the distribution),
+// so the figure is the sample's extreme, set by one or two stragglers,
+// not an estimate. p99 needs 368 requests (3.7 beyond its rank; below
+// 100 it is the maximum), p50 needs 6.
+func StableRequests(p float64) int {
+	return int(math.Ceil(math.Log(0.025)/math.Log(p) - 1e-9))
+}
+
+// percentileOf is the percentile a compared metric is, 0 for the others.
+func percentileOf(metric string) float64 {
+	switch metric {
+	case "latency_p50_s":
+		return 0.50
+	case "latency_p99_s":
+		return 0.99
+	}
+	return 0
 }
 
 // DefaultTolerance: 10% on throughput, latency and counts, one point of WER.
@@ -31,6 +64,10 @@ const (
 	// hardware than the sealed run (GPU model, count or memory, host
 	// cores), so the move is not shown to be the server's.
 	NotComparable Verdict = "NOT-COMPARABLE"
+	// Unstable: beyond the tolerance, but a percentile of fewer requests
+	// (per repeat, on the side with fewer) than StableRequests: shown,
+	// never counted as a difference, so it cannot decide a verdict alone.
+	Unstable Verdict = "UNSTABLE"
 )
 
 // Units of Difference.Change.
@@ -73,6 +110,9 @@ type Difference struct {
 // the larger value exceeds the smaller by at most tol (so a fall to a
 // tenth is a DIFF under a 200 % tolerance, as the tenfold rise of the
 // latency that goes with it is).
+// A percentile (latency_p50_s, latency_p99_s) beyond the tolerance whose
+// median count of successful requests per repeat, on either side, is below
+// StableRequests is Unstable instead of a DIFF (unless tol.AllTails).
 // Counts (succeeded, failed): change = (replayed - sealed) / sealed
 // requests, so a count that was 0 can move a little without failing the
 // replay. wer: change = (replayed - sealed) * 100 points.
@@ -181,6 +221,14 @@ func compareLevel(target string, sl, rl schemas.LevelClaims, tol Tolerance) []Di
 			d.Verdict = within(d.Change, tol.Relative)
 			if d.Verdict == Same && sp != nil && rp != nil && ratioBeyond(*sp, *rp, tol.Relative) {
 				d.Verdict = Diff
+			}
+			// Both measured, but one side's percentile rests on too few
+			// requests: the move is not shown to be the server's.
+			if p := percentileOf(m); d.Verdict == Diff && p > 0 && d.Change != nil && !tol.AllTails {
+				if n, need := min(s.Succeeded, r.Succeeded), StableRequests(p); n < need {
+					d.Verdict = Unstable
+					d.Reason = fmt.Sprintf("p%g of %d requests per repeat: too few to judge (it needs %d to be bounded at 95 %%); not counted", p*100, n, need)
+				}
 			}
 		}
 		out = append(out, d)

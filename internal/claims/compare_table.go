@@ -145,6 +145,18 @@ func Differing(diffs []Difference) int {
 	return n
 }
 
+// Unstables counts the figures that rest on too few requests to judge
+// (Unstable): shown, not counted among the differences.
+func Unstables(diffs []Difference) int {
+	n := 0
+	for _, d := range diffs {
+		if d.Verdict == Unstable {
+			n++
+		}
+	}
+	return n
+}
+
 // WriteComparison writes one aligned row per compared figure: the table
 // that benchseal replay prints.
 func WriteComparison(w io.Writer, diffs []Difference) error {

@@ -61,10 +61,10 @@ a c8 failed OK +0.000
 }
 
 func TestCompareBeyond(t *testing.T) {
-	sealed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(4, 30, 0.100, 100, 0, f64(0.05))}})
-	// A server three times slower, that now fails 20 of 100 requests and
+	sealed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(4, 30, 0.100, 500, 0, f64(0.05))}})
+	// A server three times slower, that now fails 100 of 500 requests and
 	// gets 2 points of WER worse.
-	replayed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(4, 10, 0.300, 80, 20, f64(0.07))}})
+	replayed := claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(4, 10, 0.300, 400, 100, f64(0.07))}})
 	got := rows(Compare(sealed, replayed, DefaultTolerance))
 	want := `a c4 req_per_s DIFF -0.667 
 a c4 rtfx DIFF -0.667 
@@ -197,7 +197,7 @@ func TestCompareNaN(t *testing.T) {
 // the tolerance both ways.
 func TestCompareToleranceIsSymmetric(t *testing.T) {
 	level := func(rps, p50 float64) schemas.Claims {
-		m := schemas.Metrics{Requests: 10, Succeeded: 10, ReqPerS: rps, RTFx: &rps, LatencyP50S: &p50, LatencyP99S: &p50}
+		m := schemas.Metrics{Requests: 400, Succeeded: 400, ReqPerS: rps, RTFx: &rps, LatencyP50S: &p50, LatencyP99S: &p50}
 		return schemas.Claims{Targets: []schemas.TargetClaims{{Target: "a", Levels: []schemas.LevelClaims{{Concurrency: 1, Median: m}}}}}
 	}
 	diffs := Compare(level(25, 0.04), level(2.5, 0.4), Tolerance{Relative: 2, WERPoints: 1})
@@ -238,5 +238,51 @@ func TestCompareNullLatency(t *testing.T) {
 	got = rows(Compare(sealed, replayed, DefaultTolerance))
 	if !strings.Contains(got, "a c1 latency_p50_s DIFF - the sealed run measured no successful request") {
 		t.Errorf("sealed none, replay some:\n%s", got)
+	}
+}
+
+// A percentile of too few requests per repeat (StableRequests: p99 368,
+// p50 6) that moves beyond the tolerance is UNSTABLE, not a DIFF: shown,
+// never counted, so the p99 of 8 requests (their slowest, one straggler)
+// cannot fail a replay alone. With enough requests, or with AllTails (a
+// replay sealed before the rule), it is a DIFF again.
+func TestCompareUnstableTail(t *testing.T) {
+	if StableRequests(0.99) != 368 || StableRequests(0.5) != 6 || StableRequests(0.9) != 36 {
+		t.Fatalf("StableRequests: p99 %d, p50 %d, p90 %d", StableRequests(0.99), StableRequests(0.5), StableRequests(0.9))
+	}
+	at := func(n int, p99 float64) schemas.Claims {
+		l := level(1, 10, 0.1, n, 0, nil)
+		l.Median.LatencyP99S = ptr(p99)
+		return claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{l}})
+	}
+	// The trial: 8 requests a repeat, p99 +10.2 % (beyond 10 %).
+	diffs := Compare(at(8, 0.200), at(8, 0.2204), DefaultTolerance)
+	got := rows(diffs)
+	if !strings.Contains(got, "a c1 latency_p99_s UNSTABLE +0.102 p99 of 8 requests per repeat: too few to judge (it needs 368") || Differing(diffs) != 0 || Unstables(diffs) != 1 {
+		t.Errorf("p99 of 8 requests:\n%s", got)
+	}
+	// The side with fewer requests decides: 8 against 1000 is still unstable.
+	if d := Compare(at(1000, 0.200), at(8, 0.2204), DefaultTolerance)[3]; d.Verdict != Unstable {
+		t.Errorf("1000 sealed, 8 replayed: %+v", d)
+	}
+	if d := Compare(at(368, 0.200), at(368, 0.2204), DefaultTolerance)[3]; d.Metric != "latency_p99_s" || d.Verdict != Diff || d.Reason != "" {
+		t.Errorf("p99 of 368 requests: %+v, want a DIFF", d)
+	}
+	if d := Compare(at(8, 0.200), at(8, 0.2204), Tolerance{Relative: 0.1, WERPoints: 1, AllTails: true})[3]; d.Verdict != Diff {
+		t.Errorf("AllTails: %+v, want a DIFF", d)
+	}
+	// Within the tolerance it stays OK, with no reason.
+	if d := Compare(at(8, 0.200), at(8, 0.21), DefaultTolerance)[3]; d.Verdict != Same || d.Reason != "" {
+		t.Errorf("within: %+v", d)
+	}
+	// p50 of 5 requests is unstable too; of 8 it is a DIFF.
+	p50 := func(n int, v float64) schemas.Claims {
+		return claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{level(1, 10, v, n, 0, nil)}})
+	}
+	if d := Compare(p50(5, 0.1), p50(5, 0.2), DefaultTolerance)[2]; d.Metric != "latency_p50_s" || d.Verdict != Unstable {
+		t.Errorf("p50 of 5: %+v", d)
+	}
+	if d := Compare(p50(8, 0.1), p50(8, 0.2), DefaultTolerance)[2]; d.Verdict != Diff {
+		t.Errorf("p50 of 8: %+v", d)
 	}
 }

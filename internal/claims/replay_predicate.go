@@ -13,7 +13,11 @@ import (
 // ReplayPredicate is the comparison of a replay (diffs, from Compare with
 // tol) as the predicate of its sealed bundle holds it.
 func ReplayPredicate(of schemas.PredicateReplayOf, tol Tolerance, diffs []Difference) schemas.PredicateReplay {
-	p := schemas.PredicateReplay{Of: of, Tolerance: schemas.ReplayTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints},
+	rule := TailRule
+	if tol.AllTails {
+		rule = ""
+	}
+	p := schemas.PredicateReplay{Of: of, Tolerance: schemas.ReplayTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints, TailRule: rule},
 		Comparison: make([]schemas.ReplayFigure, 0, len(diffs)), Differ: Differing(diffs), Verdict: schemas.Reproduced}
 	for _, d := range diffs {
 		p.Comparison = append(p.Comparison, schemas.ReplayFigure{Target: d.Target, Concurrency: d.Concurrency, Metric: d.Metric,
@@ -54,9 +58,11 @@ func MarkNotComparable(diffs []Difference, hw []string) int {
 	return n
 }
 
-// ReplayTolerance is the tolerance a sealed comparison was judged with.
+// ReplayTolerance is the tolerance a sealed comparison was judged with: a
+// replay sealed before the tail rule (no tail_rule) judged every
+// percentile by the tolerance alone.
 func ReplayTolerance(p schemas.PredicateReplay) Tolerance {
-	return Tolerance{Relative: p.Tolerance.Relative, WERPoints: p.Tolerance.WERPoints}
+	return Tolerance{Relative: p.Tolerance.Relative, WERPoints: p.Tolerance.WERPoints, AllTails: p.Tolerance.TailRule == ""}
 }
 
 // SealedSide rebuilds, from a sealed comparison's figures, the medians of

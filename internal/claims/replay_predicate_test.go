@@ -1,7 +1,9 @@
 package claims
 
 import (
+	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/benchseal/benchseal/schemas"
@@ -80,5 +82,49 @@ func TestReplayPredicateOtherHardware(t *testing.T) {
 	MarkNotComparable(diffs, hw)
 	if p := ReplayPredicate(of, tol, diffs); p.Verdict != schemas.NotReproduced {
 		t.Errorf("a target on the replay's side only, other hardware: %q, want %q", p.Verdict, schemas.NotReproduced)
+	}
+}
+
+// A sealed comparison with an UNSTABLE figure (a p99 of 8 requests)
+// names its tail rule, validates, and re-derives from its own figures;
+// a comparison sealed before the rule (no tail_rule) re-derives with the
+// DIFF it was sealed with.
+func TestReplayPredicateUnstable(t *testing.T) {
+	mk := func(p99 float64) schemas.Claims {
+		l := level(1, 10, 0.1, 8, 0, nil)
+		l.Median.LatencyP99S = ptr(p99)
+		return claimsOf(schemas.TargetClaims{Target: "a", Levels: []schemas.LevelClaims{l}})
+	}
+	sealed, replayed := mk(0.200), mk(0.2204)
+	tol := DefaultTolerance
+	of := schemas.PredicateReplayOf{BundleSHA256: strings.Repeat("ab", 32), KeyFingerprint: "sha256:" + strings.Repeat("cd", 32)}
+	p := ReplayPredicate(of, tol, Compare(sealed, replayed, tol))
+	if p.Verdict != schemas.Reproduced || p.Differ != 0 || p.Tolerance.TailRule != TailRule || p.Comparison[3].Verdict != string(Unstable) {
+		t.Fatalf("predicate %+v", p)
+	}
+	b, err := json.Marshal(schemas.Predicate{Replay: &p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Only the replay is filled in: the rest of the predicate's errors are not this test's.
+	if err := schemas.Validate("predicate", b); err != nil && strings.Contains(err.Error(), "/replay") {
+		t.Errorf("the predicate's replay does not validate: %v", err)
+	}
+	if again := ReplayPredicate(of, ReplayTolerance(p), Compare(SealedSide(p, replayed), replayed, ReplayTolerance(p))); !reflect.DeepEqual(again, p) {
+		t.Fatalf("re-derived:\n%+v\nwant:\n%+v", again, p)
+	}
+	// Sealed before the rule: the p99 was a DIFF, and so it re-derives.
+	old := Tolerance{Relative: tol.Relative, WERPoints: tol.WERPoints, AllTails: true}
+	q := ReplayPredicate(of, old, Compare(sealed, replayed, old))
+	if q.Tolerance.TailRule != "" || q.Verdict != schemas.NotReproduced || q.Differ != 1 {
+		t.Fatalf("old predicate %+v", q)
+	}
+	if again := ReplayPredicate(of, ReplayTolerance(q), Compare(SealedSide(q, replayed), replayed, ReplayTolerance(q))); !reflect.DeepEqual(again, q) {
+		t.Fatalf("old re-derived:\n%+v\nwant:\n%+v", again, q)
+	}
+	// A DIFF edited into UNSTABLE under the old rule does not re-derive.
+	q.Comparison[3].Verdict, q.Differ, q.Verdict = string(Unstable), 0, schemas.Reproduced
+	if again := ReplayPredicate(of, ReplayTolerance(q), Compare(SealedSide(q, replayed), replayed, ReplayTolerance(q))); reflect.DeepEqual(again, q) {
+		t.Error("an edited verdict re-derives")
 	}
 }

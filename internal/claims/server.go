@@ -1,7 +1,6 @@
 package claims
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -62,9 +61,10 @@ type Bucket struct {
 // ParseScrape parses the stage families of engine.StageFamilies out of a
 // raw /metrics scrape with Prometheus's own parser
 // (internal/fingerprint.ParseMetrics, the recorder's). Only the lines of
-// those families reach the parser (stageLines): expfmt costs about 4 µs a
-// series on the machine BenchmarkServerStages ran on, 40 ms for a 10k-series
-// answer of which a few hundred lines are stage histograms.
+// those families reach the parser (stageLines, the recorder's line
+// filter, fingerprint.Families): expfmt costs about 2 µs a series on the
+// machine BenchmarkServerStages ran on, 20 ms for a 10k-series answer of
+// which a few hundred lines are stage histograms.
 func ParseScrape(raw []byte) (Scrape, error) {
 	return parseStages(stageLines(raw))
 }
@@ -85,125 +85,18 @@ func parseStages(raw []byte) (Scrape, error) {
 	return s, nil
 }
 
-// stageFamilyNames are the families stageLines keeps.
-var stageFamilyNames = func() map[string]bool {
-	m := map[string]bool{}
+// stageFamilies are the families stageLines keeps.
+var stageFamilies = func() *fingerprint.Families {
+	var names []string
 	for _, f := range engine.StageFamilies {
-		m[f.Family] = true
+		names = append(names, f.Family)
 	}
-	return m
-}()
-
-// stagePrefixes are the first stagePrefixLen bytes of every stage
-// family's name: a sample name without one of them needs no lookup.
-const stagePrefixLen = 5
-
-var stagePrefixes = func() map[string]bool {
-	m := map[string]bool{}
-	for name := range stageFamilyNames {
-		if len(name) < stagePrefixLen {
-			panic("claims: stage family " + name + " shorter than stagePrefixLen")
-		}
-		m[name[:stagePrefixLen]] = true
-	}
-	return m
+	return fingerprint.NewFamilies(names...)
 }()
 
 // stageLines keeps the lines of raw that the stage families are read
-// from: each # HELP or # TYPE line of a stage family (or of a quoted
-// UTF-8 name, which only the parser reads) and every sample line of the
-// block it opens, up to the next # HELP or # TYPE line. It drops other
-// comments and the blocks of every other family, which the parser would
-// have read and ParseScrape thrown away; a line it keeps is parsed as it
-// stands, so a broken stage line still fails. FuzzParseScrape holds it to
-// parsing the whole answer.
-func stageLines(raw []byte) []byte {
-	out := make([]byte, 0, 64<<10)
-	in := false // inside a stage family's block
-	// shadow are the names, looking like a stage family's sample, of
-	// families the dropped lines made: the parser gives a later sample of
-	// that name to them, so it is dropped too (never seen from real
-	// engines; FuzzParseScrape found it).
-	var shadow map[string]bool
-	for len(raw) > 0 {
-		line := raw
-		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
-			line, raw = raw[:i+1], raw[i+1:]
-		} else {
-			raw = nil
-		}
-		var name []byte
-		if len(line) > 0 && line[0] == '#' {
-			stage, ok := metaLine(line)
-			if !ok {
-				continue // a plain comment
-			}
-			if in = stage; !in {
-				name = metaName(line)
-			}
-		} else {
-			name = line[:nameEnd(line)]
-		}
-		switch {
-		case !in && stageSample(name):
-			if shadow == nil {
-				shadow = map[string]bool{}
-			}
-			shadow[string(name)] = true
-		case in && len(shadow) > 0 && shadow[string(name)]:
-		case in:
-			out = append(out, line...)
-		}
-	}
-	return out
-}
-
-// stageSample says whether name is a sample name of a stage family (the
-// family's own, or with _bucket, _sum or _count).
-func stageSample(name []byte) bool {
-	if len(name) < stagePrefixLen || !stagePrefixes[string(name[:stagePrefixLen])] {
-		return false // most lines: no stage family starts so
-	}
-	for _, suffix := range [...]string{"_bucket", "_sum", "_count"} {
-		if base, ok := bytes.CutSuffix(name, []byte(suffix)); ok {
-			return stageFamilyNames[string(base)]
-		}
-	}
-	return stageFamilyNames[string(name)]
-}
-
-func metaName(line []byte) []byte {
-	rest := bytes.TrimLeft(line[1:], " \t")
-	name := bytes.TrimLeft(rest[nameEnd(rest):], " \t")
-	return name[:nameEnd(name)]
-}
-
-// metaLine reads a comment line as the parser does: ok when it is a
-// # HELP or # TYPE line, stage when it names a stage family or a quoted
-// name.
-func metaLine(line []byte) (stage, ok bool) {
-	rest := bytes.TrimLeft(line[1:], " \t")
-	tok := rest[:nameEnd(rest)]
-	if string(tok) != "HELP" && string(tok) != "TYPE" {
-		return false, false
-	}
-	name := bytes.TrimLeft(rest[len(tok):], " \t")
-	if len(name) > 0 && name[0] == '"' {
-		return true, true
-	}
-	return stageFamilyNames[string(name[:nameEnd(name)])], true
-}
-
-// nameEnd is where the metric name at the start of b ends: at "{", a
-// blank or the line's end.
-func nameEnd(b []byte) int {
-	for i, c := range b {
-		if c == '{' || c == ' ' || c == '\t' || c == '\n' {
-			return i
-		}
-	}
-	return len(b)
-}
+// from (fingerprint.Families.Lines).
+func stageLines(raw []byte) []byte { return stageFamilies.Lines(raw) }
 
 // SumHistogram sums the histogram series of mf that carry every label
 // value of match; ok is false when mf is not a histogram family. A family

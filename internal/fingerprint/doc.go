@@ -13,7 +13,7 @@
 //	telemetry/gpu.jsonl, telemetry/host.jsonl
 //	                    Sampler: one line per GPU or host sample, t_ns offsets
 //	                    from the run's anchor like records
-//	telemetry/steps.jsonl, servers/<t>/metrics/c<C>-r<R>-{before,after}.prom
+//	telemetry/steps.jsonl, servers/<t>/metrics/c<C>-r<R>-{before,measure,after}.prom
 //	                    Recorder: per level/repeat the window, the t_ns of the
 //	                    samples taken at its edges (just before the first
 //	                    measured request, just after the last), the target's
@@ -38,6 +38,19 @@
 // nvmlDeviceGetMigMode) leaves its field null with the note "not available
 // in this driver". Temperature is read with nvmlDeviceGetTemperatureV, the
 // deprecated nvmlDeviceGetTemperature only on drivers without it.
+//
+// Settling: engines count a request just after its answer left (vLLM's
+// output handler records stats after handing the output over), so the
+// Recorder's "measure" and "after" scrapes wait, up to
+// DefaultSettleBound, until the engine's request counter
+// (engine.RequestCounters) has grown by the successful requests the
+// runner reported with Expect since the step's previous scrape; it keeps
+// the scrape that showed them (or the last one that answered) and writes
+// the wait into the step's line (settle). No request counter, no wait.
+//
+// Parsing: the Recorder parses only the families it reads (its
+// Families: cache and request counters); Families.Lines is the one line
+// filter, which internal/claims uses for the stage histograms too.
 //
 // Cache counters: CacheCounters reads vLLM's vllm:mm_cache_{hits,queries}_total
 // and vllm:prefix_cache_{hits,queries}_total (and the older

@@ -103,6 +103,7 @@ func Launch(ctx context.Context, spec LaunchSpec) (*Process, error) {
 		return nil, &LaunchError{Name: spec.Name, Reason: "start", Err: err}
 	}
 	p.rec.PID, p.rec.StartedAt = cmd.Process.Pid, time.Now().UTC()
+	live.add(p)
 	go p.wait(out, errw)
 	if err := p.waitReady(ctx); err != nil {
 		p.Stop()
@@ -113,6 +114,7 @@ func Launch(ctx context.Context, spec LaunchSpec) (*Process, error) {
 
 func (p *Process) wait(out, errw *LineRedactor) {
 	err := p.cmd.Wait()
+	live.remove(p)
 	out.Flush()
 	errw.Flush()
 	now := time.Now().UTC()
@@ -239,6 +241,38 @@ func (p *Process) Stop() schemas.Launch {
 	})
 	<-p.exited
 	return p.Record()
+}
+
+// live is every launched server this process has not yet seen exit, for
+// KillLaunched.
+var live = &liveSet{m: map[*Process]struct{}{}}
+
+type liveSet struct {
+	mu sync.Mutex
+	m  map[*Process]struct{}
+}
+
+func (l *liveSet) add(p *Process)    { l.mu.Lock(); l.m[p] = struct{}{}; l.mu.Unlock() }
+func (l *liveSet) remove(p *Process) { l.mu.Lock(); delete(l.m, p); l.mu.Unlock() }
+
+// KillLaunched sends SIGKILL to the process group of every server this
+// process launched that has not exited yet, whether it is still getting
+// ready, measured or being stopped, and returns how many it signalled. It
+// is for a process about to exit at once (a second Ctrl-C): launched
+// servers run in their own process group, so the terminal's signal never
+// reaches them, and one left running would hold its port and GPU memory.
+// It does not wait for them to exit.
+func KillLaunched() int {
+	live.mu.Lock()
+	defer live.mu.Unlock()
+	n := 0
+	for p := range live.m {
+		p.log.note("stop: benchseal is exiting at once (interrupted again), SIGKILL to the process group")
+		if syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL) == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // Record is the launch record so far (complete once Exited is closed).

@@ -156,6 +156,13 @@ func (e *MetricsError) Unwrap() error { return e.Err }
 // parser. The raw text (redacted) is returned even when it does not parse,
 // so it can be kept as evidence.
 func ScrapeMetrics(ctx context.Context, client *http.Client, baseURL string, header http.Header) ([]byte, map[string]*dto.MetricFamily, error) {
+	return scrapeParsed(ctx, client, baseURL, header, ParseMetrics)
+}
+
+// scrapeParsed is ScrapeMetrics with parse as the parser (ParseMetrics,
+// or a Families' Parse).
+func scrapeParsed(ctx context.Context, client *http.Client, baseURL string, header http.Header,
+	parse func([]byte) (map[string]*dto.MetricFamily, error)) ([]byte, map[string]*dto.MetricFamily, error) {
 	url := strings.TrimSuffix(baseURL, "/") + "/metrics"
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -171,14 +178,14 @@ func ScrapeMetrics(ctx context.Context, client *http.Client, baseURL string, hea
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, MetricsLimit))
-	raw = []byte(Redact(scrub(string(raw), sentSecrets(header))))
+	raw = []byte(RedactMetrics(scrub(string(raw), sentSecrets(header))))
 	if err != nil {
 		return raw, nil, &MetricsError{URL: url, Status: resp.StatusCode, Err: err}
 	}
 	if resp.StatusCode != http.StatusOK {
 		return raw, nil, &MetricsError{URL: url, Status: resp.StatusCode, Err: errors.New("not 200")}
 	}
-	fams, err := ParseMetrics(raw)
+	fams, err := parse(raw)
 	if err != nil {
 		return raw, nil, &MetricsError{URL: url, Status: resp.StatusCode, Err: err}
 	}

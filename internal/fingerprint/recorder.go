@@ -27,6 +27,10 @@ type RecorderConfig struct {
 	SampleInterval time.Duration
 	Targets        map[string]Endpoint
 	Client         *http.Client // nil: a client with a 30 s timeout
+	// SettleBound is how long a scrape after a phase waits at most for
+	// the server to count its requests (Expect); 0: DefaultSettleBound,
+	// negative: never waits.
+	SettleBound time.Duration
 }
 
 // Recorder writes everything this package owns into a run directory, at
@@ -55,6 +59,12 @@ type Recorder struct {
 	probes      *json.Encoder
 	probeBefore map[string]float64
 	probeErr    error
+	// answered are the requests Expect reported since the target's last
+	// kept scrape; counted is what that scrape's request counters read;
+	// settle is how the step's scrapes so far waited.
+	answered map[string]int
+	counted  map[string]map[string]float64
+	settle   map[string]map[string]schemas.ScrapeSettle
 }
 
 // NewRecorder returns a Recorder; nothing happens until BeforeSweep.
@@ -62,7 +72,11 @@ func NewRecorder(cfg RecorderConfig) *Recorder {
 	if cfg.Client == nil {
 		cfg.Client = &http.Client{Timeout: 30 * time.Second}
 	}
-	return &Recorder{cfg: cfg, before: map[string]map[string]float64{}, beforeErr: map[string]error{}, measureErr: map[string]error{}, measure: map[string]map[string]float64{}}
+	if cfg.SettleBound == 0 {
+		cfg.SettleBound = DefaultSettleBound
+	}
+	return &Recorder{cfg: cfg, before: map[string]map[string]float64{}, beforeErr: map[string]error{}, measureErr: map[string]error{}, measure: map[string]map[string]float64{},
+		answered: map[string]int{}, counted: map[string]map[string]float64{}, settle: map[string]map[string]schemas.ScrapeSettle{}}
 }
 
 func createNew(path string) (*os.File, error) {
@@ -140,6 +154,7 @@ func (r *Recorder) StepStart(ctx context.Context, target string, concurrency, re
 	r.sampler.Sample()
 	r.measureAt = nil
 	delete(r.measure, target)
+	delete(r.settle, target)
 	c, err := r.scrape(ctx, target, concurrency, repeat, "before")
 	r.before[target], r.beforeErr[target] = c, err
 	return err
@@ -173,7 +188,9 @@ func (r *Recorder) StepEnd(ctx context.Context, target string, concurrency, repe
 	r.measureAt = nil
 	after, scrapeErr := r.scrape(ctx, target, concurrency, repeat, "after")
 	st.CacheBefore, st.CacheAfter, st.CacheMeasure = r.before[target], after, r.measure[target]
+	st.Settle = r.settle[target]
 	delete(r.measure, target)
+	delete(r.settle, target)
 	defer delete(r.measureErr, target)
 	for when, err := range map[string]error{"before": r.beforeErr[target], "measure": r.measureErr[target], "after": scrapeErr} {
 		if err != nil {
@@ -196,17 +213,44 @@ func (r *Recorder) StepEnd(ctx context.Context, target string, concurrency, repe
 }
 
 func (r *Recorder) scrape(ctx context.Context, target string, concurrency, repeat int, when string) (map[string]float64, error) {
-	return r.scrapeTo(ctx, target, schemas.MetricsPath(target, concurrency, repeat, when))
+	return r.scrapeTo(ctx, target, schemas.MetricsPath(target, concurrency, repeat, when), when)
 }
 
+// Expect tells the recorder that n more requests to target were answered
+// successfully since its last scrape of the step (the runner's hooks: the
+// warm-ups before MeasureStart, the measured requests before StepEnd).
+// The next such scrape waits until the server counts them (settle).
+func (r *Recorder) Expect(target string, n int) { r.answered[target] += n }
+
 // scrapeTo scrapes target's /metrics, keeps the raw answer as name (a
-// run-directory path) and returns its cache counters.
-func (r *Recorder) scrapeTo(ctx context.Context, target, name string) (map[string]float64, error) {
+// run-directory path) and returns its cache counters. For a step's
+// "measure" and "after" scrapes it first waits (settle) for the server
+// to count what Expect reported, and notes how in the step's line.
+func (r *Recorder) scrapeTo(ctx context.Context, target, name, when string) (map[string]float64, error) {
 	t, ok := r.cfg.Targets[target]
 	if !ok {
 		return nil, fmt.Errorf("unknown target %q", target)
 	}
-	raw, fams, err := ScrapeMetrics(ctx, r.cfg.Client, t.URL, t.Header)
+	raw, fams, err := scrapeFamilies(ctx, r.cfg.Client, t)
+	if err == nil && (when == "measure" || when == "after") {
+		var st *schemas.ScrapeSettle
+		raw, fams, st = r.settleScrape(ctx, t, r.answered[target], r.counted[target], raw, fams)
+		if st != nil {
+			if r.settle[target] == nil {
+				r.settle[target] = map[string]schemas.ScrapeSettle{}
+			}
+			r.settle[target][when] = *st
+		}
+	}
+	if when != "" {
+		// The step's next scrape counts from this one (or, when it
+		// failed, from nothing: no wait).
+		r.answered[target] = 0
+		r.counted[target] = nil
+		if fams != nil {
+			r.counted[target] = RequestCounts(fams)
+		}
+	}
 	if raw != nil {
 		p := filepath.Join(r.dir, filepath.FromSlash(name))
 		if werr := writeNewFile(p, raw); werr != nil {
@@ -222,7 +266,7 @@ func (r *Recorder) scrapeTo(ctx context.Context, target, name string) (map[strin
 // ProbeStart scrapes the target's /metrics just before its active cache
 // probe (kept as servers/<t>/metrics/probe-1-before.prom).
 func (r *Recorder) ProbeStart(ctx context.Context, target string) error {
-	r.probeBefore, r.probeErr = r.scrapeTo(ctx, target, schemas.ProbeMetricsPath(target, 1, "before"))
+	r.probeBefore, r.probeErr = r.scrapeTo(ctx, target, schemas.ProbeMetricsPath(target, 1, "before"), "")
 	return r.probeErr
 }
 
@@ -230,7 +274,7 @@ func (r *Recorder) ProbeStart(ctx context.Context, target string) error {
 // (probe-1-after.prom) and appends the probe's cache counters, raw, to
 // telemetry/cache-probes.jsonl: internal/claims computes their growth.
 func (r *Recorder) ProbeEnd(ctx context.Context, target string) error {
-	after, err := r.scrapeTo(ctx, target, schemas.ProbeMetricsPath(target, 1, "after"))
+	after, err := r.scrapeTo(ctx, target, schemas.ProbeMetricsPath(target, 1, "after"), "")
 	line := schemas.ProbeTelemetry{Target: target, Probe: 1, CacheBefore: r.probeBefore, CacheAfter: after}
 	for when, e := range map[string]error{"before": r.probeErr, "after": err} {
 		if e != nil {

@@ -178,3 +178,28 @@ func FuzzRedact(f *testing.F) {
 		}
 	})
 }
+
+// RedactMetrics hides what Redact hides in a /metrics answer, line by
+// line: secrets in label values and HELP text, a registered secret
+// anywhere; and on a whole exposition it gives what Redact gives.
+func TestRedactMetrics(t *testing.T) {
+	AddSecrets("registered-" + secret)
+	scrape := `# HELP vllm:prompt_tokens_total Number of prefill tokens processed.
+# TYPE vllm:prompt_tokens_total counter
+vllm:prompt_tokens_total{engine="0",model_name="Qwen/Qwen3-ASR-1.7B"} 1234
+# HELP leak_info curl -H "Authorization: Bearer ` + secret + `" http://x
+leak_info{api_key="` + secret + `",hf="hf_` + secret + `",url="https://user:` + secret + `@host/"} 1
+other{note="registered-` + secret + `"} 2
+vllm:request_max_num_generation_tokens_bucket{engine="0",le="1.0"} 0
+`
+	got := RedactMetrics(scrape)
+	if strings.Contains(got, secret) {
+		t.Errorf("a secret left in:\n%s", got)
+	}
+	if got != Redact(scrape) {
+		t.Errorf("RedactMetrics differs from Redact on an exposition:\n%s\nvs\n%s", got, Redact(scrape))
+	}
+	if !strings.Contains(got, `vllm:prompt_tokens_total{engine="0",model_name="Qwen/Qwen3-ASR-1.7B"} 1234`) {
+		t.Errorf("a metric line without a secret changed:\n%s", got)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -76,6 +77,69 @@ func ProtocolDiff(a, b *schemas.Run) []string {
 	return out
 }
 
+// RequestDiff lists what differs between the requests target a of A and
+// target b of B sent beyond the protocol: the model and every form field
+// (language, response_format, prompt, ...; a field one side did not send
+// is named as such). Empty when they sent the same. A server told the
+// language skips detecting it, and one asked for another format answers
+// other bytes: their figures are not those of the same requests.
+func RequestDiff(a, b schemas.Target) []string {
+	var out []string
+	if a.Model != b.Model {
+		out = append(out, fmt.Sprintf("model: A %s, B %s", fieldText(a.Model, a.Model != ""), fieldText(b.Model, b.Model != "")))
+	}
+	keys := slices.Sorted(maps.Keys(a.RequestFields))
+	for k := range b.RequestFields {
+		if _, ok := a.RequestFields[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		x, okA := a.RequestFields[k]
+		y, okB := b.RequestFields[k]
+		if okA == okB && x == y {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: A %s, B %s", k, fieldText(x, okA), fieldText(y, okB)))
+	}
+	return out
+}
+
+// fieldText quotes a sent value, or says it was not sent.
+func fieldText(v string, sent bool) string {
+	if !sent {
+		return "not sent"
+	}
+	return strconv.Quote(v)
+}
+
+// requestText words what a target sent beyond the protocol: its model and
+// form fields, sorted.
+func requestText(t schemas.Target) string {
+	var parts []string
+	if t.Model != "" {
+		parts = append(parts, "model "+t.Model)
+	}
+	for _, k := range slices.Sorted(maps.Keys(t.RequestFields)) {
+		parts = append(parts, k+"="+t.RequestFields[k])
+	}
+	if len(parts) == 0 {
+		return "no model, no form field"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// targetOf is run's target named name (zero when it has none).
+func targetOf(r *schemas.Run, name string) schemas.Target {
+	for _, t := range r.Targets {
+		if t.Name == name {
+			return t
+		}
+	}
+	return schemas.Target{Name: name}
+}
+
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
@@ -104,6 +168,9 @@ type Comparison struct {
 	OnlyB []string `json:"only_b,omitempty"`
 	// Differ counts the figures beyond the tolerance over all pairs.
 	Differ int `json:"differ"`
+	// RequestsDiffer counts the pairs whose requests differ
+	// (ComparedPair.RequestDifferences).
+	RequestsDiffer int `json:"requests_differ"`
 }
 
 // CompareBundle identifies one side.
@@ -121,8 +188,13 @@ type ComparedPair struct {
 	B string `json:"b"`
 	// Summary groups the levels by verdict, as the report's conclusion
 	// does ("at C = 1, 3: no difference shown (repeats overlap)").
-	Summary string          `json:"summary"`
-	Levels  []ComparedLevel `json:"levels"`
+	Summary string `json:"summary"`
+	// Requests is what A's target sent beyond the protocol (its model and
+	// form fields); RequestDifferences names every way B's differs
+	// (RequestDiff), empty when both sent the same requests.
+	Requests           string          `json:"requests"`
+	RequestDifferences []string        `json:"request_differences"`
+	Levels             []ComparedLevel `json:"levels"`
 	// Figures is claims.Compare of B's claims against A's (sealed: A,
 	// replayed: B), named by A's target.
 	Figures []claims.Difference `json:"figures"`
@@ -207,6 +279,13 @@ func Compare(a, b CompareSide, pairs []Pair, tol claims.Tolerance) (*Comparison,
 	}
 	for _, p := range pairs {
 		cp := comparePair(va, vb, p, tol)
+		ta, tb := targetOf(&a.In.Run, p.A), targetOf(&b.In.Run, p.B)
+		cp.Requests, cp.RequestDifferences = requestText(ta), RequestDiff(ta, tb)
+		if cp.RequestDifferences == nil {
+			cp.RequestDifferences = []string{}
+		} else {
+			c.RequestsDiffer++
+		}
 		c.Differ += cp.Differ
 		c.Pairs = append(c.Pairs, cp)
 	}
@@ -312,10 +391,16 @@ func (cm *Comparison) blocks() []block {
 			t(" (" + pinned + "), run started " + s.StartedAt.UTC().Format(time.RFC3339))}
 	}
 	p := cm.Protocol
+	// The protocol is the same or compare refused; the requests (model and
+	// form fields) may still differ between paired targets.
+	same := "Protocol (the same on both sides, and so are the requests of every pair):"
+	if cm.RequestsDiffer > 0 {
+		same = fmt.Sprintf("Protocol (the same on both sides, but the requests of %d of %d pairs differ, below):", cm.RequestsDiffer, len(cm.Pairs))
+	}
 	out := []block{
 		heading{1, "benchseal compare: A vs B"},
 		bullets{items: [][]span{side("A", cm.A), side("B", cm.B),
-			{b("Protocol (the same on both sides):"), t(fmt.Sprintf(" levels %s; requests per level %s; %d repeats; perturbation %t; streaming %t",
+			{b(same), t(fmt.Sprintf(" levels %s; requests per level %s; %d repeats; perturbation %t; streaming %t",
 				joinInts(p.Levels), perLevel(p.Requests), p.Repeats, p.Perturb, p.Stream))}}},
 	}
 	if len(cm.OnlyA) > 0 || len(cm.OnlyB) > 0 {
@@ -331,11 +416,30 @@ func (cm *Comparison) blocks() []block {
 	for _, cp := range cm.Pairs {
 		la, lb := pairLabels(Pair{cp.A, cp.B})
 		out = append(out, heading{2, la + " vs " + lb})
+		if len(cp.RequestDifferences) > 0 {
+			out = append(out, para{warn: true, spans: []span{b("The requests differ:"), t(" " + strings.Join(cp.RequestDifferences, "; ") +
+				": the figures compare different requests, not the servers alone.")}})
+		} else {
+			out = append(out, para{spans: []span{b("Requests (the same on both sides):"), t(" " + cp.Requests + ".")}})
+		}
 		if cp.Summary != "" {
 			out = append(out, para{spans: []span{b("Throughput:"), t(" " + cp.Summary + ".")}})
 		}
 		var rows [][]string
+		basis, lo, hi := verdict.IntervalNone, 0, 0
 		for _, l := range cp.Levels {
+			switch l.Basis {
+			case "requests_and_repeats":
+				basis = verdict.RequestsAndRepeats
+			case "repeats":
+				basis = max(basis, verdict.RepeatsOnly)
+			}
+			for _, n := range []int{l.A.Repeats, l.B.Repeats} {
+				if lo == 0 || n < lo {
+					lo = n
+				}
+				hi = max(hi, n)
+			}
 			iv := "—"
 			if l.IntervalLo != nil {
 				iv = ratioText(*l.IntervalLo) + "–" + ratioText(*l.IntervalHi)
@@ -348,7 +452,10 @@ func (cm *Comparison) blocks() []block {
 				spread(l.B.ReqPerS, l.B.ReqPerSMin, l.B.ReqPerSMax), ratio, iv, l.Words})
 		}
 		if len(rows) > 0 {
-			out = append(out, table{header: []string{"concurrency", la + " req/s", lb + " req/s", la + " / " + lb, "95 % interval", "verdict"},
+			// The interval named by what it rests on, as the report's
+			// conclusion names it (one repeat a side is no 95 % interval).
+			ih := newView(Input{}).intervalHeader(basis, lo, hi)
+			out = append(out, table{header: []string{"concurrency", la + " req/s", lb + " req/s", la + " / " + lb, ih, "verdict"},
 				right: []bool{true, true, true, true, true, false}, rows: rows})
 		}
 		out = append(out, cm.figures(cp)...)
@@ -356,8 +463,9 @@ func (cm *Comparison) blocks() []block {
 	out = append(out, para{spans: []span{t("Throughput: ratio of the medians over repeats of successful requests per second, A over B, " +
 		"with a seeded bootstrap interval over requests within repeats and over repeats (over repeats only where a side's records could not be read). " +
 		"Verdict by the report's rule: a target that failed more than 1 % of its requests, or whose server counted cache hits although every request was distinct, is not comparable; overlapping repeats show no difference; one repeat claims no lead. " +
-		fmt.Sprintf("Figures: B's medians against A's; beyond the tolerance (%s %% on throughput, latency and counts, as a ratio both ways; %g points of WER) is DIFF.",
-			strconv.FormatFloat(cm.Tolerance.Relative*100, 'g', 6, 64), cm.Tolerance.WERPoints))}})
+		fmt.Sprintf("Figures: B's medians against A's; beyond the tolerance (%s %% on throughput, latency and counts, as a ratio both ways; %g points of WER) is DIFF, "+
+			"but a latency percentile of fewer successful requests per repeat than bound it at 95 %% (p99: %d, p50: %d) is UNSTABLE: shown, not counted.",
+			strconv.FormatFloat(cm.Tolerance.Relative*100, 'g', 6, 64), cm.Tolerance.WERPoints, claims.StableRequests(0.99), claims.StableRequests(0.5)))}})
 	return out
 }
 
@@ -365,7 +473,7 @@ func (cm *Comparison) blocks() []block {
 func (cm *Comparison) figures(cp ComparedPair) []block {
 	la, lb := pairLabels(Pair{cp.A, cp.B})
 	var rows [][]string
-	var moved []string
+	var moved, unstable []string
 	for _, d := range cp.Figures {
 		change := "—"
 		if d.Change != nil {
@@ -384,13 +492,21 @@ func (cm *Comparison) figures(cp ComparedPair) []block {
 			metric, change = "—", d.Reason
 		}
 		rows = append(rows, []string{strconv.Itoa(d.Concurrency), metric, figure2(d.Metric, d.Sealed), figure2(d.Metric, d.Replayed), change, string(d.Verdict)})
-		if d.Verdict == claims.Diff {
+		switch d.Verdict {
+		case claims.Diff:
 			moved = append(moved, fmt.Sprintf("%s at C = %d (%s)", metric, d.Concurrency, change))
+		case claims.Unstable:
+			unstable = append(unstable, fmt.Sprintf("%s at C = %d (%s)", metric, d.Concurrency, d.Reason))
 		}
 	}
 	head := []span{b("Figures:"), t(" every one within the tolerance.")}
 	if len(moved) > 0 {
 		head = []span{b(fmt.Sprintf("Figures beyond the tolerance (%d of %d):", len(moved), len(cp.Figures))), t(" " + strings.Join(moved, "; ") + ".")}
+	} else if len(unstable) > 0 {
+		head = []span{b("Figures:"), t(" every one judged is within the tolerance.")}
+	}
+	if len(unstable) > 0 {
+		head = append(head, t(fmt.Sprintf(" Beyond it but UNSTABLE, shown and not counted (%d): %s.", len(unstable), strings.Join(unstable, "; "))))
 	}
 	return []block{para{spans: head}, table{header: []string{"concurrency", "metric", la, lb, "change", "verdict"},
 		right: []bool{true, false, true, true, true, false}, rows: rows}}

@@ -57,7 +57,8 @@ func TestCompareBundles(t *testing.T) {
 	if err := c.Markdown(&md); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "**Figures beyond the tolerance (") || !strings.Contains(md.String(), "## A:vllm-omni vs B:vllm-omni") {
+	if !strings.Contains(md.String(), "**Figures beyond the tolerance (") || !strings.Contains(md.String(), "## A:vllm-omni vs B:vllm-omni") ||
+		!strings.Contains(md.String(), "| 95 % interval over repeats | verdict |") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
 
@@ -87,5 +88,75 @@ func TestCompareBundles(t *testing.T) {
 		pr.Differences[0] != "protocol.requests: A [64,64,128,256,512], B [64,64,128,256,256]" ||
 		pr.Differences[1] != "protocol.stream: A false, B true" || !strings.HasPrefix(pr.Differences[2], "corpus: A 20 clips (digest ") {
 		t.Errorf("protocol: %v", err)
+	}
+}
+
+// The requests paired targets sent (model and form fields) are held equal
+// or named: a pair that differs in language is never printed as "the same
+// on both sides".
+func TestCompareRequests(t *testing.T) {
+	a, b := fixture(), fixture()
+	a.Records, b.Records = nil, nil
+	// The fixture's sglang-omni sends language=en, its vllm-omni none.
+	c, err := Compare(CompareSide{In: a}, CompareSide{In: b}, []Pair{{"vllm-omni", "sglang-omni"}}, claims.DefaultTolerance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := c.Pairs[0].RequestDifferences; len(d) != 1 || d[0] != `language: A not sent, B "en"` || c.RequestsDiffer != 1 {
+		t.Errorf("request differences %q (%d pairs differ), want the language named", d, c.RequestsDiffer)
+	}
+	var md bytes.Buffer
+	if err := c.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md.String(), "and so are the requests") || !strings.Contains(md.String(), "but the requests of 1 of 1 pairs differ") ||
+		!strings.Contains(md.String(), `**The requests differ:** language: A not sent, B "en": the figures compare different requests`) {
+		t.Errorf("markdown does not name the different requests:\n%s", md.String())
+	}
+
+	// Pairs of the same name sent the same; a model renamed on one side is named.
+	c, err = Compare(CompareSide{In: a}, CompareSide{In: b}, nil, claims.DefaultTolerance)
+	if err != nil || c.RequestsDiffer != 0 || len(c.Pairs[0].RequestDifferences) != 0 {
+		t.Fatalf("same requests: %v %+v", err, c)
+	}
+	md.Reset()
+	if err := c.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "Protocol (the same on both sides, and so are the requests of every pair):") ||
+		!strings.Contains(md.String(), "**Requests (the same on both sides):** model Qwen/Qwen3-ASR-1.7B, language=en, response\\_format=json.") {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+	b.Run.Targets[1].Model = "qwen3-asr"
+	delete(b.Run.Targets[1].RequestFields, "response_format")
+	c, err = Compare(CompareSide{In: a}, CompareSide{In: b}, nil, claims.DefaultTolerance)
+	if d := c.Pairs[1].RequestDifferences; err != nil || len(d) != 2 || d[0] != `model: A "Qwen/Qwen3-ASR-1.7B", B "qwen3-asr"` || d[1] != `response_format: A "json", B not sent` {
+		t.Errorf("%v: differences %q", err, d)
+	}
+}
+
+// One repeat a side: compare's interval column is not called a 95 %
+// interval, and its words do not deny the interval it shows.
+func TestCompareSingleRepeat(t *testing.T) {
+	a := fixture()
+	for ti := range a.Claims.Targets {
+		for li := range a.Claims.Targets[ti].Levels {
+			l := &a.Claims.Targets[ti].Levels[li]
+			l.Repeats = l.Repeats[:1]
+			l.Median, l.Min, l.Max = summarize(l.Repeats)
+		}
+	}
+	a.Records = records(a)
+	c, err := Compare(CompareSide{In: a}, CompareSide{In: a}, nil, claims.DefaultTolerance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := c.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(md.String(), "95 % interval |") || strings.Contains(md.String(), "no interval") ||
+		!strings.Contains(md.String(), "| interval from requests within 1 repeat | verdict |") {
+		t.Errorf("markdown:\n%s", md.String())
 	}
 }

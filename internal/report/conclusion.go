@@ -95,6 +95,10 @@ func (v *view) words(r verdict.Result, a, b string) string {
 	case verdict.NoDifference:
 		return v.tr("no difference shown (repeats overlap)")
 	case verdict.SingleRepeat:
+		if r.Basis != verdict.IntervalNone {
+			// The interval shown rests on the one window's requests.
+			return v.tr("single repeat: no lead claimed from one window (the interval is over its requests only)")
+		}
 		return v.tr("single repeat: one observation, no interval")
 	}
 	if r.NoSuccess {
@@ -154,20 +158,26 @@ func (v *view) conclusion() []block {
 	return out
 }
 
-// intervalHeader names the interval column by what it rests on.
-func (v *view) intervalHeader(b verdict.Basis) string {
+// intervalHeader names the interval column by what it rests on: the
+// pair's repeats at the levels compared, from lo to hi (a target stopped
+// early has fewer than the run's other targets).
+func (v *view) intervalHeader(b verdict.Basis, lo, hi int) string {
 	if b == verdict.IntervalNone && len(v.latencies) > 0 {
 		b = verdict.RequestsAndRepeats // no level had one; name what it would rest on
 	}
 	switch {
-	case b == verdict.RequestsAndRepeats && v.repeats >= 3:
+	case b == verdict.RequestsAndRepeats && lo >= 3:
 		return v.tr("95 % interval (requests and repeats)")
+	case b == verdict.RequestsAndRepeats && lo != hi:
+		return v.tr("interval from requests within %d–%d repeats", lo, hi)
 	case b == verdict.RequestsAndRepeats:
-		return v.plural(v.repeats, "interval from requests within %d repeat", "interval from requests within %d repeats")
-	case v.repeats >= 3:
+		return v.plural(lo, "interval from requests within %d repeat", "interval from requests within %d repeats")
+	case lo >= 3:
 		return v.tr("95 % interval over repeats")
+	case lo != hi:
+		return v.tr("rough interval from %d–%d repeats", lo, hi)
 	}
-	return v.plural(v.repeats, "rough interval from %d repeat", "rough interval from %d repeats")
+	return v.plural(lo, "rough interval from %d repeat", "rough interval from %d repeats")
 }
 
 // leads says a has the higher median throughput at more shared levels
@@ -198,10 +208,17 @@ func (v *view) pair(a, bn string) []block {
 	var lv []levelVerdict
 	var basis verdict.Basis
 	var rows [][]string
+	lo, hi := 0, 0
 	for _, c := range v.levels {
 		la, lb := v.lookup(a, c), v.lookup(bn, c)
 		if la == nil || lb == nil {
 			continue
+		}
+		for _, n := range []int{len(la.Repeats), len(lb.Repeats)} {
+			if lo == 0 || n < lo {
+				lo = n
+			}
+			hi = max(hi, n)
 		}
 		r := verdict.Compare(v.side(a, la), v.side(bn, lb), verdict.Options{})
 		basis = max(basis, r.Basis)
@@ -219,7 +236,7 @@ func (v *view) pair(a, bn string) []block {
 	return []block{
 		para{spans: headline},
 		table{
-			header: []string{v.tr("concurrency"), a + " / " + bn, v.intervalHeader(basis), v.tr("verdict")},
+			header: []string{v.tr("concurrency"), a + " / " + bn, v.intervalHeader(basis, lo, hi), v.tr("verdict")},
 			right:  []bool{true, true, true, false},
 			rows:   rows,
 		},
@@ -401,7 +418,11 @@ func (v *view) claimCaveats() [][]span {
 		items = append(items, []span{b(v.tr("Fewer requests than C:")), t(" " + v.tr("at C = %s a repeat measured fewer requests than the concurrency, so the level never ran at full concurrency.", strings.Join(few, ", ")))})
 	}
 	if len(single) > 0 {
-		items = append(items, []span{b(v.tr("Single repeat:")), t(" " + v.tr("at C = %s there is one repeat: one observation, no spread and no interval.", strings.Join(single, ", ")))})
+		what := v.tr("at C = %s there is one repeat: one observation, no spread and no interval.", strings.Join(single, ", "))
+		if len(v.latencies) > 0 { // the conclusion shows an interval over the one repeat's requests
+			what = v.tr("at C = %s there is one repeat: one observation of the setup, no spread over repeats; the interval shown rests on its requests alone, so no lead is claimed.", strings.Join(single, ", "))
+		}
+		items = append(items, []span{b(v.tr("Single repeat:")), t(" " + what)})
 	}
 	hits, unseen := v.cacheTally()
 	if len(hits) > 0 {

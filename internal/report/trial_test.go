@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -229,5 +230,37 @@ func TestZhFindingsAndTelemetry(t *testing.T) {
 	}
 	if !strings.Contains(md, "## 遥测") || strings.Contains(md, "Sampled during measurement") || strings.Contains(md, "GPU util mean") {
 		t.Errorf("the telemetry section is not translated:\n%s", section(md, "遥测"))
+	}
+}
+
+// A target with fewer repeats than the other (one, as when it stopped
+// early): the verdict never says "no interval" beside an interval, and the
+// interval's header names the pair's repeats, not the run's most.
+func TestSingleRepeatWordsMatchTable(t *testing.T) {
+	in := fixture()
+	for ti := range in.Claims.Targets {
+		for li := range in.Claims.Targets[ti].Levels {
+			l := &in.Claims.Targets[ti].Levels[li]
+			l.Repeats = l.Repeats[:2]
+			if ti == 1 {
+				l.Repeats = l.Repeats[:1]
+			}
+			l.Median, l.Min, l.Max = summarize(l.Repeats)
+		}
+	}
+	in.Records = records(in)
+	con := section(mdOf(t, in), "Conclusion")
+	if strings.Contains(con, "no interval") || strings.Contains(con, "within 2 repeats") {
+		t.Errorf("words or header contradict the table:\n%s", con)
+	}
+	if !strings.Contains(con, "| interval from requests within 1–2 repeats |") ||
+		!regexp.MustCompile(`\| [0-9.]+×–[0-9.]+× \| single repeat: no lead claimed from one window \(the interval is over its requests only\) \|`).MatchString(con) {
+		t.Errorf("with records:\n%s", con)
+	}
+	// Without the records there is no interval, and the words say so.
+	in.Records = nil
+	con = section(mdOf(t, in), "Conclusion")
+	if !strings.Contains(con, "| — | single repeat: one observation, no interval |") || !strings.Contains(con, "| rough interval from 1–2 repeats |") {
+		t.Errorf("without records:\n%s", con)
 	}
 }

@@ -44,7 +44,9 @@
 //   - Sealed.LaunchCommands gives replay --launch the sealed launch
 //     commands with their redacted values filled in (held as secrets
 //     first); Sealed.EnvDiff compares the sealed run's env/ and probes
-//     with the replay's (env/replay-diff.json).
+//     with the replay's (env/replay-diff.json); Sealed.LostEvidence names
+//     the targets whose sealed per-request server evidence a replay's
+//     ServerEvents do not collect.
 //   - Seal seals a finished run directory through a temporary file linked
 //     into place: a bundle is never overwritten (internal/newfile).
 //   - Errors are typed (*StartError, the runner's and bundle's typed errors)

@@ -1,8 +1,8 @@
 package session
 
 // A replay's environment against the sealed run's, before it measures:
-// per target the engine, its version, the model, its revision and the
-// server knobs (read as verify's fairness check reads them:
+// per target the engine, its version, the model, its revision, the launch
+// command (run.json's, redacted) and the server knobs (read as verify's fairness check reads them:
 // fingerprint.Knobs over probes-before.json and the launch command, served
 // / declared / absent); per machine the GPUs (NVML, env/gpu.json) and the
 // host's cores (env/host.json). Both sides are read from the documents the
@@ -27,6 +27,7 @@ const (
 	ItemEngineVersion = "engine version"
 	ItemModel         = "model"
 	ItemModelRevision = "model revision"
+	ItemLaunchCommand = schemas.DiffItemLaunchCommand
 	ItemGPUModel      = "gpu model"
 	ItemGPUDriver     = "gpu driver"
 	ItemGPUCount      = "gpu count"
@@ -86,6 +87,11 @@ func (s *Sealed) EnvDiff(replay map[string][]byte, targets []schemas.Target) sch
 		add(ItemEngineVersion, versionSide(sp), versionSide(rp))
 		add(ItemModel, modelSide(sp, st.Model), modelSide(rp, rt.Model))
 		add(ItemModelRevision, revisionSide(st.LaunchCommand), revisionSide(rt.LaunchCommand))
+		add(ItemLaunchCommand, launchSide(st.LaunchCommand), launchSide(rt.LaunchCommand))
+		if s.launchOverridden[rt.Name] {
+			r := &d.Rows[len(d.Rows)-1]
+			r.ReplayFrom += " (" + OverriddenLaunch + ")"
+		}
 		sk, rk := knobSides(sp, st.LaunchCommand), knobSides(rp, rt.LaunchCommand)
 		for _, name := range fingerprint.KnobNames {
 			add("knob "+name, sk[name], rk[name])
@@ -125,6 +131,20 @@ func row(target, item string, a, b side) schemas.ReplayDiffRow {
 		r.State = schemas.DiffDiffers
 	}
 	return r
+}
+
+// OverriddenLaunch marks, in a launch command row's ReplayFrom, a replay
+// that started the target with another command than the sealed one
+// (ReplayLaunch.Commands; also in replay_of.overrides).
+const OverriddenLaunch = "given to the replay instead of the sealed command"
+
+// launchSide: the command that started the server, as run.json records it
+// (redacted). A run that recorded none had its server started elsewhere.
+func launchSide(cmd string) side {
+	if cmd == "" {
+		return side{missing: "run.json records no launch command (the server was started elsewhere)"}
+	}
+	return side{value: cmd, from: "run.json launch_command"}
 }
 
 // probeSet is a target's probes before its run, with where they were read.

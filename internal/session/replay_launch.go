@@ -102,6 +102,10 @@ func (s *Sealed) LaunchCommands(l ReplayLaunch) (map[string]string, []string, er
 		}
 		if c, ok := l.Commands[t.Name]; ok {
 			cmds[t.Name] = c
+			if s.launchOverridden == nil {
+				s.launchOverridden = map[string]bool{}
+			}
+			s.launchOverridden[t.Name] = true
 			overrides = append(overrides, fmt.Sprintf("target %s launched with %s (sealed: %s)", t.Name, fingerprint.Redact(c), orNone(t.LaunchCommand)))
 			continue
 		}

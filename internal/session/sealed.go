@@ -38,6 +38,14 @@ type Sealed struct {
 	// NextVariant is, per clip id, one past the highest variant number in
 	// the sealed records: where a replay's numbering starts.
 	NextVariant map[string]int64
+
+	// ServerEvidence is, per target, the per-request server evidence the
+	// sealed run holds (NoteEvidence).
+	ServerEvidence map[string]SealedEvidence
+
+	// launchOverridden: the targets LaunchCommands started with the
+	// caller's command instead of the sealed one (EnvDiff says so).
+	launchOverridden map[string]bool
 }
 
 // SealedClip is a clip of the sealed run, checked against run.json.

@@ -256,9 +256,11 @@ func (s *Session) recorderHooks(rec *fingerprint.Recorder) bench.Hooks {
 			return rec.StepStart(ctx, st.Target, st.Concurrency, st.Repeat)
 		},
 		BeforeMeasure: func(ctx context.Context, d *bench.Dir, st bench.Step) error {
+			rec.Expect(st.Target, st.WarmupSucceeded)
 			return rec.MeasureStart(ctx, st.Target, st.Concurrency, st.Repeat)
 		},
 		AfterStep: func(ctx context.Context, d *bench.Dir, r bench.StepResult) error {
+			rec.Expect(r.Target, r.Succeeded)
 			_, err := rec.StepEnd(ctx, r.Target, r.Concurrency, r.Repeat, r.StartNs, r.EndNs)
 			if s.exited(r.Target) {
 				return nil // its /metrics is gone with it; the runner reports the exit

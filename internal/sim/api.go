@@ -86,6 +86,12 @@ type Config struct {
 	// persona's request profiler writes when a start names no event_dir
 	// (profiler.go).
 	ProfilerDir string
+	// MetricsLag delays every request's count and stage observations in
+	// /metrics by this long after its answer was handed to the HTTP side,
+	// as vLLM's output handler records a finished request's stats after
+	// pushing its output (internal/fingerprint's DefaultSettleBound); 0:
+	// counted at once.
+	MetricsLag time.Duration
 }
 
 // ConfigError reports an unusable Config field.
@@ -136,6 +142,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, &ConfigError{"per audio second", "negative"}
 	case cfg.ReadyDelay < 0:
 		return nil, &ConfigError{"ready delay", "negative"}
+	case cfg.MetricsLag < 0:
+		return nil, &ConfigError{"metrics lag", "negative"}
 	case cfg.MaxRunning < 0:
 		return nil, &ConfigError{"max running", "negative"}
 	case cfg.MaxQueue < 0:
@@ -161,7 +169,7 @@ func New(cfg Config) (*Server, error) {
 		started:   time.Now(),
 		index:     newIndex(cfg.Corpus),
 		admission: admission{max: cfg.MaxRunning, maxQueue: cfg.MaxQueue},
-		metrics:   newMetrics(personas[cfg.Persona].eng.Metrics.Stages),
+		metrics:   newMetrics(personas[cfg.Persona].eng.Metrics.Stages, cfg.MetricsLag),
 		cache:     make(map[digest]string),
 	}
 	s.routes()

@@ -119,6 +119,15 @@
 // sglang_omni_http_request_duration_seconds is its middleware's
 // (# Latency, admission and the cache).
 //
+// Config.MetricsLag (sim --metrics-lag) makes every request's count and
+// stage observations (and sglang-omni's middleware count) land that long
+// after its answer was handed to the HTTP side, as real vLLM's output
+// handler records a finished request's stats (loggers.py record) after
+// pushing its output to the waiting request (vllm/v1/engine/async_llm.py
+// output_handler). A /metrics scrape taken the instant the last answer
+// arrives then misses the last requests: what internal/fingerprint's
+// recorder waits out before it keeps the step's scrape.
+//
 // # Recognition
 //
 // A corpus clip is recognised even in a benchseal variant (same length,

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/benchseal/benchseal/internal/engine"
 )
@@ -110,6 +111,13 @@ var sglangDurationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 
 
 // observeHTTP counts one HTTP request as SGLang-Omni's middleware does.
 func (m *metrics) observeHTTP(method, route string, status int, seconds float64) {
+	if m.later(func() { m.observeHTTPNow(method, route, status, seconds) }) {
+		return
+	}
+	m.observeHTTPNow(method, route, status, seconds)
+}
+
+func (m *metrics) observeHTTPNow(method, route string, status int, seconds float64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.c.http[httpKey{method, route, status}]++
@@ -155,14 +163,25 @@ func (c *counts) routeKeys() []routeKey {
 // metrics guards the counts; every request's update takes the lock for a
 // few additions only.
 type metrics struct {
-	mu sync.Mutex
-	c  counts
+	mu  sync.Mutex
+	c   counts
+	lag time.Duration // Config.MetricsLag
+}
+
+// later runs f lag from now and says so; false (f not run) when there is
+// no lag.
+func (m *metrics) later(f func()) bool {
+	if m.lag <= 0 {
+		return false
+	}
+	time.AfterFunc(m.lag, f)
+	return true
 }
 
 // newMetrics makes the counts of an engine whose stage histograms are
 // stages (its row of the engine table), with the engine's own buckets.
-func newMetrics(stages []engine.StageFamily) *metrics {
-	m := &metrics{c: counts{stages: map[string]*hist{}, http: map[httpKey]int64{}, httpDur: map[routeKey]*durations{}}}
+func newMetrics(stages []engine.StageFamily, lag time.Duration) *metrics {
+	m := &metrics{lag: lag, c: counts{stages: map[string]*hist{}, http: map[httpKey]int64{}, httpDur: map[routeKey]*durations{}}}
 	for _, f := range stages {
 		if _, ok := (timing{}).of(f.Stage); ok {
 			m.c.stages[f.Family] = &hist{bounds: f.Buckets, counts: make([]int64, len(f.Buckets)+1)}
@@ -190,6 +209,13 @@ func (m *metrics) cacheQuery(tokens int64, hit bool) {
 // its finish; vLLM observes ttft at the first token, which over a window
 // that starts and ends idle counts the same).
 func (m *metrics) done(ok bool, t timing, completionTokens int64) {
+	if m.later(func() { m.doneNow(ok, t, completionTokens) }) {
+		return
+	}
+	m.doneNow(ok, t, completionTokens)
+}
+
+func (m *metrics) doneNow(ok bool, t timing, completionTokens int64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.c.requests++

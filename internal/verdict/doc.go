@@ -53,10 +53,12 @@
 //     not read as "ahead by 8398 %"). The caller passes CacheHits only
 //     with perturbation on; without it, repeats of a clip are identical
 //     and the run is flagged as a whole instead.
-//  2. SingleRepeat: a side has one repeat ("single repeat: one
-//     observation, no interval"). The ratio is shown; an interval only
-//     when it rests on requests (RequestsAndRepeats), and no lead is
-//     claimed from one window.
+//  2. SingleRepeat: a side has one repeat. The ratio is shown; an
+//     interval only when it rests on requests (RequestsAndRepeats), and no
+//     lead is claimed from one window. The report words it by what it
+//     shows: "single repeat: no lead claimed from one window (the interval
+//     is over its requests only)" beside an interval, "single repeat: one
+//     observation, no interval" without one.
 //  3. NoDifference: the sides' min–max ranges over repeats overlap, or the
 //     interval contains 1 ("no difference shown (repeats overlap)").
 //  4. Ahead: otherwise the side with the higher median leads by
