@@ -47,6 +47,11 @@ stage histograms (only REPORT.md and the charts with --format md, only
 report.html with --format html). DIR must not exist or be empty: report never
 overwrites a file, and a failure leaves nothing behind.
 
+Where the run sealed the servers' per-request stage times (run --otlp-listen,
+--server-events or --launch), "Where the time goes" joins them to the
+records by request id for exact p50/p95 per stage; otherwise its
+percentiles come from the servers' histograms.
+
 report shows the numbers of claims.json as sealed. It first runs every check
 of benchseal verify (signature with --key, or with the key the bundle
 carries; a bundle sealed with a key it does not carry needs --key): the
@@ -256,6 +261,13 @@ func (docs reportDocs) input(e *env, prefix, kind string) (report.Input, error) 
 		warnf(e.stderr, "skipped the records of %s%s (the interval rests on repeats only): %v", prefix, bad, err)
 	}
 	in.Records = recs
+	// The servers' per-request stage times, joined to those records for
+	// "Where the time goes"; a bad file leaves the histograms' percentiles.
+	st, bad, err := report.RequestStages(docs)
+	if err != nil {
+		warnf(e.stderr, "skipped the per-request stage times of %s%s (the percentiles come from the histograms): %v", prefix, bad, err)
+	}
+	in.Stages = st
 	return in, nil
 }
 

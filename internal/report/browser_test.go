@@ -90,7 +90,8 @@ const layoutScript = `<script>
 `
 
 // TestBrowserLayout renders the fixture's HTML (with server stages, so
-// that every chart and table is there) in headless Chromium, wide and
+// that every chart and table is there) and the sim run's (per-request
+// percentiles, the widest table) in headless Chromium, wide and
 // narrow: the screenshots are not blank, no chart element leaves its
 // chart, and the page never scrolls sideways (wide tables scroll inside
 // their own box). Skipped without Chromium.
@@ -102,8 +103,11 @@ func TestBrowserLayout(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
-	for _, lang := range []string{"en", "zh"} {
-		in := fixtureStages()
+	for _, tc := range []struct {
+		fixture, lang string
+		in            Input
+	}{{"", "en", fixtureStages()}, {"", "zh", fixtureStages()}, {"simrun/", "en", simRun(t)}, {"simrun/", "zh", simRun(t)}} {
+		in, lang := tc.in, tc.lang
 		in.Lang = lang
 		var page bytes.Buffer
 		if err := HTML(&page, in); err != nil {
@@ -122,7 +126,7 @@ func TestBrowserLayout(t *testing.T) {
 			name string
 			w, h int
 		}{{"wide", 1100, 1500}, {"narrow", 400, 1500}} {
-			t.Run(lang+"/"+size.name, func(t *testing.T) {
+			t.Run(tc.fixture+lang+"/"+size.name, func(t *testing.T) {
 				dom := string(runChromium(t, bin, measured, size.w, size.h, "--dump-dom", "--virtual-time-budget=3000"))
 				i := strings.Index(dom, `<pre id="layout">`)
 				if i < 0 {
@@ -140,7 +144,7 @@ func TestBrowserLayout(t *testing.T) {
 				png := filepath.Join(t.TempDir(), "shot.png")
 				runChromium(t, bin, file, size.w, size.h, "--screenshot="+png)
 				notBlank(t, png)
-				if *shots != "" && lang == "en" {
+				if *shots != "" && lang == "en" && tc.fixture == "" {
 					b, _ := os.ReadFile(png)
 					if err := os.WriteFile(filepath.Join(*shots, "report-"+size.name+".png"), b, 0o644); err != nil {
 						t.Fatal(err)

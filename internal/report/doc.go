@@ -88,6 +88,51 @@
 // warm-ups) is named in the table's caption: its stages include the
 // warm-ups, the client's latency does not.
 //
+// Below each target's means, a second table gives p50 / p95 of the same
+// columns (reqstages.go), and its paragraph and caption say where they
+// come from:
+//
+//   - "from N requests joined by request id": where Input.Stages (the
+//     run's servers/<t>/stages/c<C>-r<R>.jsonl: vLLM's OpenTelemetry
+//     spans or SGLang-Omni's request profiler, internal/serverevents)
+//     has lines naming successful measured records of Input.Records.
+//     The percentiles are exact (claims.Percentile: numpy's linear
+//     interpolation, as claims.json's latency percentiles) over the
+//     level's joined requests, every repeat together; client − server is
+//     taken per request (record latency end − start minus the line's
+//     e2e). A column "requests joined" says "k of n successes". A stage
+//     no joined line carries is "not observed"; a time that is not a
+//     duration is "broken: not a duration"; a request whose server e2e
+//     exceeds its own client latency by more than 2 ms + 1 % (verify's
+//     slack) makes client − server "broken: server time exceeds client
+//     latency"; a level with no joined request is a row of "not
+//     observed". Broken cells join the caveats.
+//   - "from the histograms": otherwise. A stage's cell is the median over
+//     the repeats with a server block of each repeat's p50 and p95 upper
+//     bounds (StageStat.P50LeS, P95LeS: the bound of the bucket holding
+//     the rank; a median of bounds bounds the median of the percentiles),
+//     shown "≤ X", or "above the buckets" where a repeat's rank lay in
+//     +Inf; the client's cell is the median of its exact latency_p50_s,
+//     latency_p95_s. They are as fine as the buckets (vLLM's finest
+//     latency bucket is 0.3 s), and client − server is "not observed
+//     (needs per-request evidence)": the percentile of a difference needs
+//     the pairs. The paragraph names the flags that give per-request
+//     evidence.
+//
+// Where a target's lines carry only the server's own ids (RequestID "":
+// SGLang-Omni returns its id on streamed answers only, so a non-streamed
+// run joins by count), the paragraph says the per-request join is not
+// available and why (from SGLang-Omni's profiler: "a run with --stream
+// joins them"; otherwise: none of N lines names a record's id), and the
+// percentiles are the histograms'. The means stay the histograms' in
+// every case: a histogram's mean is exact.
+//
+// Input.Stages are used only with Input.Records (the join and client −
+// server need both): the REPORT.md that benchseal run writes, and verify
+// regenerates from run.json, claims.json, env and probes, has neither, so
+// its percentiles are the histograms'; benchseal report reads both
+// (Keeps, Records, RequestStages) and shows the joined ones.
+//
 // Where a server exposes only its HTTP handler's duration (SGLang-Omni's
 // sglang_omni_http_request_duration_seconds) and no e2e, it stands in for
 // server e2e: the column reads "server e2e (HTTP handler)" and the
@@ -121,7 +166,10 @@
 // server in grey; a bar is the table's medians, so it is as tall as the
 // client latency where server time is observed. Each segment carries a
 // <title> with its value, the chart a <desc>; absent or broken cells draw
-// nothing. WriteDir writes it only when ChartsOf lists it.
+// nothing. Where a target's percentiles are per request, a short dark
+// line across each bar marks the level's queue p95 ("queue p95 (exact)"
+// in the legend): the bars are means, and a queue's tail grows before its
+// mean. WriteDir writes it only when ChartsOf lists it.
 //
 // # Languages
 //
@@ -147,12 +195,19 @@
 // exception is "Where the time goes": claims.json has no median of the
 // per-repeat server block, so the report takes it (as internal/claims
 // takes medians: the mean of the middle two for an even count) and the
-// differences of those medians.
+// differences of those medians, and, where the servers accounted for
+// requests one by one, the percentiles of the joined per-request times
+// (claims.Percentile, the definition claims.json's latency percentiles
+// use).
 //
 // Tests: golden files for Markdown, HTML and SVG in English and Chinese,
-// for the fixture and for it with server stages (testdata/stages/; go test
-// ./internal/report -update rewrites them), and TestBrowserLayout (on the
-// fixture with server stages),
+// for the fixture and for it with server stages (testdata/stages/), and
+// for a run of two real sims (testdata/simrun/run, made by
+// testdata/simrun/drive.py: a vllm persona's OTLP spans joined by request
+// id, an sglang-omni persona's profiler joined by count; its goldens in
+// testdata/simrun/); go test ./internal/report -update rewrites them.
+// TestBrowserLayout (on the fixture with server stages and on the sim
+// run),
 // which renders the HTML in headless Chromium, wide and narrow, checks
 // the screenshot is not blank, that no chart element leaves its chart and
 // that the page never scrolls sideways (skipped without chromium).

@@ -31,6 +31,14 @@ type Input struct {
 	// when the report did not read them. With them, the conclusion's
 	// interval also resamples requests within repeats (internal/verdict).
 	Records []schemas.Record
+	// Stages are the servers' per-request stage times by target
+	// (servers/<t>/stages/c<C>-r<R>.jsonl: OTLP spans or SGLang-Omni's
+	// request profiler, joined to the records by request id), nil when
+	// the report did not read them. They are used only with Records:
+	// joining them and client − server need both; without, the stage
+	// percentiles come from the histograms. The REPORT.md that run writes
+	// (and verify regenerates) has neither.
+	Stages map[string][]schemas.RequestStages
 
 	// Lang is the report's language, one of Languages ("" is English).
 	Lang string

@@ -71,6 +71,7 @@ func variants() []Input {
 	})
 	add(func(in *Input) { in.Claims.Targets = nil })
 	out = append(out, stageVariants()...)
+	out = append(out, perRequestVariants()...)
 	add(func(in *Input) {
 		// Nothing to warn about.
 		in.Verify = &verify.Report{Kind: "bundle", Pinned: true}

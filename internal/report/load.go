@@ -64,7 +64,7 @@ func FromDocs(docs map[string][]byte, skipped func(name string, err error)) (Inp
 	}
 	var names []string
 	for name := range docs {
-		if strings.HasPrefix(name, schemas.ServersDir+"/") {
+		if strings.HasPrefix(name, schemas.ServersDir+"/") && !schemas.IsServerEvents(name) {
 			names = append(names, name)
 		}
 	}

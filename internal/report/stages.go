@@ -246,7 +246,8 @@ func (v *view) ms(x stageCell, of int, none string) string {
 
 func (v *view) timeBreakdown() []block {
 	tts := v.timeTargets()
-	if !anyStages(tts) {
+	pts := v.pctTargets()
+	if !anyStages(tts) && !anyPerRequest(pts) {
 		return nil
 	}
 	out := []block{
@@ -265,6 +266,7 @@ func (v *view) timeBreakdown() []block {
 		lead := []span{b(tt.name + ":"), t(" ")}
 		if !tt.any {
 			out = append(out, para{spans: append(lead, t(v.tr("server-side stages not observed: its /metrics exposed no stage histogram during measurement.")))})
+			out = append(out, v.percentiles(tt.name, pts[tt.name])...)
 			continue
 		}
 		s := append(lead, t(v.knee(tt)))
@@ -331,6 +333,7 @@ func (v *view) timeBreakdown() []block {
 			hd[2] = v.tr("server e2e (HTTP handler)")
 		}
 		out = append(out, para{spans: s}, table{caption: caption, header: hd, right: allRight(len(hd)), rows: rows})
+		out = append(out, v.percentiles(tt.name, pts[tt.name])...)
 	}
 	return out
 }
@@ -378,13 +381,33 @@ func (v *view) knee(tt timeTarget) string {
 // on the first screen, not only in its table.
 func (v *view) stageCaveats() [][]span {
 	var where []string
+	pts := v.pctTargets()
 	for _, tt := range v.timeTargets() {
+		broken := map[int][]string{}
 		for _, r := range tt.rows {
-			seen := map[string]bool{}
 			for _, x := range []stageCell{r.server, r.stage[schemas.StageQueue], r.stage[schemas.StagePrefill], r.stage[schemas.StageDecode], r.rest} {
-				if x.kind == cellBroken && !seen[x.why] && x.why != "from a broken server time" {
-					seen[x.why] = true
-					where = append(where, v.tr("%s at C = %d (%s)", tt.name, r.c, v.tr(x.why)))
+				if x.kind == cellBroken {
+					broken[r.c] = append(broken[r.c], x.why)
+				}
+			}
+		}
+		// The per-request percentiles' own broken cells (a request whose
+		// server time exceeds its client latency, above all).
+		if pt := pts[tt.name]; pt != nil && pt.perRequest {
+			for _, r := range pt.rows {
+				for _, x := range []pctCell{r.server, r.stage[schemas.StageQueue], r.stage[schemas.StagePrefill], r.stage[schemas.StageDecode], r.rest} {
+					if x.kind == cellBroken {
+						broken[r.c] = append(broken[r.c], x.why)
+					}
+				}
+			}
+		}
+		for _, c := range v.levels {
+			seen := map[string]bool{}
+			for _, why := range broken[c] {
+				if !seen[why] && why != "from a broken server time" {
+					seen[why] = true
+					where = append(where, v.tr("%s at C = %d (%s)", tt.name, c, v.tr(why)))
 				}
 			}
 		}
@@ -398,7 +421,7 @@ func (v *view) stageCaveats() [][]span {
 // stagesNotObserved is the evidence's line when no target's claims carry
 // a server block: what is missing and how to provide it.
 func (v *view) stagesNotObserved() []block {
-	if anyStages(v.timeTargets()) {
+	if anyStages(v.timeTargets()) || anyPerRequest(v.pctTargets()) {
 		return nil
 	}
 	return []block{para{spans: []span{b(v.tr("Server-side stages:")), t(" " + v.tr("not observed: claims.json has no server block (no target's /metrics exposed a stage histogram during measurement, or the run predates them), so where each request's time went inside the server is not shown. vLLM exposes them by default (vllm:request_queue_time_seconds, vllm:e2e_request_latency_seconds and others), SGLang with --enable-metrics (sglang:queue_time_seconds, sglang:e2e_request_latency_seconds), SGLang-Omni its HTTP handler's duration when its metrics are on (sglang_omni_http_request_duration_seconds)."))}}}

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"math"
 	"strconv"
+
+	"github.com/benchseal/benchseal/schemas"
 )
 
 // Geometry of the stages chart: one panel per target with server stages,
@@ -30,6 +32,24 @@ func stagesHeight(panels int) float64 {
 func (v *view) stagesSVG(w *bufio.Writer) {
 	var tts []timeTarget
 	top := 0.0
+	// The p95 of the queue per level, where the server accounted for
+	// requests one by one: the bars are means, and a knee shows in the
+	// queue's tail before its mean.
+	p95 := map[string]map[int]float64{}
+	for name, pt := range v.pctTargets() {
+		if !pt.perRequest {
+			continue
+		}
+		for _, r := range pt.rows {
+			if q := r.stage[schemas.StageQueue]; q.kind == cellValue {
+				if p95[name] == nil {
+					p95[name] = map[int]float64{}
+				}
+				p95[name][r.c] = q.p95
+				top = math.Max(top, 1000*q.p95)
+			}
+		}
+	}
 	for _, tt := range v.timeTargets() {
 		if !tt.any {
 			continue
@@ -90,6 +110,17 @@ func (v *view) stagesSVG(w *bufio.Writer) {
 			}
 		}
 		w.WriteString("</g>\n")
+		if len(p95[tt.name]) > 0 {
+			w.WriteString(`<g stroke="#222222" stroke-width="2">` + "\n")
+			for _, c := range v.levels {
+				if q, ok := p95[tt.name][c]; ok {
+					y := f1(ya.pos(1000 * q))
+					w.WriteString(`<line x1="` + f1(xa.pos(c)-width/2-3) + `" y1="` + y + `" x2="` + f1(xa.pos(c)+width/2+3) + `" y2="` + y + `"><title>` +
+						esc(v.tr("%s, C = %d: %s %s ms", tt.name, c, v.tr("queue p95 (exact)"), num(1000*q))) + "</title></line>\n")
+				}
+			}
+			w.WriteString("</g>\n")
+		}
 		w.WriteString(`<rect x="` + f1(plotL) + `" y="` + f1(pt) + `" width="` + f1(plotR-plotL) + `" height="` + f1(stagesPlot) + `" fill="none" stroke="#888888"/>` + "\n")
 	}
 	if len(tts) == 0 {
@@ -117,6 +148,11 @@ func (v *view) stagesSVG(w *bufio.Writer) {
 		}
 		w.WriteString(`<rect x="` + f1(legendX) + `" y="` + f1(y-7) + `" width="14" height="14" fill="` + sg.colour + `"/>` + "\n")
 		w.WriteString(`<text x="` + f1(legendX+22) + `" y="` + f1(y+4) + `">` + esc(legendText(v.tr(sg.name))) + "</text>\n")
+		y += 22
+	}
+	if len(p95) > 0 {
+		w.WriteString(`<line x1="` + f1(legendX) + `" y1="` + f1(y) + `" x2="` + f1(legendX+14) + `" y2="` + f1(y) + `" stroke="#222222" stroke-width="2"/>` + "\n")
+		w.WriteString(`<text x="` + f1(legendX+22) + `" y="` + f1(y+4) + `">` + esc(legendText(v.tr("queue p95 (exact)"))) + "</text>\n")
 		y += 22
 	}
 	if v.repeats > 1 && len(tts) > 0 {
