@@ -47,6 +47,10 @@ const (
 	cellNone cellKind = iota
 	cellValue
 	cellBroken
+	// cellApart: both sides were observed but describe different
+	// requests (the server's histogram counted more than the client's
+	// successes), so their difference means nothing.
+	cellApart
 )
 
 // stageCell is one cell of the table: a median over repeats in seconds,
@@ -203,6 +207,8 @@ func (v *view) timeTargets() []timeTarget {
 				// no successful request: nothing to subtract from
 			case row.server.kind == cellBroken:
 				row.rest = stageCell{kind: cellBroken, why: "from a broken server time"}
+			case row.server.kind == cellValue && countsMore(reps, tt.http):
+				row.rest = stageCell{kind: cellApart, why: "the server's mean covers more requests than the successes (failures or other traffic)"}
 			case row.server.kind == cellValue:
 				d := row.client.s - row.server.s
 				if d < -0.0001 {
@@ -216,6 +222,25 @@ func (v *view) timeTargets() []timeTarget {
 		out = append(out, tt)
 	}
 	return out
+}
+
+// countsMore says whether, in some repeat, the server's end-to-end (or
+// HTTP handler) histogram counted more requests than the client's
+// measured successes: SGLang-Omni's handler histogram counts every answer,
+// a shed 500 included, and a fast failure pulls the server's mean below
+// the successes' latency (the client's mean), so client − server would
+// read as network time what is the failures' speed.
+func countsMore(reps []*schemas.Metrics, http bool) bool {
+	stage := schemas.StageE2E
+	if http {
+		stage = schemas.StageHTTP
+	}
+	for _, m := range reps {
+		if st := findStage(m.Server, stage); st != nil && st.Count > float64(m.Succeeded) {
+			return true
+		}
+	}
+	return false
 }
 
 // anyStages says whether some repeat of some target has a server block.
@@ -240,6 +265,8 @@ func (v *view) ms(x stageCell, of int, none string) string {
 		return s
 	case cellBroken:
 		return v.tr("broken: %s", v.tr(x.why))
+	case cellApart:
+		return v.tr("not comparable: %s", v.tr(x.why))
 	}
 	return none
 }

@@ -48,7 +48,7 @@ func fixtureStages() Input {
 						stage(schemas.StageHTTP, "sglang_omni_http_request_duration_seconds", m.Requests, mean-0.009),
 					}}
 				} else {
-					m.Server = vllmStages(l.Concurrency, m.Requests, mean)
+					m.Server = vllmStages(l.Concurrency, m.Succeeded, mean)
 				}
 			}
 		}
@@ -271,4 +271,18 @@ func stageVariants() []Input {
 		*findStage(m, schemas.StageDecode).MeanS = 0.01
 	}
 	return append(out, in)
+}
+
+// A server histogram that counted more requests than the client's
+// successes (SGLang-Omni's handler counts a shed 500 too) describes other
+// requests: client − server is "not comparable", never a network time.
+func TestStagesClientMinusServerApart(t *testing.T) {
+	in := fixtureStages()
+	m := &in.Claims.Targets[0].Levels[0].Repeats[0]
+	m.Server.Stages[0].Count = float64(m.Succeeded + 3)
+	md, _, _ := render(t, in)
+	s := section(string(md), "Where the time goes")
+	if !strings.Contains(s, "not comparable: the server's mean covers more requests than the successes") {
+		t.Errorf("no \"not comparable\" cell for a server that counted more than the successes:\n%s", s)
+	}
 }
