@@ -106,7 +106,15 @@ func checkEvents(rep *Report, ev *evidence) {
 					c.failf(n, err, "%s: the server's event file does not decode: %v", k, err)
 				}
 			}
-			derived = serverevents.StepEvents(all, recs)
+			st := serverevents.Step{Target: k.target, Concurrency: k.concurrency, Repeat: k.repeat}
+			runID := serverevents.RunID(ev.run.StartedAt, st)
+			if len(serverevents.OfRun(all, runID)) == 0 && len(serverevents.OfRun(all, serverevents.LegacyRunID(st))) > 0 {
+				runID = serverevents.LegacyRunID(st) // sealed before run ids were unique to the run
+			}
+			if other := len(all) - len(serverevents.OfRun(all, runID)); other > 0 {
+				c.warnf(evFiles[0], "%s: %d of the server's %d sealed events belong to another profiling session than this run's (run_id %s) and are not counted", k, other, len(all), runID)
+			}
+			derived = serverevents.StepEvents(all, runID, recs)
 		} else {
 			if _, done := spans[k.target]; !done {
 				spans[k.target] = []serverevents.Span{}
