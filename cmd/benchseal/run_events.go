@@ -4,7 +4,9 @@ package main
 // session's ServerEvents.
 
 import (
+	"errors"
 	"os"
+	"syscall"
 
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/session"
@@ -48,4 +50,13 @@ func parseServerEvents(f *runFlags, targets []bench.Target) (session.ServerEvent
 		ev.ProfilerDirs[name] = dir
 	}
 	return ev, nil
+}
+
+// otlpListenError adds a hint to a session start that failed because
+// --otlp-listen's port is taken.
+func otlpListenError(err error, addr string) error {
+	if !errors.Is(err, syscall.EADDRINUSE) || addr == "" {
+		return err
+	}
+	return withHint(err, "something already listens on %s (an OpenTelemetry collector, or an earlier benchseal run?): stop it, or give --otlp-listen another port and vLLM's --otlp-traces-endpoint the same", addr)
 }

@@ -229,3 +229,36 @@ func TestCopyEventsOnlyThisRun(t *testing.T) {
 		t.Errorf("stage lines %s: want only this run's request, e2e 0.02", b)
 	}
 }
+
+// An exporter pointed at the receiver's root (an http/protobuf endpoint
+// without /v1/traces) reaches it and is refused: Refusals says so, with
+// the path it needs, so the run's warning is not "start vLLM with the
+// endpoint" that it already was started with.
+func TestReceiverRefusals(t *testing.T) {
+	r, err := serverevents.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got := r.Refusals(); len(got) != 0 {
+		t.Fatalf("refusals before any request: %v", got)
+	}
+	body, _ := proto.Marshal(vllmExport("transcribe-" + prefix + "0"))
+	for range 2 {
+		resp, err := http.Post("http://"+r.Addr()+"/", "application/x-protobuf", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	resp, _ := http.Post("http://"+r.Addr()+serverevents.TracesPath, "application/json", strings.NewReader("{}"))
+	resp.Body.Close()
+	got := r.Refusals()
+	if len(got) != 2 || !strings.HasPrefix(got[0], "HTTP POSTs to / arrived: the endpoint needs the /v1/traces path with OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf (--otlp-traces-endpoint http://"+r.Addr()+"/v1/traces) (2 times)") ||
+		!strings.Contains(got[1], `"application/json"`) {
+		t.Errorf("refusals %q", got)
+	}
+	if r.Spans() != 0 {
+		t.Errorf("%d spans taken from refused requests", r.Spans())
+	}
+}

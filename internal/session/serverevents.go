@@ -226,8 +226,16 @@ func (s *Session) writeOTLP(ctx context.Context, d *bench.Dir) error {
 		}
 	}
 	silent, err := serverevents.CollectOTLP(ctx, d.Path, d.Run, ev.otlp, wait, profiled...)
+	refused := ev.otlp.Refusals()
 	for _, t := range silent {
+		if len(refused) > 0 {
+			s.cfg.Warnf("no OTLP spans came from %s; the receiver refused what reached it: %s", t, strings.Join(refused, "; "))
+			continue
+		}
 		s.cfg.Warnf("no OTLP spans came from %s: start vLLM with --otlp-traces-endpoint http://%s", t, ev.otlp.Addr())
+	}
+	if len(silent) == 0 && len(refused) > 0 {
+		s.cfg.Warnf("the OTLP receiver refused: %s", strings.Join(refused, "; "))
 	}
 	return err
 }
