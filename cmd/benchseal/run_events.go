@@ -6,6 +6,7 @@ package main
 import (
 	"errors"
 	"os"
+	"strings"
 	"syscall"
 
 	"github.com/benchseal/benchseal/internal/bench"
@@ -37,6 +38,9 @@ func parseServerEvents(f *runFlags, targets []bench.Target) (session.ServerEvent
 		urls[t.Name] = t.URL
 	}
 	for _, kv := range f.serverEvents {
+		if n, d, ok := strings.Cut(kv, "="); !ok || n == "" || d == "" {
+			return ev, usageErrorf("--server-events %q: want NAME=DIR (a target's name, and the directory its SGLang-Omni request profiler writes into)", kv)
+		}
 		name, dir, err := targetPair("server-events", kv, urls)
 		if err != nil {
 			return ev, err

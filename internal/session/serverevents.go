@@ -163,10 +163,17 @@ func (s *Session) eventsHooks() bench.Hooks {
 			var pe *serverevents.ProfileError
 			switch {
 			case err == nil:
+				if len(ev.steps[st.Target]) == 0 && !s.cfg.Plan.Stream {
+					s.cfg.Warnf("%s: SGLang-Omni returns its request id only on streamed answers: without --stream its events are held to the records by count only, not request by request", st.Target)
+				}
 				ev.steps[st.Target] = append(ev.steps[st.Target], st)
 				return nil
-			case !ev.explicit[st.Target] && errors.As(err, &pe) && pe.Status == http.StatusNotFound:
-				ev.failed[st.Target] = true // a launched server without a profiler (vLLM)
+			case errors.As(err, &pe) && pe.Status == http.StatusNotFound:
+				ev.failed[st.Target] = true // a server without a profiler (vLLM)
+				if ev.explicit[st.Target] {
+					s.cfg.Warnf("--server-events %s: %s's server has no request profiler (%s answered 404): it is SGLang-Omni's; vLLM's per-request evidence is its OpenTelemetry spans (--otlp-listen)",
+						st.Target, st.Target, serverevents.StartProfilePath)
+				}
 				return nil
 			}
 			ev.failed[st.Target] = true
