@@ -63,7 +63,7 @@ func checkEvents(rep *Report, ev *evidence) {
 	spans := map[string][]serverevents.Span{} // by target, decoded once
 	bad := map[string]bool{}
 	steps, witnessed, joined, requests := 0, 0, 0, 0
-	var byCount []string // steps held by count only: "<step> (N server requests for M successes)"
+	var byCount []string // steps held by count only: "<step>: N server requests for M successes"
 	without := map[string]bool{}
 	for _, k := range schedule(ev.run) {
 		recs := ev.records[k.file()]
@@ -189,7 +189,7 @@ func checkEvents(rep *Report, ev *evidence) {
 			c.failf(name, nil, "%s: the server saw %d requests while the step was measured, yet the records say %d succeeded: records of requests the server never saw",
 				k, len(unjoined), succeeded)
 		} else {
-			byCount = append(byCount, fmt.Sprintf("%s (%d server requests for %d successes)", k, len(unjoined), succeeded))
+			byCount = append(byCount, fmt.Sprintf("%s: %d server requests for %d successes", k, len(unjoined), succeeded))
 			if len(unjoined) > measured {
 				c.warnf(name, "%s: the server counted %d requests while the step was measured, %d more than the %d measured requests the records hold: other traffic reached the server (the count binds only from below)",
 					k, len(unjoined), len(unjoined)-measured, measured)
@@ -246,7 +246,7 @@ func checkEvents(rep *Report, ev *evidence) {
 			if len(names) > 4 {
 				names = append(names[:4:4], fmt.Sprintf("%d more", len(byCount)-4))
 			}
-			held = append(held, fmt.Sprintf("%d by count only, counts compared, times not: the server counted at least as many requests as succeeded (%s)", len(byCount), strings.Join(names, ", ")))
+			held = append(held, fmt.Sprintf("%d by count only, counts compared, times not: the server counted at least as many requests as succeeded (%s)", len(byCount), strings.Join(names, "; ")))
 		}
 		c.Summary = fmt.Sprintf("%d of %d steps: %s", witnessed, steps, strings.Join(held, "; "))
 	}

@@ -162,7 +162,11 @@ func (r *Receiver) Refusals() []string {
 	defer r.mu.Unlock()
 	out := make([]string, 0, len(r.refused))
 	for why, n := range r.refused {
-		out = append(out, fmt.Sprintf("%s (%d times)", why, n))
+		times := "once"
+		if n > 1 {
+			times = fmt.Sprintf("%d times", n)
+		}
+		out = append(out, fmt.Sprintf("%s (%s)", why, times))
 	}
 	slices.Sort(out)
 	return out
