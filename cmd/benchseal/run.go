@@ -208,7 +208,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 	// written once they have exited.
 	defer sess.Stop()
 	if err != nil {
-		return fmt.Errorf("run: %w", launchError(ctx, err))
+		return fmt.Errorf("run: %w", launchError(ctx, otlpListenError(err, f.otlpListen)))
 	}
 	res, err := sess.Run(ctx)
 	var se *bench.TargetStoppedError

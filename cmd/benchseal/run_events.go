@@ -4,9 +4,11 @@ package main
 // --server-events into the session's ServerEvents.
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/benchseal/benchseal/internal/bench"
@@ -52,6 +54,9 @@ func parseServerEvents(f *eventsFlags, targets []bench.Target) (session.ServerEv
 		urls[t.Name] = t.URL
 	}
 	for _, kv := range f.serverEvents {
+		if n, d, ok := strings.Cut(kv, "="); !ok || n == "" || d == "" {
+			return ev, usageErrorf("--server-events %q: want NAME=DIR (a target's name, and the directory its SGLang-Omni request profiler writes into)", kv)
+		}
 		name, dir, err := targetPair("server-events", kv, urls)
 		if err != nil {
 			return ev, err
@@ -86,4 +91,13 @@ func warnLostEvidence(e *env, s *session.Sealed, targets []bench.Target, ev sess
 		e.warnf("the sealed run holds %s's per-request server evidence (servers/%s/), this replay collects none: verify's events check (10) finds nothing to hold the replay's records to; give %s",
 			l.Target, l.Target, strings.Join(how, " or "))
 	}
+}
+
+// otlpListenError adds a hint to a session start that failed because
+// --otlp-listen's port is taken.
+func otlpListenError(err error, addr string) error {
+	if !errors.Is(err, syscall.EADDRINUSE) || addr == "" {
+		return err
+	}
+	return withHint(err, "something already listens on %s (an OpenTelemetry collector, or an earlier benchseal run?): stop it, or give --otlp-listen another port and vLLM's --otlp-traces-endpoint the same", addr)
 }

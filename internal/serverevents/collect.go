@@ -75,13 +75,15 @@ func writeNew(dir, name string, b []byte) error {
 	return newfile.Write(p, b, 0o644)
 }
 
-// CopyEvents copies the profiler's event files of one step from src (the
-// event_dir the server was given) into the run and writes the step's
-// joined stage lines.
-func CopyEvents(dir string, st Step, src string) error {
+// CopyEvents copies the profiler's event files of session runID from src
+// (the event_dir the server was given) into the run as the step's, and
+// writes the step's joined stage lines. A file in src holding no event of
+// runID (an earlier run's, left behind) is not copied: CopyEvents returns
+// its name in stale. Only runID's events are joined (StepEvents).
+func CopyEvents(dir string, st Step, src, runID string) (stale []string, err error) {
 	ents, err := os.ReadDir(src)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var all []Event
 	var errs []error
@@ -90,24 +92,29 @@ func CopyEvents(dir string, st Step, src string) error {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err == nil {
-			err = writeNew(dir, schemas.ProfilerEventsPath(st.Target, st.Concurrency, st.Repeat, e.Name()), b)
-		}
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		evs, err := ParseEvents(bytes.NewReader(b))
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", e.Name(), err))
+		evs, perr := ParseEvents(bytes.NewReader(b))
+		if perr == nil && len(OfRun(evs, runID)) == 0 {
+			stale = append(stale, filepath.Join(src, e.Name()))
+			continue
+		}
+		if err := writeNew(dir, schemas.ProfilerEventsPath(st.Target, st.Concurrency, st.Repeat, e.Name()), b); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if perr != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", e.Name(), perr))
 		}
 		all = append(all, evs...)
 	}
 	recs, err := StepRecords(dir, st)
 	if err != nil {
-		return errors.Join(append(errs, err)...)
+		return stale, errors.Join(append(errs, err)...)
 	}
-	return errors.Join(append(errs, WriteStages(dir, st, StepEvents(all, recs)))...)
+	return stale, errors.Join(append(errs, WriteStages(dir, st, StepEvents(all, runID, recs)))...)
 }
 
 // CollectOTLP waits until r holds a span for every measured request that

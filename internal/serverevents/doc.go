@@ -60,7 +60,16 @@
 //     event_name, timestamp_ns, run_id, pid, metadata}; timestamp_ns is
 //     time.time_ns() unless the caller passes one; model_path_* events add
 //     metadata.monotonic_ns (CLOCK_MONOTONIC). Only differences of
-//     timestamp_ns within one request are used.
+//     timestamp_ns within one request are used. The file is opened for
+//     appending and every event carries the run_id its session was started
+//     with: the run_id, not the file, tells sessions apart. benchseal's
+//     run_id (RunID) is unique to the run (its started_at to the ns) and
+//     the step; only its events are joined (OfRun), and a file in the
+//     event directory without one of them is not copied (CopyEvents'
+//     stale: an earlier run's, e.g. of a relaunched server with another
+//     pid).
+//   - serve/transcriptions.py @0ac0a86e: request_id =
+//     f"transcription-{uuid4()}": random, so ids never repeat across runs.
 //   - Event names (benchmarks and docs in the index; the scheduler emits
 //     scheduler_queue_enter in omni_scheduler.py): coordinator
 //     request_admission, terminal_response; per stage stage_input_received,

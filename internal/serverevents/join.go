@@ -1,8 +1,10 @@
 package serverevents
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -51,10 +53,40 @@ func StepSpans(spans []Span, recs []schemas.Record) []schemas.RequestStages {
 	return Join(recs, lines)
 }
 
-// StepEvents derives a step's lines from its profiler events, joined to
-// recs.
-func StepEvents(events []Event, recs []schemas.Record) []schemas.RequestStages {
-	return Join(recs, EventStages(events))
+// StepEvents derives a step's lines from the profiler events of session
+// runID (an event of another run_id is not the step's: an earlier run's
+// file left in the same directory), joined to recs.
+func StepEvents(events []Event, runID string, recs []schemas.Record) []schemas.RequestStages {
+	return Join(recs, EventStages(OfRun(events, runID)))
+}
+
+// OfRun keeps the events of profiling session runID. SGLang-Omni stamps
+// every event with the run_id its /start_request_profile was given
+// (event_recorder.py @30e3cee2 RequestEvent.run_id) and appends to
+// events_<stage>_<pid>.jsonl: the run_id, not the file, tells sessions
+// apart.
+func OfRun(events []Event, runID string) []Event {
+	var out []Event
+	for _, e := range events {
+		if e.RunID != nil && *e.RunID == runID {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// RunID is the run_id benchseal gives SGLang-Omni's request profiler for
+// one measured phase: unique to the run (its started_at, to the
+// nanosecond, as run.json keeps it) and the step, so that no event of an
+// earlier run, or of another step, can pass for this one's.
+func RunID(started time.Time, st Step) string {
+	return fmt.Sprintf("benchseal-%s-%s-c%d-r%d", started.UTC().Format("20060102T150405.000000000Z"), st.Target, st.Concurrency, st.Repeat)
+}
+
+// LegacyRunID is the run_id runs sealed before RunID used (not unique to
+// the run); verify accepts it where no event carries RunID.
+func LegacyRunID(st Step) string {
+	return fmt.Sprintf("benchseal-%s-c%d-r%d", st.Target, st.Concurrency, st.Repeat)
 }
 
 // Join sets each line's RequestID, Concurrency and Repeat from the record

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -44,6 +45,7 @@ type Receiver struct {
 	mu      sync.Mutex
 	exports []Export
 	spans   int
+	refused map[string]int // what the receiver refused, by Refusals' wording
 	once    sync.Once
 }
 
@@ -106,24 +108,30 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if req.URL.Path != TracesPath {
+		r.refuse(fmt.Sprintf("HTTP %ss to %s arrived: the endpoint needs the %s path with OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf (--otlp-traces-endpoint http://%s%s)",
+			clip(req.Method), clip(req.URL.Path), TracesPath, r.Addr(), TracesPath))
 		http.Error(w, "benchseal receives OTLP traces at "+TracesPath, http.StatusNotFound)
 		return
 	}
 	if req.Method != http.MethodPost {
+		r.refuse(fmt.Sprintf("HTTP %ss to %s arrived: OTLP exports are POSTs", clip(req.Method), TracesPath))
 		http.Error(w, "POST only", http.StatusMethodNotAllowed)
 		return
 	}
 	if ct, _, _ := mime.ParseMediaType(req.Header.Get("Content-Type")); ct != "application/x-protobuf" {
+		r.refuse(fmt.Sprintf("OTLP/HTTP exports as %q arrived: benchseal takes application/x-protobuf only (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf, not http/json)", clip(ct)))
 		http.Error(w, "benchseal receives OTLP/HTTP as application/x-protobuf only (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf)", http.StatusUnsupportedMediaType)
 		return
 	}
 	body, err := readBody(req)
 	if err != nil {
+		r.refuse("OTLP/HTTP exports that could not be read arrived: " + clip(err.Error()))
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	spans, err := DecodeOTLP(body)
 	if err != nil {
+		r.refuse("OTLP/HTTP exports that do not decode arrived: " + clip(err.Error()))
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
@@ -131,6 +139,45 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	out, _ := proto.Marshal(&collectortrace.ExportTraceServiceResponse{})
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	w.Write(out)
+}
+
+// refuse counts a request the receiver refused.
+func (r *Receiver) refuse(why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.refused == nil {
+		r.refused = map[string]int{}
+	}
+	if _, ok := r.refused[why]; ok || len(r.refused) < 16 {
+		r.refused[why]++
+	}
+}
+
+// Refusals says what the receiver refused so far (requests on another
+// path than /v1/traces, JSON exports, bodies that do not decode), each
+// with how often, in order: the reason a server that exported got no
+// span here.
+func (r *Receiver) Refusals() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, 0, len(r.refused))
+	for why, n := range r.refused {
+		times := "once"
+		if n > 1 {
+			times = fmt.Sprintf("%d times", n)
+		}
+		out = append(out, fmt.Sprintf("%s (%s)", why, times))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// clip keeps a client-chosen string short in a message.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
 }
 
 func readBody(req *http.Request) ([]byte, error) {

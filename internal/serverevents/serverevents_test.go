@@ -3,7 +3,11 @@ package serverevents_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -133,7 +137,7 @@ func TestEventStages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := serverevents.StepEvents(evs, []schemas.Record{{Concurrency: 8, Repeat: 2, RequestID: "bs-x", ServerRequestID: id}})
+	lines := serverevents.StepEvents(evs, "r", []schemas.Record{{Concurrency: 8, Repeat: 2, RequestID: "bs-x", ServerRequestID: id}})
 	if len(lines) != 2 {
 		t.Fatalf("lines = %+v", lines)
 	}
@@ -174,5 +178,87 @@ func TestEventIntervalsExact(t *testing.T) {
 	}
 	if q := serverevents.EventStages(far)[0].QueueS; q != nil {
 		t.Errorf("an overflowing interval gave %v, want null", *q)
+	}
+}
+
+// A profiler event directory can hold an earlier run's files (SGLang-Omni
+// appends to events_<stage>_<pid>.jsonl; a relaunched server has another
+// pid): only files with events of this session's run_id are copied, the
+// others are named as stale, and only this run_id's events are joined.
+func TestCopyEventsOnlyThisRun(t *testing.T) {
+	run, src := t.TempDir(), t.TempDir()
+	st := serverevents.Step{Target: "b", Concurrency: 1, Repeat: 1}
+	started := time.Date(2026, 11, 30, 16, 0, 0, 123456789, time.UTC)
+	runID := serverevents.RunID(started, st)
+	if old := serverevents.RunID(started.Add(time.Nanosecond), st); old == runID || !strings.Contains(runID, "-b-c1-r1") {
+		t.Fatalf("run ids %q and %q: want unique to the run and naming the step", runID, old)
+	}
+	ev := func(id, rid, name string, ns int64) string {
+		return `{"request_id":"` + id + `","stage":"coordinator","event_name":"` + name + `","timestamp_ns":` + strconv.FormatInt(ns, 10) + `,"run_id":"` + rid + `","pid":1,"metadata":{}}` + "\n"
+	}
+	// The earlier run's file (another pid), and this run's file that the
+	// same pid appended to after an earlier session's lines.
+	stale := ev("transcription-old", "benchseal-b-c1-r1", "request_admission", 0) + ev("transcription-old", "benchseal-b-c1-r1", "terminal_response", 3_590_000_000)
+	mine := ev("transcription-prev", "other", "request_admission", 0) + ev("transcription-prev", "other", "terminal_response", 9e9) +
+		ev("transcription-new", runID, "request_admission", 0) + ev("transcription-new", runID, "terminal_response", 20_000_000)
+	os.WriteFile(filepath.Join(src, "events_coordinator_7.jsonl"), []byte(stale), 0o644)
+	os.WriteFile(filepath.Join(src, "events_coordinator_8.jsonl"), []byte(mine), 0o644)
+	rec, _ := json.Marshal(schemas.Record{Phase: schemas.PhaseMeasure, OK: true, Concurrency: 1, Repeat: 1, RequestID: "bs-0123456789abcdef-c1-r1-s0",
+		ServerRequestID: "transcription-new", StartNs: 0, EndNs: 21_000_000})
+	p := filepath.Join(run, filepath.FromSlash(schemas.RecordsPath("b", 1, 1)))
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, append(rec, '\n'), 0o644)
+
+	left, err := serverevents.CopyEvents(run, st, src, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || filepath.Base(left[0]) != "events_coordinator_7.jsonl" {
+		t.Errorf("stale files %v, want the earlier run's events_coordinator_7.jsonl", left)
+	}
+	if _, err := os.Stat(filepath.Join(run, filepath.FromSlash(schemas.ProfilerEventsPath("b", 1, 1, "events_coordinator_7.jsonl")))); err == nil {
+		t.Error("the earlier run's file was sealed into this run")
+	}
+	b, err := os.ReadFile(filepath.Join(run, filepath.FromSlash(schemas.StagesPath("b", 1, 1))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l schemas.RequestStages
+	if lines := strings.Split(strings.TrimSpace(string(b)), "\n"); len(lines) != 1 || json.Unmarshal([]byte(lines[0]), &l) != nil ||
+		l.RequestID != "bs-0123456789abcdef-c1-r1-s0" || l.E2ES == nil || *l.E2ES != 0.02 {
+		t.Errorf("stage lines %s: want only this run's request, e2e 0.02", b)
+	}
+}
+
+// An exporter pointed at the receiver's root (an http/protobuf endpoint
+// without /v1/traces) reaches it and is refused: Refusals says so, with
+// the path it needs, so the run's warning is not "start vLLM with the
+// endpoint" that it already was started with.
+func TestReceiverRefusals(t *testing.T) {
+	r, err := serverevents.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got := r.Refusals(); len(got) != 0 {
+		t.Fatalf("refusals before any request: %v", got)
+	}
+	body, _ := proto.Marshal(vllmExport("transcribe-" + prefix + "0"))
+	for range 2 {
+		resp, err := http.Post("http://"+r.Addr()+"/", "application/x-protobuf", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	resp, _ := http.Post("http://"+r.Addr()+serverevents.TracesPath, "application/json", strings.NewReader("{}"))
+	resp.Body.Close()
+	got := r.Refusals()
+	if len(got) != 2 || !strings.HasPrefix(got[0], "HTTP POSTs to / arrived: the endpoint needs the /v1/traces path with OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf (--otlp-traces-endpoint http://"+r.Addr()+"/v1/traces) (2 times)") ||
+		!strings.Contains(got[1], `"application/json"`) {
+		t.Errorf("refusals %q", got)
+	}
+	if r.Spans() != 0 {
+		t.Errorf("%d spans taken from refused requests", r.Spans())
 	}
 }

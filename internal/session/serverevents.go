@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/benchseal/benchseal/internal/bench"
@@ -46,6 +49,7 @@ type events struct {
 	explicit map[string]bool   // given by the caller (not launched-auto)
 	failed   map[string]bool   // the profiler refused: nothing more is asked
 	steps    map[string][]bench.Step
+	auto     []string // event directories the session made for launched targets
 }
 
 // startEvents starts the OTLP receiver; Start calls it before launching
@@ -66,11 +70,50 @@ func (s *Session) startEvents() error {
 		if d, ok := c.ProfilerDirs[t.Name]; ok {
 			s.ev.profDir[t.Name], s.ev.explicit[t.Name] = d, true
 		} else if _, launched := s.cfg.Servers.Launch[t.Name]; launched {
-			out := filepath.Clean(s.cfg.Out)
-			s.ev.profDir[t.Name] = filepath.Join(filepath.Dir(out), filepath.Base(out)+".events-"+t.Name)
+			dir, err := freshEventDir(s.cfg.Out, t.Name)
+			if err != nil {
+				return fmt.Errorf("server events of %s: %w", t.Name, err)
+			}
+			if base := autoEventDir(s.cfg.Out, t.Name); dir != base {
+				s.cfg.Infof("%s holds an earlier run's event files: %s's request profiler writes into %s", base, t.Name, dir)
+			}
+			s.ev.profDir[t.Name], s.ev.auto = dir, append(s.ev.auto, dir)
 		}
 	}
 	return nil
+}
+
+// autoEventDir is where a launched target's profiler events go without
+// --server-events: beside the run directory.
+func autoEventDir(out, target string) string {
+	out = filepath.Clean(out)
+	return filepath.Join(filepath.Dir(out), filepath.Base(out)+".events-"+target)
+}
+
+// freshEventDir creates a directory no earlier run wrote into for a
+// launched target's event files: autoEventDir, or, when that exists
+// (a run directory removed and made again leaves it), the first free
+// autoEventDir.N. The run's unique run_id keeps sessions apart in any
+// case; a fresh directory keeps an earlier run's files out of sight.
+func freshEventDir(out, target string) (string, error) {
+	base := autoEventDir(out, target)
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return "", err
+	}
+	for n := 1; n < 1000; n++ {
+		dir := base
+		if n > 1 {
+			dir = fmt.Sprintf("%s.%d", base, n)
+		}
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("%s.2 to .999 all exist: remove the earlier runs' event directories", base)
 }
 
 // OTLPAddr is the address the OTLP receiver listens on, "" when none.
@@ -85,10 +128,16 @@ func (s *Session) stopEvents() {
 	if s.ev != nil && s.ev.otlp != nil {
 		s.ev.otlp.Close()
 	}
+	if s.ev != nil {
+		for _, d := range s.ev.auto {
+			os.Remove(d) // only when empty: a server without a profiler wrote nothing
+		}
+	}
 }
 
-func profRunID(st bench.Step) string {
-	return fmt.Sprintf("benchseal-%s-c%d-r%d", st.Target, st.Concurrency, st.Repeat)
+// profRunID is the profiler's run_id for a step of the run in d.
+func profRunID(d *bench.Dir, st bench.Step) string {
+	return serverevents.RunID(d.Run.StartedAt, serverevents.Step{Target: st.Target, Concurrency: st.Concurrency, Repeat: st.Repeat})
 }
 
 func (s *Session) profiler(target string) *serverevents.Profiler {
@@ -109,15 +158,22 @@ func (s *Session) eventsHooks() bench.Hooks {
 			if !ok || ev.failed[st.Target] {
 				return nil
 			}
-			dir := filepath.Join(base, profRunID(st))
-			err := s.profiler(st.Target).Start(ctx, profRunID(st), dir)
+			dir := filepath.Join(base, profRunID(d, st))
+			err := s.profiler(st.Target).Start(ctx, profRunID(d, st), dir)
 			var pe *serverevents.ProfileError
 			switch {
 			case err == nil:
+				if len(ev.steps[st.Target]) == 0 && !s.cfg.Plan.Stream {
+					s.cfg.Warnf("%s: SGLang-Omni returns its request id only on streamed answers: without --stream its events are held to the records by count only, not request by request", st.Target)
+				}
 				ev.steps[st.Target] = append(ev.steps[st.Target], st)
 				return nil
-			case !ev.explicit[st.Target] && errors.As(err, &pe) && pe.Status == http.StatusNotFound:
-				ev.failed[st.Target] = true // a launched server without a profiler (vLLM)
+			case errors.As(err, &pe) && pe.Status == http.StatusNotFound:
+				ev.failed[st.Target] = true // a server without a profiler (vLLM)
+				if ev.explicit[st.Target] {
+					s.cfg.Warnf("--server-events %s: %s's server has no request profiler (%s answered 404): it is SGLang-Omni's; vLLM's per-request evidence is its OpenTelemetry spans (--otlp-listen)",
+						st.Target, st.Target, serverevents.StartProfilePath)
+				}
 				return nil
 			}
 			ev.failed[st.Target] = true
@@ -127,7 +183,7 @@ func (s *Session) eventsHooks() bench.Hooks {
 			if ev.failed[r.Target] || !slices.Contains(ev.steps[r.Target], r.Step) {
 				return nil
 			}
-			return s.profiler(r.Target).Stop(ctx, profRunID(r.Step))
+			return s.profiler(r.Target).Stop(ctx, profRunID(d, r.Step))
 		},
 		AfterSweep: func(ctx context.Context, d *bench.Dir) error {
 			return errors.Join(s.writeProfilerEvents(d), s.writeOTLP(ctx, d))
@@ -146,9 +202,14 @@ func (s *Session) writeProfilerEvents(d *bench.Dir) error {
 	var errs []error
 	for _, t := range s.cfg.Plan.Targets {
 		for _, st := range ev.steps[t.Name] {
-			src := filepath.Join(ev.profDir[t.Name], profRunID(st))
-			if err := serverevents.CopyEvents(d.Path, serverevents.Step{Target: t.Name, Concurrency: st.Concurrency, Repeat: st.Repeat}, src); err != nil {
+			src := filepath.Join(ev.profDir[t.Name], profRunID(d, st))
+			stale, err := serverevents.CopyEvents(d.Path, serverevents.Step{Target: t.Name, Concurrency: st.Concurrency, Repeat: st.Repeat}, src, profRunID(d, st))
+			if err != nil {
 				errs = append(errs, fmt.Errorf("events of %s c=%d r=%d: %w", t.Name, st.Concurrency, st.Repeat, err))
+			}
+			if len(stale) > 0 {
+				s.cfg.Warnf("events of %s c=%d r=%d: left out %d event file(s) holding no event of this run (run_id %s), an earlier run's: %s",
+					t.Name, st.Concurrency, st.Repeat, len(stale), profRunID(d, st), strings.Join(stale, ", "))
 			}
 		}
 	}
@@ -172,8 +233,16 @@ func (s *Session) writeOTLP(ctx context.Context, d *bench.Dir) error {
 		}
 	}
 	silent, err := serverevents.CollectOTLP(ctx, d.Path, d.Run, ev.otlp, wait, profiled...)
+	refused := ev.otlp.Refusals()
 	for _, t := range silent {
+		if len(refused) > 0 {
+			s.cfg.Warnf("no OTLP spans came from %s; the receiver refused what reached it: %s", t, strings.Join(refused, "; "))
+			continue
+		}
 		s.cfg.Warnf("no OTLP spans came from %s: start vLLM with --otlp-traces-endpoint http://%s", t, ev.otlp.Addr())
+	}
+	if len(silent) == 0 && len(refused) > 0 {
+		s.cfg.Warnf("the OTLP receiver refused: %s", strings.Join(refused, "; "))
 	}
 	return err
 }

@@ -158,6 +158,12 @@ func New(cfg Config) (*Server, error) {
 		return nil, &ConfigError{"stream cut rate", fmt.Sprintf("%v is not in [0, 1]", cfg.StreamCutRate)}
 	case cfg.OTLPProtocol != "" && cfg.OTLPProtocol != OTLPGRPC && cfg.OTLPProtocol != OTLPHTTP:
 		return nil, &ConfigError{"otlp protocol", fmt.Sprintf("%q: want %s or %s", cfg.OTLPProtocol, OTLPGRPC, OTLPHTTP)}
+	case cfg.OTLPEndpoint != "" && !otlpPersonas[cfg.Persona]:
+		// SGLang-Omni has no OpenTelemetry export; its per-request
+		// evidence is the request profiler (run --server-events).
+		return nil, &ConfigError{"otlp traces endpoint", fmt.Sprintf("the %s persona exports no OpenTelemetry spans (SGLang-Omni has no --otlp-traces-endpoint; its request profiler is its per-request evidence: run --server-events)", cfg.Persona)}
+	case cfg.ProfilerDir != "" && !profilerPersonas[cfg.Persona]:
+		return nil, &ConfigError{"profiler dir", fmt.Sprintf("the %s persona has no request profiler (SGLang-Omni's /start_request_profile; vLLM's per-request evidence is its OpenTelemetry spans: --otlp-traces-endpoint)", cfg.Persona)}
 	}
 	for i, c := range cfg.Corpus {
 		if _, err := parseWAV(c.Audio); err != nil {

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"net/http"
 	"time"
 )
 
@@ -14,14 +13,13 @@ import (
 // if a stop came meanwhile (a real engine emits its events before the
 // answer's last byte leaves, so a client that saw the answer never stops
 // the profiler before them).
-func (s *Server) observeRequest(r *http.Request, n uint64, start, begin time.Time, service time.Duration) func() {
+func (s *Server) observeRequest(id string, start, begin time.Time, service time.Duration) func() {
 	tracing := s.cfg.OTLPEndpoint != "" && otlpPersonas[s.cfg.Persona]
 	profiling := profilerPersonas[s.cfg.Persona] && s.prof.enter()
 	if !tracing && !profiling {
 		return func() {}
 	}
 	return func() {
-		id := s.requestID(r, n)
 		prefill := time.Duration(float64(service) * PrefillShare)
 		if tracing {
 			s.traceRequest(id, start, begin, prefill, service)

@@ -167,3 +167,27 @@ func TestRequestProfiler(t *testing.T) {
 		}
 	}
 }
+
+// SGLang-Omni names a request transcription-<uuid4> (random): two servers
+// started alike (same seed), as two runs against a relaunched server are,
+// never give the same id, or an earlier run's event files would pass for
+// this one's.
+func TestSGLangOmniIDsAreFresh(t *testing.T) {
+	seen := map[string]bool{}
+	for range 2 {
+		s, err := New(Config{Persona: PersonaSGLangOmni, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(s)
+		for range 2 {
+			id := transcribeOnce(t, ts.URL, "ignored", true).Header.Get("X-Request-Id")
+			u := strings.TrimPrefix(id, "transcription-")
+			if seen[id] || len(u) != 36 || u[14] != '4' || !strings.ContainsRune("89ab", rune(u[19])) {
+				t.Errorf("id %q: repeated, or not a version 4 UUID", id)
+			}
+			seen[id] = true
+		}
+		ts.Close()
+	}
+}

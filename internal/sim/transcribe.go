@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -143,17 +144,26 @@ func (s *Server) checkFormat(req *request) string {
 	return ""
 }
 
-// requestID is the id the server gives request n: vLLM takes the
-// request's X-Request-Id (transcribe-<id>), SGLang-Omni makes its own
-// (transcription-<uuid>).
-func (s *Server) requestID(r *http.Request, n uint64) string {
+// requestID is the id the server gives a request: vLLM takes the
+// request's X-Request-Id (transcribe-<id>), SGLang-Omni makes its own,
+// transcription-<uuid4> (serve/transcriptions.py @0ac0a86e
+// `f"transcription-{uuid4()}"`): random, never repeated across the
+// server's runs, not derived from the seed.
+func (s *Server) requestID(r *http.Request) string {
 	p := s.p()
 	if h := r.Header.Get("X-Request-Id"); p.eng.Stream.TakesRequestID && h != "" {
 		return p.eng.Stream.IDPrefix + h
 	}
-	a, b := s.bits(^n), s.bits(^n^0x5a5a)
-	return fmt.Sprintf("%s%08x-%04x-4%03x-%04x-%012x", p.eng.Stream.IDPrefix, uint32(a>>32), uint16(a>>16), uint16(a)&0xfff,
-		uint16(b>>48)&0x3fff|0x8000, b&0xffffffffffff)
+	return p.eng.Stream.IDPrefix + uuid4()
+}
+
+// uuid4 is a random RFC 4122 version 4 UUID, as Python's uuid.uuid4().
+func uuid4() string {
+	var b [16]byte
+	rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
 // answer is what the server will say about one request's audio.
@@ -278,13 +288,13 @@ func sleepUntil(r *http.Request, t time.Time) bool {
 // respond serves the answer after service time, in the requested shape as
 // the persona's engine writes it.
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a answer, start time.Time, n uint64, begin time.Time, service time.Duration) {
-	defer s.observeRequest(r, n, start, begin, service)()
+	id := s.requestID(r)
+	defer s.observeRequest(id, start, begin, service)()
 	text := a.text
 	if s.cfg.RawPrefix {
 		text = RawPrefix + text
 	}
 	completion := int64(len(strings.Fields(a.text))) + 1
-	id := s.requestID(r, n)
 	// Where the time went (doc.go, "Server-side stages"): the queue is
 	// what the request waited for admission, the service time splits
 	// into prefill and decode.
