@@ -126,9 +126,9 @@
 // latency model (# Server-side stages): arrival = queued = the request's
 // arrival, scheduled = its admission, first token = scheduled + prefill,
 // last token = scheduled + service, before the answer's last byte leaves.
-// A request is recorded once it has been answered (a streamed one also
-// when StreamFailRate or StreamCutRate broke its stream, or its client
-// left); a cache hit is recorded with no queue and no service; requests
+// A request is recorded once it has been answered, or its client left, or
+// StreamFailRate or StreamCutRate broke its stream; a cache hit is
+// recorded with no queue and no service; requests
 // shed or failed by FailRate leave no span and no events.
 //
 // The vllm personas, with OTLPEndpoint (sim --otlp-traces-endpoint URL,
