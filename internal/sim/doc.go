@@ -105,8 +105,10 @@
 // _prefill_, _decode_, _inference_time_seconds,
 // vllm:time_to_first_token_seconds, vllm:e2e_request_latency_seconds;
 // vllm-omni adds vllm_omni:e2e_request_latency_s), each observed once
-// per successful request when it finishes, from the sim's own latency
-// model: queue is measured, from arrival to admission (0 for a request
+// per successful request when it finishes (a stream after its final
+// event, before its [DONE], so that a client scraping /metrics as soon as
+// it has read [DONE] finds its request counted), from the sim's own
+// latency model: queue is measured, from arrival to admission (0 for a request
 // admitted at once, and for a cache hit); the service time splits into
 // prefill, a fixed PrefillShare (a quarter) of it, standing for the
 // encoder and the prompt's forward, and decode, the rest; inference is
