@@ -73,12 +73,17 @@
 // # Across runs
 //
 // A plan is a permutation per seed and clip, so the variants of one run
-// never repeat. Two plans with different seeds are independent: with n
-// variants of a clip drawn by each out of its N samples, about n*n/N of
-// them are common to both (a birthday bound). benchseal therefore draws a
-// fresh random seed for every run, and a replay under the sealed seed
-// starts each clip's numbering at a random point past the sealed run's.
-// Cache-proofing across runs holds up to that chance, not by construction.
+// never repeat. Two plans with different seeds are independent: with n1
+// and n2 variants of a clip drawn out of its N samples, about n1*n2/N of
+// them are common to both (a birthday bound), and two runs share any
+// variant of a corpus with chance 1 - exp(-sum over clips of n1*n2/N).
+// benchseal therefore draws a fresh random seed for every run, and a
+// replay under the sealed seed starts each clip's numbering at a random
+// point past the sealed run's: numbers n0 .. n0+n-1 of one permutation,
+// so two such replays share variants exactly where their ranges overlap,
+// with chance about (2n-1)/(N-s-n) per clip (s numbers taken by the sealed
+// run). Cache-proofing across runs holds up to that chance, not by
+// construction (docs/protocol.md works examples).
 //
 // # Imports
 //

@@ -18,7 +18,14 @@ import (
 // TestThroughputMatchesLittlesLaw: against a server that takes 50 ms per
 // request and admits everyone, a closed loop of C workers does C/0.05 req/s
 // (within 10%). The bound is on the claims' own window, measured from the
-// records, so only client-side overhead can break it.
+// records. Two things can miss it: the client losing time between one
+// response and its next request (ours: Little's law with the records' own
+// mean latency, checked always), and the machine stretching the 50 ms
+// itself, which no client can make up: at load average ~14 on two cores
+// the records' mean latency was 54.4 ms at c=4, already 8% of the ideal
+// rate gone before the client lost its 2.6%. So the ideal rate is checked
+// only where the mean latency kept within 2% of 50 ms, leaving 8% of the
+// margin to the client, and the log line says when it was not.
 func TestThroughputMatchesLittlesLaw(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("timing test: run without -race and -short")
@@ -39,22 +46,25 @@ func TestThroughputMatchesLittlesLaw(t *testing.T) {
 	for i, c := range levels {
 		m := l.claims.Targets[0].Levels[i].Median
 		want := float64(c) / 0.05
+		if m.LatencyMeanS == nil {
+			t.Fatalf("c=%d: no successful request", c)
+		}
 		// The in-process server shares two cores with everything else on
-		// the machine: when it could not keep its 50 ms (mean latency over
-		// 55 ms), C/0.05 is not reachable by any client and only the
-		// Little's-law bound below says something about ours.
-		if m.LatencyMeanS != nil && *m.LatencyMeanS <= 0.055 && math.Abs(m.ReqPerS-want)/want > 0.10 {
+		// the machine: when its requests took over 51 ms on average, the
+		// machine, not the client, spent the ideal rate's margin.
+		ideal := "checked"
+		if *m.LatencyMeanS > 0.051 {
+			ideal = "not checked: mean latency over 51ms, a busy machine"
+		} else if math.Abs(m.ReqPerS-want)/want > 0.10 {
 			t.Errorf("c=%d: %.1f req/s, want %.1f within 10%% (window %.3fs)", c, m.ReqPerS, want, m.WindowS)
 		}
 		// Little's law with the latency the records show: what the client
 		// loses between one response and the next request.
-		if m.LatencyMeanS == nil {
-			t.Fatalf("c=%d: no successful request", c)
-		}
 		if little := float64(c) / *m.LatencyMeanS; m.ReqPerS < 0.9*little {
 			t.Errorf("c=%d: %.1f req/s, want at least 90%% of C/mean latency = %.1f", c, m.ReqPerS, little)
 		}
-		t.Logf("c=%d: %.1f req/s (ideal %.0f), latency mean %.1fms p50 %.1fms", c, m.ReqPerS, want, *m.LatencyMeanS*1e3, *m.LatencyP50S*1e3)
+		t.Logf("c=%d: %.1f req/s (ideal %.0f, %s), %.1f%% of C/mean latency, latency mean %.1fms p50 %.1fms",
+			c, m.ReqPerS, want, ideal, 100*m.ReqPerS**m.LatencyMeanS/float64(c), *m.LatencyMeanS*1e3, *m.LatencyP50S*1e3)
 	}
 }
 

@@ -178,16 +178,29 @@ func TestRunTimeoutsAndAllFailedLevel(t *testing.T) {
 
 func TestRunInterruptDrains(t *testing.T) {
 	clips, sc := testCorpus(t, 2, 0.1)
-	ts := simServer(t, sim.Config{Corpus: sc, BaseLatency: 30 * time.Millisecond})
+	s, err := sim.New(sim.Config{Corpus: sc, BaseLatency: 30 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// Interrupt mid-way through the second step, counted in its requests
+	// (4 warm-ups, then the 8th measured one arrives), not in time after
+	// the first: a timer of 50 ms once fired before a starved second step
+	// had sent anything.
+	var armed atomic.Bool
+	var second atomic.Int64
+	ts := httptestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && armed.Load() && second.Add(1) == 12 {
+			cancel()
+		}
+		s.ServeHTTP(w, r)
+	})
 	dir := filepath.Join(t.TempDir(), "run")
 	steps := 0
 	hooks := Hooks{AfterStep: func(context.Context, *Dir, StepResult) error {
 		steps++
-		if steps == 1 {
-			go func() { time.Sleep(50 * time.Millisecond); cancel() }() // mid-way through the second step
-		}
+		armed.Store(steps == 1)
 		return nil
 	}}
 	res, err := Run(ctx, dir, Plan{Targets: []Target{{Name: "a", URL: ts.URL}}, Corpus: clips,

@@ -105,8 +105,10 @@
 // _prefill_, _decode_, _inference_time_seconds,
 // vllm:time_to_first_token_seconds, vllm:e2e_request_latency_seconds;
 // vllm-omni adds vllm_omni:e2e_request_latency_s), each observed once
-// per successful request when it finishes, from the sim's own latency
-// model: queue is measured, from arrival to admission (0 for a request
+// per successful request when it finishes (a stream after its final
+// event, before its [DONE], so that a client scraping /metrics as soon as
+// it has read [DONE] finds its request counted), from the sim's own
+// latency model: queue is measured, from arrival to admission (0 for a request
 // admitted at once, and for a cache hit); the service time splits into
 // prefill, a fixed PrefillShare (a quarter) of it, standing for the
 // encoder and the prompt's forward, and decode, the rest; inference is
@@ -127,6 +129,66 @@
 // output_handler). A /metrics scrape taken the instant the last answer
 // arrives then misses the last requests: what internal/fingerprint's
 // recorder waits out before it keeps the step's scrape.
+//
+// # Per-request server evidence
+//
+// Besides its histograms each persona can leave the per-request evidence
+// its engine leaves (serverevents.go, otlp.go, profiler.go), from the same
+// latency model (# Server-side stages): arrival = queued = the request's
+// arrival, scheduled = its admission, first token = scheduled + prefill,
+// last token = scheduled + service, before the answer's last byte leaves.
+// A request is recorded once it has been answered, or its client left, or
+// StreamFailRate or StreamCutRate broke its stream; a cache hit is
+// recorded with no queue and no service; requests
+// shed or failed by FailRate leave no span and no events.
+//
+// The vllm personas, with OTLPEndpoint (sim --otlp-traces-endpoint URL,
+// vLLM's --otlp-traces-endpoint), export one span per answered request as
+// vLLM's do_tracing does (vllm/v1/engine/output_processor.py @d0782260):
+// name "llm_request", kind SERVER, from arrival to the last token, with
+// gen_ai.request.id = the request's id (transcribe-<X-Request-Id>, as in
+// # Answers), gen_ai.response.finish_reasons and the durations in seconds
+// gen_ai.latency.time_in_queue (scheduled - queued),
+// _time_to_first_token (first token - arrival), _time_in_model_prefill
+// (first token - scheduled), _time_in_model_decode (last - first token),
+// _time_in_model_inference (last token - scheduled) and _e2e (last token -
+// arrival; attribute names from vllm/tracing/utils.py @0bf3270f), under
+// the resource service.name "vllm" and the scope "vllm.llm_engine". The
+// protocol is OTLPProtocol (sim --otlp-protocol), read as vLLM reads
+// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL (vllm/tracing/otel.py @40eeb0c5):
+// OTLPGRPC, the default (insecure), or OTLPHTTP, which POSTs the
+// protobuf ExportTraceServiceRequest to the endpoint exactly as given
+// (vLLM appends nothing: name the /v1/traces path). Spans go out in one
+// batch every OTLPFlushInterval (500 ms; vLLM's BatchSpanProcessor waits
+// 5 s) and on Close, which Serve calls on shutdown; an export that fails
+// is logged to RequestLog ("sim: otlp export: ..."), never retried. The
+// sglang-omni persona exports no spans.
+//
+// The sglang-omni persona serves SGLang-Omni's request profiler
+// (sglang_omni/serve/launcher.py @03c8f159 _mount_profiler_routes,
+// profiler/event_recorder.py @30e3cee2). POST /start_request_profile
+// {"run_id"?, "event_dir"?} answers {"run_id","event_dir"}; without an
+// event_dir it writes to ProfilerDir/<run_id>/events (sim --profiler-dir,
+// standing for SGLANG_TORCH_PROFILER_DIR) and without either it answers
+// 400 {"detail":"event_dir is required when SGLANG_TORCH_PROFILER_DIR is
+// not set"}; a body that is not JSON is FastAPI's 422. A start with
+// another run_id rotates the files. POST /stop_request_profile {"run_id"?}
+// closes the files (after the events of requests already answered are
+// written) and answers {"run_id"}, null when none was active. While
+// profiling, every answered request appends JSON lines {request_id,
+// stage, event_name, timestamp_ns, run_id, pid, metadata} with the
+// server's own request id (transcription-<uuid>, returned only on a
+// streamed answer) and the wall clock in nanoseconds (time.time_ns(), the
+// recorder's default): events_coordinator_<pid>.jsonl gets
+// request_admission (arrival) and terminal_response (last token);
+// events_asr_<pid>.jsonl, the one stage of Qwen3-ASR
+// (sglang_omni/models/qwen3_asr/config.py @0970348d), gets
+// scheduler_request_build_start and _end and scheduler_queue_enter (all at
+// arrival: the sim builds nothing), scheduler_prefill_start (scheduled),
+// scheduler_first_emit (first token) and stage_complete (last token).
+// Which intervals a reader takes from these names is serverevents' (it
+// follows SGLang-Omni's benchmark code; the coordinator's emit sites were
+// not read).
 //
 // # Recognition
 //

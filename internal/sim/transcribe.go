@@ -304,9 +304,18 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 			e2e: time.Since(start).Seconds()}
 	}
 	if req.stream {
-		if s.stream(w, r, req, a, text, id, n, begin, service) {
+		// A good stream counts itself before its [DONE] (finished): the
+		// client ends the request on [DONE] and may scrape /metrics before
+		// this handler returns, and a counter one short then reads as a
+		// record the server never served (check 7 FAILed run_server_events
+		// so under load). vLLM counts a request when it finishes, before
+		// its last chunk is sent.
+		finished := false
+		s.stream(w, r, req, a, text, id, n, begin, service, func() {
+			finished = true
 			s.metrics.done(true, took(), completion)
-		} else {
+		})
+		if !finished {
 			s.metrics.done(false, timing{}, 0)
 		}
 		return
@@ -399,9 +408,10 @@ func (s *Server) streamFault(n uint64) streamFault {
 // data: {"error":{...}} then [DONE]. SGLang-Omni: X-Request-Id header,
 // transcript.text.delta events, transcript.text.done with the text and
 // usage, then [DONE]; a failure midway is data: {"type":"error",...} and
-// the end of the stream. It reports whether the whole stream was written
-// as a success.
-func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a answer, text, id string, n uint64, begin time.Time, service time.Duration) bool {
+// the end of the stream. It calls finished once a good stream has sent
+// its final event, before [DONE], and reports whether the whole stream
+// was written as a success.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a answer, text, id string, n uint64, begin time.Time, service time.Duration, finished func()) bool {
 	p := s.p()
 	events := p.eng.Stream.Events
 	words := strings.SplitAfter(text, " ")
@@ -515,6 +525,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 		if !send(event{Type: "transcript.text.done", Text: &text, Usage: usageDur}) {
 			return false
 		}
+		finished()
 		return done()
 	}
 	stop := "stop"
@@ -527,5 +538,6 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 			return false
 		}
 	}
+	finished()
 	return done()
 }
