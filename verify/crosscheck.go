@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/schemas"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -205,21 +206,6 @@ func (s scrape) family(name string) *dto.MetricFamily {
 	return s[strings.TrimSuffix(name, "_total")]
 }
 
-func labelsMatch(m *dto.Metric, match map[string]string) bool {
-	for k, v := range match {
-		found := false
-		for _, l := range m.GetLabel() {
-			if l.GetName() == k && l.GetValue() == v {
-				found = true
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
-}
-
 func label(m *dto.Metric, name string) string {
 	for _, l := range m.GetLabel() {
 		if l.GetName() == name {
@@ -250,7 +236,7 @@ func (s scrape) counterSum(name string, match map[string]string, statusLabel, st
 	}
 	var sum float64
 	for _, m := range f.GetMetric() {
-		if !labelsMatch(m, match) || (status != "" && label(m, statusLabel) != status) {
+		if !fingerprint.LabelsMatch(m, match) || (status != "" && label(m, statusLabel) != status) {
 			continue
 		}
 		sum += value(m)
@@ -272,7 +258,7 @@ func (s scrape) histogram(name string, match map[string]string) (histogram, bool
 		return h, false
 	}
 	for _, m := range f.GetMetric() {
-		if !labelsMatch(m, match) || m.Histogram == nil {
+		if !fingerprint.LabelsMatch(m, match) || m.Histogram == nil {
 			continue
 		}
 		hm := m.GetHistogram()

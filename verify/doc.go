@@ -222,15 +222,19 @@
 // The checks above aim at edits that another file of the run contradicts:
 // a key holder who changes records, claims, telemetry or a scrape and
 // re-seals with their own key leaves another sealed file disagreeing (the
-// doctored-bundle corpus in corpus_test.go has 56 kinds, each held to its
-// check and verdict). They cannot catch a fabrication made
+// doctored-bundle corpus in corpus_test.go has 65 kinds, each held to its
+// check and verdict). Checks 9 and 10 add the server's own account (its
+// stage histograms; its spans or profiler events, joined by request id),
+// so that records edited alone now contradict what the server recorded. They cannot catch a fabrication made
 // consistently across every file that describes the same fact, because
 // every one of those files is the sealer's own word:
 //
-//   - records, steps.jsonl windows and the /metrics scrapes rewritten
-//     together (latencies shortened and the server's histogram and
-//     counters edited to match), or a whole run invented with a simulator
-//     standing in for the engine: the scrapes are text the client saved;
+//   - records, steps.jsonl windows, the /metrics scrapes and the server's
+//     spans or event files rewritten together (latencies shortened and
+//     the server's histograms, counters and per-request times edited to
+//     match), or a whole run invented with a simulator standing in for the
+//     engine: the scrapes, spans and events are what the client received
+//     and saved;
 //   - the last repeat or the last steps of a run dropped with
 //     protocol.repeats (or the levels) lowered to match, and the telemetry
 //     samples and ended_at trimmed with them: nothing after those steps
@@ -241,8 +245,9 @@
 //     everywhere it appears.
 //
 // What would catch them lies outside the bundle: the server's own logs with
-// the requests' ids and times (benchseal sends none today; vLLM accepts
-// X-Request-Id), a third party scraping the server's /metrics during the
+// the requests' ids and times kept by someone else (benchseal sends each
+// request's id as X-Request-Id, which vLLM carries into its logs and spans),
+// a third party scraping the server's /metrics during the
 // run (a second, independent copy of the counters), a replay of the run
 // against the same engine (benchseal replay) whose numbers must come out
 // alike, or a signature by a key the reader trusts to belong to someone

@@ -109,7 +109,7 @@ func SumHistogram(mf *dto.MetricFamily, match map[string]string) (Histogram, boo
 	var h Histogram
 	cum := map[float64]float64{}
 	for _, m := range mf.GetMetric() {
-		if m.Histogram == nil || !hasLabels(m, match) {
+		if m.Histogram == nil || !fingerprint.LabelsMatch(m, match) {
 			continue
 		}
 		hm := m.GetHistogram()
@@ -137,15 +137,6 @@ func lastBound(h *dto.Histogram) float64 {
 		return 0
 	}
 	return b[len(b)-1].GetUpperBound()
-}
-
-func hasLabels(m *dto.Metric, match map[string]string) bool {
-	for k, v := range match {
-		if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == k && l.GetValue() == v }) {
-			return false
-		}
-	}
-	return true
 }
 
 // HistogramResetError: a histogram went down between two scrapes (its

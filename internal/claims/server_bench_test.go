@@ -3,11 +3,10 @@ package claims
 import (
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/benchseal/benchseal/internal/testkit"
 )
 
 // benchScrape is a /metrics answer of about n series: vLLM's six stage
@@ -57,7 +56,7 @@ func BenchmarkServerStages(b *testing.B) {
 			before, after := benchScrape(10_000, 100, engines), benchScrape(10_000, 228, engines)
 			b.SetBytes(int64(len(after)))
 			b.ReportAllocs()
-			defer reportCPU(b)()
+			defer testkit.ReportCPU(b)()
 			var prev Scrape
 			for i := 0; b.Loop(); i++ {
 				raw := before
@@ -80,20 +79,6 @@ func BenchmarkServerStages(b *testing.B) {
 	}
 }
 
-// reportCPU reports the process's CPU time per op when the returned func
-// runs (at the end of the benchmark).
-func reportCPU(b *testing.B) func() {
-	cpu := func() time.Duration {
-		var ru syscall.Rusage
-		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-			b.Fatal(err)
-		}
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	start := cpu()
-	return func() { b.ReportMetric(float64(cpu()-start)/float64(b.N), "cpu-ns/op") }
-}
-
 // BenchmarkParseAllSeries is what ParseScrape would cost if expfmt read
 // every series of the answer (no stageLines): the comparison that
 // justifies the line filter.
@@ -101,7 +86,7 @@ func BenchmarkParseAllSeries(b *testing.B) {
 	raw := benchScrape(10_000, 228, 4)
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
-	defer reportCPU(b)()
+	defer testkit.ReportCPU(b)()
 	for b.Loop() {
 		if _, err := parseStages(raw); err != nil {
 			b.Fatal(err)
@@ -113,7 +98,7 @@ func BenchmarkParseAllSeries(b *testing.B) {
 func BenchmarkStageLines(b *testing.B) {
 	raw := benchScrape(10_000, 228, 4)
 	b.SetBytes(int64(len(raw)))
-	defer reportCPU(b)()
+	defer testkit.ReportCPU(b)()
 	for b.Loop() {
 		stageLines(raw)
 	}

@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/benchseal/benchseal/internal/testkit"
 )
 
 // vllmScrape is a realistic vLLM /metrics answer of about n series for
@@ -119,7 +118,7 @@ func BenchmarkStepBoundary(b *testing.B) {
 				b.SetBytes(int64(len(after)))
 				b.ReportAllocs()
 				dir := b.TempDir()
-				defer reportCPU(b)()
+				defer testkit.ReportCPU(b)()
 				base := boundary(b, dir, -1, before, nil, redact)
 				for i := 0; b.Loop(); i++ {
 					boundary(b, dir, i, after, base, redact)
@@ -145,27 +144,13 @@ func BenchmarkStepBoundary(b *testing.B) {
 		for _, p := range parts {
 			b.Run(fmt.Sprintf("engines=%d/%s", engines, p.name), func(b *testing.B) {
 				dir := b.TempDir()
-				defer reportCPU(b)()
+				defer testkit.ReportCPU(b)()
 				for i := 0; b.Loop(); i++ {
 					p.f(i, dir)
 				}
 			})
 		}
 	}
-}
-
-// reportCPU reports the process's CPU time per op when the returned func
-// runs (at the end of the benchmark).
-func reportCPU(b *testing.B) func() {
-	cpu := func() time.Duration {
-		var ru syscall.Rusage
-		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-			b.Fatal(err)
-		}
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	start := cpu()
-	return func() { b.ReportMetric(float64(cpu()-start)/float64(b.N), "cpu-ns/op") }
 }
 
 func TestVLLMScrapeParses(t *testing.T) {

@@ -3,6 +3,7 @@ package fingerprint
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,7 +75,7 @@ func RequestCounts(fams map[string]*dto.MetricFamily) map[string]float64 {
 		}
 		var sum float64
 		for _, m := range f.GetMetric() {
-			if !labelsMatch(m, rc.Match) {
+			if !LabelsMatch(m, rc.Match) {
 				continue
 			}
 			switch {
@@ -89,16 +90,12 @@ func RequestCounts(fams map[string]*dto.MetricFamily) map[string]float64 {
 	return out
 }
 
-func labelsMatch(m *dto.Metric, match map[string]string) bool {
+// LabelsMatch says whether m carries every label of match with its
+// value (an engine row's Match: SGLang-Omni's transcription route, a
+// status). The one matcher of the recorder, internal/claims and verify.
+func LabelsMatch(m *dto.Metric, match map[string]string) bool {
 	for k, v := range match {
-		found := false
-		for _, l := range m.GetLabel() {
-			if l.GetName() == k && l.GetValue() == v {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool { return l.GetName() == k && l.GetValue() == v }) {
 			return false
 		}
 	}
