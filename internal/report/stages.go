@@ -392,6 +392,8 @@ func (v *view) knee(tt timeTarget) string {
 	switch {
 	case best < 0:
 		return v.tr("where queue time dominates is not observed (no level has both queue and server time).")
+	case first < 0 && tt.rows[best].stage[schemas.StageQueue].s == 0:
+		return v.tr("requests never waited in the queue at any level measured.")
 	case first < 0:
 		r := tt.rows[best]
 		return v.tr("queue time never exceeds half the server time; its largest share is %s ms of %s ms at C = %d.", num(1000*r.stage[schemas.StageQueue].s), num(1000*r.server.s), r.c)

@@ -286,3 +286,24 @@ func TestStagesClientMinusServerApart(t *testing.T) {
 		t.Errorf("no \"not comparable\" cell for a server that counted more than the successes:\n%s", s)
 	}
 }
+
+// A queue that is 0 at every level is said as such, not as "its largest
+// share is 0 ms".
+func TestKneeNeverQueued(t *testing.T) {
+	in := fixtureStages()
+	for li := range in.Claims.Targets[1].Levels {
+		for r := range in.Claims.Targets[1].Levels[li].Repeats {
+			st := in.Claims.Targets[1].Levels[li].Repeats[r].Server
+			for i := range st.Stages {
+				if st.Stages[i].Stage == schemas.StageQueue {
+					st.Stages[i].MeanS = ptr(0.0)
+				}
+			}
+		}
+	}
+	md, _, _ := render(t, in)
+	s := section(string(md), "Where the time goes")
+	if !strings.Contains(s, "requests never waited in the queue at any level measured.") || strings.Contains(s, "largest share is 0 ms") {
+		t.Errorf("a queue of 0 everywhere:\n%s", s)
+	}
+}
