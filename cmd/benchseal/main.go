@@ -46,10 +46,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 
-	// The first interrupt cancels the context: long-running commands drain and
+	// The first interrupt (Ctrl-C, SIGTERM, or SIGHUP: the terminal closed)
+	// cancels the context: long-running commands drain and
 	// keep what they have. A second one is handled by the command (bench) or
 	// falls through to the default behaviour once stop is called.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 
 	cmd, err := root.ExecuteContextC(ctx)

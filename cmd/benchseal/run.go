@@ -457,7 +457,7 @@ func clientSetup(e *env, apiKey string) (key string, tool schemas.Tool, tty bool
 // SIGKILL to every server it launched.
 func drainOnInterrupt(e *env) (stop func()) {
 	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		n := 0
 		for range sig {
