@@ -258,7 +258,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	if f.asJSON {
 		err = claims.Comparison{Source: src, BundleSHA256: origin.BundleSHA256, KeyFingerprint: origin.KeyFingerprint,
 			KeyPinned: origin.KeyPinned, Replay: res.Dir, Tolerance: claims.ComparisonTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints},
-			OK: nd == 0 && nc == 0, Differ: nd, Differences: diffs, Probes: probes}.WriteJSON(e.stdout)
+			OK: nd == 0 && nc == 0, Differ: nd, Differences: diffs, Probes: probes, Environment: envDiffOrNil(envDiff)}.WriteJSON(e.stdout)
 	} else {
 		err = claims.WriteComparison(e.stdout, diffs)
 		if err == nil && len(probes) > 0 {
@@ -354,4 +354,13 @@ func replayPlan(s *session.Sealed, f *replayFlags, urls map[string]string, seedS
 		return p, 0, nil, fmt.Errorf("replay: %w", err)
 	}
 	return p, timeout, gpus, nil
+}
+
+// envDiffOrNil is the environment diff for replay --json, nil when none
+// was taken.
+func envDiffOrNil(d schemas.ReplayDiff) *schemas.ReplayDiff {
+	if len(d.Rows) == 0 {
+		return nil
+	}
+	return &d
 }

@@ -51,6 +51,10 @@ type Comparison struct {
 	// Probes sets each target's cache probe verdicts side by side; absent
 	// when neither run made one. They do not count in OK or Differ.
 	Probes []ProbeComparison `json:"probes,omitempty"`
+	// Environment is the replay's environment against the sealed run's
+	// (env/replay-diff.json, taken before measuring): what a figure that
+	// moved may be explained by. Absent when it could not be taken.
+	Environment *schemas.ReplayDiff `json:"environment,omitempty"`
 }
 
 // ProbeComparison is one target's active cache probe in the sealed run
