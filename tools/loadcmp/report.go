@@ -213,7 +213,7 @@ func (r *report) write(w io.Writer) int {
 				s.VerifyMBs, mib(s.VerifyRSS), s.OpenMBs, mib(s.OpenRSS), mib(s.BundleBytes), s.Deterministic, s.SHA1[:min(12, len(s.SHA1))])
 		}
 		fmt.Fprintln(w, "\nMB/s: run-directory bytes per second of wall clock. seal: bundle to io.Discard (then to a file); verify: verify.Bundle, all")
-		fmt.Fprintln(w, "eight checks, must pass; open+subjects: bundle.Open, the signature and every subject digest. Peak RSS: VmHWM of the child.")
+		fmt.Fprintln(w, "every check, must pass; open+subjects: bundle.Open, the signature and every subject digest. Peak RSS: VmHWM of the child.")
 		fmt.Fprintln(w)
 	}
 	missed := 0
