@@ -76,7 +76,8 @@
 //	             SGLang-Omni's sglang_omni_http_requests_total on the
 //	             transcription route, sglang:num_requests_total) grew between
 //	             the scrapes before and after the step by no less than the
-//	             records answered with HTTP 200 (FAIL) and no more than the
+//	             records that succeeded (FAIL; a stream that began with 200
+//	             and failed midway may be counted or not) and no more than the
 //	             records (WARN: other traffic); such a FAIL, and check 9's,
 //	             quotes how the recorder waited for the server to count them
 //	             (steps.jsonl settle: engines count just after answering).

@@ -166,7 +166,13 @@ func checkEvents(rep *Report, ev *evidence) {
 			if ok {
 				seenMeasured++
 				requests++
-				checkStageTimes(c, name, k, r, l)
+				if r.OK {
+					// A failed request's client may have stopped
+					// waiting (a cut or failed stream, a timeout)
+					// while the server went on: only a success's
+					// latency bounds the server's times.
+					checkStageTimes(c, name, k, r, l)
+				}
 			}
 			if !r.OK {
 				continue

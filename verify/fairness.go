@@ -285,20 +285,24 @@ func checkCacheHits(c *Check, ev *evidence) string {
 				}
 				ok = false
 				step := fmt.Sprintf("%s c=%d repeat %d", t.Target, l.Concurrency, r+1)
+				over := "over the step, warm-ups included"
+				if m.CacheHitsScope == schemas.CacheHitsMeasured {
+					over = "over the measured requests"
+				}
 				counter := cacheCounterOf(ev, t.Target, l.Concurrency, r+1)
 				switch {
 				case counter == engine.VLLMMMCacheHits && perturbed:
 					c.add(Finding{Status: Fail, Kind: KindCacheHit, Path: "claims.json", Reason: fmt.Sprintf(
-						"%s: the server answered %g perturbed requests from its cache (%s grew by %g over the step, warm-ups included): every request sent audio no request had sent before, so the cache-proof premise is false and these figures do not measure uncached serving",
-						step, *m.CacheHits, counter, *m.CacheHits)})
+						"%s: the server answered %g perturbed requests from its cache (%s grew by %g %s): every request sent audio no request had sent before, so the cache-proof premise is false and these figures do not measure uncached serving",
+						step, *m.CacheHits, counter, *m.CacheHits, over)})
 				case counter == engine.VLLMMMCacheHits:
-					c.warnKindf(KindCacheHit, "claims.json", "%s: the server answered %g requests from its cache (%s grew by %g over the step, warm-ups included): perturbation was off, so repeated clips were sent unchanged and these figures are partly cached serving",
-						step, *m.CacheHits, counter, *m.CacheHits)
+					c.warnKindf(KindCacheHit, "claims.json", "%s: the server answered %g requests from its cache (%s grew by %g %s): perturbation was off, so repeated clips were sent unchanged and these figures are partly cached serving",
+						step, *m.CacheHits, counter, *m.CacheHits, over)
 				case counter != "":
-					c.warnf("claims.json", "%s: %s grew by %g over the step (warm-ups included): prefix-cache tokens, which a prompt prefix shared by distinct audio also counts; not requests answered from a cache",
-						step, counter, *m.CacheHits)
+					c.warnf("claims.json", "%s: %s grew by %g %s: prefix-cache tokens, which a prompt prefix shared by distinct audio also counts; not requests answered from a cache",
+						step, counter, *m.CacheHits, over)
 				default:
-					c.warnf("claims.json", "%s: the server's cache counters grew by %g over the step (warm-ups included)", step, *m.CacheHits)
+					c.warnf("claims.json", "%s: the server's cache counters grew by %g %s", step, *m.CacheHits, over)
 				}
 			}
 		}

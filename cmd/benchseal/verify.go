@@ -29,7 +29,7 @@ var kindFlags = map[verify.Kind]string{
 	verify.KindAudioMissing:    "pass --audio DIR with the original clips",
 	verify.KindGPUsUnassigned:  "run names them with --gpu NAME=0,1",
 	verify.KindKnobNotObserved: "run takes SGLang-Omni's launch command with --launch or --launch-cmd, its config with --server-config",
-	verify.KindNoPerturb:       "run with --no-perturb",
+	verify.KindNoPerturb:       "run again without --no-perturb",
 	verify.KindIncomplete:      "seal --allow-incomplete",
 	// run's server events: vLLM's spans, SGLang-Omni's profiler (run --help)
 	verify.KindEventsNotObserved: "run with --otlp-listen ADDR and vLLM's --otlp-traces-endpoint http://ADDR, or --server-events NAME=DIR (or --launch) and --stream for SGLang-Omni",
