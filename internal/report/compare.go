@@ -462,7 +462,7 @@ func (cm *Comparison) blocks() []block {
 	}
 	out = append(out, para{spans: []span{t("Throughput: ratio of the medians over repeats of successful requests per second, A over B, " +
 		"with a seeded bootstrap interval over requests within repeats and over repeats (over repeats only where a side's records could not be read). " +
-		"Verdict by the report's rule: a target that failed more than 1 % of its requests, or whose server counted cache hits although every request was distinct, is not comparable; overlapping repeats show no difference; one repeat claims no lead. " +
+		"Verdict by the report's rule: a target that failed more than 1 % of its requests, whose server counted cache hits although every request was distinct, or that answered from its cache in a run without perturbation, is not comparable; overlapping repeats show no difference; one repeat claims no lead. " +
 		fmt.Sprintf("Figures: B's medians against A's; beyond the tolerance (%s %% on throughput, latency and counts, as a ratio both ways; %g points of WER) is DIFF, "+
 			"but a latency percentile of fewer successful requests per repeat than bound it at 95 %% (p99: %d, p50: %d) is UNSTABLE: shown, not counted.",
 			strconv.FormatFloat(cm.Tolerance.Relative*100, 'g', 6, 64), cm.Tolerance.WERPoints, claims.StableRequests(0.99), claims.StableRequests(0.5)))}})

@@ -52,6 +52,11 @@ func (v *view) side(name string, l *schemas.LevelClaims) verdict.Side {
 			s.Latencies = append(s.Latencies, lat[i+1])
 		}
 	}
+	if !v.in.Run.Protocol.Perturb {
+		if bearing, _ := claims.ProbeBearingOf(v.in.Run, v.in.Claims, name); bearing == claims.ProbeInflated {
+			s.Cached = true
+		}
+	}
 	return s
 }
 
@@ -107,6 +112,9 @@ func (v *view) words(r verdict.Result, a, b string) string {
 	if r.CacheHits > 0 {
 		return v.tr("not comparable: %s counted %s cache hits", names[r.Culprit], count(r.CacheHits))
 	}
+	if r.Cached {
+		return v.tr("not comparable: %s answered from its cache (perturbation was off)", names[r.Culprit])
+	}
 	return v.tr("not comparable: %s failed %s of requests", names[r.Culprit], pctShort(r.Failed))
 }
 
@@ -153,7 +161,7 @@ func (v *view) conclusion() []block {
 			rule += v.tr(" With %d repeats the interval is a rough guide; the overlap rule is the safeguard.", v.repeats)
 		}
 	}
-	rule += v.tr(" Verdict by rule: a target that failed more than 1 % of its requests, or whose server counted cache hits although every request was distinct, is not comparable; overlapping repeats show no difference; one repeat claims no lead.")
+	rule += v.tr(" Verdict by rule: a target that failed more than 1 % of its requests, whose server counted cache hits although every request was distinct, or that answered from its cache in a run without perturbation, is not comparable; overlapping repeats show no difference; one repeat claims no lead.")
 	out = append(out, para{spans: []span{t(rule)}})
 	return out
 }

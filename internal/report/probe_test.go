@@ -58,3 +58,23 @@ func TestProbeCaveats(t *testing.T) {
 		})
 	}
 }
+
+// A run without perturbation against a target whose probe says it caches
+// identical audio compares cached serving: the conclusion says "not
+// comparable", never a lead or "no difference"; with perturbation on, the
+// same probe changes no verdict.
+func TestConclusionInflatedByCaching(t *testing.T) {
+	caching := schemas.CacheProbe{Target: "sglang-omni", Repeats: 16, Variants: 16, RepeatMedianMs: 2, VariantMedianMs: 20,
+		Speedup: 10, SpeedupLo: 8, SpeedupHi: 12, Caches: true}
+	for _, perturb := range []bool{false, true} {
+		in := fixture()
+		in.Run.Protocol.Perturb = perturb
+		in.Run.Protocol.CacheProbe = 16
+		in.Claims.Probes = []schemas.CacheProbe{caching}
+		s := section(mdOf(t, in), "Conclusion")
+		got := strings.Contains(s, "not comparable: sglang-omni answered from its cache (perturbation was off)")
+		if got == perturb {
+			t.Errorf("perturb %v: conclusion names the cache %v:\n%s", perturb, got, s)
+		}
+	}
+}

@@ -39,6 +39,11 @@ type Side struct {
 	// request distinct); 0 when none were counted or when the caller has
 	// no counter or ran without perturbation.
 	CacheHits float64
+	// Cached is true when the target answered from its cache with
+	// perturbation off: its cache probe says it caches identical audio
+	// (claims.ProbeInflated), and the run sent clips unchanged. Its
+	// figures then measure cached serving, not transcription.
+	Cached bool
 	// Latencies, when set, holds each repeat's successful request
 	// latencies in seconds (Latencies[i] belongs to Repeats[i]): the
 	// interval then also resamples requests within repeats (see the
@@ -91,6 +96,8 @@ type Result struct {
 	// CacheHits is the culprit's counted cache hits when they made it
 	// NotComparable, else 0.
 	CacheHits float64
+	// Cached: the culprit answered from its cache (Side.Cached).
+	Cached bool
 	// Basis says what the interval rests on (IntervalNone when there is
 	// none).
 	Basis Basis
@@ -136,6 +143,12 @@ func Compare(a, b Side, opts Options) Result {
 	for i, s := range []Side{a, b} {
 		if s.CacheHits > 0 {
 			r.Kind, r.Culprit, r.CacheHits = NotComparable, i, s.CacheHits
+			return r
+		}
+	}
+	for i, s := range []Side{a, b} {
+		if s.Cached {
+			r.Kind, r.Culprit, r.Cached = NotComparable, i, true
 			return r
 		}
 	}
