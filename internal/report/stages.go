@@ -296,7 +296,7 @@ func (v *view) timeBreakdown() []block {
 			out = append(out, v.percentiles(tt.name, pts[tt.name])...)
 			continue
 		}
-		s := append(lead, t(v.knee(tt)))
+		s := append(lead, t(v.knee(tt, pts[tt.name])))
 		if tt.http {
 			s = append(s, t(" "+v.tr("The server exposes only its HTTP handler's duration (%s), which stands in for server e2e: it spans the request inside the server, not split into stages.", tt.exposed[schemas.StageHTTP])))
 		}
@@ -368,8 +368,11 @@ func (v *view) timeBreakdown() []block {
 // knee says where queue time first exceeds kneeShare of the server time,
 // and whether it stays so at every higher level; or that it never does,
 // with its largest share; or what is missing to tell.
-func (v *view) knee(tt timeTarget) string {
+func (v *view) knee(tt timeTarget, pt *pctTarget) string {
 	if _, ok := tt.exposed[schemas.StageQueue]; !ok {
+		if s := v.kneePerRequest(pt); s != "" {
+			return s
+		}
 		return v.tr("where queue time dominates is not observed (no queue-time histogram).")
 	}
 	first, best := -1, -1
@@ -404,6 +407,24 @@ func (v *view) knee(tt timeTarget) string {
 		return v.tr("from C = %d, queue time dominates: %s ms of %s ms server time.", r.c, q, srv)
 	}
 	return v.tr("at C = %d queue time first dominates (not at every higher level): %s ms of %s ms server time.", r.c, q, srv)
+}
+
+// kneePerRequest is the knee read from the requests joined by request id
+// (their median queue against their median server time), for a server
+// that exposes no queue histogram but left per-request evidence; "" when
+// there is none.
+func (v *view) kneePerRequest(pt *pctTarget) string {
+	if pt == nil || !pt.perRequest {
+		return ""
+	}
+	for _, r := range pt.rows {
+		q := r.stage[schemas.StageQueue]
+		if q.kind != cellValue || r.server.kind != cellValue || !(r.server.p50 > 0) || q.p50 <= kneeShare*r.server.p50 {
+			continue
+		}
+		return v.tr("from the requests joined by request id: at C = %d the median request's queue time dominates: %s ms of %s ms server time.", r.c, num(1000*q.p50), num(1000*r.server.p50))
+	}
+	return v.tr("from the requests joined by request id: the median request's queue time never exceeds half its server time.")
 }
 
 // stageCaveats names every broken cell: data that cannot be right belongs

@@ -307,3 +307,22 @@ func TestKneeNeverQueued(t *testing.T) {
 		t.Errorf("a queue of 0 everywhere:\n%s", s)
 	}
 }
+
+// A server with no queue histogram but requests joined by id (SGLang-Omni
+// streamed, with its request profiler): the knee is read from the
+// requests, not called "not observed" above a table that shows it.
+func TestKneePerRequest(t *testing.T) {
+	v := newView(fixture())
+	row := func(c int, queue, server float64) pctRow {
+		return pctRow{c: c, server: pctCell{kind: cellValue, p50: server},
+			stage: map[string]pctCell{schemas.StageQueue: {kind: cellValue, p50: queue}}}
+	}
+	pt := &pctTarget{perRequest: true, rows: []pctRow{row(4, 0.001, 0.035), row(16, 0.101, 0.135)}}
+	tt := timeTarget{name: "sg", exposed: map[string]string{schemas.StageHTTP: "sglang_omni_http_request_duration_seconds"}}
+	if got, want := v.knee(tt, pt), "at C = 16 the median request's queue time dominates: 101 ms of 135 ms server time."; !strings.Contains(got, want) {
+		t.Errorf("knee %q, want it to say %q", got, want)
+	}
+	if got := v.knee(tt, nil); !strings.Contains(got, "not observed (no queue-time histogram)") {
+		t.Errorf("without per-request evidence: %q", got)
+	}
+}
