@@ -61,7 +61,7 @@ type ReplayTolerance struct {
 	Relative  float64 `json:"relative"`
 	WERPoints float64 `json:"wer_points"`
 	// TailRule names the rule that makes a percentile of too few requests
-	// UNSTABLE rather than DIFF ("percentile_95_bound",
+	// UNSTABLE rather than OK or DIFF ("percentile_95_bound",
 	// internal/claims.StableRequests); absent in replays sealed before
 	// it, which judged every percentile by the tolerance alone.
 	TailRule string `json:"tail_rule,omitempty"`

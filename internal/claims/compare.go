@@ -64,9 +64,10 @@ const (
 	// hardware than the sealed run (GPU model, count or memory, host
 	// cores), so the move is not shown to be the server's.
 	NotComparable Verdict = "NOT-COMPARABLE"
-	// Unstable: beyond the tolerance, but a percentile of fewer requests
-	// (per repeat, on the side with fewer) than StableRequests: shown,
-	// never counted as a difference, so it cannot decide a verdict alone.
+	// Unstable: a percentile of fewer requests (per repeat, on the side
+	// with fewer) than StableRequests, within the tolerance or beyond it:
+	// shown, never counted as a difference or as an agreement, so it
+	// cannot decide a verdict alone either way.
 	Unstable Verdict = "UNSTABLE"
 )
 
@@ -110,9 +111,9 @@ type Difference struct {
 // the larger value exceeds the smaller by at most tol (so a fall to a
 // tenth is a DIFF under a 200 % tolerance, as the tenfold rise of the
 // latency that goes with it is).
-// A percentile (latency_p50_s, latency_p99_s) beyond the tolerance whose
-// median count of successful requests per repeat, on either side, is below
-// StableRequests is Unstable instead of a DIFF (unless tol.AllTails).
+// A percentile (latency_p50_s, latency_p99_s) whose median count of
+// successful requests per repeat, on either side, is below StableRequests
+// is Unstable instead of OK or DIFF (unless tol.AllTails).
 // Counts (succeeded, failed): change = (replayed - sealed) / sealed
 // requests, so a count that was 0 can move a little without failing the
 // replay. wer: change = (replayed - sealed) * 100 points.
@@ -223,8 +224,9 @@ func compareLevel(target string, sl, rl schemas.LevelClaims, tol Tolerance) []Di
 				d.Verdict = Diff
 			}
 			// Both measured, but one side's percentile rests on too few
-			// requests: the move is not shown to be the server's.
-			if p := percentileOf(m); d.Verdict == Diff && p > 0 && d.Change != nil && !tol.AllTails {
+			// requests: a move is not shown to be the server's, and an
+			// agreement is no more shown than a difference would be.
+			if p := percentileOf(m); (d.Verdict == Diff || d.Verdict == Same) && p > 0 && d.Change != nil && !tol.AllTails {
 				if n, need := min(s.Succeeded, r.Succeeded), StableRequests(p); n < need {
 					d.Verdict = Unstable
 					d.Reason = fmt.Sprintf("p%g of %d requests per repeat: too few to judge (it needs %d to be bounded at 95 %%); not counted", p*100, n, need)

@@ -464,7 +464,7 @@ func (cm *Comparison) blocks() []block {
 		"with a seeded bootstrap interval over requests within repeats and over repeats (over repeats only where a side's records could not be read). " +
 		"Verdict by the report's rule: a target that failed more than 1 % of its requests, whose server counted cache hits although every request was distinct, or that answered from its cache in a run without perturbation, is not comparable; overlapping repeats show no difference; one repeat claims no lead. " +
 		fmt.Sprintf("Figures: B's medians against A's; beyond the tolerance (%s %% on throughput, latency and counts, as a ratio both ways; %g points of WER) is DIFF, "+
-			"but a latency percentile of fewer successful requests per repeat than bound it at 95 %% (p99: %d, p50: %d) is UNSTABLE: shown, not counted.",
+			"but a latency percentile of fewer successful requests per repeat than bound it at 95 %% (p99: %d, p50: %d) is UNSTABLE, within the tolerance or beyond: shown, counted neither way.",
 			strconv.FormatFloat(cm.Tolerance.Relative*100, 'g', 6, 64), cm.Tolerance.WERPoints, claims.StableRequests(0.99), claims.StableRequests(0.5)))}})
 	return out
 }
@@ -506,7 +506,7 @@ func (cm *Comparison) figures(cp ComparedPair) []block {
 		head = []span{b("Figures:"), t(" every one judged is within the tolerance.")}
 	}
 	if len(unstable) > 0 {
-		head = append(head, t(fmt.Sprintf(" Beyond it but UNSTABLE, shown and not counted (%d): %s.", len(unstable), strings.Join(unstable, "; "))))
+		head = append(head, t(fmt.Sprintf(" UNSTABLE, percentiles of too few requests to judge either way, shown and not counted (%d): %s.", len(unstable), strings.Join(unstable, "; "))))
 	}
 	return []block{para{spans: head}, table{header: []string{"concurrency", "metric", la, lb, "change", "verdict"},
 		right: []bool{true, false, true, true, true, false}, rows: rows}}
