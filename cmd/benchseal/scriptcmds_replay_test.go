@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/benchseal/benchseal/internal/claims"
 	"os"
 
 	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/session"
 	"github.com/benchseal/benchseal/schemas"
 )
