@@ -95,9 +95,12 @@ func runCompare(ctx context.Context, e *env, f *compareFlags, a, b string) error
 	if err != nil {
 		return err
 	}
-	var sides [2]report.CompareSide
+	var (
+		sides [2]report.CompareSide
+		docs  [2]map[string][]byte
+	)
 	for i, path := range []string{a, b} {
-		if sides[i], err = loadCompareSide(ctx, e, "AB"[i:i+1], path, keys[i]); err != nil {
+		if sides[i], docs[i], err = loadCompareSide(ctx, e, "AB"[i:i+1], path, keys[i]); err != nil {
 			return err
 		}
 	}
@@ -126,6 +129,7 @@ func runCompare(ctx context.Context, e *env, f *compareFlags, a, b string) error
 	if err != nil {
 		return err
 	}
+	warnEnvironment(e, sides, docs, c.Pairs)
 	for _, p := range c.Pairs {
 		if len(p.RequestDifferences) > 0 {
 			warnf(e.stderr, "A:%s and B:%s sent different requests (%s): their figures compare different requests, not the servers alone",
@@ -187,19 +191,19 @@ func comparePairs(flags []string) ([]report.Pair, error) {
 // subjects checked before anything is decoded), decodes its documents as
 // report does, and runs verify's whole checklist: a bundle that does not
 // verify is refused.
-func loadCompareSide(ctx context.Context, e *env, side, path, key string) (report.CompareSide, error) {
+func loadCompareSide(ctx context.Context, e *env, side, path, key string) (report.CompareSide, map[string][]byte, error) {
 	var cs report.CompareSide
 	st, err := os.Stat(path)
 	if err != nil {
-		return cs, fmt.Errorf("compare: %s: %w", path, unwrapPath(err))
+		return cs, nil, fmt.Errorf("compare: %s: %w", path, unwrapPath(err))
 	}
 	if st.IsDir() {
-		return cs, withHint(usageErrorf("compare: %s is a run directory: nothing in it is signed", path), "seal it first with benchseal seal %s -o OUT.tar.zst", path)
+		return cs, nil, withHint(usageErrorf("compare: %s is a run directory: nothing in it is signed", path), "seal it first with benchseal seal %s -o OUT.tar.zst", path)
 	}
 	var pub crypto.PublicKey
 	if key != "" {
 		if pub, err = bundle.LoadPublicKey(ctx, key, func() ([]byte, error) { return readPassword(e, false) }); err != nil {
-			return cs, withHint(fmt.Errorf("compare: loading the key of %s: %w", side, err),
+			return cs, nil, withHint(fmt.Errorf("compare: loading the key of %s: %w", side, err),
 				"--key takes a public key file (benchseal keygen writes NAME.pub), a private key file or a KMS reference")
 		}
 	}
@@ -211,20 +215,20 @@ func loadCompareSide(ctx context.Context, e *env, side, path, key string) (repor
 	)
 	switch {
 	case errors.As(err, &re):
-		return cs, withHint(fmt.Errorf("compare: %s is refused: %w", path, re.Err), "run benchseal verify %s for every finding", path)
+		return cs, nil, withHint(fmt.Errorf("compare: %s is refused: %w", path, re.Err), "run benchseal verify %s for every finding", path)
 	case errors.As(err, &ke):
-		return cs, withHint(fmt.Errorf("compare: %s: %w", path, ke.Err), "give --key %s=KEY, the public key of whoever sealed it", side)
+		return cs, nil, withHint(fmt.Errorf("compare: %s: %w", path, ke.Err), "give --key %s=KEY, the public key of whoever sealed it", side)
 	case errors.As(err, &rd):
-		return cs, fmt.Errorf("compare: %s: %w", rd.Path, rd.Err)
+		return cs, nil, fmt.Errorf("compare: %s: %w", rd.Path, rd.Err)
 	case err != nil:
-		return cs, fmt.Errorf("compare: %w", err)
+		return cs, nil, fmt.Errorf("compare: %w", err)
 	}
 	if !src.KeyPinned {
 		warnf(e.stderr, "no --key for %s: the signature of %s is checked with the key it carries, so the signer is unpinned (it proves the bundle intact, not who sealed it)", side, path)
 	}
 	in, err := reportDocs(src.Docs).input(e, path+": ", "bundle")
 	if err != nil {
-		return cs, err
+		return cs, nil, err
 	}
 	opts := verify.Options{PublicKey: pub, RenderReport: renderRunReport}
 	if t, err := fingerprint.Tool(); err == nil {
@@ -232,7 +236,7 @@ func loadCompareSide(ctx context.Context, e *env, side, path, key string) (repor
 	}
 	rep, err := verify.Path(ctx, path, opts)
 	if err != nil {
-		return cs, fmt.Errorf("compare: verify %s: %w", path, err)
+		return cs, nil, fmt.Errorf("compare: verify %s: %w", path, err)
 	}
 	if !rep.OK() {
 		var failed []string
@@ -241,7 +245,7 @@ func loadCompareSide(ctx context.Context, e *env, side, path, key string) (repor
 				failed = append(failed, fmt.Sprintf("%d %s", c.ID, c.Name))
 			}
 		}
-		return cs, withHint(fmt.Errorf("compare: %s does not verify (%s)", path, strings.Join(failed, ", ")), "run benchseal verify %s for every finding", path)
+		return cs, nil, withHint(fmt.Errorf("compare: %s does not verify (%s)", path, strings.Join(failed, ", ")), "run benchseal verify %s for every finding", path)
 	}
-	return report.CompareSide{In: in, Path: path, BundleSHA256: src.SHA256, KeyFingerprint: src.KeyFingerprint, KeyPinned: src.KeyPinned}, nil
+	return report.CompareSide{In: in, Path: path, BundleSHA256: src.SHA256, KeyFingerprint: src.KeyFingerprint, KeyPinned: src.KeyPinned}, src.Docs, nil
 }
