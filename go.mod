@@ -3,6 +3,7 @@ module github.com/benchseal/benchseal
 go 1.26.8
 
 require (
+	github.com/NVIDIA/go-nvml v0.13.4-1
 	github.com/go-audio/wav v1.1.0
 	github.com/klauspost/compress v1.20.4
 	github.com/prometheus/client_model v0.6.3

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"unsafe"
+
+	"github.com/NVIDIA/go-nvml/pkg/dl"
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
 
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -24,17 +26,79 @@ const NVMLBuiltIn = true
 // error.
 func GPU() schemas.GPUInfo { return gpuInfo(nvmlLibrary) }
 
+// nvmlSession is an initialised NVML. go-nvml binds each C function
+// lazily at its first call, and a call to one the driver's library lacks
+// ends the process ("symbol lookup error", exit 127); so every function
+// that is not resolved by go-nvml itself is looked up first (has), as
+// NVIDIA's go-nvlib does before nvmlDeviceGetMigMode.
+type nvmlSession struct {
+	lib nvml.Interface
+	mu  sync.Mutex
+	has map[string]bool // LookupSymbol's answers
+}
+
+// Functions benchseal calls that go-nvml does not resolve itself (the
+// package doc lists them with the driver that first has each).
+const (
+	fnCUDAVersion   = "nvmlSystemGetCudaDriverVersion"
+	fnCUDAVersionV2 = "nvmlSystemGetCudaDriverVersion_v2"
+	fnDriverVersion = "nvmlSystemGetDriverVersion"
+	fnNVMLVersion   = "nvmlSystemGetNVMLVersion"
+	fnName          = "nvmlDeviceGetName"
+	fnUUID          = "nvmlDeviceGetUUID"
+	fnSerial        = "nvmlDeviceGetSerial"
+	fnMemory        = "nvmlDeviceGetMemoryInfo"
+	fnClock         = "nvmlDeviceGetClockInfo"
+	fnMaxClock      = "nvmlDeviceGetMaxClockInfo"
+	fnPowerLimit    = "nvmlDeviceGetPowerManagementLimit"
+	fnPersistence   = "nvmlDeviceGetPersistenceMode"
+	fnECC           = "nvmlDeviceGetEccMode"
+	fnMIG           = "nvmlDeviceGetMigMode"
+	fnComputeMode   = "nvmlDeviceGetComputeMode"
+	fnUtilization   = "nvmlDeviceGetUtilizationRates"
+	fnPower         = "nvmlDeviceGetPowerUsage"
+	fnTemperatureV  = "nvmlDeviceGetTemperatureV"
+	fnTemperature   = "nvmlDeviceGetTemperature"
+)
+
+// available reports whether the library exports fn, asking once.
+func (s *nvmlSession) available(fn string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ok, seen := s.has[fn]
+	if !seen {
+		ok = s.lib.Extensions().LookupSymbol(fn) == nil
+		s.has[fn] = ok
+	}
+	return ok
+}
+
+// call makes f, a call of fn, only where the library has fn; otherwise
+// it answers ERROR_FUNCTION_NOT_FOUND without calling.
+func (s *nvmlSession) call(fn string, f func() nvml.Return) nvml.Return {
+	if !s.available(fn) {
+		return nvml.ERROR_FUNCTION_NOT_FOUND
+	}
+	return f()
+}
+
+// explain is the library's own text for ret (nvmlErrorString, what users
+// search for) with its return code.
+func (s *nvmlSession) explain(ret nvml.Return) string {
+	return fmt.Sprintf("%s (NVML return code %d)", s.lib.ErrorString(ret), int32(ret))
+}
+
 func gpuInfo(path string) schemas.GPUInfo {
 	info := schemas.GPUInfo{Schema: schemas.GPUSchema, GPUs: []schemas.GPUDevice{}}
-	lib, err := initNVML(path)
+	s, err := initNVML(path)
 	if err != nil {
 		info.Reason = err.Error()
 		return info
 	}
-	defer lib.call0("nvmlShutdown")
-	var n uint32
-	if ret := lib.callP(lib.first("nvmlDeviceGetCount_v2", "nvmlDeviceGetCount"), unsafe.Pointer(&n)); ret != nvmlSuccess {
-		info.Reason = "NVML could not count the GPUs: " + ret.String()
+	defer s.lib.Shutdown()
+	n, ret := s.lib.DeviceGetCount()
+	if ret != nvml.SUCCESS {
+		info.Reason = "NVML could not count the GPUs: " + s.explain(ret)
 		return info
 	}
 	if n == 0 {
@@ -42,160 +106,184 @@ func gpuInfo(path string) schemas.GPUInfo {
 		return info
 	}
 	info.Available = true
-	if v, ret := lib.nvmlString("nvmlSystemGetDriverVersion", 80); ret == nvmlSuccess {
+	var v string
+	if s.call(fnDriverVersion, func() (r nvml.Return) { v, r = s.lib.SystemGetDriverVersion(); return }) == nvml.SUCCESS {
 		info.DriverVersion = v
 	}
-	if v, ret := lib.nvmlString("nvmlSystemGetNVMLVersion", 80); ret == nvmlSuccess {
+	if s.call(fnNVMLVersion, func() (r nvml.Return) { v, r = s.lib.SystemGetNVMLVersion(); return }) == nvml.SUCCESS {
 		info.NVMLVersion = v
 	}
-	var cuda int32
-	if ret := lib.callP(lib.first("nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion"), unsafe.Pointer(&cuda)); ret == nvmlSuccess {
+	var cuda int
+	ret = s.call(fnCUDAVersionV2, func() (r nvml.Return) { cuda, r = s.lib.SystemGetCudaDriverVersion_v2(); return })
+	if ret == nvml.ERROR_FUNCTION_NOT_FOUND {
+		ret = s.call(fnCUDAVersion, func() (r nvml.Return) { cuda, r = s.lib.SystemGetCudaDriverVersion(); return })
+	}
+	if ret == nvml.SUCCESS {
 		info.CUDADriverVersion = fmt.Sprintf("%d.%d", cuda/1000, cuda%1000/10)
 	}
-	for i := range int(n) {
-		d, ret := lib.deviceHandle(i)
-		if ret != nvmlSuccess {
-			info.GPUs = append(info.GPUs, schemas.GPUDevice{Index: i, Processes: []schemas.GPUProcess{}, Notes: []string{"handle: " + ret.String()}})
+	for i := range n {
+		d, ret := s.lib.DeviceGetHandleByIndex(i)
+		if ret != nvml.SUCCESS {
+			info.GPUs = append(info.GPUs, schemas.GPUDevice{Index: i, Processes: []schemas.GPUProcess{}, Notes: []string{"handle: " + s.explain(ret)}})
 			continue
 		}
-		info.GPUs = append(info.GPUs, deviceInfo(lib, i, d))
+		info.GPUs = append(info.GPUs, deviceInfo(s, i, d))
 	}
 	return info
 }
 
-// initNVML opens the library and calls nvmlInit; the error is the Reason
-// of gpu.json.
-func initNVML(path string) (*nvmlLib, error) {
-	lib, err := openLib(path)
-	if err != nil {
-		if strings.Contains(err.Error(), "No such file") || strings.Contains(err.Error(), "cannot open shared object") {
-			return nil, errors.New("NVML not available: " + path + " not found (no NVIDIA driver on this host)")
-		}
-		return nil, errors.New("NVML not available: " + err.Error())
-	}
-	init := lib.first("nvmlInit_v2", "nvmlInit")
-	if init == "" {
-		return nil, errors.New("NVML not available: " + path + " has no nvmlInit")
-	}
-	switch ret := lib.call0(init); ret {
-	case nvmlSuccess:
-		return lib, nil
-	case nvmlDriverNotLoaded:
-		return nil, errors.New("NVML not available: the NVIDIA driver is not loaded")
+// initNVML loads the library at path and initialises NVML; the error is
+// the Reason of gpu.json.
+func initNVML(path string) (*nvmlSession, error) {
+	s := &nvmlSession{lib: nvml.New(nvml.WithLibraryPath(path)), has: map[string]bool{}}
+	switch ret := s.lib.Init(); ret {
+	case nvml.SUCCESS:
+		return s, nil
+	case nvml.ERROR_LIBRARY_NOT_FOUND:
+		return nil, loadError(path)
+	case nvml.ERROR_DRIVER_NOT_LOADED:
+		return nil, errors.New("NVML not available: the NVIDIA driver is not loaded (nvmlInit: " + s.explain(ret) + ")")
 	default:
-		return nil, errors.New("NVML not available: init failed: " + ret.String())
+		return nil, errors.New("NVML not available: nvmlInit failed: " + s.explain(ret))
+	}
+}
+
+// loadError says why the library did not load: go-nvml answers
+// ERROR_LIBRARY_NOT_FOUND alike for a missing file and a broken one, so
+// the loader is asked once more for its own message (dlerror).
+func loadError(path string) error {
+	err := dl.New(path, dl.RTLD_LAZY|dl.RTLD_LOCAL).Open()
+	switch {
+	case err == nil:
+		return errors.New("NVML not available: " + path + " could not be loaded")
+	case strings.Contains(err.Error(), "No such file") || strings.Contains(err.Error(), "cannot open shared object"):
+		return errors.New("NVML not available: " + path + " not found (no NVIDIA driver on this host)")
+	default:
+		return errors.New("NVML not available: " + err.Error())
 	}
 }
 
 // field records the outcome of one NVML call: it reports whether the value
 // is usable. "Not supported" leaves the field null without a note; a
 // function the driver's library lacks is noted "not available in this
-// driver"; any other failure is noted by its name.
-func field(notes *[]string, name string, ret nvmlReturn) bool {
+// driver"; any other failure is noted with the library's text for it.
+func (s *nvmlSession) field(notes *[]string, name string, ret nvml.Return) bool {
 	switch ret {
-	case nvmlSuccess:
+	case nvml.SUCCESS:
 		return true
-	case nvmlNotSupported:
+	case nvml.ERROR_NOT_SUPPORTED:
 		return false
-	case nvmlFunctionNotFound:
+	case nvml.ERROR_FUNCTION_NOT_FOUND:
 		*notes = append(*notes, name+": not available in this driver")
 		return false
 	default:
-		*notes = append(*notes, name+": "+ret.String())
+		*notes = append(*notes, name+": "+s.explain(ret))
 		return false
 	}
 }
 
 // computeModes are nvml.h's nvmlComputeMode_t values.
-var computeModes = map[uint32]string{0: "default", 1: "exclusive_thread", 2: "prohibited", 3: "exclusive_process"}
+var computeModes = map[nvml.ComputeMode]string{
+	nvml.COMPUTEMODE_DEFAULT: "default", nvml.COMPUTEMODE_EXCLUSIVE_THREAD: "exclusive_thread",
+	nvml.COMPUTEMODE_PROHIBITED: "prohibited", nvml.COMPUTEMODE_EXCLUSIVE_PROCESS: "exclusive_process",
+}
 
-func deviceInfo(lib *nvmlLib, i int, d nvmlDevice) schemas.GPUDevice {
+func deviceInfo(s *nvmlSession, i int, d nvml.Device) schemas.GPUDevice {
 	g := schemas.GPUDevice{Index: i, Processes: []schemas.GPUProcess{}}
 	n := &g.Notes
-	if v, ret := lib.deviceString("nvmlDeviceGetName", d, 96); field(n, "name", ret) {
+	str := func(name, fn string, get func() (string, nvml.Return)) (string, bool) {
+		var v string
+		ok := s.field(n, name, s.call(fn, func() (r nvml.Return) { v, r = get(); return }))
+		return v, ok
+	}
+	u32 := func(name, fn string, get func() (uint32, nvml.Return)) *uint32 {
+		var v uint32
+		if s.field(n, name, s.call(fn, func() (r nvml.Return) { v, r = get(); return })) {
+			return &v
+		}
+		return nil
+	}
+	if v, ok := str("name", fnName, d.GetName); ok {
 		g.Name = v
 	}
-	if v, ret := lib.deviceString("nvmlDeviceGetUUID", d, 96); field(n, "uuid", ret) {
+	if v, ok := str("uuid", fnUUID, d.GetUUID); ok {
 		g.UUID = v
 	}
-	if v, ret := lib.deviceString("nvmlDeviceGetSerial", d, 30); field(n, "serial", ret) {
+	if v, ok := str("serial", fnSerial, d.GetSerial); ok {
 		g.Serial = &v
 	}
-	var pci nvmlPciInfo
-	if ret := lib.callDP(lib.first("nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2"), d, unsafe.Pointer(&pci)); field(n, "pci", ret) {
-		g.PCIBusID = ptr(cString(pci.BusID[:]))
+	// go-nvml resolves nvmlDeviceGetPciInfo to the newest of _v3, _v2 and
+	// the first form that the library has.
+	if pci, ret := d.GetPciInfo(); s.field(n, "pci", ret) {
+		g.PCIBusID = ptr(cString(pci.BusId[:]))
 	}
-	var mem nvmlMemory
-	if ret := lib.callDP("nvmlDeviceGetMemoryInfo", d, unsafe.Pointer(&mem)); field(n, "memory", ret) {
+	var mem nvml.Memory
+	if s.field(n, "memory", s.call(fnMemory, func() (r nvml.Return) { mem, r = d.GetMemoryInfo(); return })) {
 		g.MemoryTotalBytes = &mem.Total
 	}
-	u32 := func(name, fn string) *uint32 {
-		var v uint32
-		if ret := lib.callDP(fn, d, unsafe.Pointer(&v)); field(n, name, ret) {
-			return &v
-		}
-		return nil
+	clock := func(get func(nvml.ClockType) (uint32, nvml.Return), c nvml.ClockType) func() (uint32, nvml.Return) {
+		return func() (uint32, nvml.Return) { return get(c) }
 	}
-	clock := func(name, fn string, domain uint32) *uint32 {
-		var v uint32
-		if ret := lib.callDUP(fn, d, domain, unsafe.Pointer(&v)); field(n, name, ret) {
-			return &v
-		}
-		return nil
-	}
-	const clockSM, clockMem = 1, 2 // NVML_CLOCK_SM, NVML_CLOCK_MEM
-	g.SMClockMHz = clock("sm clock", "nvmlDeviceGetClockInfo", clockSM)
-	g.MemClockMHz = clock("memory clock", "nvmlDeviceGetClockInfo", clockMem)
-	g.SMClockMaxMHz = clock("max sm clock", "nvmlDeviceGetMaxClockInfo", clockSM)
-	g.MemClockMaxMHz = clock("max memory clock", "nvmlDeviceGetMaxClockInfo", clockMem)
-	if v := u32("power limit", "nvmlDeviceGetPowerManagementLimit"); v != nil {
+	g.SMClockMHz = u32("sm clock", fnClock, clock(d.GetClockInfo, nvml.CLOCK_SM))
+	g.MemClockMHz = u32("memory clock", fnClock, clock(d.GetClockInfo, nvml.CLOCK_MEM))
+	g.SMClockMaxMHz = u32("max sm clock", fnMaxClock, clock(d.GetMaxClockInfo, nvml.CLOCK_SM))
+	g.MemClockMaxMHz = u32("max memory clock", fnMaxClock, clock(d.GetMaxClockInfo, nvml.CLOCK_MEM))
+	if v := u32("power limit", fnPowerLimit, d.GetPowerManagementLimit); v != nil {
 		g.PowerLimitW = ptr(float64(*v) / 1000)
 	}
-	if v := u32("persistence mode", "nvmlDeviceGetPersistenceMode"); v != nil {
-		g.PersistenceMode = ptr(*v == 1) // NVML_FEATURE_ENABLED
+	var state nvml.EnableState
+	if s.field(n, "persistence mode", s.call(fnPersistence, func() (r nvml.Return) { state, r = d.GetPersistenceMode(); return })) {
+		g.PersistenceMode = ptr(state == nvml.FEATURE_ENABLED)
 	}
-	var cur, pending uint32
-	if ret := lib.callDPP("nvmlDeviceGetEccMode", d, unsafe.Pointer(&cur), unsafe.Pointer(&pending)); field(n, "ecc mode", ret) {
-		g.ECCEnabled = ptr(cur == 1)
+	var cur nvml.EnableState
+	if s.field(n, "ecc mode", s.call(fnECC, func() (r nvml.Return) { cur, _, r = d.GetEccMode(); return })) {
+		g.ECCEnabled = ptr(cur == nvml.FEATURE_ENABLED)
 	}
-	if ret := lib.callDPP("nvmlDeviceGetMigMode", d, unsafe.Pointer(&cur), unsafe.Pointer(&pending)); field(n, "mig mode", ret) {
-		g.MIGEnabled = ptr(cur == 1) // NVML_DEVICE_MIG_ENABLE
+	var mig int
+	if s.field(n, "mig mode", s.call(fnMIG, func() (r nvml.Return) { mig, _, r = d.GetMigMode(); return })) {
+		g.MIGEnabled = ptr(mig == nvml.DEVICE_MIG_ENABLE)
 	}
-	if v := u32("compute mode", "nvmlDeviceGetComputeMode"); v != nil {
-		m, ok := computeModes[*v]
+	var mode nvml.ComputeMode
+	if s.field(n, "compute mode", s.call(fnComputeMode, func() (r nvml.Return) { mode, r = d.GetComputeMode(); return })) {
+		m, ok := computeModes[mode]
 		if !ok {
 			m = "unknown"
 		}
 		g.ComputeMode = &m
 	}
-	for _, kind := range []string{"Compute", "Graphics"} {
-		ps, ret := lib.processes(kind, d)
-		if field(n, strings.ToLower(kind)+" processes", ret) {
+	// go-nvml resolves the process lists to the newest of _v3, _v2 and the
+	// first form that the library has.
+	for _, kind := range []struct {
+		name string
+		get  func() ([]nvml.ProcessInfo, nvml.Return)
+	}{{"compute", d.GetComputeRunningProcesses}, {"graphics", d.GetGraphicsRunningProcesses}} {
+		ps, ret := kind.get()
+		if s.field(n, kind.name+" processes", ret) {
 			for _, p := range ps {
-				g.Processes = append(g.Processes, schemas.GPUProcess{PID: p.PID, UsedMemoryBytes: p.Used, Kind: strings.ToLower(kind)})
+				g.Processes = append(g.Processes, schemas.GPUProcess{PID: p.Pid, UsedMemoryBytes: p.UsedGpuMemory, Kind: kind.name})
 			}
 		}
 	}
 	// What the sampler reads: say here, once, what this driver lacks.
-	for _, s := range sampledFuncs {
-		if lib.first(s.funcs...) == "" {
-			*n = append(*n, s.name+" samples: not available in this driver")
+	for _, f := range sampledFuncs {
+		if !s.available(f.funcs[0]) && (len(f.funcs) == 1 || !s.available(f.funcs[1])) {
+			*n = append(*n, f.name+" samples: not available in this driver")
 		}
 	}
 	return g
 }
 
 // sampledFuncs are the functions nvmlReader calls, each with its
-// fall-backs.
+// fall-back.
 var sampledFuncs = []struct {
 	name  string
 	funcs []string
 }{
-	{"utilization", []string{"nvmlDeviceGetUtilizationRates"}},
-	{"memory", []string{"nvmlDeviceGetMemoryInfo"}},
-	{"power", []string{"nvmlDeviceGetPowerUsage"}},
-	{"sm clock", []string{"nvmlDeviceGetClockInfo"}},
-	{"temperature", []string{"nvmlDeviceGetTemperatureV", "nvmlDeviceGetTemperature"}},
+	{"utilization", []string{fnUtilization}},
+	{"memory", []string{fnMemory}},
+	{"power", []string{fnPower}},
+	{"sm clock", []string{fnClock}},
+	{"temperature", []string{fnTemperatureV, fnTemperature}},
 }
 
 func cString[T ~int8 | ~uint8](b []T) string {
@@ -212,19 +300,19 @@ func cString[T ~int8 | ~uint8](b []T) string {
 // nvmlReader samples GPUs through an initialised NVML; devices are looked
 // up once.
 type nvmlReader struct {
-	lib     *nvmlLib
+	s       *nvmlSession
 	mu      sync.Mutex
-	devices map[int]nvmlDevice
+	devices map[int]nvml.Device
 }
 
 func openGPUs() (gpuReader, error) { return openNVML(nvmlLibrary) }
 
 func openNVML(path string) (gpuReader, error) {
-	lib, err := initNVML(path)
+	s, err := initNVML(path)
 	if err != nil {
 		return nil, err
 	}
-	return &nvmlReader{lib: lib, devices: map[int]nvmlDevice{}}, nil
+	return &nvmlReader{s: s, devices: map[int]nvml.Device{}}, nil
 }
 
 func (r *nvmlReader) read(index int) (schemas.GPUSample, error) {
@@ -233,34 +321,55 @@ func (r *nvmlReader) read(index int) (schemas.GPUSample, error) {
 	s := schemas.GPUSample{GPU: index}
 	d, ok := r.devices[index]
 	if !ok {
-		var ret nvmlReturn
-		if d, ret = r.lib.deviceHandle(index); ret != nvmlSuccess {
-			return s, fmt.Errorf("GPU %d: %s", index, ret)
+		var ret nvml.Return
+		if d, ret = r.s.lib.DeviceGetHandleByIndex(index); ret != nvml.SUCCESS {
+			return s, fmt.Errorf("GPU %d: %s", index, r.s.explain(ret))
 		}
 		r.devices[index] = d
 	}
-	var u nvmlUtilization
-	if r.lib.callDP("nvmlDeviceGetUtilizationRates", d, unsafe.Pointer(&u)) == nvmlSuccess {
-		s.UtilPct, s.MemUtilPct = ptr(float64(u.GPU)), ptr(float64(u.Memory))
+	var u nvml.Utilization
+	if r.s.call(fnUtilization, func() (ret nvml.Return) { u, ret = d.GetUtilizationRates(); return }) == nvml.SUCCESS {
+		s.UtilPct, s.MemUtilPct = ptr(float64(u.Gpu)), ptr(float64(u.Memory))
 	}
-	var m nvmlMemory
-	if r.lib.callDP("nvmlDeviceGetMemoryInfo", d, unsafe.Pointer(&m)) == nvmlSuccess {
+	var m nvml.Memory
+	if r.s.call(fnMemory, func() (ret nvml.Return) { m, ret = d.GetMemoryInfo(); return }) == nvml.SUCCESS {
 		s.MemUsedBytes = &m.Used
 	}
 	var p uint32
-	if r.lib.callDP("nvmlDeviceGetPowerUsage", d, unsafe.Pointer(&p)) == nvmlSuccess {
+	if r.s.call(fnPower, func() (ret nvml.Return) { p, ret = d.GetPowerUsage(); return }) == nvml.SUCCESS {
 		s.PowerW = ptr(float64(p) / 1000)
 	}
 	var c uint32
-	if r.lib.callDUP("nvmlDeviceGetClockInfo", d, 1, unsafe.Pointer(&c)) == nvmlSuccess { // NVML_CLOCK_SM
+	if r.s.call(fnClock, func() (ret nvml.Return) { c, ret = d.GetClockInfo(nvml.CLOCK_SM); return }) == nvml.SUCCESS {
 		s.SMClockMHz = &c
 	}
-	if t, ret := r.lib.temperature(d); ret == nvmlSuccess {
+	if t, ok := r.temperature(d); ok {
 		s.TempC = &t
 	}
 	return s, nil
 }
 
-func (r *nvmlReader) close() { r.lib.call0("nvmlShutdown") }
+// temperature reads the GPU die temperature with nvmlDeviceGetTemperatureV
+// (nvmlDeviceGetTemperature is deprecated as of CUDA 13.0) and falls back
+// to the deprecated call on drivers that lack the V form.
+func (r *nvmlReader) temperature(d nvml.Device) (uint32, bool) {
+	if r.s.available(fnTemperatureV) {
+		// V1 asks for sensor 0, NVML_TEMPERATURE_GPU; below 0 is not a die
+		// temperature a running GPU reports.
+		t, ret := d.GetTemperatureV().V1()
+		if ret != nvml.SUCCESS || t.Temperature < 0 {
+			return 0, false
+		}
+		return uint32(t.Temperature), true
+	}
+	var t uint32
+	ret := r.s.call(fnTemperature, func() (ret nvml.Return) {
+		t, ret = d.GetTemperature(nvml.TEMPERATURE_GPU)
+		return
+	})
+	return t, ret == nvml.SUCCESS
+}
+
+func (r *nvmlReader) close() { r.s.lib.Shutdown() }
 
 func ptr[T any](v T) *T { return &v }

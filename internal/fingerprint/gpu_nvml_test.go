@@ -7,8 +7,11 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,15 +19,39 @@ import (
 	"github.com/benchseal/benchseal/schemas"
 )
 
-// Every test here loads a real shared library through dlopen: the stub of
-// internal/nvmlstub (two H200s), built by gcc for the test.
+// Every stub test here loads a real shared library through go-nvml: the
+// stub of internal/nvmlstub (two H200s), built by gcc for the test. A
+// process keeps the first NVML library it loads (nvmlstub's doc says
+// why), so each test runs again in a child process of its own, which
+// loads the one variant it names.
 
-func stubLib(t *testing.T, v nvmlstub.Variant) string {
-	return filepath.Join(nvmlstub.Build(t, v), "libnvidia-ml.so.1")
+// stubEnv names, in a child, the stub library to load.
+const stubEnv = "BENCHSEAL_TEST_NVML_STUB"
+
+// inStub returns the library's path and true in the child; in the parent
+// it builds variant v, runs the calling test in a child and returns false
+// (the child's failure is the test's).
+func inStub(t *testing.T, v nvmlstub.Variant) (string, bool) {
+	t.Helper()
+	if lib := os.Getenv(stubEnv); lib != "" {
+		return lib, true
+	}
+	lib := filepath.Join(nvmlstub.Build(t, v), "libnvidia-ml.so.1")
+	cmd := exec.Command(os.Args[0], "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), stubEnv+"="+lib)
+	out, err := cmd.CombinedOutput()
+	if err != nil || !bytes.Contains(out, []byte("--- PASS: "+t.Name())) {
+		t.Fatalf("%s in a process with the stub (%q): %v\n%s", t.Name(), v, err, out)
+	}
+	return "", false
 }
 
 func TestGPUFingerprintStub(t *testing.T) {
-	g := gpuInfo(stubLib(t, nvmlstub.Current))
+	lib, ok := inStub(t, nvmlstub.Current)
+	if !ok {
+		return
+	}
+	g := gpuInfo(lib)
 	b := mustValidate(t, "gpu", g)
 	if !g.Available || g.DriverVersion != "550.54.15" || g.NVMLVersion != "12.550.54.15" || g.CUDADriverVersion != "12.4" || len(g.GPUs) != 2 {
 		t.Fatalf("gpu = %s", b)
@@ -37,9 +64,11 @@ func TestGPUFingerprintStub(t *testing.T) {
 		len(d0.Processes) != 1 || d0.Processes[0] != (schemas.GPUProcess{PID: 4242, UsedMemoryBytes: 70 << 30, Kind: "compute"}) || len(d0.Notes) != 0 {
 		t.Errorf("GPU 0 = %s", b)
 	}
-	// Not supported: null, no note.
-	if d1.Index != 1 || d1.Serial != nil || d1.ECCEnabled != nil || len(d1.Notes) != 0 || len(d1.Processes) != 0 || *d1.PCIBusID != "00000000:2A:00.0" {
-		t.Errorf("GPU 1 (serial, ECC not supported) = %+v", d1)
+	// Not supported: null, no note. Refused: noted with the library's
+	// own text (nvmlErrorString) and the return code.
+	if d1.Index != 1 || d1.Serial != nil || d1.ECCEnabled != nil || len(d1.Processes) != 0 || *d1.PCIBusID != "00000000:2A:00.0" ||
+		!slices.Equal(d1.Notes, []string{"graphics processes: Insufficient Permissions (NVML return code 4)"}) {
+		t.Errorf("GPU 1 (serial, ECC not supported, graphics processes refused) = %+v", d1)
 	}
 	if bytes.Contains(b, []byte(`"serial":""`)) {
 		t.Errorf("unsupported serial written as empty string")
@@ -47,18 +76,26 @@ func TestGPUFingerprintStub(t *testing.T) {
 }
 
 // A driver before R450 lacks nvmlDeviceGetMigMode, nvmlDeviceGetTemperatureV
-// and the v2/v3 process lists. Through go-nvml the first of them killed
-// the process ("symbol lookup error", exit 127); now each is looked up
-// first and its field says so.
+// and the v2/v3 process lists. Called unguarded through go-nvml, the first
+// of them killed the process ("symbol lookup error", exit 127); each is
+// looked up first, and its field says so. go-nvml itself picks the v1
+// process list.
 func TestGPUFingerprintOldDriver(t *testing.T) {
-	lib := stubLib(t, nvmlstub.OldDriver)
+	lib, ok := inStub(t, nvmlstub.OldDriver)
+	if !ok {
+		return
+	}
 	g := gpuInfo(lib)
 	b := mustValidate(t, "gpu", g)
 	if !g.Available || len(g.GPUs) != 2 {
 		t.Fatalf("gpu = %s", b)
 	}
 	for _, d := range g.GPUs {
-		if d.MIGEnabled != nil || !slices.Equal(d.Notes, []string{"mig mode: not available in this driver"}) {
+		want := []string{"mig mode: not available in this driver"}
+		if d.Index == 1 {
+			want = append(want, "graphics processes: Insufficient Permissions (NVML return code 4)")
+		}
+		if d.MIGEnabled != nil || !slices.Equal(d.Notes, want) {
 			t.Errorf("GPU %d: mig %v, notes %q", d.Index, d.MIGEnabled, d.Notes)
 		}
 	}
@@ -75,7 +112,10 @@ func TestGPUFingerprintOldDriver(t *testing.T) {
 }
 
 func TestGPUNoTemperatureFunction(t *testing.T) {
-	lib := stubLib(t, nvmlstub.NoTemperature)
+	lib, ok := inStub(t, nvmlstub.NoTemperature)
+	if !ok {
+		return
+	}
 	g := gpuInfo(lib)
 	mustValidate(t, "gpu", g)
 	if !slices.Contains(g.GPUs[1].Notes, "temperature samples: not available in this driver") {
@@ -100,6 +140,26 @@ func sampleOnce(t *testing.T, lib string, gpu int) schemas.GPUSample {
 	return s
 }
 
+// A library whose kernel driver is not loaded: nvmlInit's answer, in the
+// library's own words.
+func TestGPUDriverNotLoaded(t *testing.T) {
+	lib, ok := inStub(t, nvmlstub.DriverNotLoaded)
+	if !ok {
+		return
+	}
+	g := gpuInfo(lib)
+	mustValidate(t, "gpu", g)
+	if g.Available || len(g.GPUs) != 0 ||
+		g.Reason != "NVML not available: the NVIDIA driver is not loaded (nvmlInit: Driver Not Loaded (NVML return code 9))" {
+		t.Errorf("gpu = %+v", g)
+	}
+	if _, err := openNVML(lib); err == nil || err.Error() != g.Reason {
+		t.Errorf("sampler: %v", err)
+	}
+}
+
+// No library at all, or a file that is not one: nothing is loaded, so
+// these run in the test's own process.
 func TestGPUNotAvailable(t *testing.T) {
 	g := gpuInfo(filepath.Join(t.TempDir(), "libnvidia-ml.so.1"))
 	mustValidate(t, "gpu", g)
@@ -110,7 +170,7 @@ func TestGPUNotAvailable(t *testing.T) {
 	if err := os.WriteFile(notELF, []byte("not a library"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if g := gpuInfo(notELF); g.Available || !strings.HasPrefix(g.Reason, "NVML not available: ") {
+	if g := gpuInfo(notELF); g.Available || !strings.HasPrefix(g.Reason, "NVML not available: "+notELF+": ") || strings.Contains(g.Reason, "not found") {
 		t.Errorf("not a library: %+v", g)
 	}
 }
@@ -128,17 +188,15 @@ func TestGPURealLibrary(t *testing.T) {
 }
 
 func TestGPUSamplerStub(t *testing.T) {
-	lib := stubLib(t, nvmlstub.Current)
+	lib, ok := inStub(t, nvmlstub.Current)
+	if !ok {
+		return
+	}
 	rd, err := openNVML(lib)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := rd.(*nvmlReader).lib
-	setTick := func(k int) {
-		if ret := l.callUP("nvmlStubSetTick", uint32(k), nil); ret != nvmlSuccess {
-			t.Fatal(ret)
-		}
-	}
+	setTick := func(k int) { t.Setenv(nvmlstub.TickEnv, strconv.Itoa(k)) }
 	setTick(0)
 	var gpu bytes.Buffer
 	smp := StartSampler(context.Background(), SamplerConfig{Interval: 1 << 40, GPUs: []int{1, 0}, GPU: &gpu, gpus: rd})
@@ -175,13 +233,17 @@ func TestGPUSamplerStub(t *testing.T) {
 }
 
 func TestGPUSamplerBadIndex(t *testing.T) {
-	rd, err := openNVML(stubLib(t, nvmlstub.Current))
+	lib, ok := inStub(t, nvmlstub.Current)
+	if !ok {
+		return
+	}
+	rd, err := openNVML(lib)
 	if err != nil {
 		t.Fatal(err)
 	}
 	smp := StartSampler(context.Background(), SamplerConfig{Interval: 1 << 40, GPUs: []int{0, 9}, gpus: rd})
 	smp.Stop()
-	if err := smp.GPUError(); err == nil || !strings.Contains(err.Error(), "GPU 9") {
+	if err := smp.GPUError(); err == nil || !strings.Contains(err.Error(), "GPU 9: Invalid Argument (NVML return code 2)") {
 		t.Errorf("GPUError = %v", err)
 	}
 }
