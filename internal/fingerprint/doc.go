@@ -29,15 +29,14 @@
 //	                    Launch: each line of the server's stdout and stderr,
 //	                    "<RFC 3339 UTC ns> <stdout|stderr|benchseal> <redacted line>"
 //
-// GPU data comes from NVML: libnvidia-ml.so.1 opened with dlopen through
-// cgo (gpu_dl.go), each function looked up before it is called. A binary
-// built with CGO_ENABLED=0 reports "NVML not built in (CGO_ENABLED=0)", and
-// a host without libnvidia-ml says so in Reason; neither is an error. A
-// field NVML does not support on a device is null rather than a failure; a
-// function the driver's library lacks (drivers before R450 have no
-// nvmlDeviceGetMigMode) leaves its field null with the note "not available
-// in this driver". Temperature is read with nvmlDeviceGetTemperatureV, the
-// deprecated nvmlDeviceGetTemperature only on drivers without it.
+// GPU data comes from NVML through NVIDIA's go-nvml (pkg/nvml; gpu_nvml.go,
+// cgo on 64-bit Linux), which loads libnvidia-ml.so.1 when NVML is first
+// initialised. A binary built with CGO_ENABLED=0 reports "NVML not built
+// in (CGO_ENABLED=0)", and a host without libnvidia-ml says so in Reason;
+// neither is an error. A field NVML does not support on a device is null
+// rather than a failure; any other error is noted with the library's own
+// text for it (nvmlErrorString) and its return code, e.g. "graphics
+// processes: Insufficient Permissions (NVML return code 4)".
 //
 // Settling: engines count a request just after its answer left (vLLM's
 // output handler records stats after handing the output over), so the
@@ -74,6 +73,45 @@
 // hide innocent text; AddSecrets returns it so the caller warns.
 // ScrubSecrets replaces held values only, for text that must otherwise stay
 // as it was (a record's transcript, scored after scrubbing).
+//
+// # NVML functions a driver may lack
+//
+// go-nvml binds each C function at its first call, and a call to one the
+// driver's library lacks ends the process ("symbol lookup error", exit
+// 127). So every function below is looked up with
+// Extensions().LookupSymbol before its first call, as NVIDIA's go-nvlib
+// looks up nvmlDeviceGetMigMode (NVIDIA/go-nvlib, pkg/nvlib/device/device.go);
+// one the library lacks leaves its field null with the note "not
+// available in this driver" (a sampled reading the driver lacks is noted
+// once, "temperature samples: not available in this driver").
+//
+//	function                            first in       source
+//	nvmlDeviceGetTemperatureV           R570 (12.8)    not in go-nvml's nvml.h of NVML 12.6 (7ec3ff8), in 12.8's (f420a32)
+//	nvmlDeviceGetMigMode                R450 (11.0)    MIG came with Ampere (A100), whose first driver branch is
+//	                                                   R450 (NVIDIA's R450 release notes, MIG user guide)
+//	nvmlDeviceGetTemperature            R450 or older  deprecated as of NVML 13.0 (DEPRECATED(13.0) in nvml.h);
+//	                                                   read only where nvmlDeviceGetTemperatureV is missing
+//	nvmlSystemGetCudaDriverVersion_v2,  R450 or older  in the first nvml.h go-nvml carries (NVML 11.0, 56658d6)
+//	nvmlSystemGetCudaDriverVersion (its fall-back), nvmlSystemGetDriverVersion,
+//	nvmlSystemGetNVMLVersion, nvmlDeviceGetName, nvmlDeviceGetUUID,
+//	nvmlDeviceGetSerial, nvmlDeviceGetMemoryInfo, nvmlDeviceGetClockInfo,
+//	nvmlDeviceGetMaxClockInfo, nvmlDeviceGetPowerManagementLimit,
+//	nvmlDeviceGetPersistenceMode, nvmlDeviceGetEccMode,
+//	nvmlDeviceGetComputeMode, nvmlDeviceGetUtilizationRates,
+//	nvmlDeviceGetPowerUsage
+//
+// Versions are driver branches with the NVML API version of the header in
+// parentheses; the commits are NVIDIA/go-nvml's, whose nvml.h history starts
+// at NVML 11.0, so "R450 or older" means no later than R450. Not looked up
+// again: nvmlInit, nvmlDeviceGetCount, nvmlDeviceGetHandleByIndex,
+// nvmlDeviceGetPciInfo and nvmlDevice{Compute,Graphics}RunningProcesses,
+// whose _v2/_v3 forms go-nvml itself looks up when it loads the library,
+// falling back to the first form (pkg/nvml/lib.go, updateVersionedSymbols),
+// and nvmlShutdown and nvmlErrorString, which every NVML has.
+//
+// A process uses one NVML library: go-nvml's C calls are bound to the
+// first library loaded that defines them (internal/nvmlstub says how the
+// tests live with that).
 //
 // # Imports
 //

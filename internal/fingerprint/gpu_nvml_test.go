@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/NVIDIA/go-nvml/pkg/nvml"
+
 	"github.com/benchseal/benchseal/internal/nvmlstub"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -108,6 +110,29 @@ func TestGPUFingerprintOldDriver(t *testing.T) {
 	s := sampleOnce(t, lib, 0)
 	if s.TempC == nil || *s.TempC != 41 {
 		t.Errorf("old driver temperature = %v", s.TempC)
+	}
+}
+
+// Why every such function is looked up first: called unguarded through
+// go-nvml, a function the library lacks ends the process. Should go-nvml
+// ever guard its calls itself, this fails, and the package doc's reason
+// is to be revisited.
+func TestNVMLUnguardedCallEndsProcess(t *testing.T) {
+	if lib := os.Getenv(stubEnv); lib != "" {
+		l := nvml.New(nvml.WithLibraryPath(lib))
+		if ret := l.Init(); ret != nvml.SUCCESS {
+			t.Fatal(ret)
+		}
+		d, _ := l.DeviceGetHandleByIndex(0)
+		_, _, ret := d.GetMigMode()
+		t.Fatalf("the call returned %d", int32(ret))
+	}
+	lib := filepath.Join(nvmlstub.Build(t, nvmlstub.OldDriver), "libnvidia-ml.so.1")
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), stubEnv+"="+lib)
+	out, _ := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 127 || !bytes.Contains(out, []byte("undefined symbol: nvmlDeviceGetMigMode")) {
+		t.Errorf("unguarded nvmlDeviceGetMigMode on a driver without it: exit %d\n%s", code, out)
 	}
 }
 
