@@ -107,7 +107,9 @@
 // nvmlDeviceGetPciInfo and nvmlDevice{Compute,Graphics}RunningProcesses,
 // whose _v2/_v3 forms go-nvml itself looks up when it loads the library,
 // falling back to the first form (pkg/nvml/lib.go, updateVersionedSymbols),
-// and nvmlShutdown and nvmlErrorString, which every NVML has.
+// and nvmlErrorString, which every NVML has. nvmlShutdown is never called:
+// NVML, once initialised, stays so for the rest of the process, shared by
+// the fingerprint and the sampler.
 //
 // A process uses one NVML library: go-nvml's C calls are bound to the
 // first library loaded that defines them (internal/nvmlstub says how the

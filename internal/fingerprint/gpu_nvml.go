@@ -95,7 +95,6 @@ func gpuInfo(path string) schemas.GPUInfo {
 		info.Reason = err.Error()
 		return info
 	}
-	defer s.lib.Shutdown()
 	n, ret := s.lib.DeviceGetCount()
 	if ret != nvml.SUCCESS {
 		info.Reason = "NVML could not count the GPUs: " + s.explain(ret)
@@ -132,12 +131,29 @@ func gpuInfo(path string) schemas.GPUInfo {
 	return info
 }
 
-// initNVML loads the library at path and initialises NVML; the error is
-// the Reason of gpu.json.
+// sessions are the initialised NVMLs by library path. A session stays
+// open for the rest of the process, shared by the fingerprint and the
+// sampler: go-nvml's Shutdown also closes the library and sets the
+// process's ErrorString back to go-nvml's own names for every session,
+// so one closed while another reads would lose the library's texts.
+var (
+	sessionsMu sync.Mutex
+	sessions   = map[string]*nvmlSession{}
+)
+
+// initNVML loads the library at path and initialises NVML, once per
+// process; the error is the Reason of gpu.json (a failure is not kept:
+// the next call tries again).
 func initNVML(path string) (*nvmlSession, error) {
+	sessionsMu.Lock()
+	defer sessionsMu.Unlock()
+	if s, ok := sessions[path]; ok {
+		return s, nil
+	}
 	s := &nvmlSession{lib: nvml.New(nvml.WithLibraryPath(path)), has: map[string]bool{}}
 	switch ret := s.lib.Init(); ret {
 	case nvml.SUCCESS:
+		sessions[path] = s
 		return s, nil
 	case nvml.ERROR_LIBRARY_NOT_FOUND:
 		return nil, loadError(path)
@@ -152,9 +168,11 @@ func initNVML(path string) (*nvmlSession, error) {
 // ERROR_LIBRARY_NOT_FOUND alike for a missing file and a broken one, so
 // the loader is asked once more for its own message (dlerror).
 func loadError(path string) error {
-	err := dl.New(path, dl.RTLD_LAZY|dl.RTLD_LOCAL).Open()
+	lib := dl.New(path, dl.RTLD_LAZY|dl.RTLD_LOCAL)
+	err := lib.Open()
 	switch {
 	case err == nil:
+		lib.Close()
 		return errors.New("NVML not available: " + path + " could not be loaded")
 	case strings.Contains(err.Error(), "No such file") || strings.Contains(err.Error(), "cannot open shared object"):
 		return errors.New("NVML not available: " + path + " not found (no NVIDIA driver on this host)")
@@ -370,6 +388,7 @@ func (r *nvmlReader) temperature(d nvml.Device) (uint32, bool) {
 	return t, ret == nvml.SUCCESS
 }
 
-func (r *nvmlReader) close() { r.s.lib.Shutdown() }
+// close leaves NVML initialised: the session is the process's (sessions).
+func (r *nvmlReader) close() {}
 
 func ptr[T any](v T) *T { return &v }
