@@ -76,9 +76,11 @@
 //
 // # NVML functions a driver may lack
 //
-// go-nvml binds each C function at its first call, and a call to one the
-// driver's library lacks ends the process ("symbol lookup error", exit
-// 127). So every function below is looked up with
+// go-nvml links NVML's functions unresolved
+// (-Wl,--unresolved-symbols=ignore-in-object-files) and the dynamic linker
+// binds each at its first call, so a call to one the driver's library
+// lacks ends the process ("symbol lookup error", exit 127;
+// TestNVMLUnguardedCallEndsProcess). So every function below is looked up with
 // Extensions().LookupSymbol before its first call, as NVIDIA's go-nvlib
 // looks up nvmlDeviceGetMigMode (NVIDIA/go-nvlib, pkg/nvlib/device/device.go);
 // one the library lacks leaves its field null with the note "not

@@ -26,11 +26,11 @@ const NVMLBuiltIn = true
 // error.
 func GPU() schemas.GPUInfo { return gpuInfo(nvmlLibrary) }
 
-// nvmlSession is an initialised NVML. go-nvml binds each C function
-// lazily at its first call, and a call to one the driver's library lacks
-// ends the process ("symbol lookup error", exit 127); so every function
-// that is not resolved by go-nvml itself is looked up first (has), as
-// NVIDIA's go-nvlib does before nvmlDeviceGetMigMode.
+// nvmlSession is an initialised NVML. A call through go-nvml to a
+// function the driver's library lacks ends the process (the package doc
+// says why), so every function that go-nvml does not resolve itself is
+// looked up first (available), as NVIDIA's go-nvlib does before
+// nvmlDeviceGetMigMode.
 type nvmlSession struct {
 	lib nvml.Interface
 	mu  sync.Mutex
