@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/demo"
@@ -77,25 +78,45 @@ func runDemo(ctx context.Context, e *env, out string) error {
 		}
 	}
 	infof(e.stderr, "demo: done; the evidence is %s, the report %s", bundle, filepath.Join(report, "REPORT.md"))
-	infof(e.stderr, "demo: check it yourself: %s verify %s", selfCommand(os.Args[0], exec.LookPath), bundle)
+	infof(e.stderr, "demo: check it yourself: %s verify %s", selfCommand(os.Args[0], exec.LookPath, builtWithoutCgo()), bundle)
 	return nil
 }
 
 // selfCommand is how the user can call this benchseal again: "benchseal"
 // when that is on PATH, "go run ./cmd/benchseal" under go run (whose
 // binary lives in a temporary go-build folder that is gone afterwards),
+// with CGO_ENABLED=0 in front when this binary was built so (the same
+// build again, from the cache, rather than a cgo build from scratch),
 // else the path it was started by (./benchseal).
-func selfCommand(arg0 string, lookPath func(string) (string, error)) string {
+func selfCommand(arg0 string, lookPath func(string) (string, error), cgoOff bool) string {
 	if _, err := lookPath("benchseal"); err == nil {
 		return "benchseal"
 	}
 	if strings.Contains(filepath.ToSlash(arg0), "/go-build") {
+		if cgoOff {
+			return "CGO_ENABLED=0 go run ./cmd/benchseal"
+		}
 		return "go run ./cmd/benchseal"
 	}
 	if !strings.ContainsRune(arg0, os.PathSeparator) {
 		return "./" + arg0
 	}
 	return arg0
+}
+
+// builtWithoutCgo reports whether the build settings this binary carries
+// say CGO_ENABLED=0.
+func builtWithoutCgo() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "CGO_ENABLED" {
+			return s.Value == "0"
+		}
+	}
+	return false
 }
 
 // subcommand runs one benchseal subcommand in-process with the demo's env.

@@ -36,16 +36,18 @@ func TestSelfCommand(t *testing.T) {
 	none := func(string) (string, error) { return "", errors.New("not found") }
 	found := func(string) (string, error) { return "/root/go/bin/benchseal", nil }
 	for _, c := range []struct {
-		arg0 string
-		look func(string) (string, error)
-		want string
+		arg0   string
+		look   func(string) (string, error)
+		cgoOff bool
+		want   string
 	}{
-		{"benchseal", found, "benchseal"},
-		{"/tmp/go-build3141/b001/exe/benchseal", none, "go run ./cmd/benchseal"},
-		{"./benchseal", none, "./benchseal"},
-		{"bin/benchseal", none, "bin/benchseal"},
+		{"benchseal", found, false, "benchseal"},
+		{"/tmp/go-build3141/b001/exe/benchseal", none, false, "go run ./cmd/benchseal"},
+		{"/tmp/go-build3141/b001/exe/benchseal", none, true, "CGO_ENABLED=0 go run ./cmd/benchseal"},
+		{"./benchseal", none, true, "./benchseal"},
+		{"bin/benchseal", none, false, "bin/benchseal"},
 	} {
-		if got := selfCommand(c.arg0, c.look); got != c.want {
+		if got := selfCommand(c.arg0, c.look, c.cgoOff); got != c.want {
 			t.Errorf("selfCommand(%q) = %q, want %q", c.arg0, got, c.want)
 		}
 	}
