@@ -216,7 +216,10 @@
 // on the unverified statement so that the report says everything that is
 // wrong; a signed payload that is not a benchseal statement leaves check 3
 // SKIP. Dir refuses a folder without run.json (NotRunDirError) before
-// reading anything beneath it.
+// reading anything beneath it. A folder holding attestation.dsse.json is
+// an extracted bundle (extracted.go): checks 2 and 3 run on its files as
+// on the archive's entries (a file changed, removed or added FAILs check
+// 3), check 1 is SKIP (no archive), the others as for a bundle.
 //
 // # The evidence boundary
 //
