@@ -104,7 +104,11 @@
 //	             in an incomplete one; a probe file in a run that records no
 //	             probe WARNs
 //	8 fairness   with two or more targets: the same GPU model (env/gpu.json and
-//	             each target's gpus), the same engine knobs (max running requests:
+//	             each target's gpus; held only when every target names its
+//	             GPUs, as --gpu does, and each was sampled in
+//	             telemetry/gpu.jsonl: env/gpu.json alone describes the host
+//	             benchseal ran on, so otherwise the model is "not observed",
+//	             WARN KindGPUNotObserved), the same engine knobs (max running requests:
 //	             max_num_seqs / max_running_requests; memory fraction:
 //	             gpu_memory_utilization / mem_fraction_static; dtype; prefix
 //	             caching: enable_prefix_caching / not disable_radix_cache), each

@@ -8,12 +8,15 @@ import (
 	"bytes"
 	"context"
 	"crypto/ecdsa"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
 	"github.com/klauspost/compress/zstd"
 )
@@ -46,7 +49,69 @@ func thirdPassKinds() []kind {
 			extracted: func(tb testing.TB, dir string) {
 				must(tb, os.Remove(filepath.Join(dir, "records", "a", "c3-r2.jsonl")))
 			}},
+		// GPU facts are held only for targets whose GPUs were named and
+		// sampled: env/gpu.json alone describes the client's host.
+		{name: "gpus-not-named", class: "fairness", check: 8, status: verify.Warn, text: "is not observed: no GPU was named for it (--gpu",
+			doctor: func(tb testing.TB, dir string) {
+				unnameGPUs(tb, dir)
+				refresh(tb, dir)
+			},
+			assert: func(tb testing.TB, rep *verify.Report) {
+				if c := rep.Check(verify.CheckFairness); strings.Contains(c.Summary, "same GPU model") {
+					tb.Errorf("check 8 says %q for targets whose GPUs nobody named", c.Summary)
+				}
+			}},
+		{name: "gpu-never-sampled", class: "fairness", check: 8, status: verify.Warn, text: "GPU 1 named for it (--gpu) was never sampled",
+			doctor: func(tb testing.TB, dir string) {
+				editLines(tb, filepath.Join(dir, "telemetry", "gpu.jsonl"), func(_ int, line []byte) []byte {
+					var g schemas.GPUSample
+					must(tb, json.Unmarshal(line, &g))
+					if g.GPU == 1 {
+						return nil
+					}
+					return line
+				})
+				refresh(tb, dir)
+			}},
 	}
+}
+
+// unnameGPUs makes the run one made without --gpu: no target names a GPU,
+// in run.json, its command line (and env/client.json's) and steps.jsonl.
+func unnameGPUs(tb testing.TB, dir string) {
+	drop := func(cmd []string) []string {
+		var out []string
+		for i := 0; i < len(cmd); i++ {
+			if cmd[i] == "--gpu" {
+				i++
+				continue
+			}
+			out = append(out, cmd[i])
+		}
+		return out
+	}
+	editRun(tb, dir, func(r *schemas.Run) {
+		for i := range r.Targets {
+			r.Targets[i].GPUs = nil
+		}
+		r.Command = drop(r.Command)
+	})
+	var client map[string]any
+	getJSON(tb, filepath.Join(dir, "env", "client.json"), &client)
+	if cmd, ok := client["command"].([]any); ok {
+		var s []string
+		for _, a := range cmd {
+			s = append(s, a.(string))
+		}
+		client["command"] = drop(s)
+	}
+	putJSON(tb, filepath.Join(dir, "env", "client.json"), client)
+	editSteps(tb, dir, func(s []schemas.StepTelemetry) []schemas.StepTelemetry {
+		for i := range s {
+			s[i].GPUs = nil
+		}
+		return s
+	})
 }
 
 // extractBundle unpacks a bundle into dir, as tar --zstd -xf does.
