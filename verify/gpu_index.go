@@ -47,7 +47,8 @@ func checkGPUIndices(c *Check, ev *evidence) {
 
 // gpusNotNamed says which targets name no GPU: the GPUs env/gpu.json lists
 // are the host's where benchseal ran, and a target that names none of
-// them (a remote server, or a run without --gpu) shows nothing of its own.
+// them (a remote server, or a run that named no GPUs) shows nothing of
+// its own. The CLI names the flag (KindGPUNotObserved).
 func gpusNotNamed(c *Check, ev *evidence) {
 	var unnamed []string
 	for _, t := range ev.run.Targets {
@@ -55,7 +56,7 @@ func gpusNotNamed(c *Check, ev *evidence) {
 			unnamed = append(unnamed, t.Name)
 		}
 	}
-	c.warnKindf(KindGPUNotObserved, "run.json", "the GPU model of %s is not observed: no GPU was named for it (--gpu NAME=INDEX, sampled while it ran), and env/gpu.json describes the host benchseal ran on, not necessarily its server's",
+	c.warnKindf(KindGPUNotObserved, "run.json", "the GPU model of %s is not observed: no GPU was named for it and sampled while it ran, and env/gpu.json describes the host benchseal ran on, not necessarily its server's",
 		strings.Join(unnamed, ", "))
 }
 
@@ -76,7 +77,7 @@ func gpusSampled(c *Check, ev *evidence) bool {
 			}
 		}
 		if len(never) > 0 {
-			c.warnKindf(KindGPUNotObserved, "telemetry/gpu.jsonl", "the GPUs of %s are not observed: GPU %s named for it (--gpu) was never sampled", t.Name, strings.Join(never, ", "))
+			c.warnKindf(KindGPUNotObserved, "telemetry/gpu.jsonl", "the GPUs of %s are not observed: GPU %s named for it was never sampled", t.Name, strings.Join(never, ", "))
 			ok = false
 		}
 	}

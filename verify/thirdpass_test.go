@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/serverevents"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
 	"github.com/klauspost/compress/zstd"
@@ -49,9 +51,31 @@ func thirdPassKinds() []kind {
 			extracted: func(tb testing.TB, dir string) {
 				must(tb, os.Remove(filepath.Join(dir, "records", "a", "c3-r2.jsonl")))
 			}},
+		// Ids: a record's id is its own; the server's spans name only
+		// recorded requests, at one clock offset from the records.
+		{name: "ids-swapped-with-warmup", class: "protocol", check: 7, status: fail, text: "ids were moved between records",
+			doctor: func(tb testing.TB, dir string) { swapWarmupID(tb, dir, "records/a/c3-r1.jsonl") }},
+		{name: "ids-swapped-spans-elsewhere", class: "events", check: verify.CheckEvents, status: fail, text: "no one clock offset fits its spans",
+			doctor: func(tb testing.TB, dir string) { swapWarmupID(tb, dir, "records/a/c3-r1.jsonl") }},
+		{name: "last-repeat-dropped-spans-left", class: "events", check: verify.CheckEvents, status: fail, text: "that no record of a scheduled step or probe carries",
+			doctor: dropLastRepeat},
+		// A scrape the schedule implies, missing with no scrape error.
+		{name: "measure-scrape-removed", class: "protocol", check: 7, status: fail, text: "after the warm-ups of its other steps and telemetry/steps.jsonl records no failed scrape",
+			doctor: func(tb testing.TB, dir string) {
+				must(tb, os.Remove(filepath.Join(dir, "servers/a/metrics/c3-r1-measure.prom")))
+				editSteps(tb, dir, func(s []schemas.StepTelemetry) []schemas.StepTelemetry {
+					for i := range s {
+						if s[i].Target == "a" && s[i].Concurrency == 3 && s[i].Repeat == 1 {
+							s[i].CacheMeasure = nil
+						}
+					}
+					return s
+				})
+				refresh(tb, dir)
+			}},
 		// GPU facts are held only for targets whose GPUs were named and
 		// sampled: env/gpu.json alone describes the client's host.
-		{name: "gpus-not-named", class: "fairness", check: 8, status: verify.Warn, text: "is not observed: no GPU was named for it (--gpu",
+		{name: "gpus-not-named", class: "fairness", check: 8, status: verify.Warn, text: "is not observed: no GPU was named for it and sampled",
 			doctor: func(tb testing.TB, dir string) {
 				unnameGPUs(tb, dir)
 				refresh(tb, dir)
@@ -61,7 +85,7 @@ func thirdPassKinds() []kind {
 					tb.Errorf("check 8 says %q for targets whose GPUs nobody named", c.Summary)
 				}
 			}},
-		{name: "gpu-never-sampled", class: "fairness", check: 8, status: verify.Warn, text: "GPU 1 named for it (--gpu) was never sampled",
+		{name: "gpu-never-sampled", class: "fairness", check: 8, status: verify.Warn, text: "GPU 1 named for it was never sampled",
 			doctor: func(tb testing.TB, dir string) {
 				editLines(tb, filepath.Join(dir, "telemetry", "gpu.jsonl"), func(_ int, line []byte) []byte {
 					var g schemas.GPUSample
@@ -73,6 +97,84 @@ func thirdPassKinds() []kind {
 				})
 				refresh(tb, dir)
 			}},
+	}
+}
+
+// swapWarmupID swaps the request ids of a step's first warm-up and its
+// last measured request, so that the warm-up's span joins the measured
+// record, and re-derives the step's stages file as the run would.
+func swapWarmupID(tb testing.TB, dir, file string) {
+	editRecords(tb, dir, file, func(recs []schemas.Record) []schemas.Record {
+		w, m := -1, -1
+		for i, r := range recs {
+			if r.Phase == schemas.PhaseWarmup && w < 0 {
+				w = i
+			}
+			if r.Phase == schemas.PhaseMeasure {
+				m = i
+			}
+		}
+		if w < 0 || m < 0 {
+			tb.Fatalf("%s: no warm-up or no measured request to swap", file)
+		}
+		recs[w].RequestID, recs[m].RequestID = recs[m].RequestID, recs[w].RequestID
+		recs[w].ServerRequestID, recs[m].ServerRequestID = recs[m].ServerRequestID, recs[w].ServerRequestID
+		return recs
+	})
+	target, _, _ := stepOf(file)
+	restage(tb, dir, target)
+	refresh(tb, dir)
+}
+
+// dropLastRepeat takes the run's last repeat out everywhere a forger
+// would (records, scrapes, stages, steps.jsonl, protocol.repeats), and
+// leaves the OTLP exports, which hold every span of the run together.
+func dropLastRepeat(tb testing.TB, dir string) {
+	for _, pat := range []string{"records/*/*-r2.jsonl", "servers/*/metrics/*-r2-*.prom", "servers/*/stages/*-r2.jsonl"} {
+		files, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, f := range files {
+			must(tb, os.Remove(f))
+		}
+	}
+	editSteps(tb, dir, func(s []schemas.StepTelemetry) []schemas.StepTelemetry {
+		var out []schemas.StepTelemetry
+		for _, x := range s {
+			if x.Repeat != 2 {
+				out = append(out, x)
+			}
+		}
+		return out
+	})
+	editRun(tb, dir, func(r *schemas.Run) { r.Protocol.Repeats = 1 })
+	refresh(tb, dir)
+}
+
+// restage re-derives a target's stages files from its sealed OTLP exports
+// and its records, as the run wrote them (serverevents.StepSpans).
+func restage(tb testing.TB, dir, target string) {
+	var spans []serverevents.Span
+	exports, _ := filepath.Glob(filepath.Join(dir, "servers", target, "otlp", "*.binpb"))
+	for _, f := range exports {
+		b, err := os.ReadFile(f)
+		must(tb, err)
+		sp, err := serverevents.DecodeOTLP(b)
+		must(tb, err)
+		spans = append(spans, sp...)
+	}
+	stages, _ := filepath.Glob(filepath.Join(dir, "servers", target, "stages", "*.jsonl"))
+	for _, f := range stages {
+		recFile := filepath.Join(dir, "records", target, filepath.Base(f))
+		b, err := os.ReadFile(recFile)
+		must(tb, err)
+		recs, err := claims.ReadRecords(recFile, bytes.NewReader(b))
+		must(tb, err)
+		var out bytes.Buffer
+		for _, l := range serverevents.StepSpans(spans, recs) {
+			line, err := json.Marshal(l)
+			must(tb, err)
+			out.Write(append(line, '\n'))
+		}
+		must(tb, os.WriteFile(f, out.Bytes(), 0o644))
 	}
 }
 

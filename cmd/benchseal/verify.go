@@ -28,6 +28,7 @@ var kindFlags = map[verify.Kind]string{
 	verify.KindUnpinned:        "pass --key",
 	verify.KindAudioMissing:    "pass --audio DIR with the original clips",
 	verify.KindGPUsUnassigned:  "run names them with --gpu NAME=0,1",
+	verify.KindGPUNotObserved:  "run names each target's GPUs with --gpu NAME=0,1, on the host that serves it",
 	verify.KindKnobNotObserved: "run takes SGLang-Omni's launch command with --launch or --launch-cmd, its config with --server-config",
 	verify.KindNoPerturb:       "run again without --no-perturb",
 	verify.KindIncomplete:      "seal --allow-incomplete",
