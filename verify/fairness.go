@@ -20,11 +20,12 @@ func checkFairness(rep *Report, ev *evidence) {
 	c := rep.Check(CheckFairness)
 	run := ev.run
 	var done []string
+	loadHeld := checkKnobsAgainstLoad(c, ev)
 	if len(run.Targets) > 1 {
 		if checkGPUs(c, ev) {
 			done = append(done, "same GPU model and driver")
 		}
-		if held := checkKnobs(c, ev); held != "" {
+		if held := checkKnobs(c, ev); held != "" && loadHeld {
 			done = append(done, held)
 		}
 	} else {

@@ -73,6 +73,32 @@ func thirdPassKinds() []kind {
 				})
 				refresh(tb, dir)
 			}},
+		// A knob held against behaviour: probes edited to a limit of 2
+		// running requests, while the records had 3 in flight and the
+		// server's inference histogram shows them all running at once.
+		{name: "max-running-edited", class: "fairness", check: 8, status: fail, text: "which a server limited to 2 cannot do",
+			doctor: func(tb testing.TB, dir string) {
+				for _, t := range []string{"a", "b"} {
+					for _, when := range []string{"before", "after"} {
+						f := "servers/" + t + "/probes-" + when + ".json"
+						if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+							continue
+						}
+						editFile(tb, dir, f, func(s string) string {
+							if !strings.Contains(s, `max_num_seqs\":64`) {
+								tb.Fatalf("%s: no max_num_seqs 64", f)
+							}
+							return strings.ReplaceAll(s, `max_num_seqs\":64`, `max_num_seqs\":2`)
+						})
+					}
+				}
+				refresh(tb, dir)
+			},
+			assert: func(tb testing.TB, rep *verify.Report) {
+				if c := rep.Check(verify.CheckFairness); strings.Contains(c.Summary, "same server knobs") {
+					tb.Errorf("check 8 says %q of a limit its server's own histogram contradicts", c.Summary)
+				}
+			}},
 		// GPU facts are held only for targets whose GPUs were named and
 		// sampled: env/gpu.json alone describes the client's host.
 		{name: "gpus-not-named", class: "fairness", check: 8, status: verify.Warn, text: "is not observed: no GPU was named for it and sampled",
