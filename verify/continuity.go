@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -17,6 +18,130 @@ import (
 func checkAcrossSteps(c *Check, ev *evidence) {
 	checkRecordIDs(c, ev)
 	checkMeasureScrapes(c, ev)
+	checkBetweenSteps(c, ev)
+}
+
+// checkBetweenSteps holds each target's counters across the gap between
+// two of its steps: from step k's scrape after to step k+1's scrape
+// before, its request counter (engine.RequestCounters) and the counts of
+// its stage histograms (engine.StageFamilies) grow by no more than the
+// requests benchseal sent it in between, which are the records of every
+// target served at the same URL that started in the gap (another
+// target's steps, when two share a server), plus step k's requests the
+// server had not yet counted when it was scraped after (the recorder's
+// settle bound passed first). More is a WARN naming both counts: other
+// traffic reached the server, or a step was taken out of the middle of
+// the run (its requests are counted there, its records are gone).
+// A counter that went down (a restart) is not held.
+func checkBetweenSteps(c *Check, ev *evidence) {
+	url := map[string]string{}
+	for _, t := range ev.run.Targets {
+		url[t.Name] = strings.TrimRight(t.URL, "/")
+	}
+	type span struct {
+		k           stepKey
+		first, last int64
+		recs        []schemas.Record
+	}
+	byTarget := map[string][]span{}
+	var all []span
+	for _, k := range schedule(ev.run) {
+		recs := ev.records[k.file()]
+		if len(recs) == 0 {
+			continue
+		}
+		sp := span{k: k, first: recs[0].StartNs, last: recs[0].EndNs, recs: recs}
+		for _, r := range recs {
+			sp.first, sp.last = min(sp.first, r.StartNs), max(sp.last, r.EndNs)
+		}
+		byTarget[k.target] = append(byTarget[k.target], sp)
+		all = append(all, sp)
+	}
+	// sent counts the records (all, and HTTP 200 only) sent to u that
+	// started in (from, to).
+	sent := func(u string, from, to int64) (n, n200 int) {
+		for _, sp := range all {
+			if url[sp.k.target] != u || sp.last <= from || sp.first >= to {
+				continue
+			}
+			for _, r := range sp.recs {
+				if r.StartNs > from && r.StartNs < to {
+					n++
+					if r.Status == 200 {
+						n200++
+					}
+				}
+			}
+		}
+		return n, n200
+	}
+	for _, t := range ev.run.Targets {
+		steps := byTarget[t.Name]
+		for i := 0; i+1 < len(steps); i++ {
+			k, next := steps[i], steps[i+1]
+			before, okb, errb := readScrape(ev, k.k.scrapeFile("before"))
+			after, oka, erra := readScrape(ev, k.k.scrapeFile("after"))
+			nextBefore, okn, errn := readScrape(ev, next.k.scrapeFile("before"))
+			if !oka || !okn || erra != nil || errn != nil {
+				continue
+			}
+			n, n200 := sent(url[t.Name], k.last, next.first)
+			stepN, stepN200 := len(k.recs), 0
+			for _, r := range k.recs {
+				if r.Status == 200 {
+					stepN200++
+				}
+			}
+			type series struct {
+				what            string
+				b, a, nb        float64
+				okB, okA, okNB  bool
+				allowed, inStep int
+			}
+			var ss []series
+			for _, rc := range engine.RequestCounters {
+				status, allowed, inStep := "", n, stepN
+				if rc.StatusLabel != "" {
+					status, allowed, inStep = "200", n200, stepN200
+				}
+				var x series
+				x.what, x.allowed, x.inStep = rc.Name, allowed, inStep
+				x.a, x.okA = after.counterSum(rc.Name, rc.Match, rc.StatusLabel, status)
+				x.nb, x.okNB = nextBefore.counterSum(rc.Name, rc.Match, rc.StatusLabel, status)
+				if okb && errb == nil {
+					x.b, x.okB = before.counterSum(rc.Name, rc.Match, rc.StatusLabel, status)
+				}
+				ss = append(ss, x)
+			}
+			for _, f := range engine.StageFamilies {
+				var x series
+				x.what, x.allowed, x.inStep = f.Family, n, stepN
+				ha, okA := after.histogram(f.Family, f.Match)
+				hn, okNB := nextBefore.histogram(f.Family, f.Match)
+				x.a, x.nb, x.okA, x.okNB = ha.count, hn.count, okA, okNB
+				if okb && errb == nil {
+					hb, okB := before.histogram(f.Family, f.Match)
+					x.b, x.okB = hb.count, okB
+				}
+				ss = append(ss, x)
+			}
+			for _, x := range ss {
+				if !x.okA || !x.okNB || x.nb < x.a {
+					continue
+				}
+				late := 0.0
+				if x.okB && x.a >= x.b {
+					late = max(0, float64(x.inStep)-(x.a-x.b))
+				}
+				if g := x.nb - x.a; g > float64(x.allowed)+late {
+					c.warnKindf(KindScrape, next.k.scrapeFile("before"),
+						"%s: %s grew by %g between the scrape after %s and the one before this step, yet benchseal sent the server %d requests in between (%g of %s's not yet counted): other traffic reached the server, or steps were taken out of the run",
+						next.k, x.what, g, k.k, x.allowed, late, k.k)
+					break
+				}
+			}
+		}
+	}
 }
 
 // checkMeasureScrapes: the scrape after a step's warm-ups

@@ -59,6 +59,11 @@ func thirdPassKinds() []kind {
 			doctor: func(tb testing.TB, dir string) { swapWarmupID(tb, dir, "records/a/c3-r1.jsonl") }},
 		{name: "last-repeat-dropped-spans-left", class: "events", check: verify.CheckEvents, status: fail, text: "that no record of a scheduled step or probe carries",
 			doctor: dropLastRepeat},
+		// The last repeat taken out (protocol.repeats lowered): the
+		// server's counter grew across the gap its first removed step
+		// (a's and b's c=1 repeat 2) left, with no records in it.
+		{name: "repeat-dropped-counters-grew", class: "protocol", check: 7, status: verify.Warn, text: "other traffic reached the server, or steps were taken out of the run",
+			doctor: dropLastRepeat},
 		// A scrape the schedule implies, missing with no scrape error.
 		{name: "measure-scrape-removed", class: "protocol", check: 7, status: fail, text: "after the warm-ups of its other steps and telemetry/steps.jsonl records no failed scrape",
 			doctor: func(tb testing.TB, dir string) {
