@@ -206,3 +206,44 @@ func stepLine(ev *evidence, k stepKey) *schemas.StepTelemetry {
 	}
 	return nil
 }
+
+// checkProbeSchedule (check 5) numbers the cache probe's variants as the
+// runner does (internal/bench, probe.go): after the sweep, target by
+// target in run.json's order, the variant half of each probe sends the
+// first clip's next variants, numbered on from every variant the sweep
+// sent (used, by clip SHA-256, as checkSchedule left it). A probe whose
+// variants are not those numbers was renumbered, or follows a sweep that
+// was cut.
+func checkProbeSchedule(c *Check, ev *evidence, status Status, base, used map[string]int64, sha map[string]string) {
+	run := ev.run
+	pairs := run.Protocol.CacheProbe
+	if pairs == 0 || len(run.Corpus) == 0 {
+		return
+	}
+	cl := run.Corpus[0].ID
+	for _, t := range run.Targets {
+		f := schemas.ProbeRecordsPath(t.Name, 1)
+		recs, ok := ev.records[f]
+		if !ok {
+			continue // check 7 says whether it should be there
+		}
+		want := make([]int64, claims.ProbeWarmup+2*pairs)
+		for seq := range want {
+			want[seq] = -1
+			if !claims.ProbeIsRepeat(seq, pairs) {
+				want[seq] = base[cl] + used[sha[cl]]
+				used[sha[cl]]++
+			}
+		}
+		for i, r := range recs {
+			if r.Seq < 0 || r.Seq >= len(want) || want[r.Seq] < 0 || r.SampleIndex < 0 {
+				continue // check 7 holds seqs and repeats to the probe's schedule
+			}
+			if r.Clip != cl || r.Variant != want[r.Seq] {
+				c.add(Finding{Status: status, Path: f, Line: i + 1, Reason: fmt.Sprintf(
+					"probe seq %d sent clip %s variant %d, but the probe's schedule sends clip %s variant %d there (numbered on from every variant the sweep sent): the probe or the sweep before it was renumbered",
+					r.Seq, r.Clip, r.Variant, cl, want[r.Seq])})
+			}
+		}
+	}
+}

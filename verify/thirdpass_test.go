@@ -301,3 +301,29 @@ func TestExtractedBundle(t *testing.T) {
 		t.Errorf("no key: check 2 %s %q, OK %v; want UNCHECKED, not OK", c.Status, c.Summary, rep.OK())
 	}
 }
+
+// TestProbeSchedule: the cache probe's variants are numbered on from the
+// sweep's (check 5); a probe renumbered, its variants re-derived from the
+// new numbers, no longer follows the schedule.
+func TestProbeSchedule(t *testing.T) {
+	t.Parallel()
+	base := makeProbeRun(t, t.TempDir(), probeSpec{pairs: 2})
+	if c, text := checkOf(verifyDir(t, base), verify.CheckVariants); c.Status != verify.Pass {
+		t.Fatalf("honest probe: check 5 %s\n%s", c.Status, text)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	copyDir(t, base, dir)
+	editRecords(t, dir, "records/b/probe-1.jsonl", func(recs []schemas.Record) []schemas.Record {
+		for i := range recs {
+			if recs[i].SampleIndex >= 0 {
+				reVariant(t, dir, &recs[i], recs[i].Variant+100)
+			}
+		}
+		return recs
+	})
+	refresh(t, dir)
+	c, text := checkOf(verifyDir(t, dir), verify.CheckVariants)
+	if c.Status != verify.Fail || !strings.Contains(text, "but the probe's schedule sends clip") {
+		t.Errorf("renumbered probe: check 5 %s, want FAIL naming the probe's schedule\n%s", c.Status, text)
+	}
+}
