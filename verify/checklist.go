@@ -230,13 +230,17 @@ func runChecklist(ctx context.Context, rep *Report, ev *evidence) error {
 // directory holds that seal would refuse.
 func runArchive(_ context.Context, rep *Report, ev *evidence) error {
 	c := rep.Check(CheckArchive)
-	if ev.bundle == nil {
-		c.Status, c.Summary = Skip, fmt.Sprintf("a run directory: no archive (%d files)", len(ev.f.names))
+	if ev.bundle == nil || ev.extracted {
+		what := "a run directory"
+		if ev.extracted {
+			what = "an extracted bundle"
+		}
+		c.Status, c.Summary = Skip, fmt.Sprintf("%s: no archive (%d files)", what, len(ev.f.names))
 		for _, f := range ev.odd {
 			c.add(f)
 		}
 		if c.Status == Fail {
-			c.Summary = "the run directory holds files that cannot be sealed"
+			c.Summary = "the " + strings.TrimPrefix(strings.TrimPrefix(what, "a "), "an ") + " holds files that cannot be sealed"
 		}
 		return nil
 	}
@@ -273,5 +277,12 @@ func runSubjects(_ context.Context, rep *Report, ev *evidence) error {
 		return nil
 	}
 	checkSubjects(rep, ev.bundle, ev.st, ev.f)
+	if ev.extracted {
+		// bundle.DigestError speaks of an archive; here it is a folder.
+		c := rep.Check(CheckSubjects)
+		for i := range c.Findings {
+			c.Findings[i].Reason = strings.Replace(c.Findings[i].Reason, "the archive", "the folder", 1)
+		}
+	}
 	return nil
 }

@@ -22,12 +22,14 @@ type evidence struct {
 	f *files
 	// bundle is the archive as read, nil for a run directory; unsafe is the
 	// reader's refusal; key the key Options pinned (nil: unpinned); odd
-	// what a run directory holds that seal would refuse.
-	bundle   *bundle.Bundle
-	unsafe   error
-	key      crypto.PublicKey
-	odd      []Finding
-	audioDir string
+	// what a run directory holds that seal would refuse. An extracted
+	// bundle (extracted) has both: its files on disk, presented as bundle.
+	bundle    *bundle.Bundle
+	extracted bool
+	unsafe    error
+	key       crypto.PublicKey
+	odd       []Finding
+	audioDir  string
 	// decoded holds what decoding run.json, claims.json or a records file
 	// found wrong, by path; check 4 reports it next to the validation.
 	decoded map[string]Finding

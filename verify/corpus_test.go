@@ -427,6 +427,9 @@ type kind struct {
 	// assert (when set) holds the whole report to more than the check's
 	// verdict: its summary, its hint, the exit rule.
 	assert func(tb testing.TB, rep *verify.Report)
+	// extracted (when set): the sealed bundle is unpacked into a folder,
+	// as tar --zstd -xf does, edited by it, and verified there (verify.Dir).
+	extracted func(tb testing.TB, dir string)
 }
 
 func corpusKinds() []kind {
@@ -1217,7 +1220,7 @@ func TestCorpusBase(t *testing.T) {
 // verdict it names, with a finding that says so.
 func TestCorpus(t *testing.T) {
 	base := full.get(t)
-	kinds := corpusKinds()
+	kinds := append(corpusKinds(), thirdPassKinds()...)
 	if len(kinds) < 40 {
 		t.Fatalf("%d kinds, want at least 40", len(kinds))
 	}
@@ -1256,7 +1259,15 @@ func TestCorpus(t *testing.T) {
 				if *corpusOut != "" {
 					writeKind(t, k, b, s)
 				}
-				rep, err := verify.Bundle(context.Background(), bytes.NewReader(b), opts)
+				var rep *verify.Report
+				if k.extracted != nil {
+					x := filepath.Join(t.TempDir(), "x")
+					extractBundle(t, b, x)
+					k.extracted(t, x)
+					rep, err = verify.Dir(context.Background(), x, opts)
+				} else {
+					rep, err = verify.Bundle(context.Background(), bytes.NewReader(b), opts)
+				}
 				must(t, err)
 				c := rep.Check(k.check)
 				ok := c.Status == k.status

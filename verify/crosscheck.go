@@ -689,6 +689,7 @@ func checkSchedule(c *Check, ev *evidence) {
 			}
 		}
 	}
+	checkProbeSchedule(c, ev, status, base, used, sha)
 }
 
 // tailTolerance is how long a run may go on after its last step ended:

@@ -86,7 +86,18 @@
 //	             (FAIL, KindScrape), unless telemetry/steps.jsonl's
 //	             scrape_errors records that the recorder's scrape failed
 //	             (WARN) or the run stopped during that step; a target with no
-//	             scrape at all is not observed. Its e2e latency histogram, when
+//	             scrape at all is not observed; the same for the scrape
+//	             after the warm-ups (-measure.prom), demanded where the
+//	             target's other steps have theirs (continuity.go). Across
+//	             steps (continuity.go): every record's request_id is its own
+//	             <prefix>-c<C>-r<R>-s<seq> (a probe's c1-r0; FAIL: ids moved
+//	             between records); from one step's scrape after to the
+//	             target's next step's scrape before, its request counter
+//	             and stage-histogram counts grow by no more than the
+//	             requests benchseal sent that server in between (records of
+//	             every target at the same URL that started in the gap) plus
+//	             the step's requests not yet counted when it was scraped
+//	             (WARN: other traffic, or steps taken out of the run). Its e2e latency histogram, when
 //	             it counted exactly those requests, holds no more seconds than
 //	             the client waited and at each bucket bound at least as many
 //	             requests as the records (FAIL: the records' latencies are
@@ -104,11 +115,20 @@
 //	             in an incomplete one; a probe file in a run that records no
 //	             probe WARNs
 //	8 fairness   with two or more targets: the same GPU model (env/gpu.json and
-//	             each target's gpus), the same engine knobs (max running requests:
+//	             each target's gpus; held only when every target names its
+//	             GPUs, as --gpu does, and each was sampled in
+//	             telemetry/gpu.jsonl: env/gpu.json alone describes the host
+//	             benchseal ran on, so otherwise the model is "not observed",
+//	             WARN KindGPUNotObserved), the same engine knobs (max running requests:
 //	             max_num_seqs / max_running_requests; memory fraction:
 //	             gpu_memory_utilization / mem_fraction_static; dtype; prefix
 //	             caching: enable_prefix_caching / not disable_radix_cache), each
-//	             value with its source: served (vLLM's dev-mode
+//	             value with its source (a max running requests M is held
+//	             against the server's own inference histogram, knobload.go:
+//	             over a step with more than M in flight, the summed
+//	             inference time is at most M x the step's wall time, +1 %
+//	             and 2 ms a request; FAIL when M is served, WARN when
+//	             declared; steps with vLLM preemptions are not held): served (vLLM's dev-mode
 //	             /server_info?config_format=json, vllm:cache_config_info in
 //	             /metrics, SGLang's /get_server_info), declared (the launch
 //	             command's flags) or absent, from probes-before and
@@ -175,6 +195,18 @@
 //	             more than 2 ms + 1 % (FAIL: the latency was lowered); a
 //	             benchseal id of the step in the server's evidence that no
 //	             record carries FAILs (a record removed), other ids WARN.
+//	             Over the whole run (ids.go): every benchseal id of a
+//	             target's prefix in its OTLP spans belongs to one of its
+//	             records, a step's or its probe's (FAIL: steps or records
+//	             removed, the spans left; WARN in an incomplete run); and
+//	             the joined spans' starts fit one clock offset per target:
+//	             vLLM starts a span at the request's arrival, within the
+//	             client's [start, end], so each successful record bounds
+//	             the offset to [S-T-L, S-T]; these must share a point, each
+//	             widened by 2 ms + 1 % of L and the offset allowed to
+//	             drift 500 ppm (the most NTP slews a clock) with time. The
+//	             estimate named in a FAIL is the median of S-T. A clock
+//	             stepped (not slewed) during the run would break it.
 //	             A target without such evidence is "not observed"
 //	             (KindEventsNotObserved)
 //
@@ -216,15 +248,18 @@
 // on the unverified statement so that the report says everything that is
 // wrong; a signed payload that is not a benchseal statement leaves check 3
 // SKIP. Dir refuses a folder without run.json (NotRunDirError) before
-// reading anything beneath it.
+// reading anything beneath it. A folder holding attestation.dsse.json is
+// an extracted bundle (extracted.go): checks 2 and 3 run on its files as
+// on the archive's entries (a file changed, removed or added FAILs check
+// 3), check 1 is SKIP (no archive), the others as for a bundle.
 //
 // # The evidence boundary
 //
 // The checks above aim at edits that another file of the run contradicts:
 // a key holder who changes records, claims, telemetry or a scrape and
 // re-seals with their own key leaves another sealed file disagreeing (the
-// doctored-bundle corpus in corpus_test.go has 65 kinds, each held to its
-// check and verdict). Checks 9 and 10 add the server's own account (its
+// doctored-bundle corpus, corpus_test.go and thirdpass_test.go, has 77
+// kinds, each held to its check and verdict). Checks 9 and 10 add the server's own account (its
 // stage histograms; its spans or profiler events, joined by request id),
 // so that records edited alone now contradict what the server recorded. They cannot catch a fabrication made
 // consistently across every file that describes the same fact, because
@@ -237,9 +272,11 @@
 //     engine: the scrapes, spans and events are what the client received
 //     and saved;
 //   - the last repeat or the last steps of a run dropped with
-//     protocol.repeats (or the levels) lowered to match, and the telemetry
-//     samples and ended_at trimmed with them: nothing after those steps
-//     numbers its variants from theirs;
+//     protocol.repeats (or the levels) lowered to match, the telemetry
+//     samples and ended_at trimmed with them, and the server's spans and
+//     counters rewritten too: nothing after those steps numbers its
+//     variants from theirs (left as they were, the OTLP exports name the
+//     removed requests' ids and the counters grow across the gap);
 //   - GPU facts (env/gpu.json and its samples) written for hardware the
 //     run never used, as long as they agree with each other;
 //   - a server's self-description (probes, /v1/models, knobs) edited

@@ -227,6 +227,9 @@ func checkEvents(rep *Report, ev *evidence) {
 	if len(targets) > 0 {
 		no.add("%s: no per-request server evidence (%s)", strings.Join(targets, ", "), whatEvents)
 	}
+	if witnessed > 0 {
+		checkEvidenceIDs(c, ev, spans)
+	}
 	if witnessed == 0 {
 		c.Status = Skip
 		for _, t := range targets {
@@ -241,7 +244,7 @@ func checkEvents(rep *Report, ev *evidence) {
 		return
 	}
 	if c.Status == Fail {
-		c.Summary = fmt.Sprintf("the server's per-request evidence contradicts the records of %d step(s)", countFailedSteps(c))
+		c.Summary = eventsFailSummary(c)
 	} else {
 		var held []string
 		if joined > 0 {

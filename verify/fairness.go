@@ -20,11 +20,12 @@ func checkFairness(rep *Report, ev *evidence) {
 	c := rep.Check(CheckFairness)
 	run := ev.run
 	var done []string
+	loadHeld := checkKnobsAgainstLoad(c, ev)
 	if len(run.Targets) > 1 {
 		if checkGPUs(c, ev) {
 			done = append(done, "same GPU model and driver")
 		}
-		if held := checkKnobs(c, ev); held != "" {
+		if held := checkKnobs(c, ev); held != "" && loadHeld {
 			done = append(done, held)
 		}
 	} else {
@@ -96,8 +97,6 @@ func checkGPUs(c *Check, ev *evidence) bool {
 		}
 	}
 	if len(models) < len(ev.run.Targets) {
-		// Without GPUs named per target, only a machine of one GPU model
-		// shows it.
 		all := map[string]bool{}
 		for _, d := range g.GPUs {
 			all[d.Name] = true
@@ -106,7 +105,10 @@ func checkGPUs(c *Check, ev *evidence) bool {
 			c.warnKindf(KindGPUsUnassigned, "run.json", "the machine has GPUs of %d models and not every target says which it used", len(all))
 			return false
 		}
-		return ok
+		// env/gpu.json describes the host benchseal ran on; a target that
+		// names no GPU of it may be served from anywhere.
+		gpusNotNamed(c, ev)
+		return false
 	}
 	var first string
 	for _, t := range ev.run.Targets {
@@ -122,7 +124,8 @@ func checkGPUs(c *Check, ev *evidence) bool {
 			ok = false
 		}
 	}
-	return ok
+	// A GPU named and never sampled is a name, not an observation.
+	return gpusSampled(c, ev) && ok
 }
 
 // knobSide is one target's knobs at one moment.

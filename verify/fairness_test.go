@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -103,9 +104,26 @@ func TestFairness(t *testing.T) {
 				var run schemas.Run
 				b, _ := os.ReadFile(filepath.Join(dir, "run.json"))
 				must(t, json.Unmarshal(b, &run))
-				if len(tc.gpu.GPUs) > 1 {
-					run.Targets[0].GPUs, run.Targets[1].GPUs = []int{0}, []int{1}
+				// Each target names its GPU (--gpu), which was sampled: only
+				// then is its GPU model observed.
+				b1 := min(1, len(tc.gpu.GPUs)-1)
+				run.Targets[0].GPUs, run.Targets[1].GPUs = []int{0}, []int{b1}
+				if len(run.Command) > 0 {
+					run.Command = append(run.Command, "--gpu", "a=0", "--gpu", "b="+strconv.Itoa(b1))
+					var client map[string]any
+					if b, err := os.ReadFile(filepath.Join(dir, "env", "client.json")); err == nil {
+						must(t, json.Unmarshal(b, &client))
+						client["command"] = run.Command
+						writeJSONFile(t, dir, "env/client.json", client)
+					}
 				}
+				var samples []byte
+				for _, g := range tc.gpu.GPUs {
+					line, _ := json.Marshal(schemas.GPUSample{GPU: g.Index})
+					samples = append(append(samples, line...), '\n')
+				}
+				must(t, os.MkdirAll(filepath.Join(dir, "telemetry"), 0o755))
+				must(t, os.WriteFile(filepath.Join(dir, "telemetry", "gpu.jsonl"), samples, 0o644))
 				run.Targets[1].LaunchCommand = tc.launchB
 				writeJSONFile(t, dir, "run.json", run)
 			})

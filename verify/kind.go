@@ -46,6 +46,9 @@ const (
 	// KindGPUsUnassigned: several GPU models, and not every target says
 	// which GPUs it used.
 	KindGPUsUnassigned Kind = "gpus-unassigned"
+	// KindGPUNotObserved: a target's GPUs were not named, or named and
+	// never sampled, so the GPU model it ran on is not observed (check 8).
+	KindGPUNotObserved Kind = "gpu-not-observed"
 	// KindKnobNotObserved: a server knob no target, or not every target,
 	// exposes: it cannot be compared.
 	KindKnobNotObserved Kind = "knob-not-observed"

@@ -5,7 +5,9 @@ package verify
 // hardened bundle reader, the signature and the subjects checked before a
 // single document is returned, the bundle's digest and the signing key's
 // fingerprint alongside. A run directory is read with the same options and
-// caps; nothing in it is signed.
+// caps; nothing in it is signed. An extracted bundle (a folder holding
+// attestation.dsse.json, IsExtracted) is signed: its files on disk are
+// checked against the statement as a bundle's entries are.
 
 import (
 	"bytes"
@@ -57,8 +59,11 @@ type OpenOptions struct {
 // Source is a sealed run opened by Open.
 type Source struct {
 	Path string
-	Dir  bool              // a run directory: nothing signed
-	Docs map[string][]byte // the kept documents, by run-directory path
+	Dir  bool // a folder: a run directory, or an extracted bundle (Signed)
+	// Signed: an extracted bundle whose signature and subjects were
+	// checked (always true for a bundle file opened without Unsigned).
+	Signed bool
+	Docs   map[string][]byte // the kept documents, by run-directory path
 	// Skipped lists the optional files of a run directory that could not
 	// be read, as *ReadError.
 	Skipped []error
@@ -192,7 +197,58 @@ func openDir(dir string, opts OpenOptions) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
+	if IsExtracted(dir) {
+		if err := openExtracted(dir, opts, s); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// openExtracted checks an extracted bundle as openBundle checks the
+// archive (unless opts.Unsigned): the signature, and every file on disk
+// against the statement's subjects. s.Dir stays true: its files are read
+// from disk; s.SHA256 is empty: there is no archive whose bytes name it.
+func openExtracted(dir string, opts OpenOptions, s *Source) error {
+	if opts.Unsigned {
+		env, err := readCapped(filepath.Join(dir, bundle.AttestationName), maxEnvelope)
+		if err != nil {
+			return &ReadError{Path: filepath.Join(dir, bundle.AttestationName), Err: unwrapPath(err)}
+		}
+		s.Envelope = env
+		return nil
+	}
+	fl, odd, err := dirFiles(dir)
+	if err != nil {
+		return &ReadError{Path: dir, Err: unwrapPath(err)}
+	}
+	if len(odd) > 0 {
+		return &RefusedError{Path: dir, Err: &bundle.EntryError{Name: odd[0].Path, Reason: errors.New(odd[0].Reason)}}
+	}
+	b, err := dirBundle(fl)
+	if err != nil {
+		return &ReadError{Path: dir, Err: unwrapPath(err)}
+	}
+	pub := opts.PublicKey
+	s.KeyPinned = pub != nil
+	if pub == nil {
+		if pub, err = b.EmbeddedKey(); err != nil {
+			return &KeyError{Path: dir, Err: err}
+		}
+	}
+	st, err := b.Verify(pub)
+	if err == nil {
+		err = b.CheckSubjects(st)
+	}
+	if err != nil {
+		return &RefusedError{Path: dir, Err: err, Signature: true, KeyPinned: s.KeyPinned}
+	}
+	if s.KeyFingerprint, err = bundle.Fingerprint(pub); err != nil {
+		return fmt.Errorf("%s: the signing key: %w", dir, err)
+	}
+	s.KeyEphemeral = st.Predicate.Key.Ephemeral
+	s.Signed = true
+	return nil
 }
 
 func readCapped(name string, limit int64) ([]byte, error) {
@@ -298,7 +354,7 @@ func openBundle(file string, opts OpenOptions) (*Source, error) {
 	if s.KeyFingerprint, err = bundle.Fingerprint(pub); err != nil {
 		return nil, fmt.Errorf("%s: the signing key: %w", file, err)
 	}
-	s.KeyEphemeral = st.Predicate.Key.Ephemeral
+	s.KeyEphemeral, s.Signed = st.Predicate.Key.Ephemeral, true
 	return s, nil
 }
 

@@ -101,6 +101,7 @@ func checkProtocol(rep *Report, ev *evidence) {
 	checkServerCounters(c, ev, &no)
 	checkSuccesses(c, ev)
 	checkRunTail(c, ev)
+	checkAcrossSteps(c, ev)
 	if c.Status == Pass {
 		c.Summary = fmt.Sprintf("%d steps (%d targets × %d levels × %d repeats): counts, warm-ups, %s, timestamps in order",
 			steps, len(run.Targets), len(p.Levels), p.Repeats, peakHeld(p))

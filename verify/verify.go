@@ -166,9 +166,13 @@ func readBundle(ctx context.Context, r io.Reader, limits bundle.Limits, b *bundl
 	return nil, nil
 }
 
-// Dir verifies an unsealed run directory: checks 4 to 8 (there is no
+// Dir verifies an unsealed run directory: checks 4 to 10 (there is no
 // archive, signature or statement: checks 1 to 3 are SKIP, unless the
-// directory holds something seal would refuse).
+// directory holds something seal would refuse). A folder holding
+// attestation.dsse.json is an extracted bundle (IsExtracted, Report.Kind
+// "extracted bundle"): checks 2 and 3 then run as on the archive, with
+// opts.PublicKey, on the files as they are on disk; check 1 has no archive
+// to read and holds the files to what seal would accept.
 func Dir(ctx context.Context, dir string, opts Options) (*Report, error) {
 	// A folder without run.json is not a run directory: stop before
 	// reading every JSON document beneath it.
@@ -181,6 +185,18 @@ func Dir(ctx context.Context, dir string, opts Options) (*Report, error) {
 		return nil, err
 	}
 	ev := &evidence{f: fl, odd: odd}
+	if IsExtracted(dir) {
+		// Signed: checks 2 and 3 hold the files on disk to the statement.
+		rep.Kind = "extracted bundle"
+		if ev.bundle, err = dirBundle(fl); err != nil {
+			return nil, err
+		}
+		ev.extracted, ev.key = true, opts.PublicKey
+		if opts.PublicKey != nil {
+			rep.Pinned = true
+			rep.Key, _ = bundle.Fingerprint(opts.PublicKey)
+		}
+	}
 	if err := loadEvidence(ctx, ev, opts); err != nil {
 		return nil, err
 	}

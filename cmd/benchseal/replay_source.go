@@ -28,9 +28,9 @@ func loadSealed(ctx context.Context, e *env, src, key string) (*session.Sealed, 
 		return nil, withHint(fmt.Errorf("replay: %s: %w", src, unwrapPath(err)),
 			"give a bundle made by benchseal seal or a run directory made by benchseal run")
 	}
-	if st.IsDir() {
+	if st.IsDir() && !verify.IsExtracted(src) {
 		if key != "" {
-			warnf(e.stderr, "%s is a run directory: nothing is signed, --key is not used", src)
+			return nil, keyUnusedError(src)
 		}
 		warnf(e.stderr, "%s is a run directory: its claims are not sealed; replay a bundle to check signed claims", src)
 	}
@@ -67,7 +67,7 @@ func loadSealedFrom(ctx context.Context, e *env, src, key string, dir bool) (*se
 		return replayKeeps(name)
 	}
 	opts := verify.OpenOptions{Keep: keep, Records: func(_ string, r io.Reader) error { return session.ScanVariants(r, variants) }}
-	if key != "" && !dir {
+	if key != "" && (!dir || verify.IsExtracted(src)) {
 		pub, err := bundle.LoadPublicKey(ctx, key, func() ([]byte, error) { return readPassword(e, false) })
 		if err != nil {
 			return nil, withHint(fmt.Errorf("replay: loading the verification key: %w", err),
@@ -109,6 +109,13 @@ func loadSealedFrom(ctx context.Context, e *env, src, key string, dir bool) (*se
 			return nil, fmt.Errorf("%s%c%w", src, filepath.Separator, err)
 		}
 		s.Origin.Source = src
+		if src0.Signed {
+			// An extracted bundle: signed, though no archive's bytes name it.
+			if !src0.KeyPinned {
+				unpinned()
+			}
+			s.Origin.KeyFingerprint, s.Origin.KeyPinned = src0.KeyFingerprint, src0.KeyPinned
+		}
 		noteEvidence(s, seen)
 		return s, nil
 	}

@@ -72,6 +72,9 @@ the same.`,
 			if key != "" && !check {
 				return withHint(usageErrorf("--key is used only with --verify"), "drop --verify=false to check the bundle against the key, or drop --key to report without verifying")
 			}
+			if st, err := os.Stat(args[0]); err == nil && st.IsDir() && key != "" && !verify.IsExtracted(args[0]) {
+				return keyUnusedError(args[0])
+			}
 			if err := checkCompat(compat); err != nil {
 				return err
 			}

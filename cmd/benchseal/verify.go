@@ -28,6 +28,7 @@ var kindFlags = map[verify.Kind]string{
 	verify.KindUnpinned:        "pass --key",
 	verify.KindAudioMissing:    "pass --audio DIR with the original clips",
 	verify.KindGPUsUnassigned:  "run names them with --gpu NAME=0,1",
+	verify.KindGPUNotObserved:  "run names each target's GPUs with --gpu NAME=0,1, on the host that serves it",
 	verify.KindKnobNotObserved: "run takes SGLang-Omni's launch command with --launch or --launch-cmd, its config with --server-config",
 	verify.KindNoPerturb:       "run again without --no-perturb",
 	verify.KindIncomplete:      "seal --allow-incomplete",
@@ -88,7 +89,10 @@ below it; what the run did not record is "not observed" in the check's line, nev
 pass. A damaged or unsafe archive fails check 1 and skips the rest. Exit status 1
 when a check FAILs or is UNCHECKED (it applies but could not run: a signature
 that was not checked proves nothing), 0 otherwise (WARNs included).
-Given a run directory (not yet sealed), checks 1-3 are SKIP. Without --key, check 2
+Given a run directory (not yet sealed), checks 1-3 are SKIP, and --key is a usage
+error (exit status 2: nothing in it is signed). A folder holding attestation.dsse.json
+is a bundle extracted with tar --zstd -xf: it is verified as that bundle (checks 2 and
+3 hold every file on disk to the signed statement; check 1 has no archive). Without --key, check 2
 uses the key the bundle carries (WARN unpinned); a bundle that carries none needs
 --key NAME.pub. A bundle sealed with --no-audio cannot re-derive its variants nor
 check its clips' lengths, on which RTFx rests (check 5 WARN), unless --audio DIR
@@ -149,6 +153,9 @@ func newVerifyCmd(e *env) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", src, unwrapPath(err))
 			}
+			if key != "" && info.IsDir() && !verify.IsExtracted(src) {
+				return keyUnusedError(src)
+			}
 			if audio != "" {
 				if st, err := os.Stat(audio); err != nil || !st.IsDir() {
 					return usageErrorf("--audio %s: not a directory", audio)
@@ -181,9 +188,6 @@ func newVerifyCmd(e *env) *cobra.Command {
 			}
 			var rep *verify.Report
 			if info.IsDir() {
-				if key != "" {
-					warnf(e.stderr, "%s is a run directory: nothing is signed, --key is not used", src)
-				}
 				rep, err = verify.Dir(ctx, src, opts)
 				var nr *verify.NotRunDirError
 				if errors.As(err, &nr) {
@@ -242,6 +246,15 @@ func newVerifyCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&original, "original", "", "the bundle a sealed replay re-ran: check 6 recomputes the replay's signed comparison from both sides")
 	compatFlag(cmd, &compat, "print the figures (after the checklist; with --json, a second JSON document)")
 	return cmd
+}
+
+// keyUnusedError: --key was given for a run directory, which signs
+// nothing, so no key can be checked against it. A key given is a reader
+// asking who sealed the evidence; passing it unchecked would answer that
+// it was checked (exit status 2, for verify, report and replay alike).
+func keyUnusedError(src string) error {
+	return withHint(usageErrorf("--key: %s is a run directory: nothing in it is signed, so no key can be checked", src),
+		"verify the sealed bundle (NAME.tar.zst, or the folder it was extracted into, which holds attestation.dsse.json) with --key, or drop --key to check the run directory unsigned")
 }
 
 // isPrivateKeyFile reports whether ref is a key file whose PEM block is a

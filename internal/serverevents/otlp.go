@@ -30,6 +30,10 @@ type Span struct {
 	ServerID string // gen_ai.request.id as exported
 	BenchID  string // benchseal's request id inside ServerID, "" if none
 	Stages   schemas.RequestStages
+	// StartUnixNs is the span's start_time_unix_nano: the request's
+	// arrival on the server's wall clock (vLLM's arrival_time), which
+	// verify holds to the record's start up to one clock offset.
+	StartUnixNs int64
 }
 
 // benchID finds benchseal's request id (bench.RequestID) in a server's id.
@@ -63,7 +67,7 @@ func spansOf(req *collectortrace.ExportTraceServiceRequest) []Span {
 				if id == "" {
 					continue
 				}
-				s := Span{ServerID: id, BenchID: BenchID(id)}
+				s := Span{ServerID: id, BenchID: BenchID(id), StartUnixNs: int64(sp.GetStartTimeUnixNano())}
 				s.Stages = schemas.RequestStages{ServerRequestID: id, Source: schemas.SourceOTLP, Parts: 1,
 					QueueS: seconds(attrs[AttrQueue]), PrefillS: seconds(attrs[AttrPrefill]),
 					DecodeS: seconds(attrs[AttrDecode]), InferenceS: seconds(attrs[AttrInference]),

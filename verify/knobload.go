@@ -1,0 +1,130 @@
+package verify
+
+// Knobs held against behaviour (check 8): a server limited to M running
+// requests cannot have served more than M at once. Its own inference
+// histogram says how long its requests ran, so over a step
+//
+//	sum of inference times <= M x the step's wall time
+//
+// (at most M requests are running at any instant, and each request's
+// inference time is time it was running). A knob edited to a lower value
+// than the server ran with (probes rewritten so that "max running
+// requests differs" reads "same") breaks that law wherever the records
+// show more than M in flight without the server queueing them.
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/benchseal/benchseal/internal/fingerprint"
+)
+
+// preemptions is vLLM's count of requests sent back to waiting
+// (vllm/v1/metrics/loggers.py@a6f0308c, "vllm:num_preemptions", exposed
+// with _total). vLLM's inference time runs from a request's first
+// scheduling to its last token (output_processor.py do_tracing
+// @d0782260: last_token_ts - scheduled_ts), preemptions included, so a
+// step with preemptions does not bound it.
+const preemptions = "vllm:num_preemptions_total"
+
+// checkKnobsAgainstLoad holds each target's max running requests (served
+// or declared, as checkKnobs reads it) to its inference histogram over
+// every step whose records had more requests in flight than the limit.
+// The bound is widened by 1 % for the clocks' rates plus 2 ms a request
+// for their reading edges (eventsSlack). Broken with a served limit:
+// FAIL (the server's own account of itself and of its work disagree);
+// with a declared one: WARN (the launch command may not be what ran).
+//
+// It reports whether no limit was contradicted.
+func checkKnobsAgainstLoad(c *Check, ev *evidence) bool {
+	held := true
+	var inference *engine.StageFamily
+	for i := range engine.StageFamilies {
+		if engine.StageFamilies[i].Stage == engine.StageInference {
+			inference = &engine.StageFamilies[i]
+			break
+		}
+	}
+	if inference == nil {
+		return true
+	}
+	var queue *engine.StageFamily
+	for i := range engine.StageFamilies {
+		if f := &engine.StageFamilies[i]; f.Stage == engine.StageQueue && familyPrefix(f.Family) == familyPrefix(inference.Family) {
+			queue = f
+			break
+		}
+	}
+	for _, t := range ev.run.Targets {
+		k := targetKnobs(ev, t, "before").knobs[engine.KnobMaxRunning]
+		if k.Source == "" || k.Source == fingerprint.KnobAbsent {
+			k = targetKnobs(ev, t, "after").knobs[engine.KnobMaxRunning]
+		}
+		m, err := strconv.Atoi(k.Value)
+		if err != nil || m <= 0 || (k.Source != fingerprint.KnobServed && k.Source != fingerprint.KnobDeclared) {
+			continue
+		}
+		for _, s := range schedule(ev.run) {
+			if s.target != t.Name {
+				continue
+			}
+			recs := ev.records[s.file()]
+			if len(recs) == 0 || claims.PeakInFlight(recs) <= m {
+				continue
+			}
+			before, okb, errb := readScrape(ev, s.scrapeFile("before"))
+			after, oka, erra := readScrape(ev, s.scrapeFile("after"))
+			if !okb || !oka || errb != nil || erra != nil {
+				continue
+			}
+			hb, ok1 := before.histogram(inference.Family, inference.Match)
+			ha, ok2 := after.histogram(inference.Family, inference.Match)
+			if !ok1 || !ok2 || ha.count < hb.count {
+				continue
+			}
+			if pb, ok := before.counterSum(preemptions, nil, "", ""); ok {
+				if pa, _ := after.counterSum(preemptions, nil, "", ""); pa > pb {
+					continue
+				}
+			}
+			first, last := recs[0].StartNs, recs[0].EndNs
+			for _, r := range recs {
+				first, last = min(first, r.StartNs), max(last, r.EndNs)
+			}
+			wall := float64(last-first) / 1e9
+			ran := ha.sum - hb.sum
+			n := ha.count - hb.count
+			bound := float64(m)*wall*1.01 + 0.002*n
+			if ran <= bound {
+				continue
+			}
+			waited := ""
+			if queue != nil {
+				qb, ok1 := before.histogram(queue.Family, queue.Match)
+				qa, ok2 := after.histogram(queue.Family, queue.Match)
+				if ok1 && ok2 {
+					waited = fmt.Sprintf(", and its %s grew by %.3f s in all", queue.Family, qa.sum-qb.sum)
+				}
+			}
+			msg := fmt.Sprintf("%s: max running requests %d (%s: %s), yet the records had %d requests in flight and the server's %s grew by %.3f s over the step's %.3f s: more than %d requests ran at once%s, which a server limited to %d cannot do",
+				s, m, k.Source, k.From, claims.PeakInFlight(recs), inference.Family, ran, wall, m, waited, m)
+			held = false
+			if k.Source == fingerprint.KnobServed {
+				c.failf(s.scrapeFile("after"), nil, "%s: the knob was edited, or the server's self-description is not what ran", msg)
+			} else {
+				c.warnf(s.scrapeFile("after"), "%s: the launch command declares another limit than the server ran with", msg)
+			}
+		}
+	}
+	return held
+}
+
+// familyPrefix is a metric family's namespace ("vllm" of
+// "vllm:request_queue_time_seconds"): the engine that exposes it.
+func familyPrefix(family string) string {
+	p, _, _ := strings.Cut(family, ":")
+	return p
+}
