@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"crypto"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -52,6 +53,11 @@ type Options struct {
 	// replay's signed comparison from both sides' claims; without it, only
 	// from the replay's side, and the original's figures are not observed.
 	Original string
+	// TSAChain pins the time-stamping authority (check 11): its tokens
+	// must chain to these certificates. Nil: they are checked against the
+	// chain the run sealed, or the certificates each token carries, and
+	// check 11 says the authority is unpinned.
+	TSAChain []*x509.Certificate
 }
 
 // maxEnvelope caps attestation.dsse.json, as bundle.Open does.
@@ -88,7 +94,7 @@ func Bundle(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev := &evidence{f: fl, bundle: b, unsafe: unsafe, key: opts.PublicKey}
+	ev := &evidence{f: fl, bundle: b, unsafe: unsafe, key: opts.PublicKey, tsaChain: opts.TSAChain}
 	if unsafe == nil {
 		if err := loadEvidence(ctx, ev, opts); err != nil {
 			return nil, err
@@ -180,7 +186,7 @@ func Dir(ctx context.Context, dir string, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev := &evidence{f: fl, odd: odd}
+	ev := &evidence{f: fl, odd: odd, tsaChain: opts.TSAChain}
 	if err := loadEvidence(ctx, ev, opts); err != nil {
 		return nil, err
 	}

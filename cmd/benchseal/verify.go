@@ -128,6 +128,7 @@ func newVerifyCmd(e *env) *cobra.Command {
 	var (
 		key, audio string
 		original   string
+		tsaCert    string
 		asJSON     bool
 		compat     string
 	)
@@ -160,6 +161,9 @@ func newVerifyCmd(e *env) *cobra.Command {
 				}
 			}
 			opts := verify.Options{AudioDir: audio, RenderReport: renderRunReport, Original: original}
+			if opts.TSAChain, err = loadTSAChain(tsaCert); err != nil {
+				return err
+			}
 			if t, err := fingerprint.Tool(); err == nil {
 				opts.RenderReportTool = t.BinarySHA256
 			}
@@ -239,6 +243,7 @@ func newVerifyCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&key, "key", "", "public key (file or KMS reference) the bundle must be signed with")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checklist as JSON")
 	cmd.Flags().StringVar(&audio, "audio", "", "folder of the original clips, for a bundle sealed with --no-audio")
+	cmd.Flags().StringVar(&tsaCert, "tsa-cert", "", "the time-stamping authority's certificate chain (PEM) a pre-registered run's tokens must chain to (check 11; default: the chain the run sealed, unpinned)")
 	cmd.Flags().StringVar(&original, "original", "", "the bundle a sealed replay re-ran: check 6 recomputes the replay's signed comparison from both sides")
 	compatFlag(cmd, &compat, "print the figures (after the checklist; with --json, a second JSON document)")
 	return cmd
