@@ -22,15 +22,6 @@ import (
 // client that is not, and no more.
 const ClockTolerance = 2 * time.Second
 
-// KindTimestamp: a time-stamp token is missing, does not verify, is over
-// another document, or contradicts the records' times (check 11);
-// KindTSAUnpinned: the tokens verify only against the certificates the
-// bundle carries.
-const (
-	KindTimestamp   Kind = "timestamp"
-	KindTSAUnpinned Kind = "tsa-unpinned"
-)
-
 // checkTimestamps is check 11: the pre-registered plan and the seal's
 // time-stamp (docs/verify.md, "Trusted time").
 func checkTimestamps(rep *Report, ev *evidence) {
@@ -121,7 +112,7 @@ func tokenTime(t *tsa.Token) string {
 	return stamp(t.Time)
 }
 
-func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
 
 func tolerance(t *tsa.Token) time.Duration { return ClockTolerance + t.Accuracy }
 

@@ -31,6 +31,7 @@ var kindFlags = map[verify.Kind]string{
 	verify.KindKnobNotObserved: "run takes SGLang-Omni's launch command with --launch or --launch-cmd, its config with --server-config",
 	verify.KindNoPerturb:       "run again without --no-perturb",
 	verify.KindIncomplete:      "seal --allow-incomplete",
+	verify.KindTSAUnpinned:     "pass --tsa-cert with the authority's chain, from the authority itself",
 	// run's server events: vLLM's spans, SGLang-Omni's profiler (run --help)
 	verify.KindEventsNotObserved: "run with --otlp-listen ADDR and vLLM's --otlp-traces-endpoint http://ADDR, or --server-events NAME=DIR (or --launch) and --stream for SGLang-Omni",
 }
