@@ -6,9 +6,11 @@ import "time"
 // request (run --tsa), and the tokens that date it.
 const (
 	PlanSchema = "benchseal.plan/v1"
-	PlanFile   = "plan.json"            // Plan, written before the first request
-	PlanToken  = "timestamps/plan.tsr"  // the authority's TimeStampResp over plan.json's bytes
-	TSAChain   = "timestamps/chain.pem" // the authority's chain as given (--tsa-cert), PEM
+	PlanFile   = "plan.json"                   // Plan, written before the first request
+	PlanToken  = "timestamps/plan.tsr"         // the authority's TimeStampResp over plan.json's bytes
+	TSAChain   = "timestamps/chain.pem"        // the authority's chain as given (--tsa-cert), PEM
+	LogEntry   = "timestamps/rekor-entry.json" // the plan's entry in a Rekor log (run --log), as the log answered
+	LogKey     = "timestamps/rekor.pub"        // the log's public key, as given (--log-key) or served
 	// SealToken is the authority's TimeStampResp over the signed statement
 	// (the DSSE payload), taken at seal. It cannot be a subject of the
 	// statement it dates, so it is an entry of its own beside the

@@ -46,6 +46,7 @@ type evidence struct {
 	renderTool string                                  // Options.RenderReportTool
 	original   *original                               // Options.Original, read (replay.go)
 	tsaChain   []*x509.Certificate                     // Options.TSAChain
+	logKey     []byte                                  // Options.LogKey
 }
 
 // schemaOf names the schema a file of the run directory must match: by

@@ -78,6 +78,9 @@ const (
 	// KindTSAUnpinned: the time-stamps verify only against the
 	// certificates the bundle carries (check 11).
 	KindTSAUnpinned Kind = "tsa-unpinned"
+	// KindLogUnpinned: the plan's transparency-log entry verifies only
+	// with the log key the bundle carries (check 11).
+	KindLogUnpinned Kind = "log-unpinned"
 )
 
 // kindOf classifies a finding that names no kind: by its typed cause,

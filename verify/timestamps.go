@@ -5,12 +5,14 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"strings"
 	"time"
 
 	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/tlog"
 	"github.com/benchseal/benchseal/internal/tsa"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -53,6 +55,10 @@ func checkTimestamps(rep *Report, ev *evidence) {
 	if sealTok != nil {
 		sealed = verifyTokenBytes(c, bundle.TimestampName, sealTok, ev.envelope(), bundle.AttestationName, roots, inter, where)
 	}
+	var logged *tlog.Checked
+	if hasPlan && ev.f.has(schemas.LogEntry) {
+		logged = checkLogEntry(c, ev, first, haveTimes)
+	}
 	if planned != nil && haveTimes {
 		if slack := tolerance(planned); planned.Time.After(first.Add(slack)) {
 			fail(schemas.PlanToken, nil, "the plan was time-stamped at %s, after the first request (%s): it was not fixed before measuring",
@@ -77,6 +83,9 @@ func checkTimestamps(rep *Report, ev *evidence) {
 			Reason: "authority unpinned: the tokens verify against the certificates the bundle carries, which proves them intact, not who issued them"})
 	}
 	c.Summary = timesSummary(ev, planned, sealed, first, last, haveTimes)
+	if logged != nil {
+		c.Summary += fmt.Sprintf("; plan entered in the transparency log at index %d, %s", logged.LogIndex, stamp(logged.IntegratedTime))
+	}
 }
 
 // timesSummary says what the tokens establish, in one line: each token's
@@ -249,3 +258,41 @@ func (ev *evidence) envelope() []byte {
 // extracted says a run directory is an extracted bundle (it holds the
 // attestation).
 func (ev *evidence) extracted() bool { return ev.f.has(bundle.AttestationName) }
+
+// checkLogEntry holds a plan's Rekor entry: it verifies offline with the
+// log's key (pinned: Options.LogKey; else the one the run sealed, WARN),
+// registers plan.json signed by the key that sealed the bundle, and was
+// integrated before the first request.
+func checkLogEntry(c *Check, ev *evidence, first time.Time, haveTimes bool) *tlog.Checked {
+	entry, err1 := ev.f.read(schemas.LogEntry)
+	plan, err2 := ev.f.read(schemas.PlanFile)
+	if err1 != nil || err2 != nil {
+		c.failf(schemas.LogEntry, errors.Join(err1, err2), "cannot read: %v", errors.Join(err1, err2))
+		return nil
+	}
+	key := ev.logKey
+	if key == nil {
+		b, err := ev.f.read(schemas.LogKey)
+		if err != nil {
+			c.add(Finding{Status: Fail, Kind: KindTimestamp, Path: schemas.LogKey, Err: err, Reason: "the log's key is missing: the entry cannot be checked"})
+			return nil
+		}
+		key = b
+		c.add(Finding{Status: Warn, Kind: KindLogUnpinned, Path: schemas.LogKey,
+			Reason: "log unpinned: the entry verifies with the log key the bundle carries, which proves it intact, not that the public log holds it"})
+	}
+	got, err := tlog.Verify(entry, plan, key)
+	if err != nil {
+		c.add(Finding{Status: Fail, Kind: KindTimestamp, Path: schemas.LogEntry, Err: err, Reason: "the plan's log entry does not hold: " + err.Error()})
+		return nil
+	}
+	if fp, _ := bundle.Fingerprint(got.PublicKey); ev.st != nil && fp != ev.st.Predicate.Key.Fingerprint {
+		c.add(Finding{Status: Fail, Kind: KindTimestamp, Path: schemas.LogEntry,
+			Reason: fmt.Sprintf("the log entry is signed by %s, but %s sealed the run", fp, ev.st.Predicate.Key.Fingerprint)})
+	}
+	if haveTimes && got.IntegratedTime.After(first.Add(ClockTolerance+time.Second)) {
+		c.add(Finding{Status: Fail, Kind: KindTimestamp, Path: schemas.LogEntry,
+			Reason: fmt.Sprintf("the log integrated the plan at %s, after the first request (%s)", stamp(got.IntegratedTime), stamp(first))})
+	}
+	return got
+}

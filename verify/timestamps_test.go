@@ -16,9 +16,11 @@ import (
 	"time"
 
 	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/tlog"
 	"github.com/benchseal/benchseal/internal/tsa"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
+	"github.com/sigstore/sigstore/pkg/cryptoutils"
 )
 
 // stampedRun is a copy of the corpus's base run pre-registered with a
@@ -161,4 +163,52 @@ func editJSON(t *testing.T, path string, edit func(map[string]any)) {
 	b, err = json.MarshalIndent(m, "", "  ")
 	must(t, err)
 	must(t, os.WriteFile(path, b, 0o644))
+}
+
+// A plan's Rekor entry: held when the sealing key signed it and the log's
+// key verifies it; FAIL when another key signed the plan.
+func TestTimestampsLog(t *testing.T) {
+	a, err := tsa.NewAuthority()
+	must(t, err)
+	l, err := tlog.NewLocal()
+	must(t, err)
+	l.Now = func() time.Time { return time.Now().Add(-time.Hour) } // before the base run's first request
+	srv := httptest.NewServer(l)
+	t.Cleanup(srv.Close)
+	sealer := testSigner(t)
+	for _, tc := range []struct {
+		name   string
+		signer *bundle.Signer
+		want   verify.Status
+		text   string
+	}{
+		{"sealing-key", sealer, verify.Pass, "plan entered in the transparency log at index"},
+		{"another-key", testSigner(t), verify.Fail, "the log entry is signed by"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := stampedRun(t, a, sealer.Fingerprint(), nil)
+			plan, err := os.ReadFile(filepath.Join(dir, schemas.PlanFile))
+			must(t, err)
+			sig, err := tc.signer.Sign(plan)
+			must(t, err)
+			pub, err := cryptoutils.MarshalPublicKeyToPEM(tc.signer.PublicKey())
+			must(t, err)
+			entry, err := tlog.Submit(context.Background(), srv.Client(), srv.URL, plan, sig, pub, l.PublicKeyPEM())
+			must(t, err)
+			must(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(schemas.LogEntry)), entry, 0o644))
+			must(t, os.WriteFile(filepath.Join(dir, filepath.FromSlash(schemas.LogKey)), l.PublicKeyPEM(), 0o644))
+			b := sealStamped(t, dir, sealer, a, time.Now().Add(time.Minute))
+			rep, err := verify.Bundle(context.Background(), bytes.NewReader(b), verify.Options{PublicKey: sealer.PublicKey(),
+				TSAChain: []*x509Cert{a.Leaf, a.Root}, LogKey: l.PublicKeyPEM()})
+			must(t, err)
+			c := rep.Check(verify.CheckTimestamps)
+			got := c.Summary
+			for _, f := range c.Findings {
+				got += "\n" + f.String()
+			}
+			if c.Status != tc.want || !strings.Contains(got, tc.text) {
+				t.Errorf("check 11: %s %q, want %s with %q", c.Status, got, tc.want, tc.text)
+			}
+		})
+	}
 }

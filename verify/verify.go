@@ -58,6 +58,10 @@ type Options struct {
 	// chain the run sealed, or the certificates each token carries, and
 	// check 11 says the authority is unpinned.
 	TSAChain []*x509.Certificate
+	// LogKey pins the transparency log (check 11): a pre-registered plan's
+	// Rekor entry must verify with this public key (PEM). Nil: with the
+	// key the run sealed, and check 11 says the log is unpinned.
+	LogKey []byte
 }
 
 // maxEnvelope caps attestation.dsse.json, as bundle.Open does.
@@ -94,7 +98,7 @@ func Bundle(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev := &evidence{f: fl, bundle: b, unsafe: unsafe, key: opts.PublicKey, tsaChain: opts.TSAChain}
+	ev := &evidence{f: fl, bundle: b, unsafe: unsafe, key: opts.PublicKey, tsaChain: opts.TSAChain, logKey: opts.LogKey}
 	if unsafe == nil {
 		if err := loadEvidence(ctx, ev, opts); err != nil {
 			return nil, err
@@ -186,7 +190,7 @@ func Dir(ctx context.Context, dir string, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev := &evidence{f: fl, odd: odd, tsaChain: opts.TSAChain}
+	ev := &evidence{f: fl, odd: odd, tsaChain: opts.TSAChain, logKey: opts.LogKey}
 	if err := loadEvidence(ctx, ev, opts); err != nil {
 		return nil, err
 	}

@@ -148,6 +148,8 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.BoolVar(&f.allowUnlistedModel, "allow-unlisted-model", false, "request --model even where /v1/models does not list it (servers that ignore the field)")
 	addEventsFlags(fl, &f.eventsFlags)
 	addTSAFlags(fl, &f.tsaFlags, "pre-register the run: time-stamp its plan (plan.json) at this RFC 3161 authority `URL` before the first request, and the seal at the end (needs --seal)")
+	fl.StringVar(&f.log, "log", "", "with --tsa: also enter the plan, signed by --key, in this Rekor v1 transparency log `URL` before the first request, so that a search by the key lists every plan registered")
+	fl.StringVar(&f.logKey, "log-key", "", "the log's public key (PEM) the entry must verify with (default: the key the log serves, sealed unpinned)")
 	return cmd
 }
 
@@ -188,11 +190,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 	if err != nil {
 		return err
 	}
-	var keyFP string
-	if signer != nil {
-		keyFP = signer.Fingerprint()
-	}
-	prereg, err := f.preregister(keyFP)
+	prereg, err := f.preregister(signer)
 	if err != nil {
 		return err
 	}

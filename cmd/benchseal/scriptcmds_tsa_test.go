@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/benchseal/benchseal/internal/tlog"
 	"github.com/benchseal/benchseal/internal/tsa"
 )
 
@@ -22,9 +23,10 @@ func init() {
 	// withtsa [-skew=DURATION] STATE -- COMMAND ARGS...: starts a local
 	// RFC 3161 authority on loopback (tsa.Authority, its clock moved by
 	// DURATION): the one kept in the folder STATE, or a new one kept there
-	// (STATE/chain.pem is its chain, leaf then root); runs COMMAND with
-	// every {tsa} in its arguments replaced by the authority's URL, and
-	// exits with COMMAND's status.
+	// (STATE/chain.pem is its chain, leaf then root), and a local Rekor
+	// log (tlog.Local, its key in STATE/log.pub, made anew each time);
+	// runs COMMAND with every {tsa} and {log} in its arguments replaced by
+	// their URLs, and exits with COMMAND's status.
 	scriptCmds["withtsa"] = withTSA
 }
 
@@ -54,9 +56,24 @@ func withTSA(args []string) error {
 	go srv.Serve(ln)
 	defer srv.Close()
 	url := fmt.Sprintf("http://%s/api/v1/timestamp", ln.Addr())
+	l, err := tlog.NewLocal()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(args[0], "log.pub"), l.PublicKeyPEM(), 0o644); err != nil {
+		return err
+	}
+	lln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	lsrv := &http.Server{Handler: l}
+	go lsrv.Serve(lln)
+	defer lsrv.Close()
 	cmdArgs := slices.Clone(args[i+1:])
 	for k := range cmdArgs {
 		cmdArgs[k] = strings.ReplaceAll(cmdArgs[k], "{tsa}", url)
+		cmdArgs[k] = strings.ReplaceAll(cmdArgs[k], "{log}", "http://"+lln.Addr().String())
 	}
 	cmd := exec.Command(cmdArgs[0], cmdArgs[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr

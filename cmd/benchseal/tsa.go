@@ -10,15 +10,19 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/session"
 	"github.com/benchseal/benchseal/internal/tsa"
 	"github.com/benchseal/benchseal/schemas"
+	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"github.com/spf13/pflag"
 )
 
-// tsaFlags are --tsa and --tsa-cert, of run and seal.
+// tsaFlags are --tsa and --tsa-cert, of run and seal, and run's --log and
+// --log-key.
 type tsaFlags struct {
 	tsa, tsaCert string
+	log, logKey  string
 }
 
 func addTSAFlags(fl *pflag.FlagSet, f *tsaFlags, what string) {
@@ -41,12 +45,16 @@ func (f *tsaFlags) chain() ([]byte, error) {
 	return b, nil
 }
 
-// preregister is run's --tsa: the plan's authority, and the key that is to
-// seal the run (the signer run --seal loaded before measuring).
-func (f *runFlags) preregister(keyFingerprint string) (*session.Preregister, error) {
+// preregister is run's --tsa and --log: the plan's authority and log, and
+// the key that is to seal the run (the signer run --seal loaded before
+// measuring).
+func (f *runFlags) preregister(signer *bundle.Signer) (*session.Preregister, error) {
 	if f.tsa == "" {
-		if f.tsaCert != "" {
+		switch {
+		case f.tsaCert != "":
 			return nil, usageErrorf("--tsa-cert checks the tokens of --tsa: give --tsa URL too")
+		case f.log != "" || f.logKey != "":
+			return nil, usageErrorf("--log enters the plan that --tsa time-stamps: give --tsa URL too")
 		}
 		return nil, nil
 	}
@@ -57,7 +65,30 @@ func (f *runFlags) preregister(keyFingerprint string) (*session.Preregister, err
 	if err != nil {
 		return nil, err
 	}
-	return &session.Preregister{URL: f.tsa, Chain: chain, Key: keyFingerprint}, nil
+	p := &session.Preregister{URL: f.tsa, Chain: chain, Key: signer.Fingerprint()}
+	if f.log == "" {
+		if f.logKey != "" {
+			return nil, usageErrorf("--log-key checks the entry of --log: give --log URL too")
+		}
+		return p, nil
+	}
+	if f.key == "" {
+		return nil, usageErrorf("--log lists the plan under the key that seals the run, so that a search by that key finds every plan: give --key (an ephemeral key is found by no one)")
+	}
+	pub, err := cryptoutils.MarshalPublicKeyToPEM(signer.PublicKey())
+	if err != nil {
+		return nil, err
+	}
+	p.Log = &session.Log{URL: f.log, Sign: signer.Sign, PublicPEM: pub}
+	if f.logKey != "" {
+		if p.Log.KeyPEM, err = os.ReadFile(f.logKey); err != nil {
+			return nil, usageErrorf("--log-key: %v", err)
+		}
+		if _, err := cryptoutils.UnmarshalPEMToPublicKey(p.Log.KeyPEM); err != nil {
+			return nil, usageErrorf("--log-key %s: %v", f.logKey, err)
+		}
+	}
+	return p, nil
 }
 
 // sealAuthority settles seal's authority: --tsa, else the one that dated

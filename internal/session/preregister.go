@@ -12,6 +12,7 @@ import (
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/newfile"
+	"github.com/benchseal/benchseal/internal/tlog"
 	"github.com/benchseal/benchseal/internal/tsa"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -29,17 +30,38 @@ type Preregister struct {
 	// Key is the fingerprint of the key that is to seal the run.
 	Key    string
 	Client *http.Client // nil: http.DefaultClient with a 30 s limit
+	// Log, when set, enters the plan in a Rekor transparency log too.
+	Log *Log
 }
 
-// PreregisterError is an authority that did not date the plan: nothing
-// was measured.
+// Log is a Rekor v1 log the plan's digest, signed by the sealing key, is
+// entered in before the first request (run --log).
+type Log struct {
+	URL string
+	// KeyPEM is the log's public key as given (--log-key): the entry must
+	// verify with it. Nil: the key the log serves is taken (and sealed),
+	// and a verifier checks against it unpinned.
+	KeyPEM []byte
+	// Sign signs the plan with the sealing key; PublicPEM is that key's
+	// public half.
+	Sign      func([]byte) ([]byte, error)
+	PublicPEM []byte
+}
+
+// PreregisterError is an authority that did not date the plan, or a log
+// that did not enter it: nothing was measured.
 type PreregisterError struct {
 	URL string
 	Err error
+	Log bool // the transparency log failed, not the authority
 }
 
 func (e *PreregisterError) Error() string {
-	return fmt.Sprintf("time-stamping the plan at %s: %v (nothing was measured)", fingerprint.Redact(e.URL), e.Err)
+	what := "time-stamping the plan"
+	if e.Log {
+		what = "entering the plan in the log"
+	}
+	return fmt.Sprintf("%s at %s: %v (nothing was measured)", what, fingerprint.Redact(e.URL), e.Err)
 }
 func (e *PreregisterError) Unwrap() error { return e.Err }
 
@@ -86,8 +108,36 @@ func (s *Session) preregisterHooks() bench.Hooks {
 				return err
 			}
 		}
+		if p.Log != nil {
+			return p.enter(ctx, d.Path, b)
+		}
 		return nil
 	}}
+}
+
+// enter enters the plan in the log and writes the entry and the log's key.
+func (p *Preregister) enter(ctx context.Context, dir string, plan []byte) error {
+	l := p.Log
+	fail := func(err error) error { return &PreregisterError{URL: l.URL, Err: err, Log: true} }
+	key := l.KeyPEM
+	if key == nil {
+		var err error
+		if key, err = tlog.PublicKey(ctx, p.client(), l.URL); err != nil {
+			return fail(err)
+		}
+	}
+	sig, err := l.Sign(plan)
+	if err != nil {
+		return fail(err)
+	}
+	entry, err := tlog.Submit(ctx, p.client(), l.URL, plan, sig, l.PublicPEM, key)
+	if err != nil {
+		return fail(err)
+	}
+	if err := newfile.Write(filepath.Join(dir, filepath.FromSlash(schemas.LogEntry)), append(entry, '\n'), 0o644); err != nil {
+		return err
+	}
+	return newfile.Write(filepath.Join(dir, filepath.FromSlash(schemas.LogKey)), key, 0o644)
 }
 
 // CheckToken verifies a TimeStampResp over data against a PEM chain.
