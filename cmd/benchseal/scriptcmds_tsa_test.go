@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -28,6 +29,7 @@ func init() {
 	// runs COMMAND with every {tsa} and {log} in its arguments replaced by
 	// their URLs, and exits with COMMAND's status.
 	scriptCmds["withtsa"] = withTSA
+	scriptCmds["withtsaserver"] = withTSAServer
 }
 
 func withTSA(args []string) error {
@@ -123,4 +125,61 @@ func scriptAuthority(dir string) (*tsa.Authority, error) {
 		return nil, err
 	}
 	return a, os.WriteFile(chainFile, a.ChainPEM(), 0o644)
+}
+
+// withtsaserver CHAIN -- COMMAND ARGS...: starts Sigstore's own
+// timestamp-server (on PATH; .ci/run installs it) on a free loopback port
+// with its in-memory signer, writes the chain it serves to CHAIN, runs
+// COMMAND with every {tsa} replaced by its time-stamp URL, stops the
+// server and exits with COMMAND's status.
+func withTSAServer(args []string) error {
+	i := slices.Index(args, "--")
+	if i != 1 || i == len(args)-1 {
+		return scriptUsagef("withtsaserver CHAIN -- COMMAND ARGS...")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	srv := exec.Command("timestamp-server", "serve", "--host", "127.0.0.1", "--port", fmt.Sprint(port),
+		"--timestamp-signer", "memory", "--disable-ntp-monitoring")
+	srv.Stdout, srv.Stderr = nil, nil
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer func() { srv.Process.Signal(os.Interrupt); srv.Wait() }()
+	base := fmt.Sprintf("http://127.0.0.1:%d/api/v1/timestamp", port)
+	var chain []byte
+	for start := time.Now(); time.Since(start) < 30*time.Second; time.Sleep(50 * time.Millisecond) {
+		resp, err := http.Get(base + "/certchain")
+		if err != nil {
+			continue
+		}
+		chain, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err == nil && resp.StatusCode == http.StatusOK {
+			break
+		}
+		chain = nil
+	}
+	if chain == nil {
+		return errors.New("timestamp-server did not serve its chain within 30 s")
+	}
+	if err := os.WriteFile(args[0], chain, 0o644); err != nil {
+		return err
+	}
+	cmdArgs := slices.Clone(args[i+1:])
+	for k := range cmdArgs {
+		cmdArgs[k] = strings.ReplaceAll(cmdArgs[k], "{tsa}", base)
+	}
+	cmd := exec.Command(cmdArgs[0], cmdArgs[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee
+	}
+	return err
 }
