@@ -177,7 +177,7 @@
 //	             record carries FAILs (a record removed), other ids WARN.
 //	             A target without such evidence is "not observed"
 //	             (KindEventsNotObserved)
-//	11 timestamps a pre-registered run's trusted times (timestamps.go):
+//	11 timestamp a pre-registered run's trusted times (timestamps.go):
 //	             timestamps/plan.tsr over plan.json and attestation.tsr
 //	             over attestation.dsse.json verify (internal/tsa) against
 //	             Options.TSAChain, else the chain the run sealed (WARN

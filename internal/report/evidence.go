@@ -93,7 +93,7 @@ func (v *view) trustedTime() []block {
 		return nil
 	}
 	for _, c := range r.Checks {
-		if c.Name != "timestamps" || c.Status == verify.Skip {
+		if c.Name != "timestamp" || c.Status == verify.Skip {
 			continue
 		}
 		if c.Status == verify.Fail || c.Status == verify.Unchecked {
