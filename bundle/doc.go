@@ -10,7 +10,12 @@
 // to the second. The entries are:
 //
 //	attestation.dsse.json   always first
+//	attestation.tsr         only when the seal was time-stamped (SealOptions.Timestamp)
 //	every other file        in bytewise order of path, benchseal.pub among them
+//
+// attestation.tsr is an RFC 3161 TimeStampResp over attestation.dsse.json's
+// bytes: the one entry the statement does not list, since it dates the
+// statement (Bundle.Files are the entries it must list).
 //
 // attestation.dsse.json is a DSSE envelope (payloadType
 // application/vnd.in-toto+json, written by sigstore's DSSE wrapper) of an
@@ -41,7 +46,8 @@
 // # Determinism
 //
 // The same run directory, options and key give the same bytes, on any
-// machine and any GOMAXPROCS: names, order, headers, the statement and the
+// machine and any GOMAXPROCS (a time-stamped seal aside: its token holds the
+// authority's time): names, order, headers, the statement and the
 // compression depend on nothing else, and file and in-memory keys sign
 // deterministically (ECDSA per RFC 6979, RSA PKCS #1 v1.5, ed25519). An
 // ephemeral key, or a KMS key that signs with randomness, changes the

@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"bytes"
 	"context"
 	"crypto"
 	"crypto/ecdsa"
@@ -60,6 +61,13 @@ type Signer struct {
 
 // PublicKey is the public half of the signing key.
 func (s *Signer) PublicKey() crypto.PublicKey { return s.pub }
+
+// Sign signs data (SHA-256) with the key: a plan entered in a
+// transparency log before the run it plans (run --log) is signed by the
+// key that is to seal the run.
+func (s *Signer) Sign(data []byte) ([]byte, error) {
+	return s.sv.SignMessage(bytes.NewReader(data))
+}
 
 // Ephemeral reports whether the key was made for this seal only (its
 // public half then ships in the bundle as benchseal.pub).

@@ -9,10 +9,11 @@ import (
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 )
 
-// Caps on the two entries Open keeps in memory.
+// Caps on the entries Open keeps in memory.
 const (
 	maxEnvelope  = 64 << 20 // a statement lists one subject per file: ~150 bytes each
 	maxPublicKey = 64 << 10
+	maxTimestamp = 1 << 20 // a TimeStampResp with its chain: a few KiB
 )
 
 // Bundle is a bundle read to its end by Open: every entry's name, size and
@@ -20,6 +21,7 @@ const (
 type Bundle struct {
 	Envelope  []byte  // attestation.dsse.json
 	PublicPEM []byte  // benchseal.pub, nil when the bundle has none
+	Timestamp []byte  // attestation.tsr, nil when the seal was not time-stamped
 	Entries   []Entry // in archive order; Entries[0] is the attestation
 }
 
@@ -53,6 +55,10 @@ func Open(r io.Reader, limits Limits) (*Bundle, error) {
 			if b.PublicPEM, err = readCapped(rd, e, maxPublicKey); err != nil {
 				return nil, err
 			}
+		case e.Name == TimestampName && len(b.Entries) == 1:
+			if b.Timestamp, err = readCapped(rd, e, maxTimestamp); err != nil {
+				return nil, err
+			}
 		default:
 			if _, err := io.Copy(io.Discard, onlyReader{rd}); err != nil {
 				return nil, err
@@ -71,6 +77,20 @@ func readCapped(rd *Reader, e *Entry, limit int64) ([]byte, error) {
 		return nil, &EntryError{Name: e.Name, Reason: fmt.Errorf("%w: %d bytes, limit %d", ErrTooLarge, e.Size, limit)}
 	}
 	return io.ReadAll(onlyReader{rd})
+}
+
+// Files are the entries the statement must list: all but the
+// attestation and, right after it, the seal's time-stamp (which dates the
+// attestation, so no statement can list it).
+func (b *Bundle) Files() []Entry {
+	if len(b.Entries) == 0 {
+		return nil
+	}
+	files := b.Entries[1:]
+	if len(files) > 0 && files[0].Name == TimestampName {
+		files = files[1:]
+	}
+	return files
 }
 
 // Statement parses the attestation without checking its signature.
@@ -125,7 +145,7 @@ func (b *Bundle) CheckSubjects(st *Statement) error {
 		}
 		want[s.Name] = s.SHA256()
 	}
-	for _, e := range b.Entries[1:] {
+	for _, e := range b.Files() {
 		w, ok := want[e.Name]
 		switch {
 		case !ok:

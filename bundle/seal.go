@@ -28,6 +28,12 @@ import (
 const (
 	AttestationName = "attestation.dsse.json"
 	PublicKeyName   = "benchseal.pub"
+	// TimestampName is a time-stamping authority's answer (an RFC 3161
+	// TimeStampResp) over attestation.dsse.json's bytes, when the seal was
+	// time-stamped (SealOptions.Timestamp). It is the one entry the
+	// statement cannot list, since it dates the statement's envelope; it
+	// follows the attestation.
+	TimestampName = "attestation.tsr"
 )
 
 // The fixed compression of every bundle. SpeedFastest: clips (most of the
@@ -60,6 +66,10 @@ type SealOptions struct {
 	// Replay, when set, is a replay's comparison with the run it re-ran
 	// (benchseal replay --seal): signed in the predicate as it is.
 	Replay *schemas.PredicateReplay
+	// Timestamp, when set, is called with attestation.dsse.json's bytes once
+	// the statement is signed; what it returns (a TimeStampResp) is packed
+	// as attestation.tsr, second. Its error fails the seal as it is.
+	Timestamp func(ctx context.Context, envelope []byte) ([]byte, error)
 }
 
 // SealResult describes a written bundle.
@@ -69,6 +79,7 @@ type SealResult struct {
 	Fingerprint string // of the signing key, see Fingerprint
 	Ephemeral   bool   // the key was made for this seal; benchseal.pub is in the bundle
 	Envelope    []byte // attestation.dsse.json
+	Timestamp   []byte // attestation.tsr; nil when the seal was not time-stamped
 	Statement   *Statement
 }
 
@@ -158,6 +169,12 @@ func Seal(ctx context.Context, dst io.Writer, runDir string, s *Signer, opts Sea
 	if err != nil {
 		return nil, err
 	}
+	var tsr []byte
+	if opts.Timestamp != nil {
+		if tsr, err = opts.Timestamp(ctx, env); err != nil {
+			return nil, err
+		}
+	}
 
 	h := sha256.New()
 	cw := &countWriter{w: io.MultiWriter(dst, h)}
@@ -171,6 +188,11 @@ func Seal(ctx context.Context, dst io.Writer, runDir string, s *Signer, opts Sea
 	mtime := run.StartedAt.UTC().Truncate(time.Second)
 	if err := writeEntry(tw, AttestationName, mtime, int64(len(env)), bytes.NewReader(env)); err != nil {
 		return nil, err
+	}
+	if tsr != nil {
+		if err := writeEntry(tw, TimestampName, mtime, int64(len(tsr)), bytes.NewReader(tsr)); err != nil {
+			return nil, err
+		}
 	}
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
@@ -193,7 +215,7 @@ func Seal(ctx context.Context, dst io.Writer, runDir string, s *Signer, opts Sea
 		return nil, err
 	}
 	return &SealResult{SHA256: hex.EncodeToString(h.Sum(nil)), Size: cw.n, Fingerprint: s.Fingerprint(),
-		Ephemeral: s.ephemeral, Envelope: env, Statement: st}, nil
+		Ephemeral: s.ephemeral, Envelope: env, Timestamp: tsr, Statement: st}, nil
 }
 
 // header is the one tar header shape of a bundle: nothing in it depends on
@@ -340,7 +362,7 @@ func listRunDir(runDir string, noAudio bool) ([]sealFile, error) {
 		if err := checkName(name); err != nil {
 			return &RunDirError{Path: p, Err: err}
 		}
-		if name == AttestationName || name == PublicKeyName {
+		if name == AttestationName || name == PublicKeyName || name == TimestampName {
 			return &RunDirError{Path: p, Err: ErrReservedName}
 		}
 		if noAudio && path.Dir(name) == "inputs" && strings.HasSuffix(name, ".wav") {

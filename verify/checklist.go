@@ -23,6 +23,7 @@ const (
 	CheckFairness
 	CheckServer
 	CheckEvents
+	CheckTimestamps
 )
 
 // check is one row of the checklist. Everything that names or describes
@@ -108,6 +109,11 @@ var checklist = []check{
 		Proves: "the per-request stage times follow from the server's sealed spans or events; every measured request that claims success was seen by the server (by request id, or by count where the server keeps its own ids); no server time of a request is longer than the client's latency for it",
 		Hint:   "the server's own account of the requests contradicts the records: the records (or the server evidence) were edited after the run",
 		Run:    func(_ context.Context, rep *Report, ev *evidence) error { checkEvents(rep, ev); return nil }},
+	{ID: CheckTimestamps, Name: "timestamp", needsRun: true,
+		Help:   "a pre-registered run's time-stamps: plan.json's token and the seal's verify against the authority's chain; the plan equals the run; plan time <= first request <= last request <= seal time",
+		Proves: "the plan (protocol, seed, corpus, targets, sealing key, build) existed, as run.json states it, no later than the authority's first time, before the first request; the sealed evidence existed no later than its second time (not observed for a run that was not time-stamped)",
+		Hint:   "a time-stamp does not hold: the plan was changed after it was stamped, the run did not follow it, or the times contradict the records",
+		Run:    func(_ context.Context, rep *Report, ev *evidence) error { checkTimestamps(rep, ev); return nil }},
 }
 
 // kindHints say what to do about a failing finding of a kind, where the

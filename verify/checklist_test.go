@@ -67,8 +67,8 @@ func TestChecklistTable(t *testing.T) {
 			}
 		}
 	}
-	if len(checklist) != CheckEvents {
-		t.Errorf("%d checks, the last constant is %d", len(checklist), CheckEvents)
+	if len(checklist) != CheckTimestamps {
+		t.Errorf("%d checks, the last constant is %d", len(checklist), CheckTimestamps)
 	}
 }
 

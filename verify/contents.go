@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,6 +47,8 @@ type evidence struct {
 	render     func(map[string][]byte) ([]byte, error) // Options.RenderReport
 	renderTool string                                  // Options.RenderReportTool
 	original   *original                               // Options.Original, read (replay.go)
+	tsaChain   []*x509.Certificate                     // Options.TSAChain
+	logKey     []byte                                  // Options.LogKey
 }
 
 // schemaOf names the schema a file of the run directory must match: by

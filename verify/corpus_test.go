@@ -1209,9 +1209,13 @@ func TestCorpusBase(t *testing.T) {
 	rep, err := verify.Bundle(context.Background(), bytes.NewReader(seal(t, dir, s, bundle.SealOptions{})), verify.Options{PublicKey: key.Public(), RenderReport: renderReport, RenderReportTool: testTool().BinarySHA256})
 	must(t, err)
 	for _, c := range rep.Checks {
-		if c.Status != verify.Pass {
+		want := verify.Pass
+		if c.ID == verify.CheckTimestamps {
+			want = verify.Skip // not pre-registered: timestamps_test.go stamps a copy
+		}
+		if c.Status != want {
 			b, _ := json.MarshalIndent(c, "", "  ")
-			t.Errorf("check %d of the base run: %s\n%s", c.ID, c.Status, b)
+			t.Errorf("check %d of the base run: %s, want %s\n%s", c.ID, c.Status, want, b)
 		}
 	}
 }

@@ -209,6 +209,15 @@
 //	             stepped (not slewed) during the run would break it.
 //	             A target without such evidence is "not observed"
 //	             (KindEventsNotObserved)
+//	11 timestamp a pre-registered run's trusted times (timestamps.go):
+//	             timestamps/plan.tsr over plan.json and attestation.tsr
+//	             over attestation.dsse.json verify (internal/tsa) against
+//	             Options.TSAChain, else the chain the run sealed (WARN
+//	             KindTSAUnpinned); the plan equals run.json and names the
+//	             sealing key; plan time <= first request <= last request <=
+//	             seal time within ClockTolerance + each token's accuracy
+//	             (FAIL KindTimestamp otherwise). Not time-stamped: SKIP
+//	             "not observed"
 //
 // # Verdicts
 //

@@ -56,5 +56,6 @@ func ExampleBundle() {
 	// WARN 8 fairness
 	// SKIP 9 server
 	// SKIP 10 events
+	// SKIP 11 timestamp
 	// pinned: true ok: true
 }

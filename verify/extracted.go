@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/benchseal/benchseal/bundle"
 )
@@ -53,7 +54,14 @@ func dirBundle(fl *files) (*bundle.Bundle, error) {
 			return nil, err
 		}
 		fl.sum[name] = sum
-		b.Entries = append(b.Entries, bundle.Entry{Name: name, Size: fl.size[name], SHA256: sum})
+		e := bundle.Entry{Name: name, Size: fl.size[name], SHA256: sum}
+		if name == bundle.TimestampName {
+			// Second in the bundle it came from: the one file the
+			// statement cannot list (bundle.Bundle.Files).
+			b.Entries = slices.Insert(b.Entries, 1, e)
+			continue
+		}
+		b.Entries = append(b.Entries, e)
 		if name == bundle.PublicKeyName {
 			if b.PublicPEM, err = fl.read(name); err != nil {
 				return nil, err

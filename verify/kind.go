@@ -74,6 +74,16 @@ const (
 	// does not follow from the replay's claims or the original's, or names
 	// another original than run.json (check 6).
 	KindReplay Kind = "replay"
+	// KindTimestamp: a pre-registered run's time-stamp is missing, does not
+	// verify, is over another document, or contradicts the records' times
+	// or the run (check 11).
+	KindTimestamp Kind = "timestamp"
+	// KindTSAUnpinned: the time-stamps verify only against the
+	// certificates the bundle carries (check 11).
+	KindTSAUnpinned Kind = "tsa-unpinned"
+	// KindLogUnpinned: the plan's transparency-log entry verifies only
+	// with the log key the bundle carries (check 11).
+	KindLogUnpinned Kind = "log-unpinned"
 )
 
 // kindOf classifies a finding that names no kind: by its typed cause,

@@ -143,7 +143,7 @@ func checkSubjects(rep *Report, b *bundle.Bundle, st *bundle.Statement, fl *file
 		}
 	}
 	var total int64
-	for _, e := range b.Entries[1:] {
+	for _, e := range b.Files() {
 		total += e.Size
 	}
 	p := st.Predicate
@@ -158,8 +158,8 @@ func checkSubjects(rep *Report, b *bundle.Bundle, st *bundle.Statement, fl *file
 		c.failf(bundle.AttestationName, nil, "the predicate says no_audio, yet %d inputs/ files are in the bundle", inputs)
 	}
 	if c.Status == Pass {
-		c.Summary = fmt.Sprintf("%d files, all digests match", len(b.Entries)-1)
+		c.Summary = fmt.Sprintf("%d files, all digests match", len(b.Files()))
 	} else {
-		c.Summary = fmt.Sprintf("%d of %d files differ from the statement", bad, max(len(b.Entries)-1, len(st.Subject)))
+		c.Summary = fmt.Sprintf("%d of %d files differ from the statement", bad, max(len(b.Files()), len(st.Subject)))
 	}
 }

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"crypto"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -52,6 +53,15 @@ type Options struct {
 	// replay's signed comparison from both sides' claims; without it, only
 	// from the replay's side, and the original's figures are not observed.
 	Original string
+	// TSAChain pins the time-stamping authority (check 11): its tokens
+	// must chain to these certificates. Nil: they are checked against the
+	// chain the run sealed, or the certificates each token carries, and
+	// check 11 says the authority is unpinned.
+	TSAChain []*x509.Certificate
+	// LogKey pins the transparency log (check 11): a pre-registered plan's
+	// Rekor entry must verify with this public key (PEM). Nil: with the
+	// key the run sealed, and check 11 says the log is unpinned.
+	LogKey []byte
 }
 
 // maxEnvelope caps attestation.dsse.json, as bundle.Open does.
@@ -88,7 +98,7 @@ func Bundle(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev := &evidence{f: fl, bundle: b, unsafe: unsafe, key: opts.PublicKey}
+	ev := &evidence{f: fl, bundle: b, unsafe: unsafe, key: opts.PublicKey, tsaChain: opts.TSAChain, logKey: opts.LogKey}
 	if unsafe == nil {
 		if err := loadEvidence(ctx, ev, opts); err != nil {
 			return nil, err
@@ -184,7 +194,7 @@ func Dir(ctx context.Context, dir string, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	ev := &evidence{f: fl, odd: odd}
+	ev := &evidence{f: fl, odd: odd, tsaChain: opts.TSAChain, logKey: opts.LogKey}
 	if IsExtracted(dir) {
 		// Signed: checks 2 and 3 hold the files on disk to the statement.
 		rep.Kind = "extracted bundle"

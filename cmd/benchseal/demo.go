@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/demo"
+	"github.com/benchseal/benchseal/internal/newfile"
 	"github.com/spf13/cobra"
 )
 
@@ -25,11 +26,14 @@ func newDemoCmd(e *env) *cobra.Command {
 audio of your own: it starts two simulated engines on loopback (a vllm and an
 sglang-omni persona), measures both with an interleaved closed-loop sweep over
 five embedded speech clips, seals the evidence with an ephemeral key, verifies
-the bundle and writes a report.
+the bundle and writes a report. The run is pre-registered (run --tsa) with a
+local time-stamping authority made for the demo, so that verify shows how a
+reader checks when a run was planned and sealed; a real run names a public
+authority and pins its published chain.
 
 Everything lands in --out (default: ./benchseal-demo, or the first
-./benchseal-demo-N that does not exist): corpus/, run/, evidence.tar.zst and
-report/.`,
+./benchseal-demo-N that does not exist): corpus/, run/, evidence.tar.zst,
+tsa-chain.pem (the demo authority's certificates) and report/.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -61,15 +65,25 @@ func runDemo(ctx context.Context, e *env, out string) error {
 		infof(e.stderr, "demo: simulated %s listening on %s", s.Name, s.URL)
 	}
 
+	tsaURL, chainPEM, stopTSA, err := demo.StartAuthority()
+	if err != nil {
+		return fmt.Errorf("demo: time-stamping authority: %w", err)
+	}
+	defer stopTSA()
+	chain := filepath.Join(out, "tsa-chain.pem")
+	if err := newfile.Write(chain, chainPEM, 0o644); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	infof(e.stderr, "demo: local time-stamping authority (made for the demo) on %s", tsaURL)
+
 	runDir := filepath.Join(out, "run")
 	bundle := filepath.Join(out, "evidence.tar.zst")
 	report := filepath.Join(out, "report")
 	steps := [][]string{
 		append([]string{"run", "--corpus", corpus, "--concurrency", "1,8,32", "--requests", "16,48,96",
-			"--repeats", "2", "--out", runDir}, targets...),
-		{"seal", runDir, "-o", bundle},
-		{"verify", bundle},
-		{"report", bundle, "-o", report},
+			"--repeats", "2", "--out", runDir, "--seal", bundle, "--tsa", tsaURL, "--tsa-cert", chain}, targets...),
+		{"verify", bundle, "--tsa-cert", chain},
+		{"report", bundle, "-o", report, "--tsa-cert", chain},
 	}
 	for _, args := range steps {
 		infof(e.stderr, "demo: benchseal %s", strings.Join(args, " "))
@@ -78,7 +92,8 @@ func runDemo(ctx context.Context, e *env, out string) error {
 		}
 	}
 	infof(e.stderr, "demo: done; the evidence is %s, the report %s", bundle, filepath.Join(report, "REPORT.md"))
-	infof(e.stderr, "demo: check it yourself: %s verify %s", selfCommand(os.Args[0], exec.LookPath, builtWithoutCgo()), bundle)
+	infof(e.stderr, "demo: check it yourself: %s verify %s --tsa-cert %s", selfCommand(os.Args[0], exec.LookPath, builtWithoutCgo()), bundle, chain)
+	infof(e.stderr, "demo: check 11 shows when the run was planned and sealed, by the demo's own authority: against a real one, --tsa-cert is the chain it publishes")
 	return nil
 }
 

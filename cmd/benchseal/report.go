@@ -22,6 +22,7 @@ func init() { register(newReportCmd) }
 func newReportCmd(e *env) *cobra.Command {
 	var (
 		out, format, key, lang string
+		tsaCert                string
 		check                  bool
 		compat                 string
 	)
@@ -95,7 +96,7 @@ the same.`,
 			}
 			failed := false
 			if check {
-				if failed, err = verifyForReport(cmd.Context(), e, args[0], key, &in); err != nil {
+				if failed, err = verifyForReport(cmd.Context(), e, args[0], key, tsaCert, &in); err != nil {
 					return err
 				}
 			}
@@ -119,6 +120,7 @@ the same.`,
 	cmd.Flags().BoolVar(&check, "verify", true, "verify the bundle first and show its findings in the report (--verify=false skips it)")
 	cmd.Flags().StringVar(&lang, "lang", "en", "the report's `language`: en or zh")
 	cmd.Flags().StringVar(&key, "key", "", "the public `KEY` that must have signed the bundle (needed when the bundle does not carry its key)")
+	cmd.Flags().StringVar(&tsaCert, "tsa-cert", "", "the time-stamping authority's certificate chain (PEM) a pre-registered run's tokens must chain to")
 	compatFlag(cmd, &compat, "print the figures (a Markdown table on stdout, after the report)")
 	return cmd
 }
@@ -148,10 +150,13 @@ func writeReport(e *env, in report.Input, out, format string, formatSet bool) er
 
 // verifyForReport runs benchseal verify's checks on src and records the
 // verdict and checklist in in. failed says a check failed.
-func verifyForReport(ctx context.Context, e *env, src, key string, in *report.Input) (failed bool, err error) {
+func verifyForReport(ctx context.Context, e *env, src, key, tsaCert string, in *report.Input) (failed bool, err error) {
 	// The same renderer as benchseal verify's, so that the sealed REPORT.md
 	// is checked here too rather than "not observed".
 	opts := verify.Options{RenderReport: renderRunReport}
+	if opts.TSAChain, err = loadTSAChain(tsaCert); err != nil {
+		return false, err
+	}
 	if t, err := fingerprint.Tool(); err == nil {
 		opts.RenderReportTool = t.BinarySHA256
 	}

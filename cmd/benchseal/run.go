@@ -51,6 +51,7 @@ type runFlags struct {
 	compat                   string // --compat: a peer's schedule, and its figures printed after the run
 
 	eventsFlags // --otlp-listen, --otlp-wait, --server-events (run_events.go)
+	tsaFlags    // --tsa, --tsa-cert (tsa.go)
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -146,6 +147,9 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	compatFlag(cmd, &f.compat, "run the peer's schedule (one warm-up pass before repeat 1, one pass per repeat) and print the figures")
 	fl.BoolVar(&f.allowUnlistedModel, "allow-unlisted-model", false, "request --model even where /v1/models does not list it (servers that ignore the field)")
 	addEventsFlags(fl, &f.eventsFlags)
+	addTSAFlags(fl, &f.tsaFlags, "pre-register the run: time-stamp its plan (plan.json) at this RFC 3161 authority `URL` before the first request, and the seal at the end (needs --seal)")
+	fl.StringVar(&f.log, "log", "", "with --tsa: also enter the plan, signed by --key, in this Rekor v1 transparency log `URL` before the first request, so that a search by the key lists every plan registered")
+	fl.StringVar(&f.logKey, "log-key", "", "the log's public key (PEM) the entry must verify with (default: the key the log serves, sealed unpinned)")
 	return cmd
 }
 
@@ -186,6 +190,10 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 	if err != nil {
 		return err
 	}
+	prereg, err := f.preregister(signer)
+	if err != nil {
+		return err
+	}
 	// Refuse an existing --out before starting any server for nothing
 	// (bench.Run checks again).
 	if _, err := os.Lstat(f.out); err == nil {
@@ -203,7 +211,8 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 	sess, err := session.Start(ctx, session.Config{Out: f.out, Plan: plan, Servers: *setup,
 		APIKey: key, Tool: tool, Timeout: f.timeout, Progress: bench.NewProgress(e.stderr, tty),
 		AllowUnlistedModel: f.allowUnlistedModel, RedactHost: f.redactHost, SampleInterval: f.sampleInterval,
-		ReadyTimeout: f.readyTimeout, StopGrace: f.stopGrace, Infof: e.infof, Warnf: e.warnf, Events: events})
+		ReadyTimeout: f.readyTimeout, StopGrace: f.stopGrace, Infof: e.infof, Warnf: e.warnf, Events: events,
+		Preregister: prereg})
 	// Launched servers are stopped whatever happens, and their launch.json
 	// written once they have exited.
 	defer sess.Stop()
@@ -261,7 +270,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 	if f.seal == "" {
 		return nil
 	}
-	if err := sealRun(ctx, e, res.Dir, f.seal, f.key, signer); err != nil {
+	if err := sealRun(ctx, e, res.Dir, f.seal, f.key, signer, &f.tsaFlags); err != nil {
 		return withHint(err, "the run is kept in %s; finish with: %s", res.Dir, sealCommand(res.Dir, f.seal, f.key, false))
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/session"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -38,7 +39,14 @@ func checkRunSeal(f *runFlags) error {
 // sealRun seals a finished run as the seal command does (one code path:
 // temp file and link, wording, what is printed on stdout), with the signer
 // loaded before the sweep.
-func sealRun(ctx context.Context, e *env, dir, out, key string, signer *bundle.Signer) error {
+func sealRun(ctx context.Context, e *env, dir, out, key string, signer *bundle.Signer, tf *tsaFlags) error {
 	opts := bundle.SealOptions{Sealer: schemas.Sealer{Name: "benchseal", Version: fingerprint.Version()}}
+	if tf != nil && tf.tsa != "" {
+		chain, err := tf.chain()
+		if err != nil {
+			return err
+		}
+		opts.Timestamp = session.SealTimestamp(tf.tsa, chain, nil)
+	}
 	return sealWith(ctx, e, dir, out, key, signer, opts, false)
 }

@@ -7,11 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/newfile"
 	"github.com/benchseal/benchseal/internal/session"
+	"github.com/benchseal/benchseal/internal/tsa"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/spf13/cobra"
 )
@@ -22,6 +25,7 @@ func newSealCmd(e *env) *cobra.Command {
 	var (
 		out, key                           string
 		noAudio, allowIncomplete, sigstore bool
+		tf                                 tsaFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "seal RUNDIR -o OUT.tar.zst [--key KEY]",
@@ -60,7 +64,24 @@ sha256sum format) and the key's fingerprint on stdout.`,
 			}
 			opts := bundle.SealOptions{NoAudio: noAudio, AllowIncomplete: allowIncomplete,
 				Sealer: schemas.Sealer{Name: "benchseal", Version: fingerprint.Version()}}
-			return sealWith(ctx, e, runDir, out, key, signer, opts, sigstore)
+			url, chain, err := tf.sealAuthority(e, runDir)
+			if err != nil {
+				return err
+			}
+			if url == "" {
+				return sealWith(ctx, e, runDir, out, key, signer, opts, sigstore)
+			}
+			opts.Timestamp = session.SealTimestamp(url, chain, nil)
+			err = sealWith(ctx, e, runDir, out, key, signer, opts, sigstore)
+			var te *session.TimestampError
+			if errors.As(err, &te) {
+				retry := []string{"benchseal"}
+				for _, a := range fingerprint.RedactArgs(e.args) {
+					retry = append(retry, shellQuote(a))
+				}
+				err = withHint(err, "nothing was written; retry when the authority answers: %s", strings.Join(retry, " "))
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
@@ -69,6 +90,7 @@ sha256sum format) and the key's fingerprint on stdout.`,
 	f.BoolVar(&noAudio, "no-audio", false, "leave out inputs/*.wav (their hashes stay in run.json)")
 	f.BoolVar(&allowIncomplete, "allow-incomplete", false, "seal a run that did not complete")
 	f.BoolVar(&sigstore, "sigstore-bundle", false, "also write OUT.sigstore.json (Sigstore bundle v0.3, public-key hint)")
+	addTSAFlags(f, &tf, "time-stamp the seal at this RFC 3161 authority `URL` (attestation.tsr; default: the authority that dated the run's plan, if it was pre-registered)")
 	return cmd
 }
 
@@ -135,6 +157,11 @@ func sealWith(ctx context.Context, e *env, runDir, out, key string, signer *bund
 		warnf(e.stderr, "sealed an incomplete run (%s)", why)
 	}
 	infof(e.stderr, "sealed %d files (%d bytes) into %s (%d bytes)", res.Statement.Predicate.Files, res.Statement.Predicate.Bytes, out, res.Size)
+	if res.Timestamp != nil {
+		if tok, _, err := tsa.Parse(res.Timestamp); err == nil {
+			infof(e.stderr, "seal time-stamped at %s (%s, beside the attestation)", tok.Time.Format(time.RFC3339), bundle.TimestampName)
+		}
+	}
 	how := "key " + key
 	if res.Ephemeral {
 		how = "ephemeral key, public half in " + bundle.PublicKeyName

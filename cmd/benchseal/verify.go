@@ -32,6 +32,8 @@ var kindFlags = map[verify.Kind]string{
 	verify.KindKnobNotObserved: "run takes SGLang-Omni's launch command with --launch or --launch-cmd, its config with --server-config",
 	verify.KindNoPerturb:       "run again without --no-perturb",
 	verify.KindIncomplete:      "seal --allow-incomplete",
+	verify.KindTSAUnpinned:     "pass --tsa-cert with the authority's chain, from the authority itself",
+	verify.KindLogUnpinned:     "pass --log-key with the log's public key, from the log itself",
 	// run's server events: vLLM's spans, SGLang-Omni's profiler (run --help)
 	verify.KindEventsNotObserved: "run with --otlp-listen ADDR and vLLM's --otlp-traces-endpoint http://ADDR, or --server-events NAME=DIR (or --launch) and --stream for SGLang-Omni",
 }
@@ -132,6 +134,8 @@ func newVerifyCmd(e *env) *cobra.Command {
 	var (
 		key, audio string
 		original   string
+		tsaCert    string
+		logKey     string
 		asJSON     bool
 		compat     string
 	)
@@ -167,6 +171,14 @@ func newVerifyCmd(e *env) *cobra.Command {
 				}
 			}
 			opts := verify.Options{AudioDir: audio, RenderReport: renderRunReport, Original: original}
+			if opts.TSAChain, err = loadTSAChain(tsaCert); err != nil {
+				return err
+			}
+			if logKey != "" {
+				if opts.LogKey, err = os.ReadFile(logKey); err != nil {
+					return usageErrorf("--log-key: %v", err)
+				}
+			}
 			if t, err := fingerprint.Tool(); err == nil {
 				opts.RenderReportTool = t.BinarySHA256
 			}
@@ -243,6 +255,8 @@ func newVerifyCmd(e *env) *cobra.Command {
 	cmd.Flags().StringVar(&key, "key", "", "public key (file or KMS reference) the bundle must be signed with")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checklist as JSON")
 	cmd.Flags().StringVar(&audio, "audio", "", "folder of the original clips, for a bundle sealed with --no-audio")
+	cmd.Flags().StringVar(&tsaCert, "tsa-cert", "", "the time-stamping authority's certificate chain (PEM) a pre-registered run's tokens must chain to (check 11; default: the chain the run sealed, unpinned)")
+	cmd.Flags().StringVar(&logKey, "log-key", "", "the transparency log's public key (PEM) a pre-registered plan's entry must verify with (check 11; default: the key the run sealed, unpinned)")
 	cmd.Flags().StringVar(&original, "original", "", "the bundle a sealed replay re-ran: check 6 recomputes the replay's signed comparison from both sides")
 	compatFlag(cmd, &compat, "print the figures (after the checklist; with --json, a second JSON document)")
 	return cmd

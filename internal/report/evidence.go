@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
 )
 
 // evidence says what is sealed, how to check it with benchseal and with
@@ -61,6 +62,7 @@ func (v *view) evidence() []block {
 	}
 	out = append(out, para{spans: []span{b(v.tr("What the evidence shows, and what it cannot:")), t(" " + v.tr("the bundle shows that its files are unchanged since sealing, that every number follows from the records, %sand that the protocol ran as declared. It cannot show that the records describe what really crossed the wire: whoever holds the signing key could fabricate a consistent run, and that is caught only where evidence from the server side exists (its own metrics and logs, sealed in servers/). It shows nothing about other hardware, other settings, other audio, or the servers' behaviour outside the measured window.", fresh))}})
 	out = append(out, v.stagesNotObserved()...)
+	out = append(out, v.trustedTime()...)
 	if r := in.Verify; r != nil {
 		lines := make([]string, 0, len(r.Checks))
 		for _, c := range r.Checks {
@@ -81,4 +83,23 @@ func (v *view) evidence() []block {
 	s = append(s, t("."))
 	out = append(out, para{spans: s})
 	return out
+}
+
+// trustedTime says what a pre-registered run's time-stamps establish, as
+// verify's check 11 found them, and what they cannot.
+func (v *view) trustedTime() []block {
+	r := v.in.Verify
+	if r == nil {
+		return nil
+	}
+	for _, c := range r.Checks {
+		if c.Name != "timestamp" || c.Status == verify.Skip {
+			continue
+		}
+		if c.Status == verify.Fail || c.Status == verify.Unchecked {
+			return []block{para{warn: true, spans: []span{b(v.tr("Time-stamps:")), t(" " + v.tr("the run was time-stamped, but its time-stamps do not hold (check %d): do not rely on when it says it was planned or sealed.", c.ID))}}}
+		}
+		return []block{para{spans: []span{b(v.tr("Time-stamps:")), t(" " + c.Summary + ". " + v.tr("A time-stamping authority dated the run's plan (protocol, seed, clips, targets, sealing key) before its first request and the sealed evidence after its last: the seed was fixed before any result was seen and the bundle was not assembled later. It does not show that this was the only run: several runs can each be pre-registered and the best one published."))}}}
+	}
+	return nil
 }

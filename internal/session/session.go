@@ -54,6 +54,10 @@ type Config struct {
 	// Events is the per-request server evidence to collect (OTLP spans,
 	// SGLang-Omni's request profiler); see serverevents.go.
 	Events ServerEvents
+	// Preregister, when set, dates the run's plan with a time-stamping
+	// authority before the first request (preregister.go); a failure
+	// stops the run before anything is measured.
+	Preregister *Preregister
 
 	Infof, Warnf func(format string, args ...any) // what the user reads while it runs; nil: nothing
 }
@@ -158,6 +162,9 @@ func (s *Session) Run(ctx context.Context) (*bench.Result, error) {
 		opts = append(opts, bench.WithHooks(h))
 	}
 	opts = append(opts, bench.WithHooks(s.recorderHooks(s.newRecorder())), bench.WithHooks(s.eventsHooks()))
+	if c.Preregister != nil {
+		opts = append(opts, bench.WithHooks(s.preregisterHooks()))
+	}
 	for name, p := range s.procs {
 		opts = append(opts, bench.WithTargetStop(name, p.Exited(), func() string { return ExitDescription(p.Record()) }))
 	}
