@@ -33,7 +33,10 @@
 // one byte, tail) and the closing boundary; no request copies its clip.
 //
 // Success is HTTP 200 and a non-empty transcript (after text_scored's
-// stripping: a bare Qwen3-ASR prefix is empty_text). A response body past
+// stripping: a bare Qwen3-ASR prefix is empty_text). A non-200 answer
+// is http, or shed when it is an engine's overload refusal (its status
+// and message in internal/engine's Shedding: SGLang-Omni's 500 "The
+// request queue is full." is shedding, not a server failure). A response body past
 // 64 MiB fails the request (decode) rather than being buffered. start_ns is taken just
 // before the request is sent, end_ns after the last byte of the response;
 // first_byte_ns is when the response headers arrived, or with Stream when

@@ -1,6 +1,9 @@
 package engine
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // Names of the engines in the table, which are also the simulator's
 // persona names and what each engine's /v1/models says in owned_by where
@@ -154,6 +157,9 @@ type Metrics struct {
 	// Requests is its counter of served requests and their latency
 	// histogram; nil (with Source saying so) when it has none.
 	Requests *RequestCounter
+	// UncountedCaches are caches the engine keeps that no /metrics
+	// family counts: only the active cache probe measures them.
+	UncountedCaches []UncountedCache
 	// Stages are its histograms of where a request's time goes, which
 	// internal/claims reads into claims' server block (StageFamilies).
 	Stages []StageFamily
@@ -188,6 +194,21 @@ type StageFamily struct {
 	// resolution of any quantile read from it.
 	Buckets []float64
 	Source  string
+}
+
+// UncountedCache is a cache of an engine that no counter reports.
+type UncountedCache struct {
+	Name string
+	// Key is what an entry is keyed by.
+	Key string
+	// VariantMisses: a benchseal variant (one sample changed by one LSB)
+	// has another key, so a perturbed run never hits it; VariantWhy says
+	// why (or why not).
+	VariantMisses bool
+	VariantWhy    string
+	Size          string // its default bound
+	Knobs         string // the launch settings that size or disable it
+	Source        string
 }
 
 // CacheCounter is a /metrics counter of an engine's cache.
@@ -296,9 +317,37 @@ type Shedding struct {
 	Status  int    // the HTTP status it refuses with
 	Shape   ErrorShape
 	Message string
+	// Older are messages older releases refused the same overload with
+	// (read as shedding too: a run against an older server is not a run
+	// of server failures).
+	Older []string
 	// AfterUpload: it refuses after reading the upload, not at once.
 	AfterUpload bool
-	Source      string
+	// DefaultRunning is how many requests a default launch runs at once
+	// (0: not read, or chosen at start from the GPU).
+	DefaultRunning int
+	Source         string
+}
+
+// Shed reports whether an answer is some engine's refusal of an overload
+// (its Shedding status with its message or an older one in the body), and
+// which engine's: shedding is the server protecting its latency, which a
+// reader counts apart from a server failure. A 500 with another message
+// is a failure; a row without a message matches nothing (its refusal was
+// not read).
+func Shed(status int, body string) (string, bool) {
+	for _, e := range table {
+		sh := e.Shedding
+		if sh.Status != status {
+			continue
+		}
+		for _, m := range append([]string{sh.Message}, sh.Older...) {
+			if m != "" && strings.Contains(body, m) {
+				return e.Name, true
+			}
+		}
+	}
+	return "", false
 }
 
 // All returns every engine of the table, in its fixed order (vLLM,

@@ -27,6 +27,9 @@ var mayBeEmpty = map[string]bool{
 	"Knobs.Expose":                     true, // SGLang serves /get_server_info by default
 	"Shedding.Flag":                    true, // SGLang-Omni: bounded by its config
 	"Shedding.Message":                 true, // plain SGLang: not read
+	"Shedding.Older":                   true, // one message so far
+	"Shedding.DefaultRunning":          true, // vLLM: chosen at start from the GPU (not read)
+	"Metrics.UncountedCaches":          true, // vLLM counts its caches
 }
 
 // TestEveryEngineComplete walks every row of the table: a fact left zero
@@ -161,6 +164,30 @@ func TestStageFamiliesPreferOwn(t *testing.T) {
 			if _, ok := idx[f.Family]; !ok {
 				t.Errorf("%s: %s missing from StageFamilies", e.Name, f.Family)
 			}
+		}
+	}
+}
+
+// TestShed: SGLang-Omni's overload on transcriptions is a 500 whose
+// detail is QueueFullError's message (or 0.1.4's backlog message); a 500
+// with another detail, or the message under another status, is not
+// shedding.
+func TestShed(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		body   string
+		engine string
+	}{
+		{500, `{"detail":"The request queue is full."}`, SGLangOmni},
+		{500, `{"detail":"request-build backlog is full (backlog_limit=16)"}`, SGLangOmni},
+		{503, `{"error":{"message":"The server is overloaded: too many requests queued.","type":"ServiceUnavailableError","param":null,"code":503}}`, VLLM},
+		{500, `{"detail":"CUDA out of memory"}`, ""},
+		{503, `{"detail":"The request queue is full."}`, ""},
+		{400, `{"detail":"The request queue is full."}`, ""},
+	} {
+		got, ok := Shed(tc.status, tc.body)
+		if got != tc.engine || ok != (tc.engine != "") {
+			t.Errorf("Shed(%d, %s) = %q, %v; want %q", tc.status, tc.body, got, ok, tc.engine)
 		}
 	}
 }

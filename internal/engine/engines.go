@@ -89,6 +89,21 @@ var vllmOmniStages = append([]StageFamily{
 // sglangOmniDurationBuckets are serve/metrics.py's DEFAULT_DURATION_BUCKETS.
 var sglangOmniDurationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 
+// sglangOmniCaches: Qwen3-ASR's pre-LM encoder cache, keyed by the
+// decoded waveform, so a one-LSB variant misses it (what perturbation is
+// for); no /metrics family counts its hits.
+var sglangOmniCaches = []UncountedCache{{
+	Name:          "Qwen3-ASR pre-LM audio encoder cache",
+	Key:           "<namespace>:<xxh3_128 of the decoded waveform as float32>, the namespace a digest of the model and the encoder pipeline's settings",
+	VariantMisses: true,
+	VariantWhy:    "the key hashes every sample of the decoded audio: a sample one LSB off is another float32 value, so another key (a variant identical after decoding, if a resampler ever rounded it away, would hit)",
+	Size:          "4096 entries, 2 GiB",
+	Knobs:         "stage factory args enable_pre_lm_encoder, pre_lm_cache_max_entries, pre_lm_cache_size_bytes (--stages.asr.factory_args.pre_lm_cache_max_entries=0 disables it)",
+	Source: "charliechenye/sglang-omni sglang_omni/models/qwen3_asr/config.py@68abc7e (2026-08-14) (defaults), " +
+		"sglang_omni/models/qwen3_asr/encoder_service.py@10733c98 (_cache_key_from_fingerprint: f\"{namespace}:{audio_fingerprint}\", build_cache_namespace), " +
+		"sglang_omni/preprocessing/transcription.py@abc99547 (fingerprint=audio_fingerprint(waveform)), sglang_omni/utils/audio.py@abc59597 (xxhash.xxh3_128_hexdigest of np.float32); no counter: serve/metrics.py@92e15989",
+}}
+
 var sglangOmniStages = []StageFamily{
 	{Stage: StageHTTP, Family: "sglang_omni_http_request_duration_seconds", Match: map[string]string{"route": TranscriptionsPath},
 		Buckets:  sglangOmniDurationBuckets,
@@ -184,14 +199,19 @@ var table = []*Engine{
 				StatusLabel: "status", Histogram: "sglang_omni_http_request_duration_seconds",
 				Counts: "an HTTP request answered, labelled method, model_name, route and status; every route but /metrics is counted (/health too), hence the route filter; the duration histogram is the handler's time",
 				Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request; the route label is the FastAPI route's path), sglang_omni/serve/transcriptions.py@0ac0a86e (TRANSCRIPTIONS_ENDPOINT)"},
-			Stages: sglangOmniStages,
-			Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (no cache counter; 404 unless metrics are enabled)"},
+			Stages:          sglangOmniStages,
+			UncountedCaches: sglangOmniCaches,
+			Source:          "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (no cache counter; 404 unless metrics are enabled)"},
 		Knobs: Knobs{Keys: sglangKnobKeys,
 			Expose: "SGLang-Omni has no self-description, so record its launch command or its config",
 			Source: "sgl-project/sglang-omni sglang_omni/serve/openai_api.py@022b6a3d, launcher.py@03c8f159 (ENGINES.md), openai_api.py@2489a10e: no self-description; flags are SGLang's server args its launcher passes on"},
-		Shedding: Shedding{Bounded: true, Status: http.StatusInternalServerError, Shape: FastAPIDetail,
-			Message: "request-build backlog is full (backlog_limit=16)", AfterUpload: true,
-			Source: "0.1.4: issue 10 (not found in the index); newer releases 503 \"The request queue is full.\": sglang_omni/admission.py@75c59a20 (QueueFullError); backlog_limit 16: sglang_omni/models/qwen3_asr/config.py@fe0cbea9"},
+		Shedding: Shedding{Flag: "--max_queued_requests", Status: http.StatusInternalServerError, Shape: FastAPIDetail,
+			Message: "The request queue is full.", Older: []string{"request-build backlog is full"}, AfterUpload: true,
+			DefaultRunning: 64,
+			Source: "sgl-project/sglang-omni sglang_omni/admission.py@75c59a20 (QueueFullError.MESSAGE; its docstring says 503), " +
+				"sglang_omni/serve/speech_to_text.py@f9f24e5a and charliechenye/sglang-omni@70c4540 (2026-08-16) (complete_speech_to_text_request: anything not a bad request is HTTPException(500, str(exc))), " +
+				"charliechenye/sglang-omni sglang_omni/scheduling/omni_scheduler.py@0f7521a (2026-08-19) (_waiting_queue_is_full: waiting + pending builds + backlog >= max_queued_requests, which SGLang's server args leave None: unbounded unless --max_queued_requests), " +
+				"sglang_omni/models/qwen3_asr/config.py@68abc7e (2026-08-14) (max_running_requests 64); the older message: 0.1.4, issue 10 (not found in the index)"},
 	},
 	{
 		Name: SGLang, Repo: "sgl-project/sglang", Version: "not read",

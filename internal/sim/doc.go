@@ -65,8 +65,12 @@
 // {"detail": "..."}. When more than MaxQueue requests wait, the next one
 // is shed after its upload: vllm with 503 (ShedStatusVLLM, as with
 // --max-num-queued-reqs; without MaxQueue it queues without bound, as vLLM
-// does by default), sglang-omni with 500 {"detail":"request-build backlog
-// is full (backlog_limit=16)"} (ShedStatusSGLang, SGLang-Omni 0.1.4).
+// does by default), sglang-omni with 500 {"detail":"The request queue is
+// full."} (ShedStatusSGLang: SGLang-Omni's QueueFullError on
+// transcriptions, as with --max_queued_requests; 0.1.4 said
+// "request-build backlog is full ..."). A stream is shed the same way,
+// before its headers. MaxRunning 0 is the engine's default: sglang-omni
+// runs 64 at once (Qwen3-ASR's max_running_requests), vllm without bound.
 // FailRate makes that fraction of admitted requests fail with 500 after
 // their service time (drawn from Seed and the request's arrival number).
 // Until ReadyDelay has passed, everything but /metrics answers 503.

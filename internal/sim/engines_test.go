@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/benchseal/benchseal/internal/engine"
 )
 
 // These tests hold each persona to its engine's behaviour as read from the
@@ -324,8 +327,36 @@ func TestEngineVLLMUnboundedQueue(t *testing.T) {
 	}
 	waitFor(t, sg.URL, "sglang_omni_pipeline_tracked_requests", 2)
 	status, body := post(t, t.Context(), sg.URL, corpus[0].Audio)
-	if status != 500 || string(body) != `{"detail":"request-build backlog is full (backlog_limit=16)"}` {
+	if status != 500 || string(body) != `{"detail":"The request queue is full."}` {
 		t.Errorf("sglang-omni shed: %d %s", status, body)
+	}
+}
+
+// TestSGLangOmniShedsAt64Plus32: at its defaults (max_running_requests
+// 64) and --max_queued_requests 32, SGLang-Omni holds 96 requests and
+// sheds the 97th with 500 "The request queue is full.", which the runner
+// reads as shedding (engine.Shed), not as a server failure.
+func TestSGLangOmniShedsAt64Plus32(t *testing.T) {
+	corpus := testCorpus(t)
+	srv, sg := newTestServer(t, Config{Persona: PersonaSGLangOmni, Corpus: corpus, MaxQueue: 32, BaseLatency: time.Hour})
+	if got := srv.Config().MaxRunning; got != 64 {
+		t.Fatalf("default MaxRunning %d, want 64", got)
+	}
+	hold, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	for i := range 96 {
+		go post(t, hold, sg.URL, flip(corpus[0].Audio, 100+i))
+	}
+	waitFor(t, sg.URL, "sglang_omni_pipeline_tracked_requests", 96)
+	for _, stream := range []bool{false, true} {
+		fields := []string{"stream", fmt.Sprint(stream)}
+		status, body := post(t, t.Context(), sg.URL, flip(corpus[0].Audio, 7), fields...)
+		if status != 500 || string(body) != `{"detail":"The request queue is full."}` {
+			t.Errorf("stream=%v: the 97th: %d %s", stream, status, body)
+		}
+		if e, ok := engine.Shed(status, string(body)); !ok || e != engine.SGLangOmni {
+			t.Errorf("engine.Shed(%d, %s) = %q, %v", status, body, e, ok)
+		}
 	}
 }
 
