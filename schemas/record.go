@@ -11,13 +11,13 @@ const (
 
 // Error classes of a failed request.
 const (
-	ErrHTTP      = "http"       // a status other than 200
+	ErrHTTP = "http" // a status other than 200
 	// ErrShed: the server refused the request because its queue was full,
 	// as an engine of internal/engine's table sheds (SGLang-Omni's 500
 	// {"detail":"The request queue is full."}, vLLM's 503): overload the
 	// server turned away, not a failure of it. Older records counted it as
 	// ErrHTTP.
-	ErrShed = "shed"
+	ErrShed      = "shed"
 	ErrTimeout   = "timeout"    // the request timed out
 	ErrConnect   = "connect"    // no connection could be made or it broke
 	ErrEmptyText = "empty_text" // 200 with an empty transcript
