@@ -115,6 +115,9 @@ func stoppedHint(se *bench.TargetStoppedError, dir string) string {
 
 // unknownModelError words a target that does not serve the requested model.
 func unknownModelError(err *bench.UnknownModelError) error {
+	if err.Ignores != "" {
+		return withHint(&usageError{err}, "name the model that answers with --model %s=MODEL (one of the served models): %s answers any name with it, so --allow-unlisted-model would record another name for the same model", err.Target, err.Ignores)
+	}
 	return withHint(&usageError{err}, "pick one of the served models with --model %s=MODEL, or pass --allow-unlisted-model if the server ignores the model field", err.Target)
 }
 

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 )
 
@@ -42,13 +43,22 @@ func (e *ModelError) Error() string {
 // UnknownModelError says a target lists the models it serves and the
 // requested one is not among them: every request would fail (vLLM answers
 // 404 "The model ... does not exist."), so nothing is measured.
+// Ignores names the target's engine when its row of internal/engine says
+// it does not check the model on transcriptions (SGLang-Omni): its
+// requests would not fail but be answered by a served model, under the
+// requested name.
 type UnknownModelError struct {
-	Target string
-	Model  string
-	Served []string
+	Target  string
+	Model   string
+	Served  []string
+	Ignores string
 }
 
 func (e *UnknownModelError) Error() string {
+	if e.Ignores != "" {
+		return fmt.Sprintf("target %q does not serve model %q; /v1/models lists: %s (%s does not check the model field: %s would answer)",
+			e.Target, e.Model, strings.Join(e.Served, ", "), e.Ignores, strings.Join(e.Served, " or "))
+	}
 	return fmt.Sprintf("target %q does not serve model %q; /v1/models lists: %s", e.Target, e.Model, strings.Join(e.Served, ", "))
 }
 
@@ -59,39 +69,60 @@ func WithUnlistedModel() Option { return func(c *config) { c.unlistedModel = tru
 
 // Models asks a target which models it serves (GET <url>/v1/models).
 func Models(ctx context.Context, client *http.Client, t Target, apiKey string) ([]string, error) {
+	ids, _, err := listModels(ctx, client, t, apiKey)
+	return ids, err
+}
+
+// listModels is Models, and the engine that ignores the model field when
+// /v1/models names one (parseModels).
+func listModels(ctx context.Context, client *http.Client, t Target, apiKey string) ([]string, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(t.URL, "/")+"/v1/models", nil)
 	if err != nil {
-		return nil, &TargetError{t.Name, t.URL, err}
+		return nil, "", &TargetError{t.Name, t.URL, err}
 	}
 	if apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+apiKey)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, &TargetError{t.Name, t.URL, unwrapURLError(err)}
+		return nil, "", &TargetError{t.Name, t.URL, unwrapURLError(err)}
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if err != nil {
-		return nil, &TargetError{t.Name, t.URL, err}
+		return nil, "", &TargetError{t.Name, t.URL, err}
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, &TargetError{t.Name, t.URL, fmt.Errorf("GET /v1/models: HTTP %d %s", resp.StatusCode, safeString(b, 200))}
+		return nil, "", &TargetError{t.Name, t.URL, fmt.Errorf("GET /v1/models: HTTP %d %s", resp.StatusCode, safeString(b, 200))}
 	}
+	ids, ignores, err := parseModels(b)
+	if err != nil {
+		return nil, "", &TargetError{t.Name, t.URL, fmt.Errorf("GET /v1/models: not a model list: %w", err)}
+	}
+	return ids, ignores, nil
+}
+
+// parseModels reads a /v1/models answer: the ids, sorted, and the engine
+// whose row says it does not check the model on transcriptions, when an
+// entry's owned_by names one ("" otherwise).
+func parseModels(b []byte) (ids []string, ignores string, err error) {
 	var list struct {
 		Data []struct {
-			ID string `json:"id"`
+			ID      string `json:"id"`
+			OwnedBy string `json:"owned_by"`
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(b, &list); err != nil {
-		return nil, &TargetError{t.Name, t.URL, fmt.Errorf("GET /v1/models: not a model list: %w", err)}
+		return nil, "", err
 	}
-	var ids []string
 	for _, m := range list.Data {
 		ids = append(ids, m.ID)
+		if e, ok := engine.ByOwnedBy(m.OwnedBy); ok && e.Transcription.IgnoresModel {
+			ignores = e.Name
+		}
 	}
 	slices.Sort(ids)
-	return ids, nil
+	return ids, ignores, nil
 }
 
 // preflight checks every target answers and settles its model.
@@ -99,7 +130,7 @@ func preflight(ctx context.Context, cfg *config, targets []Target) ([]Target, er
 	out := slices.Clone(targets)
 	for i, t := range out {
 		client := &http.Client{Timeout: min(cfg.timeout, preflightTimeout)}
-		models, err := Models(ctx, client, t, cfg.apiKey)
+		models, ignores, err := listModels(ctx, client, t, cfg.apiKey)
 		if err != nil {
 			return nil, err
 		}
@@ -109,9 +140,15 @@ func preflight(ctx context.Context, cfg *config, targets []Target) ([]Target, er
 		case t.Model == "":
 			return nil, &ModelError{t.Name, models}
 		case len(models) > 0 && !slices.Contains(models, t.Model) && !cfg.unlistedModel:
-			return nil, &UnknownModelError{t.Name, t.Model, models}
+			return nil, &UnknownModelError{t.Name, t.Model, models, ignores}
+		case !slices.Contains(models, t.Model) && ignores != "":
+			// Not "serves": the server takes any name and answers with
+			// its own model, so the records would carry a name that did
+			// not answer them.
+			cfg.progress.Warnf("target %q does not list model %q in /v1/models, and %s does not check the model field: its own model (%s) answers, not %q",
+				t.Name, t.Model, ignores, strings.Join(models, ", "), t.Model)
 		case !slices.Contains(models, t.Model):
-			cfg.progress.Warnf("target %q does not list model %q in /v1/models; it serves: %s", t.Name, t.Model, strings.Join(models, ", "))
+			cfg.progress.Warnf("target %q does not list model %q in /v1/models; it lists: %s", t.Name, t.Model, strings.Join(models, ", "))
 		}
 	}
 	return out, nil

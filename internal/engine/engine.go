@@ -62,7 +62,13 @@ type Transcription struct {
 	VerboseJSON bool
 	// MissingFileStatus is the status of a request without its file.
 	MissingFileStatus int
-	Source            string
+	// IgnoresModel: the form's model is not checked; a request for a
+	// model the server does not serve is answered by its own model, 200
+	// (else 404, Errors.ModelNotFound). IgnoresModelSource says where
+	// that was read.
+	IgnoresModel       bool
+	IgnoresModelSource string
+	Source             string
 }
 
 // StreamEvents names the shape of a transcription stream.

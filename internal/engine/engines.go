@@ -123,7 +123,8 @@ var sglangStages = []StageFamily{
 var vllmModels = Models{OwnedBy: "vllm", MaxModelLen: true, Source: "vllm-project/vllm vllm/entrypoints/openai/engine/protocol.py@040a2cc2 (ModelCard)"}
 
 var vllmTranscription = Transcription{Path: TranscriptionsPath, TextAsJSON: true, MissingFileStatus: http.StatusBadRequest,
-	Source: "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/api_router.py@029329a8, speech_to_text.py@024e0772 (supports_segment_timestamp); missing file 400: not read (the sim's choice)"}
+	IgnoresModelSource: "vllm-project/vllm vllm/frontend/entrypoints/serve/engine/serving.py@b59bccae (_check_model: 404 unless VLLM_SKIP_MODEL_NAME_VALIDATION is set, Knobs.Env)",
+	Source:             "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/api_router.py@029329a8, speech_to_text.py@024e0772 (supports_segment_timestamp); missing file 400: not read (the sim's choice)"}
 
 var vllmStream = Stream{Events: ChunkEvents, ErrorEvent: OpenAIError, DoneAfterError: true, TakesRequestID: true, IDPrefix: "transcribe-",
 	Source: "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/speech_to_text.py@024e0772 (_speech_to_text_stream_generator, create_streaming_error_response), engine/serving.py@619e4b31 (_base_request_id)"}
@@ -187,12 +188,14 @@ var table = []*Engine{
 		Name: SGLangOmni, Repo: "sgl-project/sglang-omni", Version: "0.1.4", Facts: sglangOmniFacts,
 		Models: Models{OwnedBy: "sglang-omni", CreatedZero: true, Source: "sgl-project/sglang-omni sglang_omni/serve/protocol.py@1b4b3750 (ModelCard)"},
 		Transcription: Transcription{Path: TranscriptionsPath, VerboseJSON: true, MissingFileStatus: http.StatusUnprocessableEntity,
-			Source: "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@070fc3b5 (assemble_speech_to_text_response, File(...))"},
+			IgnoresModel:       true,
+			IgnoresModelSource: "sgl-project/sglang-omni sglang_omni/serve/transcriptions.py@a31e5ed0 and charliechenye/sglang-omni@70c4540 (2026-08-16) (model=form.model or default_model, no check; model_not_found is left only in translations.py)",
+			Source:             "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@070fc3b5 (assemble_speech_to_text_response, File(...))"},
 		Stream: Stream{Events: TranscriptEvents, ErrorEvent: TypedError, IDHeader: true, IDPrefix: "transcription-",
 			Source: "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@070fc3b5 (speech_to_text_stream), transcriptions.py@0ac0a86e (request_id)"},
 		Errors: Errors{Shape: FastAPIDetail,
 			ModelNotFound: ModelNotFound{Format: "The model %s does not exist.", Quote: PyRepr, Type: "invalid_request_error", Param: "model", Code: "model_not_found"},
-			Source:        "sgl-project/sglang-omni sglang_omni/serve/speech_errors.py@0ac0a86e (resolve_served_model), transcriptions.py@0ac0a86e (HTTPException)"},
+			Source:        "sgl-project/sglang-omni sglang_omni/serve/speech_errors.py@0ac0a86e (resolve_served_model), transcriptions.py@0ac0a86e (HTTPException); since then on /v1/audio/translations only (Transcription.IgnoresModel)"},
 		Health: Health{JSON: true, Source: "sgl-project/sglang-omni sglang_omni/serve/openai_api.py@2489a10e (_register_health)"},
 		Metrics: Metrics{Prefix: "sglang_omni_", DefaultOff: true,
 			Requests: &RequestCounter{Engine: SGLangOmni, Name: "sglang_omni_http_requests_total", Match: map[string]string{"route": TranscriptionsPath},
@@ -222,7 +225,8 @@ var table = []*Engine{
 		},
 		Models: Models{OwnedBy: "sglang", Source: "not read: cmd/benchseal/replay_engine.go's note (SGLang: \"sglang\")"},
 		Transcription: Transcription{Path: TranscriptionsPath, TextAsJSON: true, MissingFileStatus: http.StatusBadRequest,
-			Source: "not read: SGLang's OpenAI server is not imitated; shapes assumed vLLM-like"},
+			IgnoresModelSource: "not read: assumed to check the model, as vLLM does",
+			Source:             "not read: SGLang's OpenAI server is not imitated; shapes assumed vLLM-like"},
 		Stream: Stream{Events: ChunkEvents, ErrorEvent: OpenAIError, DoneAfterError: true,
 			Source: "not read: SGLang's OpenAI server is not imitated; the runner reads both stream shapes"},
 		Errors: Errors{Shape: OpenAIError, ModelNotFound: ModelNotFound{Format: "The model %s does not exist.", Quote: Backticks, Type: "NotFoundError"},

@@ -59,10 +59,10 @@
 // model name is 404 NotFoundError "The model `X` does not exist.",
 // verbose_json is 400 (Qwen3-ASR has no segment timestamps), a missing file,
 // a body that is not multipart, an unknown response_format or a WAV whose
-// fmt/data chunks cannot be read is 400. sglang-omni answers a wrong model
-// with 404 {"error":{...,"param":"model","code":"model_not_found"}}, a
-// missing file with FastAPI's 422 {"detail":[...]}, everything else with
-// {"detail": "..."}. When more than MaxQueue requests wait, the next one
+// fmt/data chunks cannot be read is 400. sglang-omni does not check the
+// model (form.model or default_model): a request for another model is
+// answered 200 by its own; a missing file is FastAPI's 422
+// {"detail":[...]}, everything else {"detail": "..."}. When more than MaxQueue requests wait, the next one
 // is shed after its upload: vllm with 503 (ShedStatusVLLM, as with
 // --max-num-queued-reqs; without MaxQueue it queues without bound, as vLLM
 // does by default), sglang-omni with 500 {"detail":"The request queue is

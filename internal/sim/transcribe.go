@@ -182,7 +182,9 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		s.badForm(w, err)
 		return
 	}
-	if req.model != "" && req.model != s.cfg.Model {
+	// SGLang-Omni no longer checks the model (form.model or default_model):
+	// a request for another one is served by its own.
+	if req.model != "" && req.model != s.cfg.Model && !s.p().eng.Transcription.IgnoresModel {
 		s.metrics.done(false, timing{}, 0)
 		s.writeModelNotFound(w, req.model)
 		return
