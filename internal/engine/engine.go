@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"slices"
 	"strings"
 )
@@ -68,7 +69,60 @@ type Transcription struct {
 	// that was read.
 	IgnoresModel       bool
 	IgnoresModelSource string
-	Source             string
+	// Chunking is how one HTTP request becomes several engine requests.
+	Chunking Chunking
+	Source   string
+}
+
+// Chunking is how an engine splits one transcription into engine
+// requests: long audio into chunks, and a request without a language
+// into one more that detects it. Where its request counter and stage
+// histograms count engine requests (Counted), one record may be counted
+// several times: EngineRequests bounds how many.
+type Chunking struct {
+	// ClipS: audio longer than this is split (0: never split).
+	ClipS float64
+	// OverlapS: a chunk but the last ends somewhere in the last OverlapS
+	// seconds before ClipS (vLLM looks for the quietest window there), so
+	// chunks but the last are between ClipS-OverlapS and ClipS long.
+	OverlapS float64
+	// IDSuffix is the fmt format appended to the request's id for chunk
+	// i (from 0): "-%d" (vLLM), "-chunk-%d" (SGLang-Omni).
+	IDSuffix string
+	// Streams: streamed requests are split too (else a stream is one
+	// engine request, up to StreamLimitS; longer is refused, 400).
+	Streams      bool
+	StreamLimitS float64 // 0: no limit read
+	// LangDetectSuffix names the extra engine request ("<id>-lang_detect")
+	// a request without language adds on models that detect language
+	// explicitly (LangDetectModels); "" when the engine has none.
+	LangDetectSuffix string
+	LangDetectModels string
+	// Counted: the engine's request counter and stage histograms count
+	// engine requests (vLLM's engine core), not HTTP requests
+	// (SGLang-Omni's middleware).
+	Counted bool
+	Source  string
+}
+
+// EngineRequests bounds how many engine requests one HTTP request of
+// audioS seconds becomes, streamed or not, with or without a language
+// field: at least ceil(audioS/ClipS) chunks, at most ceil(audioS/
+// (ClipS-OverlapS)), and one more without a language where the model may
+// detect it (not for every model: the lower bound does not count it).
+func (c Chunking) EngineRequests(audioS float64, stream, language bool) (lo, hi int) {
+	lo, hi = 1, 1
+	if c.ClipS > 0 && audioS > c.ClipS && (c.Streams || !stream) {
+		lo = int(math.Ceil(audioS / c.ClipS))
+		hi = lo
+		if c.OverlapS > 0 && c.OverlapS < c.ClipS {
+			hi = int(math.Ceil(audioS / (c.ClipS - c.OverlapS)))
+		}
+	}
+	if c.LangDetectSuffix != "" && !language {
+		hi++
+	}
+	return lo, hi
 }
 
 // StreamEvents names the shape of a transcription stream.

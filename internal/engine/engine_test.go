@@ -11,25 +11,32 @@ import (
 // no such thing (each still has its group's Source saying so). Booleans
 // are facts either way. Any other zero field is a missing fact.
 var mayBeEmpty = map[string]bool{
-	"Stream.IDPrefix":                  true, // plain SGLang: not read
-	"Errors.ModelNotFound.Param":       true, // vLLM: null
-	"Errors.ModelNotFound.Code":        true, // vLLM: the status
-	"Metrics.Labels":                   true, // SGLang-Omni, SGLang: model_name only
-	"Metrics.CacheCounters":            true, // SGLang-Omni exposes none
-	"Metrics.CacheCounters.Deprecated": true,
-	"Metrics.Requests.Match":           true,
-	"Metrics.Requests.StatusLabel":     true,
-	"Metrics.Stages.Match":             true, // vLLM: every series counts
-	"Metrics.Stages.Buckets":           true, // plain SGLang: not read
-	"Knobs.Served":                     true, // SGLang-Omni describes itself nowhere
-	"Knobs.Keys.Path":                  true, // a flag no self-description mirrors
-	"Knobs.Keys.Flag":                  true, // a served key no flag sets
-	"Knobs.Expose":                     true, // SGLang serves /get_server_info by default
-	"Shedding.Flag":                    true, // SGLang-Omni: bounded by its config
-	"Shedding.Message":                 true, // plain SGLang: not read
-	"Shedding.Older":                   true, // one message so far
-	"Shedding.DefaultRunning":          true, // vLLM: chosen at start from the GPU (not read)
-	"Metrics.UncountedCaches":          true, // vLLM counts its caches
+	"Stream.IDPrefix":                         true, // plain SGLang: not read
+	"Errors.ModelNotFound.Param":              true, // vLLM: null
+	"Errors.ModelNotFound.Code":               true, // vLLM: the status
+	"Metrics.Labels":                          true, // SGLang-Omni, SGLang: model_name only
+	"Metrics.CacheCounters":                   true, // SGLang-Omni exposes none
+	"Metrics.CacheCounters.Deprecated":        true,
+	"Metrics.Requests.Match":                  true,
+	"Metrics.Requests.StatusLabel":            true,
+	"Metrics.Stages.Match":                    true, // vLLM: every series counts
+	"Metrics.Stages.Buckets":                  true, // plain SGLang: not read
+	"Knobs.Served":                            true, // SGLang-Omni describes itself nowhere
+	"Knobs.Keys.Path":                         true, // a flag no self-description mirrors
+	"Knobs.Keys.Flag":                         true, // a served key no flag sets
+	"Knobs.Expose":                            true, // SGLang serves /get_server_info by default
+	"Shedding.Flag":                           true, // SGLang-Omni: bounded by its config
+	"Shedding.Message":                        true, // plain SGLang: not read
+	"Shedding.Older":                          true, // one message so far
+	"Shedding.DefaultRunning":                 true, // vLLM: chosen at start from the GPU (not read)
+	"Metrics.UncountedCaches":                 true, // vLLM counts its caches
+	"Transcription.Chunking.ClipS":            true, // plain SGLang: not read
+	"Transcription.Chunking.OverlapS":         true, // SGLang-Omni: non-overlapping chunks
+	"Transcription.Chunking.IDSuffix":         true, // plain SGLang: not read
+	"Transcription.Chunking.StreamLimitS":     true, // vLLM splits streams too
+	"Transcription.Chunking.LangDetectSuffix": true, // SGLang-Omni: none
+	"Transcription.Chunking.LangDetectModels": true,
+	"Transcription.IgnoresModelSource":        false,
 }
 
 // TestEveryEngineComplete walks every row of the table: a fact left zero
@@ -188,6 +195,34 @@ func TestShed(t *testing.T) {
 		got, ok := Shed(tc.status, tc.body)
 		if got != tc.engine || ok != (tc.engine != "") {
 			t.Errorf("Shed(%d, %s) = %q, %v; want %q", tc.status, tc.body, got, ok, tc.engine)
+		}
+	}
+}
+
+// TestEngineRequests: vLLM splits 90 s into 3 or 4 chunks of at most 30 s
+// (each but the last ends in its last second: 29 to 30 s), streamed or
+// not, and a request without language may add one language detection;
+// SGLang-Omni splits only non-streamed audio, at 60 s, with no overlap.
+func TestEngineRequests(t *testing.T) {
+	v, _ := ByName(VLLM)
+	sg, _ := ByName(SGLangOmni)
+	for _, tc := range []struct {
+		c                Chunking
+		s                float64
+		stream, language bool
+		lo, hi           int
+	}{
+		{v.Transcription.Chunking, 20, false, true, 1, 1},
+		{v.Transcription.Chunking, 30, false, true, 1, 1},
+		{v.Transcription.Chunking, 90, false, true, 3, 4},
+		{v.Transcription.Chunking, 90, true, true, 3, 4},
+		{v.Transcription.Chunking, 90, false, false, 3, 5},
+		{v.Transcription.Chunking, 20, false, false, 1, 2},
+		{sg.Transcription.Chunking, 90, false, false, 2, 2},
+		{sg.Transcription.Chunking, 90, true, true, 1, 1},
+	} {
+		if lo, hi := tc.c.EngineRequests(tc.s, tc.stream, tc.language); lo != tc.lo || hi != tc.hi {
+			t.Errorf("%s %g s stream=%v language=%v: %d..%d, want %d..%d", tc.c.IDSuffix, tc.s, tc.stream, tc.language, lo, hi, tc.lo, tc.hi)
 		}
 	}
 }

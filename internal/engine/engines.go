@@ -122,7 +122,21 @@ var sglangStages = []StageFamily{
 
 var vllmModels = Models{OwnedBy: "vllm", MaxModelLen: true, Source: "vllm-project/vllm vllm/entrypoints/openai/engine/protocol.py@040a2cc2 (ModelCard)"}
 
+// vllmChunking: SpeechToTextConfig's defaults (max_audio_clip_s 30,
+// overlap_chunk_second 1); a model may set its own clip length (Whisper
+// and Qwen3-ASR: their feature extractor's chunk_length, which the
+// checkpoint's preprocessor_config.json holds: 30 for Whisper, not read
+// for Qwen3-ASR).
+var vllmChunking = Chunking{ClipS: 30, OverlapS: 1, IDSuffix: "-%d", Streams: true,
+	LangDetectSuffix: "-lang_detect", LangDetectModels: "Whisper (supports_explicit_language_detection); not Qwen3-ASR, which names the language in its output",
+	Counted: true,
+	Source: "vllm-project/vllm vllm/frontend/entrypoints/speech_to_text/base/serving.py@055e47c2 and @ad5b1a8e (_decode_and_chunk_speech: split when duration > max_audio_clip_s; " +
+		"engine_request_ids: request_id if one input else f\"{request_id}-{idx}\", streams too; _detect_language(chunks[0], f\"{request_id}-lang_detect\") when language is None and supports_explicit_language_detection), " +
+		"vllm/frontend/processing/multimodal/audio.py@ad5b1a8e (split_audio: each chunk but the last ends at the quietest window of its last overlap_duration_s), " +
+		"vllm/config/speech_to_text.py (SpeechToTextConfig: max_audio_clip_s 30, overlap_chunk_second 1; index, unpinned), vllm/model_executor/models/qwen3_asr.py@b80741ce (max_audio_clip_s=feature_extractor.chunk_length), whisper.py (supports_explicit_language_detection = True; index, unpinned)"}
+
 var vllmTranscription = Transcription{Path: TranscriptionsPath, TextAsJSON: true, MissingFileStatus: http.StatusBadRequest,
+	Chunking:           vllmChunking,
 	IgnoresModelSource: "vllm-project/vllm vllm/frontend/entrypoints/serve/engine/serving.py@b59bccae (_check_model: 404 unless VLLM_SKIP_MODEL_NAME_VALIDATION is set, Knobs.Env)",
 	Source:             "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/api_router.py@029329a8, speech_to_text.py@024e0772 (supports_segment_timestamp); missing file 400: not read (the sim's choice)"}
 
@@ -188,7 +202,11 @@ var table = []*Engine{
 		Name: SGLangOmni, Repo: "sgl-project/sglang-omni", Version: "0.1.4", Facts: sglangOmniFacts,
 		Models: Models{OwnedBy: "sglang-omni", CreatedZero: true, Source: "sgl-project/sglang-omni sglang_omni/serve/protocol.py@1b4b3750 (ModelCard)"},
 		Transcription: Transcription{Path: TranscriptionsPath, VerboseJSON: true, MissingFileStatus: http.StatusUnprocessableEntity,
-			IgnoresModel:       true,
+			IgnoresModel: true,
+			Chunking: Chunking{ClipS: 60, IDSuffix: "-chunk-%d", StreamLimitS: 1200,
+				Source: "charliechenye/sglang-omni sglang_omni/serve/transcriptions.py@70c4540 (2026-08-16) (needs_chunking, plan_audio_chunks: non-streamed audio over max_audio_clip_s, non-overlapping chunks f\"{request_id}-chunk-{span.index}\"; a stream over stream_clip_limit_s is 400 \"stream=true does not support audio longer than ...\"), " +
+					"sglang_omni/models/qwen3_asr/config.py@68abc7e (2026-08-14) (max_audio_clip_s=60.0, max_native_clip_s QWEN3_ASR_MAX_INPUT_SECONDS: the 1200 s stream limit), sglang_omni/config/schema.py@c6bbcc8 (stream_clip_limit_s = max_native_clip_s); " +
+					"which is newer is unclear: the index holds an upstream qwen3_asr/config.py with max_audio_clip_s=30.0 (\"defaults to 30s for scheduling\"); the HTTP middleware counts one per HTTP request either way"},
 			IgnoresModelSource: "sgl-project/sglang-omni sglang_omni/serve/transcriptions.py@a31e5ed0 and charliechenye/sglang-omni@70c4540 (2026-08-16) (model=form.model or default_model, no check; model_not_found is left only in translations.py)",
 			Source:             "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@070fc3b5 (assemble_speech_to_text_response, File(...))"},
 		Stream: Stream{Events: TranscriptEvents, ErrorEvent: TypedError, IDHeader: true, IDPrefix: "transcription-",
@@ -226,6 +244,7 @@ var table = []*Engine{
 		Models: Models{OwnedBy: "sglang", Source: "not read: cmd/benchseal/replay_engine.go's note (SGLang: \"sglang\")"},
 		Transcription: Transcription{Path: TranscriptionsPath, TextAsJSON: true, MissingFileStatus: http.StatusBadRequest,
 			IgnoresModelSource: "not read: assumed to check the model, as vLLM does",
+			Chunking:           Chunking{Source: "not read: SGLang's OpenAI server is not imitated; no chunking assumed"},
 			Source:             "not read: SGLang's OpenAI server is not imitated; shapes assumed vLLM-like"},
 		Stream: Stream{Events: ChunkEvents, ErrorEvent: OpenAIError, DoneAfterError: true,
 			Source: "not read: SGLang's OpenAI server is not imitated; the runner reads both stream shapes"},

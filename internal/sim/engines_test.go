@@ -15,6 +15,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/benchseal/benchseal/internal/testkit"
 )
 
 // These tests hold each persona to its engine's behaviour as read from the
@@ -402,5 +403,50 @@ func TestEngineVLLMOmni(t *testing.T) {
 	}
 	for _, name := range []string{"vllm_omni:num_requests_running", "vllm_omni:num_requests_waiting", "vllm_omni:prompt_tokens_total"} {
 		value(t, f, name)
+	}
+}
+
+// TestChunkedEngineRequests: one HTTP request of 90 s is 4 engine requests
+// on vLLM (chunks of 29 s: its split point is the first quiet window of
+// each chunk's last second), each counted by vllm:request_success_total and
+// observed by its stage histograms, streamed too; a request without
+// language on a model that detects it adds one (lang_detect), one with a
+// language does not. SGLang-Omni's middleware counts HTTP requests: 1.
+func TestChunkedEngineRequests(t *testing.T) {
+	long := testkit.NoiseWAV(90, 3)
+	for _, tc := range []struct {
+		name   string
+		cfg    Config
+		fields []string
+		family string
+		want   float64
+	}{
+		{"vllm 90 s", Config{Persona: PersonaVLLM}, []string{"language", "en"}, "vllm:request_success_total", 4},
+		{"vllm 90 s stream", Config{Persona: PersonaVLLM}, []string{"language", "en", "stream", "true"}, "vllm:request_success_total", 4},
+		{"vllm 90 s no language, lang detect", Config{Persona: PersonaVLLM, LangDetect: true}, nil, "vllm:request_success_total", 5},
+		{"vllm 90 s language, lang detect", Config{Persona: PersonaVLLM, LangDetect: true}, []string{"language", "en"}, "vllm:e2e_request_latency_seconds", 4},
+		{"vllm 20 s chunks of 10 s", Config{Persona: PersonaVLLM, ChunkSeconds: 10}, nil, "vllm:request_success_total", 3},
+		{"vllm no chunking", Config{Persona: PersonaVLLM, ChunkSeconds: -1}, nil, "vllm:request_success_total", 1},
+		{"sglang-omni 90 s", Config{Persona: PersonaSGLangOmni}, nil, "sglang_omni_http_requests_total", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, ts := newTestServer(t, tc.cfg)
+			audio := long
+			if tc.cfg.ChunkSeconds == 10 {
+				audio = testkit.NoiseWAV(20, 3)
+			}
+			if status, body := post(t, t.Context(), ts.URL, audio, tc.fields...); status != 200 {
+				t.Fatalf("%d %s", status, body)
+			}
+			if got := value(t, scrape(t, ts.URL), tc.family); got != tc.want {
+				t.Errorf("%s = %g, want %g", tc.family, got, tc.want)
+			}
+		})
+	}
+	// SGLang-Omni cannot split a stream: one over its 1200 s limit is 400.
+	_, sg := newTestServer(t, Config{Persona: PersonaSGLangOmni})
+	status, body := post(t, t.Context(), sg.URL, testkit.WAV(16000, 1, 16, make([]byte, 2*16000*1201)), "stream", "true")
+	if status != 400 || !strings.Contains(string(body), "stream=true does not support audio longer than 1200 seconds") {
+		t.Errorf("sglang-omni stream of 1201 s: %d %s", status, body)
 	}
 }

@@ -198,6 +198,12 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	if c := s.p().eng.Transcription.Chunking; req.stream && !c.Streams && c.StreamLimitS > 0 && info.Seconds() > c.StreamLimitS {
+		// SGLang-Omni cannot split a stream (transcriptions.py).
+		s.fail(w, http.StatusBadRequest, fmt.Sprintf("stream=true does not support audio longer than %s seconds; use stream=false, which transcribes long audio in chunks",
+			strconv.FormatFloat(c.StreamLimitS, 'g', -1, 64)))
+		return
+	}
 	a := answer{seconds: info.Seconds(), cacheKey: digestOf(req.file)}
 	a.tokens = promptTokens(a.seconds)
 
@@ -291,7 +297,15 @@ func sleepUntil(r *http.Request, t time.Time) bool {
 // the persona's engine writes it.
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a answer, start time.Time, n uint64, begin time.Time, service time.Duration) {
 	id := s.requestID(r)
-	defer s.observeRequest(id, start, begin, service)()
+	ids := s.engineIDs(id, req, a.seconds)
+	defer s.observeRequest(ids, start, begin, service)()
+	// Where the engine counts engine requests (vLLM), each chunk and the
+	// language detection is counted and observed, with the request's
+	// times (its chunks run side by side).
+	counted := 1
+	if s.p().eng.Transcription.Chunking.Counted {
+		counted = len(ids)
+	}
 	text := a.text
 	if s.cfg.RawPrefix {
 		text = RawPrefix + text
@@ -315,7 +329,9 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 		finished := false
 		s.stream(w, r, req, a, text, id, n, begin, service, func() {
 			finished = true
-			s.metrics.done(true, took(), completion)
+			for range counted {
+				s.metrics.done(true, took(), completion)
+			}
 		})
 		if !finished {
 			s.metrics.done(false, timing{}, 0)
@@ -326,7 +342,9 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 		s.metrics.done(false, timing{}, 0)
 		return
 	}
-	s.metrics.done(true, took(), completion)
+	for range counted {
+		s.metrics.done(true, took(), completion)
+	}
 	usage := &usageDuration{Type: "duration", Seconds: int64(math.Ceil(a.seconds))}
 	switch req.responseFormat {
 	case "text":
@@ -367,6 +385,39 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 	default:
 		writeJSON(w, http.StatusOK, transcription{text, usage})
 	}
+}
+
+// engineIDs are the engine requests one transcription becomes (the
+// engine row's Chunking): id alone, or id+"-<i>" (vLLM) / id+"-chunk-<i>"
+// (SGLang-Omni, not streamed) for each chunk of audio longer than ClipS,
+// and vLLM's id+"-lang_detect" first when LangDetect is on and the request
+// names no language. The sim cuts where vLLM's search for a quiet window
+// starts on even audio: every chunk but the last is ClipS-OverlapS long.
+func (s *Server) engineIDs(id string, req *request, seconds float64) []string {
+	c := s.p().eng.Transcription.Chunking
+	var ids []string
+	if s.cfg.LangDetect && c.LangDetectSuffix != "" && req.language == "" {
+		ids = append(ids, id+c.LangDetectSuffix)
+	}
+	clip := s.chunkSeconds()
+	if clip <= 0 || seconds <= clip || (req.stream && !c.Streams) {
+		return append(ids, id)
+	}
+	step := clip - c.OverlapS
+	n := 1 + int(math.Ceil((seconds-clip)/step))
+	for i := range n {
+		ids = append(ids, id+fmt.Sprintf(c.IDSuffix, i))
+	}
+	return ids
+}
+
+// chunkSeconds is the clip length the persona splits at: ChunkSeconds, or
+// the engine row's ClipS.
+func (s *Server) chunkSeconds() float64 {
+	if s.cfg.ChunkSeconds != 0 {
+		return s.cfg.ChunkSeconds
+	}
+	return s.p().eng.Transcription.Chunking.ClipS
 }
 
 // usageDuration is the usage both engines put in a transcription:
