@@ -79,7 +79,6 @@ shuts it down gracefully with exit status 0.`,
 	f.IntVar(&cfg.MaxRunning, "max-running", 0, "requests served at once; the rest queue (0: the engine's default: sglang-omni 64, vllm unlimited)")
 	f.IntVar(&cfg.MaxQueue, "max-queue", 0, "requests queued before shedding (0: unlimited)")
 	f.Float64Var(&cfg.ChunkSeconds, "chunk-seconds", 0, "split longer audio into engine requests, as the engine does (0: the engine's default: vllm 30, sglang-omni 60; negative: never)")
-	f.BoolVar(&cfg.LangDetect, "lang-detect", false, "a request without language adds a language-detection engine request (vLLM with Whisper)")
 	f.BoolVar(&cfg.Cache, "cache", false, sim.CacheHelp())
 	f.Float64Var(&cfg.FailRate, "fail-rate", 0, "fraction of requests that fail with HTTP 500")
 	f.Float64Var(&cfg.WordErrorRate, "word-error-rate", 0, "fraction of reference words substituted in answers")

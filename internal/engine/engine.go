@@ -95,9 +95,11 @@ type Chunking struct {
 	StreamLimitS float64 // 0: no limit read
 	// LangDetectSuffix names the extra engine request ("<id>-lang_detect")
 	// a request without language adds on models that detect language
-	// explicitly (LangDetectModels); "" when the engine has none.
+	// explicitly; "" when the engine has none. LangDetectModel is what
+	// the served model's name contains (any case) on such models: the
+	// architecture decides, and a run records only the name.
 	LangDetectSuffix string
-	LangDetectModels string
+	LangDetectModel  string
 	// Counted: the engine's request counter and stage histograms count
 	// engine requests (vLLM's engine core), not HTTP requests
 	// (SGLang-Omni's middleware).
@@ -105,12 +107,18 @@ type Chunking struct {
 	Source  string
 }
 
+// DetectsLanguage says whether a request without language to model
+// adds a language-detection engine request.
+func (c Chunking) DetectsLanguage(model string, language bool) bool {
+	return c.LangDetectSuffix != "" && !language && c.LangDetectModel != "" &&
+		strings.Contains(strings.ToLower(model), c.LangDetectModel)
+}
+
 // EngineRequests bounds how many engine requests one HTTP request of
-// audioS seconds becomes, streamed or not, with or without a language
-// field: at least ceil(audioS/ClipS) chunks, at most ceil(audioS/
-// (ClipS-OverlapS)), and one more without a language where the model may
-// detect it (not for every model: the lower bound does not count it).
-func (c Chunking) EngineRequests(audioS float64, stream, language bool) (lo, hi int) {
+// audioS seconds becomes, streamed or not: at least ceil(audioS/ClipS)
+// chunks, at most ceil(audioS/(ClipS-OverlapS)), and one more with
+// langDetect (DetectsLanguage).
+func (c Chunking) EngineRequests(audioS float64, stream, langDetect bool) (lo, hi int) {
 	lo, hi = 1, 1
 	if c.ClipS > 0 && audioS > c.ClipS && (c.Streams || !stream) {
 		lo = int(math.Ceil(audioS / c.ClipS))
@@ -119,7 +127,8 @@ func (c Chunking) EngineRequests(audioS float64, stream, language bool) (lo, hi 
 			hi = int(math.Ceil(audioS / (c.ClipS - c.OverlapS)))
 		}
 	}
-	if c.LangDetectSuffix != "" && !language {
+	if langDetect {
+		lo++
 		hi++
 	}
 	return lo, hi

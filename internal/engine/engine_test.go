@@ -35,7 +35,7 @@ var mayBeEmpty = map[string]bool{
 	"Transcription.Chunking.IDSuffix":         true, // plain SGLang: not read
 	"Transcription.Chunking.StreamLimitS":     true, // vLLM splits streams too
 	"Transcription.Chunking.LangDetectSuffix": true, // SGLang-Omni: none
-	"Transcription.Chunking.LangDetectModels": true,
+	"Transcription.Chunking.LangDetectModel":  true,
 	"Transcription.IgnoresModelSource":        false,
 }
 
@@ -206,23 +206,36 @@ func TestShed(t *testing.T) {
 func TestEngineRequests(t *testing.T) {
 	v, _ := ByName(VLLM)
 	sg, _ := ByName(SGLangOmni)
+	vc, sc := v.Transcription.Chunking, sg.Transcription.Chunking
 	for _, tc := range []struct {
-		c                Chunking
-		s                float64
-		stream, language bool
-		lo, hi           int
+		c                  Chunking
+		s                  float64
+		stream, langDetect bool
+		lo, hi             int
 	}{
-		{v.Transcription.Chunking, 20, false, true, 1, 1},
-		{v.Transcription.Chunking, 30, false, true, 1, 1},
-		{v.Transcription.Chunking, 90, false, true, 3, 4},
-		{v.Transcription.Chunking, 90, true, true, 3, 4},
-		{v.Transcription.Chunking, 90, false, false, 3, 5},
-		{v.Transcription.Chunking, 20, false, false, 1, 2},
-		{sg.Transcription.Chunking, 90, false, false, 2, 2},
-		{sg.Transcription.Chunking, 90, true, true, 1, 1},
+		{vc, 20, false, false, 1, 1},
+		{vc, 30, false, false, 1, 1},
+		{vc, 90, false, false, 3, 4},
+		{vc, 90, true, false, 3, 4},
+		{vc, 90, false, true, 4, 5},
+		{vc, 20, false, true, 2, 2},
+		{sc, 90, false, false, 2, 2},
+		{sc, 90, true, false, 1, 1},
 	} {
-		if lo, hi := tc.c.EngineRequests(tc.s, tc.stream, tc.language); lo != tc.lo || hi != tc.hi {
-			t.Errorf("%s %g s stream=%v language=%v: %d..%d, want %d..%d", tc.c.IDSuffix, tc.s, tc.stream, tc.language, lo, hi, tc.lo, tc.hi)
+		if lo, hi := tc.c.EngineRequests(tc.s, tc.stream, tc.langDetect); lo != tc.lo || hi != tc.hi {
+			t.Errorf("%s %g s stream=%v langDetect=%v: %d..%d, want %d..%d", tc.c.IDSuffix, tc.s, tc.stream, tc.langDetect, lo, hi, tc.lo, tc.hi)
+		}
+	}
+	for _, tc := range []struct {
+		model    string
+		language bool
+		want     bool
+	}{{"openai/whisper-large-v3", false, true}, {"openai/Whisper-small", false, true}, {"openai/whisper-large-v3", true, false}, {"Qwen/Qwen3-ASR-1.7B", false, false}} {
+		if got := vc.DetectsLanguage(tc.model, tc.language); got != tc.want {
+			t.Errorf("vLLM DetectsLanguage(%q, %v) = %v", tc.model, tc.language, got)
+		}
+		if sc.DetectsLanguage(tc.model, tc.language) {
+			t.Errorf("SGLang-Omni detects language for %q", tc.model)
 		}
 	}
 }

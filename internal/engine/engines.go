@@ -128,12 +128,12 @@ var vllmModels = Models{OwnedBy: "vllm", MaxModelLen: true, Source: "vllm-projec
 // checkpoint's preprocessor_config.json holds: 30 for Whisper, not read
 // for Qwen3-ASR).
 var vllmChunking = Chunking{ClipS: 30, OverlapS: 1, IDSuffix: "-%d", Streams: true,
-	LangDetectSuffix: "-lang_detect", LangDetectModels: "Whisper (supports_explicit_language_detection); not Qwen3-ASR, which names the language in its output",
+	LangDetectSuffix: "-lang_detect", LangDetectModel: "whisper", // Whisper's classes set supports_explicit_language_detection; Qwen3-ASR names the language in its output
 	Counted: true,
 	Source: "vllm-project/vllm vllm/frontend/entrypoints/speech_to_text/base/serving.py@055e47c2 and @ad5b1a8e (_decode_and_chunk_speech: split when duration > max_audio_clip_s; " +
 		"engine_request_ids: request_id if one input else f\"{request_id}-{idx}\", streams too; _detect_language(chunks[0], f\"{request_id}-lang_detect\") when language is None and supports_explicit_language_detection), " +
 		"vllm/frontend/processing/multimodal/audio.py@ad5b1a8e (split_audio: each chunk but the last ends at the quietest window of its last overlap_duration_s), " +
-		"vllm/config/speech_to_text.py (SpeechToTextConfig: max_audio_clip_s 30, overlap_chunk_second 1; index, unpinned), vllm/model_executor/models/qwen3_asr.py@b80741ce (max_audio_clip_s=feature_extractor.chunk_length), whisper.py (supports_explicit_language_detection = True; index, unpinned)"}
+		"vllm/config/speech_to_text.py (SpeechToTextConfig: max_audio_clip_s 30, overlap_chunk_second 1; index, unpinned), vllm/model_executor/models/qwen3_asr.py@b80741ce (max_audio_clip_s=feature_extractor.chunk_length), whisper.py (supports_explicit_language_detection = True; index, unpinned); that a model's name says Whisper: assumption"}
 
 var vllmTranscription = Transcription{Path: TranscriptionsPath, TextAsJSON: true, MissingFileStatus: http.StatusBadRequest,
 	Chunking:           vllmChunking,

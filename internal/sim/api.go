@@ -62,11 +62,6 @@ type Config struct {
 	// row's Transcription.Chunking; 0: its ClipS, vllm 30 s, sglang-omni
 	// 60 s; negative: never split).
 	ChunkSeconds float64
-	// LangDetect: the served model detects the language with an engine
-	// request of its own when a request names none (vLLM's
-	// "<id>-lang_detect", Whisper's supports_explicit_language_detection;
-	// Qwen3-ASR has none, so it is off by default).
-	LangDetect bool
 
 	// RawPrefix puts RawPrefix before every transcript (plain, JSON and
 	// streamed), as some engines serving Qwen3-ASR do.

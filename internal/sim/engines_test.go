@@ -423,8 +423,8 @@ func TestChunkedEngineRequests(t *testing.T) {
 	}{
 		{"vllm 90 s", Config{Persona: PersonaVLLM}, []string{"language", "en"}, "vllm:request_success_total", 4},
 		{"vllm 90 s stream", Config{Persona: PersonaVLLM}, []string{"language", "en", "stream", "true"}, "vllm:request_success_total", 4},
-		{"vllm 90 s no language, lang detect", Config{Persona: PersonaVLLM, LangDetect: true}, nil, "vllm:request_success_total", 5},
-		{"vllm 90 s language, lang detect", Config{Persona: PersonaVLLM, LangDetect: true}, []string{"language", "en"}, "vllm:e2e_request_latency_seconds", 4},
+		{"vllm 90 s no language, lang detect", Config{Persona: PersonaVLLM, Model: "openai/whisper-large-v3"}, nil, "vllm:request_success_total", 5},
+		{"vllm 90 s language, lang detect", Config{Persona: PersonaVLLM, Model: "openai/whisper-large-v3"}, []string{"language", "en"}, "vllm:e2e_request_latency_seconds", 4},
 		{"vllm 20 s chunks of 10 s", Config{Persona: PersonaVLLM, ChunkSeconds: 10}, nil, "vllm:request_success_total", 3},
 		{"vllm no chunking", Config{Persona: PersonaVLLM, ChunkSeconds: -1}, nil, "vllm:request_success_total", 1},
 		{"sglang-omni 90 s", Config{Persona: PersonaSGLangOmni}, nil, "sglang_omni_http_requests_total", 1},

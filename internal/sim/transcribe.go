@@ -390,13 +390,13 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 // engineIDs are the engine requests one transcription becomes (the
 // engine row's Chunking): id alone, or id+"-<i>" (vLLM) / id+"-chunk-<i>"
 // (SGLang-Omni, not streamed) for each chunk of audio longer than ClipS,
-// and vLLM's id+"-lang_detect" first when LangDetect is on and the request
-// names no language. The sim cuts where vLLM's search for a quiet window
+// and vLLM's id+"-lang_detect" first when the request names no language
+// and the served model detects it (a Whisper, by its name). The sim cuts where vLLM's search for a quiet window
 // starts on even audio: every chunk but the last is ClipS-OverlapS long.
 func (s *Server) engineIDs(id string, req *request, seconds float64) []string {
 	c := s.p().eng.Transcription.Chunking
 	var ids []string
-	if s.cfg.LangDetect && c.LangDetectSuffix != "" && req.language == "" {
+	if c.DetectsLanguage(s.cfg.Model, req.language != "") {
 		ids = append(ids, id+c.LangDetectSuffix)
 	}
 	clip := s.chunkSeconds()
@@ -404,6 +404,9 @@ func (s *Server) engineIDs(id string, req *request, seconds float64) []string {
 		return append(ids, id)
 	}
 	step := clip - c.OverlapS
+	if step <= 0 {
+		step = clip // a clip no longer than the overlap: cut at the clip
+	}
 	n := 1 + int(math.Ceil((seconds-clip)/step))
 	for i := range n {
 		ids = append(ids, id+fmt.Sprintf(c.IDSuffix, i))
