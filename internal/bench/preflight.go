@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/engine"
@@ -73,39 +74,37 @@ func Models(ctx context.Context, client *http.Client, t Target, apiKey string) (
 	return ids, err
 }
 
-// listModels is Models, and the engine that ignores the model field when
-// /v1/models names one (parseModels).
-func listModels(ctx context.Context, client *http.Client, t Target, apiKey string) ([]string, string, error) {
+// listModels is Models, and the engine /v1/models names (parseModels).
+func listModels(ctx context.Context, client *http.Client, t Target, apiKey string) ([]string, *engine.Engine, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(t.URL, "/")+"/v1/models", nil)
 	if err != nil {
-		return nil, "", &TargetError{t.Name, t.URL, err}
+		return nil, nil, &TargetError{t.Name, t.URL, err}
 	}
 	if apiKey != "" {
 		req.Header.Set("Authorization", "Bearer "+apiKey)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, "", &TargetError{t.Name, t.URL, unwrapURLError(err)}
+		return nil, nil, &TargetError{t.Name, t.URL, unwrapURLError(err)}
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if err != nil {
-		return nil, "", &TargetError{t.Name, t.URL, err}
+		return nil, nil, &TargetError{t.Name, t.URL, err}
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, "", &TargetError{t.Name, t.URL, fmt.Errorf("GET /v1/models: HTTP %d %s", resp.StatusCode, safeString(b, 200))}
+		return nil, nil, &TargetError{t.Name, t.URL, fmt.Errorf("GET /v1/models: HTTP %d %s", resp.StatusCode, safeString(b, 200))}
 	}
-	ids, ignores, err := parseModels(b)
+	ids, eng, err := parseModels(b)
 	if err != nil {
-		return nil, "", &TargetError{t.Name, t.URL, fmt.Errorf("GET /v1/models: not a model list: %w", err)}
+		return nil, nil, &TargetError{t.Name, t.URL, fmt.Errorf("GET /v1/models: not a model list: %w", err)}
 	}
-	return ids, ignores, nil
+	return ids, eng, nil
 }
 
 // parseModels reads a /v1/models answer: the ids, sorted, and the engine
-// whose row says it does not check the model on transcriptions, when an
-// entry's owned_by names one ("" otherwise).
-func parseModels(b []byte) (ids []string, ignores string, err error) {
+// an entry's owned_by names (nil when none does).
+func parseModels(b []byte) (ids []string, eng *engine.Engine, err error) {
 	var list struct {
 		Data []struct {
 			ID      string `json:"id"`
@@ -113,26 +112,30 @@ func parseModels(b []byte) (ids []string, ignores string, err error) {
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(b, &list); err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
 	for _, m := range list.Data {
 		ids = append(ids, m.ID)
-		if e, ok := engine.ByOwnedBy(m.OwnedBy); ok && e.Transcription.IgnoresModel {
-			ignores = e.Name
+		if e, ok := engine.ByOwnedBy(m.OwnedBy); ok {
+			eng = e
 		}
 	}
 	slices.Sort(ids)
-	return ids, ignores, nil
+	return ids, eng, nil
 }
 
 // preflight checks every target answers and settles its model.
-func preflight(ctx context.Context, cfg *config, targets []Target) ([]Target, error) {
+func preflight(ctx context.Context, cfg *config, targets []Target, corpus []Clip, stream bool) ([]Target, error) {
 	out := slices.Clone(targets)
 	for i, t := range out {
 		client := &http.Client{Timeout: min(cfg.timeout, preflightTimeout)}
-		models, ignores, err := listModels(ctx, client, t, cfg.apiKey)
+		models, eng, err := listModels(ctx, client, t, cfg.apiKey)
 		if err != nil {
 			return nil, err
+		}
+		ignores := ""
+		if eng != nil && eng.Transcription.IgnoresModel {
+			ignores = eng.Name
 		}
 		switch {
 		case t.Model == "" && len(models) == 1:
@@ -150,8 +153,63 @@ func preflight(ctx context.Context, cfg *config, targets []Target) ([]Target, er
 		case !slices.Contains(models, t.Model):
 			cfg.progress.Warnf("target %q does not list model %q in /v1/models; it lists: %s", t.Name, t.Model, strings.Join(models, ", "))
 		}
+		if w := chunkWarning(t.Name, eng, out[i].Model, t.Fields["language"] != "", corpus, stream); w != "" {
+			cfg.progress.Warnf("%s", w)
+		}
 	}
 	return out, nil
+}
+
+// chunkWarning names the clips longer than the target's engine splits in
+// one request (internal/engine's Chunking; every engine's limit when
+// /v1/models named none), and what that does to its counters: "" when
+// none is.
+func chunkWarning(target string, eng *engine.Engine, model string, language bool, corpus []Clip, stream bool) string {
+	engines := engine.All()
+	if eng != nil {
+		engines = []*engine.Engine{eng}
+	}
+	var parts []string
+	for _, e := range engines {
+		c := e.Transcription.Chunking
+		if c.ClipS <= 0 || (stream && !c.Streams) {
+			continue
+		}
+		var long []string
+		most := 0.0
+		for _, cl := range corpus {
+			if s := cl.WAV.Seconds(); s > c.ClipS {
+				long = append(long, cl.ID)
+				most = max(most, s)
+			}
+		}
+		if len(long) == 0 {
+			continue
+		}
+		lo, hi := c.EngineRequests(most, stream, c.DetectsLanguage(model, language))
+		n := fmt.Sprintf("%d clips are", len(long))
+		if len(long) == 1 {
+			n = "1 clip is"
+		}
+		p := fmt.Sprintf("%s longer than %s's %s s chunk limit (%s), so %s splits each request of them (the longest, %.1f s: %d to %d engine requests)",
+			n, e.Name, strconv.FormatFloat(c.ClipS, 'g', -1, 64), firstN(long, 3), e.Name, most, lo, hi)
+		if c.Counted {
+			p += ", and its request counter and stage histograms count each engine request"
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("target %q: %s", target, strings.Join(parts, "; "))
+}
+
+// firstN lists up to n of ids, then how many more.
+func firstN(ids []string, n int) string {
+	if len(ids) <= n {
+		return strings.Join(ids, ", ")
+	}
+	return strings.Join(ids[:n], ", ") + fmt.Sprintf(" and %d more", len(ids)-n)
 }
 
 // unwrapURLError drops net/url's `Get "...": ` wrapper: the message names
