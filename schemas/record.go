@@ -40,6 +40,10 @@ const (
 	// does, with Content-Type application/json); the transcript is that
 	// field, not the body.
 	NoteJSONBody = "json_body"
+	// NoteSubtitleCues: a subtitle format (srt, vtt) was asked for and
+	// answered; the transcript is its cues' text, numbers, timings and
+	// tags dropped, never the body whole.
+	NoteSubtitleCues = "subtitle_cues"
 )
 
 // Record is one line of records/<target>/c<C>-r<R>.jsonl: one request,
@@ -78,6 +82,7 @@ type Record struct {
 	RequestID       string `json:"request_id,omitempty"`
 	ServerRequestID string `json:"server_request_id,omitempty"`
 	// ResponseNote says the response was read other than as asked
-	// (NoteJSONBody); absent when it was read as asked.
+	// (NoteJSONBody) or how a subtitle was read (NoteSubtitleCues);
+	// absent when it was read as asked.
 	ResponseNote string `json:"response_note,omitempty"`
 }

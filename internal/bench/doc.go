@@ -54,7 +54,9 @@
 // as an object with a "text" string, yields that "text" whatever
 // response_format was requested, and when a plain format (text, srt, vtt)
 // was asked the record says so (response_note "json_body"): vLLM answers
-// response_format=text with {"text","usage"} as application/json. A
+// response_format=text with {"text","usage"} as application/json. An srt
+// or vtt answer is scored by its cues' text, numbers, timings and tags
+// dropped (response_note "subtitle_cues"), never as the body whole. A
 // stream succeeds only when it ends as its engine ends a good one: a final
 // event (a choice with finish_reason, vLLM; transcript.text.done,
 // SGLang-Omni) and then data: [DONE]. An error event (vLLM

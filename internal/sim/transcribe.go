@@ -111,7 +111,7 @@ func parseRequest(r *http.Request) (*request, error) {
 	switch req.responseFormat {
 	case "", "json":
 		req.responseFormat = "json"
-	case "text", "verbose_json":
+	case "text", "verbose_json", "diarized_json", "srt", "vtt": // checkFormat: what the engine serves
 	default:
 		return nil, fmt.Errorf("unsupported response_format %q (json, text or verbose_json)", req.responseFormat)
 	}
@@ -129,17 +129,30 @@ func (s *Server) badForm(w http.ResponseWriter, err error) {
 	s.fail(w, http.StatusBadRequest, err.Error())
 }
 
-// checkFormat refuses what the persona's Qwen3-ASR refuses: vLLM any
+// checkFormat refuses what the persona's Qwen3-ASR refuses. vLLM: any
 // verbose_json (supports_segment_timestamp=False, speech_to_text.py
-// @024e0772); SGLang-Omni verbose_json with stream=true
-// (speech_to_text.py @070fc3b5).
+// @024e0772), diarized_json (supports_diarized_transcription=False), srt
+// and vtt (not in its allow-list; base/serving.py @055e47c2).
+// SGLang-Omni: a stream in any format but json or text, diarized_json
+// (not its format), srt and vtt (Qwen3-ASR has no segment timestamps;
+// speech_to_text.py @f9f24e5a).
 func (s *Server) checkFormat(req *request) string {
 	p := s.p()
+	vllm := p.eng.Transcription.TextAsJSON
+	subtitle := req.responseFormat == "srt" || req.responseFormat == "vtt"
 	switch {
+	case vllm && subtitle:
+		return "Currently only support response_format: `text`, `json`, `verbose_json` or `diarized_json`"
+	case vllm && req.responseFormat == "diarized_json":
+		return fmt.Sprintf("Currently do not support diarized_json for %s", s.cfg.Model)
+	case !vllm && req.responseFormat == "diarized_json":
+		return fmt.Sprintf("unsupported response_format %q (json, text or verbose_json)", req.responseFormat)
 	case req.responseFormat == "verbose_json" && !p.eng.Transcription.VerboseJSON:
 		return fmt.Sprintf("Currently do not support verbose_json for %s", s.cfg.Model)
-	case req.responseFormat == "verbose_json" && req.stream:
-		return "stream=true supports only response_format 'json' or 'text', got 'verbose_json'"
+	case !vllm && req.stream && req.responseFormat != "json" && req.responseFormat != "text":
+		return fmt.Sprintf("stream=true supports only response_format 'json' or 'text', got '%s'", req.responseFormat)
+	case !vllm && subtitle:
+		return fmt.Sprintf("response_format '%s' requires a segment-timestamp capability", req.responseFormat)
 	}
 	return ""
 }
