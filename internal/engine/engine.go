@@ -325,6 +325,23 @@ type Knobs struct {
 	// quotes it, and only the CLI names its flags (a knob-not-observed
 	// finding gets them from cmd/benchseal/verify.go).
 	Expose string
+	// Outcome are settings that change what a request is answered
+	// (admission, errors, caches, limits) without being one of
+	// KnobNames: read from a launch command or its environment where it
+	// shows them, and recorded with what they change.
+	Outcome []OutcomeKnob
+	Source  string
+}
+
+// OutcomeKnob is one engine setting that changes outcomes.
+type OutcomeKnob struct {
+	// Name is an environment variable (VLLM_...) or a launch flag
+	// ("--enable-server-load-tracking"); a flag ending in "." is a prefix
+	// (SGLang-Omni's --stages.asr.factory_args.<name>).
+	Name string
+	Env  bool // an environment variable, not a flag
+	// Effect says what it changes, in a reader's terms.
+	Effect string
 	Source string
 }
 

@@ -25,6 +25,7 @@ var mayBeEmpty = map[string]bool{
 	"Knobs.Keys.Path":                         true, // a flag no self-description mirrors
 	"Knobs.Keys.Flag":                         true, // a served key no flag sets
 	"Knobs.Expose":                            true, // SGLang serves /get_server_info by default
+	"Knobs.Outcome":                           true, // plain SGLang: not read
 	"Shedding.Flag":                           true, // SGLang-Omni: bounded by its config
 	"Shedding.Message":                        true, // plain SGLang: not read
 	"Shedding.Older":                          true, // one message so far

@@ -159,8 +159,32 @@ var vllmKnobs = Knobs{Served: []string{"/server_info?config_format=json", "/metr
 		{Knob: KnobPrefixCaching, Path: "enable_prefix_caching"},
 		{Knob: KnobPrefixCaching, Flag: "--no-enable-prefix-caching", Negate: true, Bare: true},
 	},
-	Expose: "start vLLM with VLLM_SERVER_DEV_MODE=1 (its /server_info) or keep its /metrics reachable (vllm:cache_config_info)",
-	Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/server_info.py@4652ef5d (VLLM_SERVER_DEV_MODE only), vllm/v1/metrics/loggers.py@005a810b (vllm:cache_config_info); flags: vllm/engine/arg_utils.py (not re-read)"}
+	Expose:  "start vLLM with VLLM_SERVER_DEV_MODE=1 (its /server_info) or keep its /metrics reachable (vllm:cache_config_info)",
+	Outcome: vllmOutcome,
+	Source:  "vllm-project/vllm vllm/entrypoints/serve/instrumentator/server_info.py@4652ef5d (VLLM_SERVER_DEV_MODE only), vllm/v1/metrics/loggers.py@005a810b (vllm:cache_config_info); flags: vllm/engine/arg_utils.py (not re-read)"}
+
+// vllmOutcome: the settings of vLLM that change what a transcription is
+// answered.
+var vllmOutcome = []OutcomeKnob{
+	{Name: "VLLM_SKIP_MODEL_NAME_VALIDATION", Env: true,
+		Effect: "a request for a model the server does not serve is answered (200) instead of 404 \"The model `X` does not exist.\"",
+		Source: "vllm-project/vllm vllm/envs.py (VLLM_SKIP_MODEL_NAME_VALIDATION: bool = False, PR #34676, 0.21; index, unpinned), vllm/frontend/entrypoints/serve/engine/serving.py@b59bccae (_check_model)"},
+	{Name: "VLLM_MAX_AUDIO_CLIP_FILESIZE_MB", Env: true,
+		Effect: "an upload larger is refused 400 \"Maximum file size exceeded\" (param audio_filesize_mb): a corpus problem, not a model failure",
+		Source: "vllm-project/vllm vllm/frontend/entrypoints/speech_to_text/base/utils.py@b59bccae (read_upload_with_limit)"},
+	{Name: "VLLM_MAX_AUDIO_DECODE_DURATION_S", Env: true,
+		Effect: "audio that decodes longer is refused 400: a corpus problem, not a model failure",
+		Source: "vllm-project/vllm vllm/frontend/entrypoints/speech_to_text/base/serving.py@055e47c2 (load_audio(max_duration_s=envs.VLLM_MAX_AUDIO_DECODE_DURATION_S))"},
+	{Name: "VLLM_MAX_AUDIO_DECODE_BYTES", Env: true,
+		Effect: "audio that decodes to more bytes is refused 400: a corpus problem, not a model failure",
+		Source: "vllm-project/vllm vllm/frontend/entrypoints/speech_to_text/base/serving.py@055e47c2 (load_audio(max_decode_bytes=envs.VLLM_MAX_AUDIO_DECODE_BYTES))"},
+	{Name: "--enable-server-load-tracking",
+		Effect: "GET /load answers {\"server_load\"}, the requests in flight as the server counts them",
+		Source: "vllm-project/vllm vllm/frontend/entrypoints/serve/instrumentator/basic.py@055e47c2 (/load)"},
+	{Name: "--max-num-queued-reqs",
+		Effect: "the queue is bounded and the server sheds beyond it (Shedding)",
+		Source: "issue 10 / ENGINES.md (not re-read here)"},
+}
 
 var vllmShedding = Shedding{Flag: "--max-num-queued-reqs", Status: http.StatusServiceUnavailable, Shape: OpenAIError,
 	Message: "The server is overloaded: too many requests queued.", AfterUpload: true,
@@ -225,6 +249,18 @@ var table = []*Engine{
 			Source:          "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (no cache counter; 404 unless metrics are enabled)"},
 		Knobs: Knobs{Keys: sglangKnobKeys,
 			Expose: "SGLang-Omni has no self-description, so record its launch command or its config",
+			Outcome: []OutcomeKnob{
+				{Name: "--max_queued_requests", Effect: "the queue (waiting and request builds pending) is bounded and the server sheds beyond it with 500 \"The request queue is full.\"",
+					Source: "charliechenye/sglang-omni sglang_omni/cli/serve.py@c6bbcc8 (--max_queued_requests), sglang_omni/scheduling/omni_scheduler.py@0f7521a (_waiting_queue_is_full)"},
+				{Name: "--stages.asr.factory_args.pre_lm_cache_", Effect: "sizes or (0) disables the pre-LM encoder cache that answers identical audio without counting it (Metrics.UncountedCaches)",
+					Source: "sgl-project/sglang-omni (index, docs: --stages.asr.factory_args.pre_lm_cache_max_entries=0 --stages.asr.factory_args.pre_lm_cache_size_bytes=0), charliechenye/sglang-omni sglang_omni/models/qwen3_asr/config.py@68abc7e"},
+				{Name: "--stages.asr.factory_args.enable_pre_lm_encoder", Effect: "turns the pre-LM encoder (and its cache) on or off",
+					Source: "charliechenye/sglang-omni sglang_omni/models/qwen3_asr/config.py@68abc7e"},
+				{Name: "--stages.asr.factory_args.prefill_coalesce_", Effect: "how many requests prefill waits to batch and for how long (16 requests or 40 ms by default): latency at low concurrency",
+					Source: "charliechenye/sglang-omni sglang_omni/models/qwen3_asr/config.py@68abc7e"},
+				{Name: "--stages.asr.factory_args.request_build_max_", Effect: "request-build workers and builds in flight (8 and 32 by default)",
+					Source: "charliechenye/sglang-omni sglang_omni/models/qwen3_asr/config.py@68abc7e, sglang_omni/scheduling/omni_scheduler.py@0f7521a"},
+			},
 			Source: "sgl-project/sglang-omni sglang_omni/serve/openai_api.py@022b6a3d, launcher.py@03c8f159 (ENGINES.md), openai_api.py@2489a10e: no self-description; flags are SGLang's server args its launcher passes on"},
 		Shedding: Shedding{Flag: "--max_queued_requests", Status: http.StatusInternalServerError, Shape: FastAPIDetail,
 			Message: "The request queue is full.", Older: []string{"request-build backlog is full"}, AfterUpload: true,
