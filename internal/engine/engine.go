@@ -185,7 +185,28 @@ type Errors struct {
 	// message (%s is the model, quoted as ModelQuote says), type, param
 	// and code ("" code: the HTTP status, as a number).
 	ModelNotFound ModelNotFound
-	Source        string
+	// AudioRefusals are messages of the 400s it refuses the audio itself
+	// with (too large, too long, empty, undecodable): a corpus problem,
+	// not a model failure. AudioRefusalsSource says where they were read.
+	AudioRefusals       []string
+	AudioRefusalsSource string
+	Source              string
+}
+
+// AudioRefused reports whether a 400 answer is some engine's refusal of
+// the audio itself (Errors.AudioRefusals), and which engine's.
+func AudioRefused(status int, body string) (string, bool) {
+	if status != 400 {
+		return "", false
+	}
+	for _, e := range table {
+		for _, m := range e.Errors.AudioRefusals {
+			if strings.Contains(body, m) {
+				return e.Name, true
+			}
+		}
+	}
+	return "", false
 }
 
 // ModelNotFound is an engine's answer to a request for a model it does

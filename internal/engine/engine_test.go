@@ -25,6 +25,7 @@ var mayBeEmpty = map[string]bool{
 	"Knobs.Keys.Path":                         true, // a flag no self-description mirrors
 	"Knobs.Keys.Flag":                         true, // a served key no flag sets
 	"Knobs.Expose":                            true, // SGLang serves /get_server_info by default
+	"Errors.AudioRefusals":                    true, // plain SGLang: not read
 	"Knobs.Outcome":                           true, // plain SGLang: not read
 	"Shedding.Flag":                           true, // SGLang-Omni: bounded by its config
 	"Shedding.Message":                        true, // plain SGLang: not read
@@ -237,6 +238,27 @@ func TestEngineRequests(t *testing.T) {
 		}
 		if sc.DetectsLanguage(tc.model, tc.language) {
 			t.Errorf("SGLang-Omni detects language for %q", tc.model)
+		}
+	}
+}
+
+// TestAudioRefused: a 400 refusing the audio itself is told apart from
+// other 400s (a wrong format, a wrong field).
+func TestAudioRefused(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		body   string
+		engine string
+	}{
+		{400, `{"error":{"message":"Maximum file size exceeded","type":"BadRequestError","param":"audio_filesize_mb","code":400}}`, VLLM},
+		{400, `{"detail":"Uploaded audio file is empty"}`, SGLangOmni},
+		{400, `{"detail":"stream=true does not support audio longer than 1200 seconds; use stream=false, which transcribes long audio in chunks"}`, SGLangOmni},
+		{400, `{"error":{"message":"Currently do not support verbose_json for m"}}`, ""},
+		{500, `{"detail":"Uploaded audio file is empty"}`, ""},
+	} {
+		got, ok := AudioRefused(tc.status, tc.body)
+		if got != tc.engine || ok != (tc.engine != "") {
+			t.Errorf("AudioRefused(%d, %s) = %q, %v; want %q", tc.status, tc.body, got, ok, tc.engine)
 		}
 	}
 }

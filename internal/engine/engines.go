@@ -144,8 +144,10 @@ var vllmStream = Stream{Events: ChunkEvents, ErrorEvent: OpenAIError, DoneAfterE
 	Source: "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/speech_to_text.py@024e0772 (_speech_to_text_stream_generator, create_streaming_error_response), engine/serving.py@619e4b31 (_base_request_id)"}
 
 var vllmErrors = Errors{Shape: OpenAIError,
-	ModelNotFound: ModelNotFound{Format: "The model %s does not exist.", Quote: Backticks, Type: "NotFoundError"},
-	Source:        "vllm-project/vllm vllm/entrypoints/openai/engine/serving.py@619e4b31 (_check_model)"}
+	ModelNotFound:       ModelNotFound{Format: "The model %s does not exist.", Quote: Backticks, Type: "NotFoundError"},
+	AudioRefusals:       []string{"Maximum file size exceeded", "Invalid or unsupported audio file."},
+	AudioRefusalsSource: "vllm-project/vllm vllm/frontend/entrypoints/speech_to_text/base/utils.py@b59bccae (read_upload_with_limit: VLLM_MAX_AUDIO_CLIP_FILESIZE_MB), base/serving.py@055e47c2 (_decode_and_chunk_speech: \"Invalid or unsupported audio file.\"; load_audio's max_duration_s and max_decode_bytes refusals raise ValueError, their messages not read)",
+	Source:              "vllm-project/vllm vllm/entrypoints/openai/engine/serving.py@619e4b31 (_check_model)"}
 
 var vllmKnobs = Knobs{Served: []string{"/server_info?config_format=json", "/metrics", "/version"},
 	Keys: []KnobKey{
@@ -237,7 +239,10 @@ var table = []*Engine{
 			Source: "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@070fc3b5 (speech_to_text_stream), transcriptions.py@0ac0a86e (request_id)"},
 		Errors: Errors{Shape: FastAPIDetail,
 			ModelNotFound: ModelNotFound{Format: "The model %s does not exist.", Quote: PyRepr, Type: "invalid_request_error", Param: "model", Code: "model_not_found"},
-			Source:        "sgl-project/sglang-omni sglang_omni/serve/speech_errors.py@0ac0a86e (resolve_served_model), transcriptions.py@0ac0a86e (HTTPException); since then on /v1/audio/translations only (Transcription.IgnoresModel)"},
+			AudioRefusals: []string{"Uploaded audio file is empty", "accepts audio up to", "could not decode the uploaded audio", "stream=true does not support audio longer than"},
+			AudioRefusalsSource: "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@f9f24e5a and charliechenye/sglang-omni@70c4540 (read_and_validate_speech_to_text_audio: \"Uploaded audio file is empty\"), sglang_omni/serve/openai_errors.py@0e96c746 (bad-request markers), " +
+				"sglang_omni/preprocessing/transcription.py@abc99547 (\"accepts audio up to\"), transcriptions.py@70c4540 (the stream limit)",
+			Source: "sgl-project/sglang-omni sglang_omni/serve/speech_errors.py@0ac0a86e (resolve_served_model), transcriptions.py@0ac0a86e (HTTPException); since then on /v1/audio/translations only (Transcription.IgnoresModel)"},
 		Health: Health{JSON: true, Source: "sgl-project/sglang-omni sglang_omni/serve/openai_api.py@2489a10e (_register_health)"},
 		Metrics: Metrics{Prefix: "sglang_omni_", DefaultOff: true,
 			Requests: &RequestCounter{Engine: SGLangOmni, Name: "sglang_omni_http_requests_total", Match: map[string]string{"route": TranscriptionsPath},
@@ -285,7 +290,7 @@ var table = []*Engine{
 		Stream: Stream{Events: ChunkEvents, ErrorEvent: OpenAIError, DoneAfterError: true,
 			Source: "not read: SGLang's OpenAI server is not imitated; the runner reads both stream shapes"},
 		Errors: Errors{Shape: OpenAIError, ModelNotFound: ModelNotFound{Format: "The model %s does not exist.", Quote: Backticks, Type: "NotFoundError"},
-			Source: "not read: SGLang's OpenAI server is not imitated"},
+			AudioRefusalsSource: "not read", Source: "not read: SGLang's OpenAI server is not imitated"},
 		Health: Health{Source: "not read"},
 		Metrics: Metrics{Prefix: "sglang:", CacheCounters: []CacheCounter{{Name: SGLangCachedTokens, Hit: true, LazilyCreated: true}},
 			Requests: &RequestCounter{Engine: SGLang, Name: "sglang:num_requests_total", Histogram: "sglang:e2e_request_latency_seconds",

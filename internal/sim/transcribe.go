@@ -206,6 +206,11 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusBadRequest, msg)
 		return
 	}
+	if len(req.file) == 0 && !s.p().eng.Transcription.TextAsJSON {
+		// SGLang-Omni's read_and_validate_speech_to_text_audio.
+		s.fail(w, http.StatusBadRequest, "Uploaded audio file is empty")
+		return
+	}
 	info, err := parseWAV(req.file)
 	if err != nil {
 		s.fail(w, http.StatusBadRequest, err.Error())
