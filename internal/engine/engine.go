@@ -69,6 +69,9 @@ type Transcription struct {
 	// that was read.
 	IgnoresModel       bool
 	IgnoresModelSource string
+	// NoUsageAtZero: usage is left out (not {"seconds":0}) when the
+	// engine's duration probe says 0 s; a reader never requires it.
+	NoUsageAtZero bool
 	// Chunking is how one HTTP request becomes several engine requests.
 	Chunking Chunking
 	Source   string
@@ -161,7 +164,15 @@ type Stream struct {
 	// IDPrefix (else the server makes a uuid).
 	TakesRequestID bool
 	IDPrefix       string
-	Source         string
+	// HeadersAtFirstChunk: the response's status and headers wait for
+	// the first chunk of text, so what fails before it (admission, a full
+	// queue, an early model error) is a plain HTTP error in the engine's
+	// error shape, not a 200 stream with an error event (which is then
+	// only for failures after the first chunk). Else the headers go out
+	// before generation. HeadersSource says where that was read.
+	HeadersAtFirstChunk bool
+	HeadersSource       string
+	Source              string
 }
 
 // ErrorShape names a JSON error body.

@@ -141,7 +141,8 @@ var vllmTranscription = Transcription{Path: TranscriptionsPath, TextAsJSON: true
 	Source:             "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/api_router.py@029329a8, speech_to_text.py@024e0772 (supports_segment_timestamp); missing file 400: not read (the sim's choice)"}
 
 var vllmStream = Stream{Events: ChunkEvents, ErrorEvent: OpenAIError, DoneAfterError: true, TakesRequestID: true, IDPrefix: "transcribe-",
-	Source: "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/speech_to_text.py@024e0772 (_speech_to_text_stream_generator, create_streaming_error_response), engine/serving.py@619e4b31 (_base_request_id)"}
+	HeadersSource: "vllm-project/vllm vllm/frontend/entrypoints/speech_to_text/base/serving.py@055e47c2 (\"we return a success status before we actually start generating text\"; errors after it are the stream's error event)",
+	Source:        "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/speech_to_text.py@024e0772 (_speech_to_text_stream_generator, create_streaming_error_response), engine/serving.py@619e4b31 (_base_request_id)"}
 
 var vllmErrors = Errors{Shape: OpenAIError,
 	ModelNotFound:       ModelNotFound{Format: "The model %s does not exist.", Quote: Backticks, Type: "NotFoundError"},
@@ -236,7 +237,9 @@ var table = []*Engine{
 			IgnoresModelSource: "sgl-project/sglang-omni sglang_omni/serve/transcriptions.py@a31e5ed0 and charliechenye/sglang-omni@70c4540 (2026-08-16) (model=form.model or default_model, no check; model_not_found is left only in translations.py)",
 			Source:             "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@070fc3b5 (assemble_speech_to_text_response, File(...))"},
 		Stream: Stream{Events: TranscriptEvents, ErrorEvent: TypedError, IDHeader: true, IDPrefix: "transcription-",
-			Source: "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@070fc3b5 (speech_to_text_stream), transcriptions.py@0ac0a86e (request_id)"},
+			HeadersAtFirstChunk: true,
+			HeadersSource:       "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@f9f24e5a (create_speech_to_text_streaming_response waits for the first chunk; before it HTTPException 400/500 {\"detail\"}), transcriptions.py@a31e5ed0",
+			Source:              "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@070fc3b5 (speech_to_text_stream), transcriptions.py@0ac0a86e (request_id)"},
 		Errors: Errors{Shape: FastAPIDetail,
 			ModelNotFound: ModelNotFound{Format: "The model %s does not exist.", Quote: PyRepr, Type: "invalid_request_error", Param: "model", Code: "model_not_found"},
 			AudioRefusals: []string{"Uploaded audio file is empty", "accepts audio up to", "could not decode the uploaded audio", "stream=true does not support audio longer than"},
@@ -288,7 +291,7 @@ var table = []*Engine{
 			Chunking:           Chunking{Source: "not read: SGLang's OpenAI server is not imitated; no chunking assumed"},
 			Source:             "not read: SGLang's OpenAI server is not imitated; shapes assumed vLLM-like"},
 		Stream: Stream{Events: ChunkEvents, ErrorEvent: OpenAIError, DoneAfterError: true,
-			Source: "not read: SGLang's OpenAI server is not imitated; the runner reads both stream shapes"},
+			HeadersSource: "not read", Source: "not read: SGLang's OpenAI server is not imitated; the runner reads both stream shapes"},
 		Errors: Errors{Shape: OpenAIError, ModelNotFound: ModelNotFound{Format: "The model %s does not exist.", Quote: Backticks, Type: "NotFoundError"},
 			AudioRefusalsSource: "not read", Source: "not read: SGLang's OpenAI server is not imitated"},
 		Health: Health{Source: "not read"},

@@ -456,3 +456,34 @@ func TestChunkedEngineRequests(t *testing.T) {
 		t.Errorf("sglang-omni stream of 1201 s: %d %s", status, body)
 	}
 }
+
+// TestStreamHeaders: vLLM answers 200 before it generates; SGLang-Omni's
+// status and headers wait for its first chunk (the first word here,
+// a quarter of the service time in), so what fails before it is a plain
+// HTTP error (TestSGLangOmniShedsAt64Plus32).
+func TestStreamHeaders(t *testing.T) {
+	corpus := testCorpus(t)
+	const service = 400 * time.Millisecond
+	for _, tc := range []struct {
+		persona    string
+		atFirstBit bool
+	}{{PersonaVLLM, false}, {PersonaSGLangOmni, true}} {
+		_, ts := newTestServer(t, Config{Persona: tc.persona, Corpus: corpus, BaseLatency: service})
+		body, ct := form(t, corpus[0].Audio, "stream", "true")
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", ts.URL+"/v1/audio/transcriptions", body)
+		req.Header.Set("Content-Type", ct)
+		start := time.Now()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		headers := time.Since(start)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		words := len(strings.Fields(corpus[0].Text))
+		firstWord := service / time.Duration(words)
+		if tc.atFirstBit && headers < firstWord*9/10 || !tc.atFirstBit && headers > firstWord/2 {
+			t.Errorf("%s: headers after %v (the first word is due at %v)", tc.persona, headers, firstWord)
+		}
+	}
+}

@@ -363,7 +363,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 	for range counted {
 		s.metrics.done(true, took(), completion)
 	}
-	usage := &usageDuration{Type: "duration", Seconds: int64(math.Ceil(a.seconds))}
+	usage := s.usage(a.seconds)
 	switch req.responseFormat {
 	case "text":
 		if s.p().eng.Transcription.TextAsJSON {
@@ -439,6 +439,15 @@ func (s *Server) chunkSeconds() float64 {
 		return s.cfg.ChunkSeconds
 	}
 	return s.p().eng.Transcription.Chunking.ClipS
+}
+
+// usage is the usage of an answer of seconds of audio; SGLang-Omni
+// leaves it out when its duration probe says 0 (exclude_none).
+func (s *Server) usage(seconds float64) *usageDuration {
+	if seconds <= 0 && s.p().eng.Transcription.NoUsageAtZero {
+		return nil
+	}
+	return &usageDuration{Type: "duration", Seconds: int64(math.Ceil(seconds))}
 }
 
 // usageDuration is the usage both engines put in a transcription:
@@ -528,6 +537,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 	if p.eng.Stream.IDHeader {
 		w.Header().Set("X-Request-Id", id)
 	}
+	if !p.eng.Stream.HeadersAtFirstChunk {
+		// vLLM answers 200 before it generates; SGLang-Omni's headers
+		// leave with its first event (the first write).
+		w.WriteHeader(http.StatusOK)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
 	send := func(v any) bool {
 		b, _ := json.Marshal(v)
 		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
@@ -594,7 +611,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 	if len(words) == 0 && !sleepUntil(r, begin.Add(service)) {
 		return false
 	}
-	usageDur := &usageDuration{Type: "duration", Seconds: int64(math.Ceil(a.seconds))}
+	usageDur := s.usage(a.seconds)
 	if events == engine.TranscriptEvents {
 		if !send(event{Type: "transcript.text.done", Text: &text, Usage: usageDur}) {
 			return false

@@ -1,12 +1,14 @@
 package task_test
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"io"
 	"mime"
 	"mime/multipart"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/benchseal/benchseal/internal/task"
@@ -121,5 +123,17 @@ func TestSubtitleBodies(t *testing.T) {
 		if err != nil || text != tc.text || note != tc.note {
 			t.Errorf("%s %q: %q note %q err %v; want %q note %q", tc.format, tc.body, text, note, err, tc.text, tc.note)
 		}
+	}
+}
+
+// TestStreamDoneWithoutUsage: SGLang-Omni leaves usage out of
+// transcript.text.done when its duration probe returns 0
+// (speech_to_text.py@f9f24e5a, exclude_none): the stream still succeeds.
+func TestStreamDoneWithoutUsage(t *testing.T) {
+	body := "data: {\"type\":\"transcript.text.delta\",\"delta\":\"hello\"}\n\n" +
+		"data: {\"type\":\"transcript.text.done\",\"text\":\"hello world\"}\n\ndata: [DONE]\n\n"
+	text, _, err := task.ASR.DecodeStream(bufio.NewReader(strings.NewReader(body)), func() {})
+	if err != nil || text != "hello world" {
+		t.Errorf("%q, %v", text, err)
 	}
 }
