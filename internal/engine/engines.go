@@ -208,7 +208,7 @@ var table = []*Engine{
 	{
 		Name: VLLM, Repo: "vllm-project/vllm", Version: "0.28.0", Facts: vllmFacts,
 		Models: vllmModels, Transcription: vllmTranscription, Stream: vllmStream, Errors: vllmErrors,
-		Health: Health{Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (Response(status_code=200))"},
+		Health: Health{Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (Response(status_code=200)); newer: vllm/frontend/entrypoints/serve/instrumentator/health.py@b59bccae (503 on EngineDeadError)"},
 		Metrics: Metrics{Prefix: "vllm:", Labels: []string{"engine"}, CacheCounters: vllmCache, Requests: vllmRequests, Stages: vllmStages,
 			Source: "vllm-project/vllm vllm/v1/metrics/loggers.py@005a810b (make_per_engine, prefix_cache_*); mm_cache_* and the 0.9 removal of gpu_prefix_cache_*: loggers.py@a6f0308c (ENGINES.md)"},
 		Knobs: vllmKnobs, Shedding: vllmShedding,
@@ -246,7 +246,7 @@ var table = []*Engine{
 			AudioRefusalsSource: "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@f9f24e5a and charliechenye/sglang-omni@70c4540 (read_and_validate_speech_to_text_audio: \"Uploaded audio file is empty\"), sglang_omni/serve/openai_errors.py@0e96c746 (bad-request markers), " +
 				"sglang_omni/preprocessing/transcription.py@abc99547 (\"accepts audio up to\"), transcriptions.py@70c4540 (the stream limit)",
 			Source: "sgl-project/sglang-omni sglang_omni/serve/speech_errors.py@0ac0a86e (resolve_served_model), transcriptions.py@0ac0a86e (HTTPException); since then on /v1/audio/translations only (Transcription.IgnoresModel)"},
-		Health: Health{JSON: true, Source: "sgl-project/sglang-omni sglang_omni/serve/openai_api.py@2489a10e (_register_health)"},
+		Health: Health{JSON: true, Source: "sgl-project/sglang-omni sglang_omni/serve/openai_api.py@2489a10e (_register_health); 503 {\"status\":\"unhealthy\"} when not running: charliechenye/sglang-omni openai_api.py@c6bbcc8"},
 		Metrics: Metrics{Prefix: "sglang_omni_", DefaultOff: true,
 			Requests: &RequestCounter{Engine: SGLangOmni, Name: "sglang_omni_http_requests_total", Match: map[string]string{"route": TranscriptionsPath},
 				StatusLabel: "status", Histogram: "sglang_omni_http_request_duration_seconds",
