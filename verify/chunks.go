@@ -29,10 +29,14 @@ type engineBound struct {
 	limit    string // the limits it was bounded with, for a finding
 }
 
-// boundOf bounds recs (those keep selects) on eng's row, for target of
-// the run (its language field and the protocol's stream). A row whose
-// counters count HTTP requests gives one per record.
-func boundOf(ev *evidence, eng *engine.Engine, target string, recs []schemas.Record, keep func(schemas.Record) bool) engineBound {
+// boundOf bounds recs (those keep selects) of step k on eng's row (its
+// language field and the protocol's stream). A row whose counters count
+// HTTP requests gives one per record. Where the server's own spans of
+// the step name a record (servers/<t>/stages/, vLLM's OTLP: one span per
+// engine request, <id>-<i> and <id>-lang_detect folded into the record's
+// line as its parts), that record counts as many as the server shows.
+func boundOf(ev *evidence, eng *engine.Engine, k stepKey, recs []schemas.Record, keep func(schemas.Record) bool) engineBound {
+	target := k.target
 	var c engine.Chunking
 	if eng != nil && eng.Transcription.Chunking.Counted {
 		c = eng.Transcription.Chunking
@@ -45,12 +49,19 @@ func boundOf(ev *evidence, eng *engine.Engine, target string, recs []schemas.Rec
 			detect = c.DetectsLanguage(t.Model, t.RequestFields["language"] != "")
 		}
 	}
+	var parts map[string]int
+	if c.Counted {
+		parts = spanParts(ev, k)
+	}
 	var b engineBound
 	for _, r := range recs {
 		if keep != nil && !keep(r) {
 			continue
 		}
 		_, hi := c.EngineRequests(r.AudioSeconds, stream, detect)
+		if n, ok := parts[r.RequestID]; ok && n > 0 {
+			hi = n
+		}
 		b.hi += hi
 		b.latencyS += float64(hi) * float64(r.EndNs-r.StartNs) / 1e9
 		b.split = b.split || hi > 1
@@ -62,6 +73,31 @@ func boundOf(ev *evidence, eng *engine.Engine, target string, recs []schemas.Rec
 		}
 	}
 	return b
+}
+
+// spanParts are the parts of each record's line in step k's stages file
+// when it was made from spans (vLLM's OTLP), by request id; nil when the
+// step has none or it does not decode (check 10 says why).
+func spanParts(ev *evidence, k stepKey) map[string]int {
+	name := schemas.StagesPath(k.target, k.concurrency, k.repeat)
+	if !ev.f.has(name) {
+		return nil
+	}
+	b, err := ev.f.read(name)
+	if err != nil {
+		return nil
+	}
+	lines, err := decodeStages(b)
+	if err != nil {
+		return nil
+	}
+	out := map[string]int{}
+	for _, l := range lines {
+		if l.Source == schemas.SourceOTLP && l.RequestID != "" {
+			out[l.RequestID] = l.Parts
+		}
+	}
+	return out
 }
 
 // engineOfFamily is the first engine of the table whose stage families

@@ -11,6 +11,7 @@ import (
 
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/serverevents"
 	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/schemas"
@@ -30,12 +31,14 @@ func TestChunkedRunVerifies(t *testing.T) {
 		cfg        sim.Config
 		fields     map[string]string
 		seconds    float64
-		wantOther  bool
-		chunkSplit float64
+		wantOther bool
+		otlp      bool
 	}{
-		{"chunks, language", sim.Config{}, map[string]string{"language": "en"}, 90, false, 0},
-		{"chunks, no language, lang detect", sim.Config{Model: "openai/whisper-large-v3"}, nil, 90, false, 0},
-		{"short clips counted 4 times each", sim.Config{ChunkSeconds: 0.25}, map[string]string{"language": "en"}, 1, true, 0},
+		{"chunks, language", sim.Config{}, map[string]string{"language": "en"}, 90, false, false},
+		{"chunks, no language, lang detect", sim.Config{Model: "openai/whisper-large-v3"}, nil, 90, false, false},
+		{"chunks, language, spans", sim.Config{}, map[string]string{"language": "en"}, 90, false, true},
+		{"chunks, no language, lang detect, spans", sim.Config{Model: "openai/whisper-large-v3"}, nil, 90, false, true},
+		{"short clips counted 4 times each", sim.Config{ChunkSeconds: 0.25}, map[string]string{"language": "en"}, 1, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -53,6 +56,13 @@ func TestChunkedRunVerifies(t *testing.T) {
 			must(t, err)
 			cfg := tc.cfg
 			cfg.Corpus, cfg.BaseLatency = sc, 5*time.Millisecond
+			var otlp *serverevents.Receiver
+			if tc.otlp {
+				otlp, err = serverevents.Listen("127.0.0.1:0")
+				must(t, err)
+				defer otlp.Close()
+				cfg.OTLPEndpoint = "http://" + otlp.Addr()
+			}
 			s, err := sim.New(cfg)
 			must(t, err)
 			ts := httptest.NewServer(s)
@@ -72,7 +82,14 @@ func TestChunkedRunVerifies(t *testing.T) {
 					_, err := rec.StepEnd(ctx, r.Target, r.Concurrency, r.Repeat, r.StartNs, r.EndNs)
 					return err
 				},
-				AfterSweep: func(ctx context.Context, d *bench.Dir) error { return rec.AfterSweep(ctx) },
+				AfterSweep: func(ctx context.Context, d *bench.Dir) error {
+					if otlp != nil {
+						if silent, err := serverevents.CollectOTLP(ctx, d.Path, d.Run, otlp, 30*time.Second); err != nil || len(silent) > 0 {
+							t.Errorf("collecting the spans: %v (none from %v)", err, silent)
+						}
+					}
+					return rec.AfterSweep(ctx)
+				},
 			}
 			_, err = bench.Run(context.Background(), run, bench.Plan{
 				Targets: []bench.Target{{Name: "a", URL: ts.URL, Fields: tc.fields}},
@@ -99,7 +116,11 @@ func TestChunkedRunVerifies(t *testing.T) {
 			if tc.wantOther && !other {
 				t.Error("no other-traffic warning for a count 4 times the records")
 			}
-			for _, id := range []int{verify.CheckProtocol, verify.CheckServer} {
+			ids := []int{verify.CheckProtocol, verify.CheckServer}
+			if tc.otlp {
+				ids = append(ids, verify.CheckEvents)
+			}
+			for _, id := range ids {
 				if c := rep.Check(id); c.Status == verify.Skip {
 					t.Errorf("check %d not run: %s", id, c.Summary)
 				}

@@ -350,7 +350,7 @@ func checkServerCounters(c *Check, ev *evidence, no *notObserved) {
 		case rc.StatusLabel == "":
 			// A counter of engine requests: a record may be several.
 			eng, _ := engine.ByName(rc.Engine)
-			if b := boundOf(ev, eng, k.target, recs, nil); d > float64(max(b.hi, all)) {
+			if b := boundOf(ev, eng, k, recs, nil); d > float64(max(b.hi, all)) {
 				bound := ""
 				if b.split {
 					bound = fmt.Sprintf(" (at most %d engine requests: %s)", b.hi, b.limit)

@@ -83,7 +83,7 @@ func checkServer(rep *Report, ev *evidence) {
 			}
 			// An engine that splits long audio counts each chunk: the
 			// records bound its count and its time only as many.
-			b := boundOf(ev, engineOfFamily(st.Family), k.target, recs, phase)
+			b := boundOf(ev, engineOfFamily(st.Family), k, recs, phase)
 			upper, client := float64(max(b.hi, n)), max(b.latencyS, clientSum)
 			if st.Count > upper {
 				bound := ""
