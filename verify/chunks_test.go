@@ -27,10 +27,10 @@ import (
 // same counts with 1 s clips are other traffic.
 func TestChunkedRunVerifies(t *testing.T) {
 	for _, tc := range []struct {
-		name       string
-		cfg        sim.Config
-		fields     map[string]string
-		seconds    float64
+		name      string
+		cfg       sim.Config
+		fields    map[string]string
+		seconds   float64
 		wantOther bool
 		otlp      bool
 	}{
