@@ -170,11 +170,13 @@ func chunkWarning(target string, eng *engine.Engine, model string, language bool
 		engines = []*engine.Engine{eng}
 	}
 	var parts []string
+	var seen []engine.Chunking
 	for _, e := range engines {
 		c := e.Transcription.Chunking
-		if c.ClipS <= 0 || (stream && !c.Streams) {
-			continue
+		if c.ClipS <= 0 || (stream && !c.Streams) || slices.Contains(seen, c) {
+			continue // vLLM-Omni splits as vLLM does: named once
 		}
+		seen = append(seen, c)
 		var long []string
 		most := 0.0
 		for _, cl := range corpus {
