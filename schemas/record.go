@@ -11,7 +11,13 @@ const (
 
 // Error classes of a failed request.
 const (
-	ErrHTTP      = "http"       // a status other than 200
+	ErrHTTP = "http" // a status other than 200
+	// ErrShed: the server refused the request because its queue was full,
+	// as an engine of internal/engine's table sheds (SGLang-Omni's 500
+	// {"detail":"The request queue is full."}, vLLM's 503): overload the
+	// server turned away, not a failure of it. Older records counted it as
+	// ErrHTTP.
+	ErrShed      = "shed"
 	ErrTimeout   = "timeout"    // the request timed out
 	ErrConnect   = "connect"    // no connection could be made or it broke
 	ErrEmptyText = "empty_text" // 200 with an empty transcript
@@ -34,6 +40,10 @@ const (
 	// does, with Content-Type application/json); the transcript is that
 	// field, not the body.
 	NoteJSONBody = "json_body"
+	// NoteSubtitleCues: a subtitle format (srt, vtt) was asked for and
+	// answered; the transcript is its cues' text, numbers, timings and
+	// tags dropped, never the body whole.
+	NoteSubtitleCues = "subtitle_cues"
 )
 
 // Record is one line of records/<target>/c<C>-r<R>.jsonl: one request,
@@ -72,6 +82,7 @@ type Record struct {
 	RequestID       string `json:"request_id,omitempty"`
 	ServerRequestID string `json:"server_request_id,omitempty"`
 	// ResponseNote says the response was read other than as asked
-	// (NoteJSONBody); absent when it was read as asked.
+	// (NoteJSONBody) or how a subtitle was read (NoteSubtitleCues);
+	// absent when it was read as asked.
 	ResponseNote string `json:"response_note,omitempty"`
 }

@@ -78,7 +78,10 @@
 //	             the scrapes before and after the step by no less than the
 //	             records that succeeded (FAIL; a stream that began with 200
 //	             and failed midway may be counted or not) and no more than the
-//	             records (WARN: other traffic); such a FAIL, and check 9's,
+//	             records (WARN: other traffic), or, for a counter of engine
+//	             requests (vLLM's), than the engine requests they may have
+//	             become (chunks.go: the row's Chunking, each record's audio
+//	             length, the run's model and language field); such a FAIL, and check 9's,
 //	             quotes how the recorder waited for the server to count them
 //	             (steps.jsonl settle: engines count just after answering).
 //	             A step's scrape missing while
@@ -174,9 +177,11 @@
 //	             their records included) against the records: each stage's
 //	             count at least the successful measured requests (FAIL: the
 //	             records claim requests the server never saw) and at most the
-//	             measured requests (WARN: other traffic); each stage's time
-//	             summed over its requests no more than the client's latencies
-//	             summed over the step's requests, plus latencySlack a request
+//	             measured requests, or the engine requests they may have
+//	             become (chunks.go) where the engine counts those (WARN:
+//	             other traffic); each stage's time summed over its requests
+//	             no more than the client's latencies summed over the step's
+//	             requests, each counted as many times, plus latencySlack a request
 //	             (FAIL: the records' latencies are shorter than the server's
 //	             own); a histogram that went down is noted and not held. No
 //	             stage family in the scrapes: SKIP "not observed", with the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/bench"
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/task"
 )
 
@@ -100,7 +101,9 @@ func classCounts(m map[string]int) string {
 func stoppedHint(se *bench.TargetStoppedError, dir string) string {
 	var hints []string
 	for _, why := range se.WarmupFailed {
-		if strings.HasPrefix(why, "HTTP ") {
+		if e, ok := engine.AudioRefused(400, why); ok && strings.HasPrefix(why, "HTTP 400") {
+			hints = append(hints, fmt.Sprintf("the server (%s) refused the audio itself: a corpus problem, not a model failure: shorten or re-encode the clips, or raise the server's limit (vLLM: VLLM_MAX_AUDIO_CLIP_FILESIZE_MB, VLLM_MAX_AUDIO_DECODE_DURATION_S)", e))
+		} else if strings.HasPrefix(why, "HTTP ") {
 			hints = append(hints, "the server refused every warm-up request: check --model, --form and --response-format against what it serves")
 		} else {
 			hints = append(hints, "the server did not answer the warm-up requests: is it still running?")
@@ -115,6 +118,9 @@ func stoppedHint(se *bench.TargetStoppedError, dir string) string {
 
 // unknownModelError words a target that does not serve the requested model.
 func unknownModelError(err *bench.UnknownModelError) error {
+	if err.Ignores != "" {
+		return withHint(&usageError{err}, "name the model that answers with --model %s=MODEL (one of the served models): %s answers any name with it, so --allow-unlisted-model would record another name for the same model", err.Target, err.Ignores)
+	}
 	return withHint(&usageError{err}, "pick one of the served models with --model %s=MODEL, or pass --allow-unlisted-model if the server ignores the model field", err.Target)
 }
 

@@ -28,7 +28,7 @@ that behaves like a real engine where it matters for measurement: the
 persona's response and error shapes, self-description endpoints and
 Prometheus /metrics names, a latency model (base + per audio second), a
 bounded number of running requests with a FIFO queue and shedding (vllm: 503,
-sglang-omni: 500), an optional byte cache, failures, mid-stream failures and
+sglang-omni: 500 "The request queue is full."), an optional byte cache, failures, mid-stream failures and
 word errors.
 
 With --corpus it recognises each clip, even as a 1-LSB variant, and answers
@@ -76,8 +76,9 @@ shuts it down gracefully with exit status 0.`,
 	f.StringVar(&corpus, "corpus", "", "folder of WAVs with .txt references, or a JSONL manifest {id, audio, text}")
 	f.DurationVar(&cfg.BaseLatency, "base-latency", 0, "service time of every request")
 	f.DurationVar(&cfg.PerAudioSecond, "per-audio-second", 0, "service time added per second of audio")
-	f.IntVar(&cfg.MaxRunning, "max-running", 0, "requests served at once; the rest queue (0: unlimited)")
+	f.IntVar(&cfg.MaxRunning, "max-running", 0, "requests served at once; the rest queue (0: the engine's default: sglang-omni 64, vllm unlimited)")
 	f.IntVar(&cfg.MaxQueue, "max-queue", 0, "requests queued before shedding (0: unlimited)")
+	f.Float64Var(&cfg.ChunkSeconds, "chunk-seconds", 0, "split longer audio into engine requests, as the engine does (0: the engine's default: vllm 30, sglang-omni 60; negative: never)")
 	f.BoolVar(&cfg.Cache, "cache", false, sim.CacheHelp())
 	f.Float64Var(&cfg.FailRate, "fail-rate", 0, "fraction of requests that fail with HTTP 500")
 	f.Float64Var(&cfg.WordErrorRate, "word-error-rate", 0, "fraction of reference words substituted in answers")

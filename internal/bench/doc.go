@@ -33,7 +33,10 @@
 // one byte, tail) and the closing boundary; no request copies its clip.
 //
 // Success is HTTP 200 and a non-empty transcript (after text_scored's
-// stripping: a bare Qwen3-ASR prefix is empty_text). A response body past
+// stripping: a bare Qwen3-ASR prefix is empty_text). A non-200 answer
+// is http, or shed when it is an engine's overload refusal (its status
+// and message in internal/engine's Shedding: SGLang-Omni's 500 "The
+// request queue is full." is shedding, not a server failure). A response body past
 // 64 MiB fails the request (decode) rather than being buffered. start_ns is taken just
 // before the request is sent, end_ns after the last byte of the response;
 // first_byte_ns is when the response headers arrived, or with Stream when
@@ -51,7 +54,9 @@
 // as an object with a "text" string, yields that "text" whatever
 // response_format was requested, and when a plain format (text, srt, vtt)
 // was asked the record says so (response_note "json_body"): vLLM answers
-// response_format=text with {"text","usage"} as application/json. A
+// response_format=text with {"text","usage"} as application/json. An srt
+// or vtt answer is scored by its cues' text, numbers, timings and tags
+// dropped (response_note "subtitle_cues"), never as the body whole. A
 // stream succeeds only when it ends as its engine ends a good one: a final
 // event (a choice with finish_reason, vLLM; transcript.text.done,
 // SGLang-Omni) and then data: [DONE]. An error event (vLLM

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/par"
 	"github.com/benchseal/benchseal/internal/task"
@@ -96,7 +97,7 @@ func Run(ctx context.Context, dir string, plan Plan, opts ...Option) (*Result, e
 	if err := checkBudget(p); err != nil {
 		return nil, err
 	}
-	if p.Targets, err = preflight(ctx, &cfg, p.Targets); err != nil {
+	if p.Targets, err = preflight(ctx, &cfg, p.Targets, p.Corpus, p.Stream); err != nil {
 		return nil, err
 	}
 	r, err := newRunner(p, &cfg, dir)
@@ -902,6 +903,9 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 		}
 		if resp.StatusCode != http.StatusOK {
 			rec.ErrorClass = schemas.ErrHTTP
+			if _, shed := engine.Shed(resp.StatusCode, string(wk.buf.Bytes())); shed {
+				rec.ErrorClass = schemas.ErrShed
+			}
 			rec.Error = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, safeString(wk.buf.Bytes(), 300))
 			return
 		}

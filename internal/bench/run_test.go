@@ -133,23 +133,44 @@ func TestRunUnreachableTarget(t *testing.T) {
 	}
 }
 
+// TestRunSheddingIsRecorded: an overloaded server's refusals are recorded
+// as shedding (schemas.ErrShed), whichever status its engine sheds with:
+// vLLM's 503 and SGLang-Omni's 500 {"detail":"The request queue is
+// full."}; the sim's other 500s (FailRate) stay server failures.
 func TestRunSheddingIsRecorded(t *testing.T) {
-	clips, sc := testCorpus(t, 2, 0.1)
-	ts := simServer(t, sim.Config{Corpus: sc, BaseLatency: 50 * time.Millisecond, MaxRunning: 2, MaxQueue: 1})
+	for _, tc := range []struct {
+		persona string
+		status  int
+	}{{sim.PersonaVLLM, 503}, {sim.PersonaSGLangOmni, 500}} {
+		t.Run(tc.persona, func(t *testing.T) {
+			clips, sc := testCorpus(t, 2, 0.1)
+			ts := simServer(t, sim.Config{Persona: tc.persona, Corpus: sc, BaseLatency: 50 * time.Millisecond, MaxRunning: 2, MaxQueue: 1})
+			dir, _, err := runPlan(t, Plan{Targets: []Target{{Name: "a", URL: ts.URL}}, Corpus: clips,
+				Levels: []int{8}, Requests: []int{40}, Warmup: []int{0}, Repeats: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := loadRun(t, dir)
+			m := l.claims.Targets[0].Levels[0].Repeats[0]
+			if m.Requests != 40 || m.Errors[schemas.ErrShed] == 0 || m.Errors[schemas.ErrHTTP] != 0 || m.Succeeded == 0 || m.Succeeded+m.Errors[schemas.ErrShed] != 40 {
+				t.Errorf("shedding: %d requests, %d ok, errors %v", m.Requests, m.Succeeded, m.Errors)
+			}
+			for _, r := range l.recs {
+				if !r.OK && (r.Status != tc.status || r.ErrorClass != schemas.ErrShed || !strings.Contains(r.Error, fmt.Sprintf("HTTP %d", tc.status))) {
+					t.Errorf("shed record: status %d class %q error %q", r.Status, r.ErrorClass, r.Error)
+				}
+			}
+		})
+	}
+	clips, sc := testCorpus(t, 1, 0.1)
+	ts := simServer(t, sim.Config{Persona: sim.PersonaSGLangOmni, Corpus: sc, FailRate: 1})
 	dir, _, err := runPlan(t, Plan{Targets: []Target{{Name: "a", URL: ts.URL}}, Corpus: clips,
-		Levels: []int{8}, Requests: []int{40}, Warmup: []int{0}, Repeats: 1})
+		Levels: []int{1}, Requests: []int{2}, Warmup: []int{0}, Repeats: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := loadRun(t, dir)
-	m := l.claims.Targets[0].Levels[0].Repeats[0]
-	if m.Requests != 40 || m.Errors[schemas.ErrHTTP] == 0 || m.Succeeded == 0 || m.Succeeded+m.Errors[schemas.ErrHTTP] != 40 {
-		t.Errorf("shedding: %d requests, %d ok, errors %v", m.Requests, m.Succeeded, m.Errors)
-	}
-	for _, r := range l.recs {
-		if !r.OK && (r.Status != 503 || !strings.Contains(r.Error, "HTTP 503")) {
-			t.Errorf("shed record: status %d error %q", r.Status, r.Error)
-		}
+	if m := loadRun(t, dir).claims.Targets[0].Levels[0].Repeats[0]; m.Errors[schemas.ErrHTTP] != 2 || m.Errors[schemas.ErrShed] != 0 {
+		t.Errorf("a server failure: errors %v, want 2 http", m.Errors)
 	}
 }
 

@@ -2,10 +2,14 @@
 // serving engines it measures: vLLM, vLLM-Omni, SGLang-Omni and SGLang.
 // Each engine is one Engine row holding its endpoints, response and error
 // shapes, stream events, /metrics names (request counters, cache
-// counters, histograms), knob sources (served self-description paths and
-// launch flags), shedding behaviour and /v1/models owned_by, every group
-// of facts with the engine source (repository file@commit) it was read
-// from.
+// counters, histograms, and the caches no counter reports), knob sources
+// (served self-description paths and launch flags, and the settings that
+// change outcomes), how one transcription becomes several engine
+// requests (Chunking), shedding and audio-refusal answers and /v1/models
+// owned_by, every group of facts with the engine source (repository
+// file@commit) it was read from; where two sources disagree on which is
+// newer, the row says so. Shed and AudioRefused tell those answers apart
+// from other errors, by value from the table.
 //
 // The simulator's personas (internal/sim), fingerprint capture and knobs
 // (internal/fingerprint), the claims (internal/claims) and verify's

@@ -1,6 +1,10 @@
 package engine
 
-import "slices"
+import (
+	"math"
+	"slices"
+	"strings"
+)
 
 // Names of the engines in the table, which are also the simulator's
 // persona names and what each engine's /v1/models says in owned_by where
@@ -59,7 +63,78 @@ type Transcription struct {
 	VerboseJSON bool
 	// MissingFileStatus is the status of a request without its file.
 	MissingFileStatus int
-	Source            string
+	// IgnoresModel: the form's model is not checked; a request for a
+	// model the server does not serve is answered by its own model, 200
+	// (else 404, Errors.ModelNotFound). IgnoresModelSource says where
+	// that was read.
+	IgnoresModel       bool
+	IgnoresModelSource string
+	// NoUsageAtZero: usage is left out (not {"seconds":0}) when the
+	// engine's duration probe says 0 s; a reader never requires it.
+	NoUsageAtZero bool
+	// Chunking is how one HTTP request becomes several engine requests.
+	Chunking Chunking
+	Source   string
+}
+
+// Chunking is how an engine splits one transcription into engine
+// requests: long audio into chunks, and a request without a language
+// into one more that detects it. Where its request counter and stage
+// histograms count engine requests (Counted), one record may be counted
+// several times: EngineRequests bounds how many.
+type Chunking struct {
+	// ClipS: audio longer than this is split (0: never split).
+	ClipS float64
+	// OverlapS: a chunk but the last ends somewhere in the last OverlapS
+	// seconds before ClipS (vLLM looks for the quietest window there), so
+	// chunks but the last are between ClipS-OverlapS and ClipS long.
+	OverlapS float64
+	// IDSuffix is the fmt format appended to the request's id for chunk
+	// i (from 0): "-%d" (vLLM), "-chunk-%d" (SGLang-Omni).
+	IDSuffix string
+	// Streams: streamed requests are split too (else a stream is one
+	// engine request, up to StreamLimitS; longer is refused, 400).
+	Streams      bool
+	StreamLimitS float64 // 0: no limit read
+	// LangDetectSuffix names the extra engine request ("<id>-lang_detect")
+	// a request without language adds on models that detect language
+	// explicitly; "" when the engine has none. LangDetectModel is what
+	// the served model's name contains (any case) on such models: the
+	// architecture decides, and a run records only the name.
+	LangDetectSuffix string
+	LangDetectModel  string
+	// Counted: the engine's request counter and stage histograms count
+	// engine requests (vLLM's engine core), not HTTP requests
+	// (SGLang-Omni's middleware).
+	Counted bool
+	Source  string
+}
+
+// DetectsLanguage says whether a request without language to model
+// adds a language-detection engine request.
+func (c Chunking) DetectsLanguage(model string, language bool) bool {
+	return c.LangDetectSuffix != "" && !language && c.LangDetectModel != "" &&
+		strings.Contains(strings.ToLower(model), c.LangDetectModel)
+}
+
+// EngineRequests bounds how many engine requests one HTTP request of
+// audioS seconds becomes, streamed or not: at least ceil(audioS/ClipS)
+// chunks, at most ceil(audioS/(ClipS-OverlapS)), and one more with
+// langDetect (DetectsLanguage).
+func (c Chunking) EngineRequests(audioS float64, stream, langDetect bool) (lo, hi int) {
+	lo, hi = 1, 1
+	if c.ClipS > 0 && audioS > c.ClipS && (c.Streams || !stream) {
+		lo = int(math.Ceil(audioS / c.ClipS))
+		hi = lo
+		if c.OverlapS > 0 && c.OverlapS < c.ClipS {
+			hi = int(math.Ceil(audioS / (c.ClipS - c.OverlapS)))
+		}
+	}
+	if langDetect {
+		lo++
+		hi++
+	}
+	return lo, hi
 }
 
 // StreamEvents names the shape of a transcription stream.
@@ -89,7 +164,15 @@ type Stream struct {
 	// IDPrefix (else the server makes a uuid).
 	TakesRequestID bool
 	IDPrefix       string
-	Source         string
+	// HeadersAtFirstChunk: the response's status and headers wait for
+	// the first chunk of text, so what fails before it (admission, a full
+	// queue, an early model error) is a plain HTTP error in the engine's
+	// error shape, not a 200 stream with an error event (which is then
+	// only for failures after the first chunk). Else the headers go out
+	// before generation. HeadersSource says where that was read.
+	HeadersAtFirstChunk bool
+	HeadersSource       string
+	Source              string
 }
 
 // ErrorShape names a JSON error body.
@@ -113,7 +196,28 @@ type Errors struct {
 	// message (%s is the model, quoted as ModelQuote says), type, param
 	// and code ("" code: the HTTP status, as a number).
 	ModelNotFound ModelNotFound
-	Source        string
+	// AudioRefusals are messages of the 400s it refuses the audio itself
+	// with (too large, too long, empty, undecodable): a corpus problem,
+	// not a model failure. AudioRefusalsSource says where they were read.
+	AudioRefusals       []string
+	AudioRefusalsSource string
+	Source              string
+}
+
+// AudioRefused reports whether a 400 answer is some engine's refusal of
+// the audio itself (Errors.AudioRefusals), and which engine's.
+func AudioRefused(status int, body string) (string, bool) {
+	if status != 400 {
+		return "", false
+	}
+	for _, e := range table {
+		for _, m := range e.Errors.AudioRefusals {
+			if strings.Contains(body, m) {
+				return e.Name, true
+			}
+		}
+	}
+	return "", false
 }
 
 // ModelNotFound is an engine's answer to a request for a model it does
@@ -154,6 +258,9 @@ type Metrics struct {
 	// Requests is its counter of served requests and their latency
 	// histogram; nil (with Source saying so) when it has none.
 	Requests *RequestCounter
+	// UncountedCaches are caches the engine keeps that no /metrics
+	// family counts: only the active cache probe measures them.
+	UncountedCaches []UncountedCache
 	// Stages are its histograms of where a request's time goes, which
 	// internal/claims reads into claims' server block (StageFamilies).
 	Stages []StageFamily
@@ -188,6 +295,21 @@ type StageFamily struct {
 	// resolution of any quantile read from it.
 	Buckets []float64
 	Source  string
+}
+
+// UncountedCache is a cache of an engine that no counter reports.
+type UncountedCache struct {
+	Name string
+	// Key is what an entry is keyed by.
+	Key string
+	// VariantMisses: a benchseal variant (one sample changed by one LSB)
+	// has another key, so a perturbed run never hits it; VariantWhy says
+	// why (or why not).
+	VariantMisses bool
+	VariantWhy    string
+	Size          string // its default bound
+	Knobs         string // the launch settings that size or disable it
+	Source        string
 }
 
 // CacheCounter is a /metrics counter of an engine's cache.
@@ -235,6 +357,23 @@ type Knobs struct {
 	// quotes it, and only the CLI names its flags (a knob-not-observed
 	// finding gets them from cmd/benchseal/verify.go).
 	Expose string
+	// Outcome are settings that change what a request is answered
+	// (admission, errors, caches, limits) without being one of
+	// KnobNames: read from a launch command or its environment where it
+	// shows them, and recorded with what they change.
+	Outcome []OutcomeKnob
+	Source  string
+}
+
+// OutcomeKnob is one engine setting that changes outcomes.
+type OutcomeKnob struct {
+	// Name is an environment variable (VLLM_...) or a launch flag
+	// ("--enable-server-load-tracking"); a flag ending in "." is a prefix
+	// (SGLang-Omni's --stages.asr.factory_args.<name>).
+	Name string
+	Env  bool // an environment variable, not a flag
+	// Effect says what it changes, in a reader's terms.
+	Effect string
 	Source string
 }
 
@@ -296,9 +435,37 @@ type Shedding struct {
 	Status  int    // the HTTP status it refuses with
 	Shape   ErrorShape
 	Message string
+	// Older are messages older releases refused the same overload with
+	// (read as shedding too: a run against an older server is not a run
+	// of server failures).
+	Older []string
 	// AfterUpload: it refuses after reading the upload, not at once.
 	AfterUpload bool
-	Source      string
+	// DefaultRunning is how many requests a default launch runs at once
+	// (0: not read, or chosen at start from the GPU).
+	DefaultRunning int
+	Source         string
+}
+
+// Shed reports whether an answer is some engine's refusal of an overload
+// (its Shedding status with its message or an older one in the body), and
+// which engine's: shedding is the server protecting its latency, which a
+// reader counts apart from a server failure. A 500 with another message
+// is a failure; a row without a message matches nothing (its refusal was
+// not read).
+func Shed(status int, body string) (string, bool) {
+	for _, e := range table {
+		sh := e.Shedding
+		if sh.Status != status {
+			continue
+		}
+		for _, m := range append([]string{sh.Message}, sh.Older...) {
+			if m != "" && strings.Contains(body, m) {
+				return e.Name, true
+			}
+		}
+	}
+	return "", false
 }
 
 // All returns every engine of the table, in its fixed order (vLLM,

@@ -11,22 +11,34 @@ import (
 // no such thing (each still has its group's Source saying so). Booleans
 // are facts either way. Any other zero field is a missing fact.
 var mayBeEmpty = map[string]bool{
-	"Stream.IDPrefix":                  true, // plain SGLang: not read
-	"Errors.ModelNotFound.Param":       true, // vLLM: null
-	"Errors.ModelNotFound.Code":        true, // vLLM: the status
-	"Metrics.Labels":                   true, // SGLang-Omni, SGLang: model_name only
-	"Metrics.CacheCounters":            true, // SGLang-Omni exposes none
-	"Metrics.CacheCounters.Deprecated": true,
-	"Metrics.Requests.Match":           true,
-	"Metrics.Requests.StatusLabel":     true,
-	"Metrics.Stages.Match":             true, // vLLM: every series counts
-	"Metrics.Stages.Buckets":           true, // plain SGLang: not read
-	"Knobs.Served":                     true, // SGLang-Omni describes itself nowhere
-	"Knobs.Keys.Path":                  true, // a flag no self-description mirrors
-	"Knobs.Keys.Flag":                  true, // a served key no flag sets
-	"Knobs.Expose":                     true, // SGLang serves /get_server_info by default
-	"Shedding.Flag":                    true, // SGLang-Omni: bounded by its config
-	"Shedding.Message":                 true, // plain SGLang: not read
+	"Stream.IDPrefix":                         true, // plain SGLang: not read
+	"Errors.ModelNotFound.Param":              true, // vLLM: null
+	"Errors.ModelNotFound.Code":               true, // vLLM: the status
+	"Metrics.Labels":                          true, // SGLang-Omni, SGLang: model_name only
+	"Metrics.CacheCounters":                   true, // SGLang-Omni exposes none
+	"Metrics.CacheCounters.Deprecated":        true,
+	"Metrics.Requests.Match":                  true,
+	"Metrics.Requests.StatusLabel":            true,
+	"Metrics.Stages.Match":                    true, // vLLM: every series counts
+	"Metrics.Stages.Buckets":                  true, // plain SGLang: not read
+	"Knobs.Served":                            true, // SGLang-Omni describes itself nowhere
+	"Knobs.Keys.Path":                         true, // a flag no self-description mirrors
+	"Knobs.Keys.Flag":                         true, // a served key no flag sets
+	"Knobs.Expose":                            true, // SGLang serves /get_server_info by default
+	"Errors.AudioRefusals":                    true, // plain SGLang: not read
+	"Knobs.Outcome":                           true, // plain SGLang: not read
+	"Shedding.Flag":                           true, // SGLang-Omni: bounded by its config
+	"Shedding.Message":                        true, // plain SGLang: not read
+	"Shedding.Older":                          true, // one message so far
+	"Shedding.DefaultRunning":                 true, // vLLM: chosen at start from the GPU (not read)
+	"Metrics.UncountedCaches":                 true, // vLLM counts its caches
+	"Transcription.Chunking.ClipS":            true, // plain SGLang: not read
+	"Transcription.Chunking.OverlapS":         true, // SGLang-Omni: non-overlapping chunks
+	"Transcription.Chunking.IDSuffix":         true, // plain SGLang: not read
+	"Transcription.Chunking.StreamLimitS":     true, // vLLM splits streams too
+	"Transcription.Chunking.LangDetectSuffix": true, // SGLang-Omni: none
+	"Transcription.Chunking.LangDetectModel":  true,
+	"Transcription.IgnoresModelSource":        false,
 }
 
 // TestEveryEngineComplete walks every row of the table: a fact left zero
@@ -161,6 +173,92 @@ func TestStageFamiliesPreferOwn(t *testing.T) {
 			if _, ok := idx[f.Family]; !ok {
 				t.Errorf("%s: %s missing from StageFamilies", e.Name, f.Family)
 			}
+		}
+	}
+}
+
+// TestShed: SGLang-Omni's overload on transcriptions is a 500 whose
+// detail is QueueFullError's message (or 0.1.4's backlog message); a 500
+// with another detail, or the message under another status, is not
+// shedding.
+func TestShed(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		body   string
+		engine string
+	}{
+		{500, `{"detail":"The request queue is full."}`, SGLangOmni},
+		{500, `{"detail":"request-build backlog is full (backlog_limit=16)"}`, SGLangOmni},
+		{503, `{"error":{"message":"The server is overloaded: too many requests queued.","type":"ServiceUnavailableError","param":null,"code":503}}`, VLLM},
+		{500, `{"detail":"CUDA out of memory"}`, ""},
+		{503, `{"detail":"The request queue is full."}`, ""},
+		{400, `{"detail":"The request queue is full."}`, ""},
+	} {
+		got, ok := Shed(tc.status, tc.body)
+		if got != tc.engine || ok != (tc.engine != "") {
+			t.Errorf("Shed(%d, %s) = %q, %v; want %q", tc.status, tc.body, got, ok, tc.engine)
+		}
+	}
+}
+
+// TestEngineRequests: vLLM splits 90 s into 3 or 4 chunks of at most 30 s
+// (each but the last ends in its last second: 29 to 30 s), streamed or
+// not, and a request without language may add one language detection;
+// SGLang-Omni splits only non-streamed audio, at 60 s, with no overlap.
+func TestEngineRequests(t *testing.T) {
+	v, _ := ByName(VLLM)
+	sg, _ := ByName(SGLangOmni)
+	vc, sc := v.Transcription.Chunking, sg.Transcription.Chunking
+	for _, tc := range []struct {
+		c                  Chunking
+		s                  float64
+		stream, langDetect bool
+		lo, hi             int
+	}{
+		{vc, 20, false, false, 1, 1},
+		{vc, 30, false, false, 1, 1},
+		{vc, 90, false, false, 3, 4},
+		{vc, 90, true, false, 3, 4},
+		{vc, 90, false, true, 4, 5},
+		{vc, 20, false, true, 2, 2},
+		{sc, 90, false, false, 2, 2},
+		{sc, 90, true, false, 1, 1},
+	} {
+		if lo, hi := tc.c.EngineRequests(tc.s, tc.stream, tc.langDetect); lo != tc.lo || hi != tc.hi {
+			t.Errorf("%s %g s stream=%v langDetect=%v: %d..%d, want %d..%d", tc.c.IDSuffix, tc.s, tc.stream, tc.langDetect, lo, hi, tc.lo, tc.hi)
+		}
+	}
+	for _, tc := range []struct {
+		model    string
+		language bool
+		want     bool
+	}{{"openai/whisper-large-v3", false, true}, {"openai/Whisper-small", false, true}, {"openai/whisper-large-v3", true, false}, {"Qwen/Qwen3-ASR-1.7B", false, false}} {
+		if got := vc.DetectsLanguage(tc.model, tc.language); got != tc.want {
+			t.Errorf("vLLM DetectsLanguage(%q, %v) = %v", tc.model, tc.language, got)
+		}
+		if sc.DetectsLanguage(tc.model, tc.language) {
+			t.Errorf("SGLang-Omni detects language for %q", tc.model)
+		}
+	}
+}
+
+// TestAudioRefused: a 400 refusing the audio itself is told apart from
+// other 400s (a wrong format, a wrong field).
+func TestAudioRefused(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		body   string
+		engine string
+	}{
+		{400, `{"error":{"message":"Maximum file size exceeded","type":"BadRequestError","param":"audio_filesize_mb","code":400}}`, VLLM},
+		{400, `{"detail":"Uploaded audio file is empty"}`, SGLangOmni},
+		{400, `{"detail":"stream=true does not support audio longer than 1200 seconds; use stream=false, which transcribes long audio in chunks"}`, SGLangOmni},
+		{400, `{"error":{"message":"Currently do not support verbose_json for m"}}`, ""},
+		{500, `{"detail":"Uploaded audio file is empty"}`, ""},
+	} {
+		got, ok := AudioRefused(tc.status, tc.body)
+		if got != tc.engine || ok != (tc.engine != "") {
+			t.Errorf("AudioRefused(%d, %s) = %q, %v; want %q", tc.status, tc.body, got, ok, tc.engine)
 		}
 	}
 }

@@ -89,6 +89,21 @@ var vllmOmniStages = append([]StageFamily{
 // sglangOmniDurationBuckets are serve/metrics.py's DEFAULT_DURATION_BUCKETS.
 var sglangOmniDurationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 
+// sglangOmniCaches: Qwen3-ASR's pre-LM encoder cache, keyed by the
+// decoded waveform, so a one-LSB variant misses it (what perturbation is
+// for); no /metrics family counts its hits.
+var sglangOmniCaches = []UncountedCache{{
+	Name:          "Qwen3-ASR pre-LM audio encoder cache",
+	Key:           "<namespace>:<xxh3_128 of the decoded waveform as float32>, the namespace a digest of the model and the encoder pipeline's settings",
+	VariantMisses: true,
+	VariantWhy:    "the key hashes every sample of the decoded audio: a sample one LSB off is another float32 value, so another key (a variant identical after decoding, if a resampler ever rounded it away, would hit)",
+	Size:          "4096 entries, 2 GiB",
+	Knobs:         "stage factory args enable_pre_lm_encoder, pre_lm_cache_max_entries, pre_lm_cache_size_bytes (--stages.asr.factory_args.pre_lm_cache_max_entries=0 disables it)",
+	Source: "charliechenye/sglang-omni sglang_omni/models/qwen3_asr/config.py@68abc7e (2026-08-14) (defaults), " +
+		"sglang_omni/models/qwen3_asr/encoder_service.py@10733c98 (_cache_key_from_fingerprint: f\"{namespace}:{audio_fingerprint}\", build_cache_namespace), " +
+		"sglang_omni/preprocessing/transcription.py@abc99547 (fingerprint=audio_fingerprint(waveform)), sglang_omni/utils/audio.py@abc59597 (xxhash.xxh3_128_hexdigest of np.float32); no counter: serve/metrics.py@92e15989",
+}}
+
 var sglangOmniStages = []StageFamily{
 	{Stage: StageHTTP, Family: "sglang_omni_http_request_duration_seconds", Match: map[string]string{"route": TranscriptionsPath},
 		Buckets:  sglangOmniDurationBuckets,
@@ -107,15 +122,33 @@ var sglangStages = []StageFamily{
 
 var vllmModels = Models{OwnedBy: "vllm", MaxModelLen: true, Source: "vllm-project/vllm vllm/entrypoints/openai/engine/protocol.py@040a2cc2 (ModelCard)"}
 
+// vllmChunking: SpeechToTextConfig's defaults (max_audio_clip_s 30,
+// overlap_chunk_second 1); a model may set its own clip length (Whisper
+// and Qwen3-ASR: their feature extractor's chunk_length, which the
+// checkpoint's preprocessor_config.json holds: 30 for Whisper, not read
+// for Qwen3-ASR).
+var vllmChunking = Chunking{ClipS: 30, OverlapS: 1, IDSuffix: "-%d", Streams: true,
+	LangDetectSuffix: "-lang_detect", LangDetectModel: "whisper", // Whisper's classes set supports_explicit_language_detection; Qwen3-ASR names the language in its output
+	Counted: true,
+	Source: "vllm-project/vllm vllm/frontend/entrypoints/speech_to_text/base/serving.py@055e47c2 and @ad5b1a8e (_decode_and_chunk_speech: split when duration > max_audio_clip_s; " +
+		"engine_request_ids: request_id if one input else f\"{request_id}-{idx}\", streams too; _detect_language(chunks[0], f\"{request_id}-lang_detect\") when language is None and supports_explicit_language_detection), " +
+		"vllm/frontend/processing/multimodal/audio.py@ad5b1a8e (split_audio: each chunk but the last ends at the quietest window of its last overlap_duration_s), " +
+		"vllm/config/speech_to_text.py (SpeechToTextConfig: max_audio_clip_s 30, overlap_chunk_second 1; index, unpinned), vllm/model_executor/models/qwen3_asr.py@b80741ce (max_audio_clip_s=feature_extractor.chunk_length), whisper.py (supports_explicit_language_detection = True; index, unpinned); that a model's name says Whisper: assumption"}
+
 var vllmTranscription = Transcription{Path: TranscriptionsPath, TextAsJSON: true, MissingFileStatus: http.StatusBadRequest,
-	Source: "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/api_router.py@029329a8, speech_to_text.py@024e0772 (supports_segment_timestamp); missing file 400: not read (the sim's choice)"}
+	Chunking:           vllmChunking,
+	IgnoresModelSource: "vllm-project/vllm vllm/frontend/entrypoints/serve/engine/serving.py@b59bccae (_check_model: 404 unless VLLM_SKIP_MODEL_NAME_VALIDATION is set, Knobs.Env)",
+	Source:             "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/api_router.py@029329a8, speech_to_text.py@024e0772 (supports_segment_timestamp); missing file 400: not read (the sim's choice)"}
 
 var vllmStream = Stream{Events: ChunkEvents, ErrorEvent: OpenAIError, DoneAfterError: true, TakesRequestID: true, IDPrefix: "transcribe-",
-	Source: "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/speech_to_text.py@024e0772 (_speech_to_text_stream_generator, create_streaming_error_response), engine/serving.py@619e4b31 (_base_request_id)"}
+	HeadersSource: "vllm-project/vllm vllm/frontend/entrypoints/speech_to_text/base/serving.py@055e47c2 (\"we return a success status before we actually start generating text\"; errors after it are the stream's error event)",
+	Source:        "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/speech_to_text.py@024e0772 (_speech_to_text_stream_generator, create_streaming_error_response), engine/serving.py@619e4b31 (_base_request_id)"}
 
 var vllmErrors = Errors{Shape: OpenAIError,
-	ModelNotFound: ModelNotFound{Format: "The model %s does not exist.", Quote: Backticks, Type: "NotFoundError"},
-	Source:        "vllm-project/vllm vllm/entrypoints/openai/engine/serving.py@619e4b31 (_check_model)"}
+	ModelNotFound:       ModelNotFound{Format: "The model %s does not exist.", Quote: Backticks, Type: "NotFoundError"},
+	AudioRefusals:       []string{"Maximum file size exceeded", "Invalid or unsupported audio file."},
+	AudioRefusalsSource: "vllm-project/vllm vllm/frontend/entrypoints/speech_to_text/base/utils.py@b59bccae (read_upload_with_limit: VLLM_MAX_AUDIO_CLIP_FILESIZE_MB), base/serving.py@055e47c2 (_decode_and_chunk_speech: \"Invalid or unsupported audio file.\"; load_audio's max_duration_s and max_decode_bytes refusals raise ValueError, their messages not read)",
+	Source:              "vllm-project/vllm vllm/entrypoints/openai/engine/serving.py@619e4b31 (_check_model)"}
 
 var vllmKnobs = Knobs{Served: []string{"/server_info?config_format=json", "/metrics", "/version"},
 	Keys: []KnobKey{
@@ -129,8 +162,32 @@ var vllmKnobs = Knobs{Served: []string{"/server_info?config_format=json", "/metr
 		{Knob: KnobPrefixCaching, Path: "enable_prefix_caching"},
 		{Knob: KnobPrefixCaching, Flag: "--no-enable-prefix-caching", Negate: true, Bare: true},
 	},
-	Expose: "start vLLM with VLLM_SERVER_DEV_MODE=1 (its /server_info) or keep its /metrics reachable (vllm:cache_config_info)",
-	Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/server_info.py@4652ef5d (VLLM_SERVER_DEV_MODE only), vllm/v1/metrics/loggers.py@005a810b (vllm:cache_config_info); flags: vllm/engine/arg_utils.py (not re-read)"}
+	Expose:  "start vLLM with VLLM_SERVER_DEV_MODE=1 (its /server_info) or keep its /metrics reachable (vllm:cache_config_info)",
+	Outcome: vllmOutcome,
+	Source:  "vllm-project/vllm vllm/entrypoints/serve/instrumentator/server_info.py@4652ef5d (VLLM_SERVER_DEV_MODE only), vllm/v1/metrics/loggers.py@005a810b (vllm:cache_config_info); flags: vllm/engine/arg_utils.py (not re-read)"}
+
+// vllmOutcome: the settings of vLLM that change what a transcription is
+// answered.
+var vllmOutcome = []OutcomeKnob{
+	{Name: "VLLM_SKIP_MODEL_NAME_VALIDATION", Env: true,
+		Effect: "a request for a model the server does not serve is answered (200) instead of 404 \"The model `X` does not exist.\"",
+		Source: "vllm-project/vllm vllm/envs.py (VLLM_SKIP_MODEL_NAME_VALIDATION: bool = False, PR #34676, 0.21; index, unpinned), vllm/frontend/entrypoints/serve/engine/serving.py@b59bccae (_check_model)"},
+	{Name: "VLLM_MAX_AUDIO_CLIP_FILESIZE_MB", Env: true,
+		Effect: "an upload larger is refused 400 \"Maximum file size exceeded\" (param audio_filesize_mb): a corpus problem, not a model failure",
+		Source: "vllm-project/vllm vllm/frontend/entrypoints/speech_to_text/base/utils.py@b59bccae (read_upload_with_limit)"},
+	{Name: "VLLM_MAX_AUDIO_DECODE_DURATION_S", Env: true,
+		Effect: "audio that decodes longer is refused 400: a corpus problem, not a model failure",
+		Source: "vllm-project/vllm vllm/frontend/entrypoints/speech_to_text/base/serving.py@055e47c2 (load_audio(max_duration_s=envs.VLLM_MAX_AUDIO_DECODE_DURATION_S))"},
+	{Name: "VLLM_MAX_AUDIO_DECODE_BYTES", Env: true,
+		Effect: "audio that decodes to more bytes is refused 400: a corpus problem, not a model failure",
+		Source: "vllm-project/vllm vllm/frontend/entrypoints/speech_to_text/base/serving.py@055e47c2 (load_audio(max_decode_bytes=envs.VLLM_MAX_AUDIO_DECODE_BYTES))"},
+	{Name: "--enable-server-load-tracking",
+		Effect: "GET /load answers {\"server_load\"}, the requests in flight as the server counts them",
+		Source: "vllm-project/vllm vllm/frontend/entrypoints/serve/instrumentator/basic.py@055e47c2 (/load)"},
+	{Name: "--max-num-queued-reqs",
+		Effect: "the queue is bounded and the server sheds beyond it (Shedding)",
+		Source: "issue 10 / ENGINES.md (not re-read here)"},
+}
 
 var vllmShedding = Shedding{Flag: "--max-num-queued-reqs", Status: http.StatusServiceUnavailable, Shape: OpenAIError,
 	Message: "The server is overloaded: too many requests queued.", AfterUpload: true,
@@ -151,7 +208,7 @@ var table = []*Engine{
 	{
 		Name: VLLM, Repo: "vllm-project/vllm", Version: "0.28.0", Facts: vllmFacts,
 		Models: vllmModels, Transcription: vllmTranscription, Stream: vllmStream, Errors: vllmErrors,
-		Health: Health{Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (Response(status_code=200))"},
+		Health: Health{Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (Response(status_code=200)); newer: vllm/frontend/entrypoints/serve/instrumentator/health.py@b59bccae (503 on EngineDeadError)"},
 		Metrics: Metrics{Prefix: "vllm:", Labels: []string{"engine"}, CacheCounters: vllmCache, Requests: vllmRequests, Stages: vllmStages,
 			Source: "vllm-project/vllm vllm/v1/metrics/loggers.py@005a810b (make_per_engine, prefix_cache_*); mm_cache_* and the 0.9 removal of gpu_prefix_cache_*: loggers.py@a6f0308c (ENGINES.md)"},
 		Knobs: vllmKnobs, Shedding: vllmShedding,
@@ -172,26 +229,54 @@ var table = []*Engine{
 		Name: SGLangOmni, Repo: "sgl-project/sglang-omni", Version: "0.1.4", Facts: sglangOmniFacts,
 		Models: Models{OwnedBy: "sglang-omni", CreatedZero: true, Source: "sgl-project/sglang-omni sglang_omni/serve/protocol.py@1b4b3750 (ModelCard)"},
 		Transcription: Transcription{Path: TranscriptionsPath, VerboseJSON: true, MissingFileStatus: http.StatusUnprocessableEntity,
-			Source: "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@070fc3b5 (assemble_speech_to_text_response, File(...))"},
+			IgnoresModel: true,
+			Chunking: Chunking{ClipS: 60, IDSuffix: "-chunk-%d", StreamLimitS: 1200,
+				Source: "charliechenye/sglang-omni sglang_omni/serve/transcriptions.py@70c4540 (2026-08-16) (needs_chunking, plan_audio_chunks: non-streamed audio over max_audio_clip_s, non-overlapping chunks f\"{request_id}-chunk-{span.index}\"; a stream over stream_clip_limit_s is 400 \"stream=true does not support audio longer than ...\"), " +
+					"sglang_omni/models/qwen3_asr/config.py@68abc7e (2026-08-14) (max_audio_clip_s=60.0, max_native_clip_s QWEN3_ASR_MAX_INPUT_SECONDS: the 1200 s stream limit), sglang_omni/config/schema.py@c6bbcc8 (stream_clip_limit_s = max_native_clip_s); " +
+					"which is newer is unclear: the index holds an upstream qwen3_asr/config.py with max_audio_clip_s=30.0 (\"defaults to 30s for scheduling\"); the HTTP middleware counts one per HTTP request either way"},
+			IgnoresModelSource: "sgl-project/sglang-omni sglang_omni/serve/transcriptions.py@a31e5ed0 and charliechenye/sglang-omni@70c4540 (2026-08-16) (model=form.model or default_model, no check; model_not_found is left only in translations.py)",
+			Source:             "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@070fc3b5 (assemble_speech_to_text_response, File(...))"},
 		Stream: Stream{Events: TranscriptEvents, ErrorEvent: TypedError, IDHeader: true, IDPrefix: "transcription-",
-			Source: "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@070fc3b5 (speech_to_text_stream), transcriptions.py@0ac0a86e (request_id)"},
+			HeadersAtFirstChunk: true,
+			HeadersSource:       "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@f9f24e5a (create_speech_to_text_streaming_response waits for the first chunk; before it HTTPException 400/500 {\"detail\"}), transcriptions.py@a31e5ed0",
+			Source:              "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@070fc3b5 (speech_to_text_stream), transcriptions.py@0ac0a86e (request_id)"},
 		Errors: Errors{Shape: FastAPIDetail,
 			ModelNotFound: ModelNotFound{Format: "The model %s does not exist.", Quote: PyRepr, Type: "invalid_request_error", Param: "model", Code: "model_not_found"},
-			Source:        "sgl-project/sglang-omni sglang_omni/serve/speech_errors.py@0ac0a86e (resolve_served_model), transcriptions.py@0ac0a86e (HTTPException)"},
-		Health: Health{JSON: true, Source: "sgl-project/sglang-omni sglang_omni/serve/openai_api.py@2489a10e (_register_health)"},
+			AudioRefusals: []string{"Uploaded audio file is empty", "accepts audio up to", "could not decode the uploaded audio", "stream=true does not support audio longer than"},
+			AudioRefusalsSource: "sgl-project/sglang-omni sglang_omni/serve/speech_to_text.py@f9f24e5a and charliechenye/sglang-omni@70c4540 (read_and_validate_speech_to_text_audio: \"Uploaded audio file is empty\"), sglang_omni/serve/openai_errors.py@0e96c746 (bad-request markers), " +
+				"sglang_omni/preprocessing/transcription.py@abc99547 (\"accepts audio up to\"), transcriptions.py@70c4540 (the stream limit)",
+			Source: "sgl-project/sglang-omni sglang_omni/serve/speech_errors.py@0ac0a86e (resolve_served_model), transcriptions.py@0ac0a86e (HTTPException); since then on /v1/audio/translations only (Transcription.IgnoresModel)"},
+		Health: Health{JSON: true, Source: "sgl-project/sglang-omni sglang_omni/serve/openai_api.py@2489a10e (_register_health); 503 {\"status\":\"unhealthy\"} when not running: charliechenye/sglang-omni openai_api.py@c6bbcc8"},
 		Metrics: Metrics{Prefix: "sglang_omni_", DefaultOff: true,
 			Requests: &RequestCounter{Engine: SGLangOmni, Name: "sglang_omni_http_requests_total", Match: map[string]string{"route": TranscriptionsPath},
 				StatusLabel: "status", Histogram: "sglang_omni_http_request_duration_seconds",
 				Counts: "an HTTP request answered, labelled method, model_name, route and status; every route but /metrics is counted (/health too), hence the route filter; the duration histogram is the handler's time",
 				Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request; the route label is the FastAPI route's path), sglang_omni/serve/transcriptions.py@0ac0a86e (TRANSCRIPTIONS_ENDPOINT)"},
-			Stages: sglangOmniStages,
-			Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (no cache counter; 404 unless metrics are enabled)"},
+			Stages:          sglangOmniStages,
+			UncountedCaches: sglangOmniCaches,
+			Source:          "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (no cache counter; 404 unless metrics are enabled)"},
 		Knobs: Knobs{Keys: sglangKnobKeys,
 			Expose: "SGLang-Omni has no self-description, so record its launch command or its config",
+			Outcome: []OutcomeKnob{
+				{Name: "--max_queued_requests", Effect: "the queue (waiting and request builds pending) is bounded and the server sheds beyond it with 500 \"The request queue is full.\"",
+					Source: "charliechenye/sglang-omni sglang_omni/cli/serve.py@c6bbcc8 (--max_queued_requests), sglang_omni/scheduling/omni_scheduler.py@0f7521a (_waiting_queue_is_full)"},
+				{Name: "--stages.asr.factory_args.pre_lm_cache_", Effect: "sizes or (0) disables the pre-LM encoder cache that answers identical audio without counting it (Metrics.UncountedCaches)",
+					Source: "sgl-project/sglang-omni (index, docs: --stages.asr.factory_args.pre_lm_cache_max_entries=0 --stages.asr.factory_args.pre_lm_cache_size_bytes=0), charliechenye/sglang-omni sglang_omni/models/qwen3_asr/config.py@68abc7e"},
+				{Name: "--stages.asr.factory_args.enable_pre_lm_encoder", Effect: "turns the pre-LM encoder (and its cache) on or off",
+					Source: "charliechenye/sglang-omni sglang_omni/models/qwen3_asr/config.py@68abc7e"},
+				{Name: "--stages.asr.factory_args.prefill_coalesce_", Effect: "how many requests prefill waits to batch and for how long (16 requests or 40 ms by default): latency at low concurrency",
+					Source: "charliechenye/sglang-omni sglang_omni/models/qwen3_asr/config.py@68abc7e"},
+				{Name: "--stages.asr.factory_args.request_build_max_", Effect: "request-build workers and builds in flight (8 and 32 by default)",
+					Source: "charliechenye/sglang-omni sglang_omni/models/qwen3_asr/config.py@68abc7e, sglang_omni/scheduling/omni_scheduler.py@0f7521a"},
+			},
 			Source: "sgl-project/sglang-omni sglang_omni/serve/openai_api.py@022b6a3d, launcher.py@03c8f159 (ENGINES.md), openai_api.py@2489a10e: no self-description; flags are SGLang's server args its launcher passes on"},
-		Shedding: Shedding{Bounded: true, Status: http.StatusInternalServerError, Shape: FastAPIDetail,
-			Message: "request-build backlog is full (backlog_limit=16)", AfterUpload: true,
-			Source: "0.1.4: issue 10 (not found in the index); newer releases 503 \"The request queue is full.\": sglang_omni/admission.py@75c59a20 (QueueFullError); backlog_limit 16: sglang_omni/models/qwen3_asr/config.py@fe0cbea9"},
+		Shedding: Shedding{Flag: "--max_queued_requests", Status: http.StatusInternalServerError, Shape: FastAPIDetail,
+			Message: "The request queue is full.", Older: []string{"request-build backlog is full"}, AfterUpload: true,
+			DefaultRunning: 64,
+			Source: "sgl-project/sglang-omni sglang_omni/admission.py@75c59a20 (QueueFullError.MESSAGE; its docstring says 503), " +
+				"sglang_omni/serve/speech_to_text.py@f9f24e5a and charliechenye/sglang-omni@70c4540 (2026-08-16) (complete_speech_to_text_request: anything not a bad request is HTTPException(500, str(exc))), " +
+				"charliechenye/sglang-omni sglang_omni/scheduling/omni_scheduler.py@0f7521a (2026-08-19) (_waiting_queue_is_full: waiting + pending builds + backlog >= max_queued_requests, which SGLang's server args leave None: unbounded unless --max_queued_requests), " +
+				"sglang_omni/models/qwen3_asr/config.py@68abc7e (2026-08-14) (max_running_requests 64); the older message: 0.1.4, issue 10 (not found in the index)"},
 	},
 	{
 		Name: SGLang, Repo: "sgl-project/sglang", Version: "not read",
@@ -202,11 +287,13 @@ var table = []*Engine{
 		},
 		Models: Models{OwnedBy: "sglang", Source: "not read: cmd/benchseal/replay_engine.go's note (SGLang: \"sglang\")"},
 		Transcription: Transcription{Path: TranscriptionsPath, TextAsJSON: true, MissingFileStatus: http.StatusBadRequest,
-			Source: "not read: SGLang's OpenAI server is not imitated; shapes assumed vLLM-like"},
+			IgnoresModelSource: "not read: assumed to check the model, as vLLM does",
+			Chunking:           Chunking{Source: "not read: SGLang's OpenAI server is not imitated; no chunking assumed"},
+			Source:             "not read: SGLang's OpenAI server is not imitated; shapes assumed vLLM-like"},
 		Stream: Stream{Events: ChunkEvents, ErrorEvent: OpenAIError, DoneAfterError: true,
-			Source: "not read: SGLang's OpenAI server is not imitated; the runner reads both stream shapes"},
+			HeadersSource: "not read", Source: "not read: SGLang's OpenAI server is not imitated; the runner reads both stream shapes"},
 		Errors: Errors{Shape: OpenAIError, ModelNotFound: ModelNotFound{Format: "The model %s does not exist.", Quote: Backticks, Type: "NotFoundError"},
-			Source: "not read: SGLang's OpenAI server is not imitated"},
+			AudioRefusalsSource: "not read", Source: "not read: SGLang's OpenAI server is not imitated"},
 		Health: Health{Source: "not read"},
 		Metrics: Metrics{Prefix: "sglang:", CacheCounters: []CacheCounter{{Name: SGLangCachedTokens, Hit: true, LazilyCreated: true}},
 			Requests: &RequestCounter{Engine: SGLang, Name: "sglang:num_requests_total", Histogram: "sglang:e2e_request_latency_seconds",

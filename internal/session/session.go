@@ -253,6 +253,7 @@ func (s *Session) recorderHooks(rec *fingerprint.Recorder) bench.Hooks {
 				if err := s.bringIn(d.Path, t); err != nil {
 					return fmt.Errorf("servers/%s: %w", t.Name, err)
 				}
+				outcomeEvents(d, t)
 			}
 			if err := rec.BeforeSweep(ctx, d.Path, d.Anchor); err != nil || s.cfg.Captured == nil {
 				return err
@@ -277,6 +278,22 @@ func (s *Session) recorderHooks(rec *fingerprint.Recorder) bench.Hooks {
 		BeforeProbe: func(ctx context.Context, d *bench.Dir, target string) error { return rec.ProbeStart(ctx, target) },
 		AfterProbe:  func(ctx context.Context, d *bench.Dir, target string) error { return rec.ProbeEnd(ctx, target) },
 		AfterSweep:  func(ctx context.Context, d *bench.Dir) error { return rec.AfterSweep(ctx) },
+	}
+}
+
+// outcomeEvents records, as run events "outcome_knob", every setting of
+// t's launch command that changes what its requests are answered
+// (fingerprint.OutcomeKnobs: VLLM_SKIP_MODEL_NAME_VALIDATION, vLLM's
+// upload and decode limits, SGLang-Omni's queue bound and encoder cache,
+// ...), with what it changes: the launch command is sealed, and this
+// says what in it a reader must know.
+func outcomeEvents(d *bench.Dir, t *schemas.Target) {
+	for _, k := range fingerprint.OutcomeKnobs(t.LaunchCommand) {
+		set := k.Name
+		if k.Value != "" {
+			set += "=" + k.Value
+		}
+		d.Event(t.Name, "outcome_knob", fmt.Sprintf("the launch command sets %s (%s): %s; source: %s", set, k.Engine, k.Effect, k.Source))
 	}
 }
 

@@ -37,19 +37,31 @@ type Clip struct {
 }
 
 // Config configures a simulated server. Zero values are sensible defaults
-// (persona vllm, no latency, unlimited running, no queue limit).
+// (persona vllm, no latency, the engine's running limit, no queue limit).
 type Config struct {
 	Persona        string
 	Model          string // served model name; default "Qwen/Qwen3-ASR-1.7B"
 	Corpus         []Clip
 	BaseLatency    time.Duration // per request
 	PerAudioSecond time.Duration // added per second of audio
-	MaxRunning     int           // admitted at once (0: unlimited); the rest queue
-	MaxQueue       int           // queued beyond MaxRunning before shedding (0: unlimited)
-	Cache          bool          // identical bytes are answered from a cache almost at once
-	FailRate       float64       // fraction of requests that fail with the persona's 500
-	WordErrorRate  float64       // fraction of reference words substituted in answers
-	Seed           uint64
+	// MaxRunning requests are admitted at once, the rest queue; 0 is the
+	// persona's engine default (its row's Shedding.DefaultRunning:
+	// sglang-omni 64, Qwen3-ASR's max_running_requests; vllm unlimited).
+	MaxRunning int
+	// MaxQueue requests wait beyond MaxRunning before the next is shed
+	// (0: unlimited): vLLM's --max-num-queued-reqs, SGLang-Omni's
+	// --max_queued_requests (which counts request builds pending too).
+	MaxQueue      int
+	Cache         bool    // identical bytes are answered from a cache almost at once
+	FailRate      float64 // fraction of requests that fail with the persona's 500
+	WordErrorRate float64 // fraction of reference words substituted in answers
+	Seed          uint64
+
+	// ChunkSeconds is the model's max_audio_clip_s: longer audio is split
+	// into engine requests as the persona's engine splits it (the engine
+	// row's Transcription.Chunking; 0: its ClipS, vllm 30 s, sglang-omni
+	// 60 s; negative: never split).
+	ChunkSeconds float64
 
 	// RawPrefix puts RawPrefix before every transcript (plain, JSON and
 	// streamed), as some engines serving Qwen3-ASR do.
@@ -134,6 +146,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Model == "" {
 		cfg.Model = DefaultModel
+	}
+	if cfg.MaxRunning == 0 {
+		cfg.MaxRunning = personas[cfg.Persona].eng.Shedding.DefaultRunning
 	}
 	switch {
 	case cfg.BaseLatency < 0:

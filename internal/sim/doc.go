@@ -22,7 +22,8 @@
 // # Endpoints
 //
 // Both personas serve POST /v1/audio/transcriptions (multipart/form-data:
-// file, model, language, response_format json|text|verbose_json,
+// file, model, language, response_format json|text|verbose_json (and
+// diarized_json, srt, vtt, which both refuse as their Qwen3-ASR does),
 // temperature, stream, stream_include_usage), GET /v1/models and GET
 // /metrics (Prometheus text format 0.0.4; 404 with NoMetrics, as
 // SGLang-Omni without metrics enabled). vllm: /health is an empty 200,
@@ -47,7 +48,25 @@
 // stream_include_usage, then data: [DONE]; sglang-omni sends
 // X-Request-Id: transcription-<uuid> (its own id, whatever was sent),
 // transcript.text.delta events, transcript.text.done {text, usage}, then
-// data: [DONE]. The words are spread evenly over the service time.
+// data: [DONE]. The words are spread evenly over the service time. vllm
+// sends its 200 and headers before the first word; sglang-omni's wait for
+// its first event, so what fails before it (a shed, a FailRate failure)
+// is a plain HTTP error {"detail"}. sglang-omni leaves usage out when the
+// audio is 0 s long.
+//
+// One transcription is as many engine requests as the persona's engine
+// makes of it (the engine row's Transcription.Chunking): audio longer
+// than ChunkSeconds (sim --chunk-seconds; 0: vllm 30 s, sglang-omni
+// 60 s) is cut into chunks of ChunkSeconds less the row's overlap (vllm:
+// 29 s, the start of its search for a quiet split point; sglang-omni:
+// 60 s, and only when not streamed: a stream over 1200 s is 400), with
+// ids <id>-<i> (vllm) or <id>-chunk-<i>; a vllm request without language
+// to a Whisper (a served model whose name says whisper) adds
+// <id>-lang_detect. vllm counts and observes every engine request in
+// vllm:request_success_total and its stage histograms (with the
+// request's times) and exports a span for each; sglang-omni's middleware
+// counts the HTTP request once and its profiler writes each chunk's
+// events.
 // StreamFailRate makes that fraction of streams fail after half their
 // words with the persona's error event (vllm data: {"error":{...}} then
 // [DONE]; sglang-omni data: {"type":"error","error":{"message"}} and no
@@ -57,16 +76,23 @@
 //
 // vllm answers {"error":{"message","type","param":null,"code"}}: a wrong
 // model name is 404 NotFoundError "The model `X` does not exist.",
-// verbose_json is 400 (Qwen3-ASR has no segment timestamps), a missing file,
+// verbose_json and diarized_json are 400 (Qwen3-ASR has neither segment
+// timestamps nor diarization), srt and vtt 400 (not among its formats), a missing file,
 // a body that is not multipart, an unknown response_format or a WAV whose
-// fmt/data chunks cannot be read is 400. sglang-omni answers a wrong model
-// with 404 {"error":{...,"param":"model","code":"model_not_found"}}, a
-// missing file with FastAPI's 422 {"detail":[...]}, everything else with
-// {"detail": "..."}. When more than MaxQueue requests wait, the next one
+// fmt/data chunks cannot be read is 400. sglang-omni does not check the
+// model (form.model or default_model): a request for another model is
+// answered 200 by its own; a missing file is FastAPI's 422
+// {"detail":[...]}, an empty one 400 "Uploaded audio file is empty", srt
+// and vtt 400 (Qwen3-ASR has no segment timestamps), a stream in any
+// format but json or text 400, everything else {"detail": "..."}. When more than MaxQueue requests wait, the next one
 // is shed after its upload: vllm with 503 (ShedStatusVLLM, as with
 // --max-num-queued-reqs; without MaxQueue it queues without bound, as vLLM
-// does by default), sglang-omni with 500 {"detail":"request-build backlog
-// is full (backlog_limit=16)"} (ShedStatusSGLang, SGLang-Omni 0.1.4).
+// does by default), sglang-omni with 500 {"detail":"The request queue is
+// full."} (ShedStatusSGLang: SGLang-Omni's QueueFullError on
+// transcriptions, as with --max_queued_requests; 0.1.4 said
+// "request-build backlog is full ..."). A stream is shed the same way,
+// before its headers. MaxRunning 0 is the engine's default: sglang-omni
+// runs 64 at once (Qwen3-ASR's max_running_requests), vllm without bound.
 // FailRate makes that fraction of admitted requests fail with 500 after
 // their service time (drawn from Seed and the request's arrival number).
 // Until ReadyDelay has passed, everything but /metrics answers 503.

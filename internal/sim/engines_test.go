@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -12,6 +13,9 @@ import (
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
+
+	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/benchseal/benchseal/internal/testkit"
 )
 
 // These tests hold each persona to its engine's behaviour as read from the
@@ -266,8 +270,9 @@ func TestEngineSGLangOmniHealthAndMetrics(t *testing.T) {
 }
 
 // Errors: vLLM's OpenAI envelope (unknown model 404 NotFoundError,
-// verbose_json 400 for Qwen3-ASR); SGLang-Omni's model_not_found envelope,
-// FastAPI detail otherwise, a missing file 422.
+// verbose_json 400 for Qwen3-ASR); SGLang-Omni checks no model on
+// transcriptions (it answers with its own), FastAPI detail otherwise, a
+// missing file 422.
 func TestEngineErrors(t *testing.T) {
 	corpus := testCorpus(t)
 	_, vl := newTestServer(t, Config{Persona: PersonaVLLM, Corpus: corpus})
@@ -284,8 +289,12 @@ func TestEngineErrors(t *testing.T) {
 			`{"error":{"message":"The model ` + "`whisper-1`" + ` does not exist.","type":"NotFoundError","param":null,"code":404}}`},
 		{"vllm verbose_json", vl.URL, corpus[0].Audio, []string{"response_format", "verbose_json"}, 400,
 			`{"error":{"message":"Currently do not support verbose_json for Qwen/Qwen3-ASR-1.7B","type":"BadRequestError","param":null,"code":400}}`},
-		{"sglang-omni unknown model", sg.URL, corpus[0].Audio, []string{"model", "whisper-1"}, 404,
-			`{"error":{"message":"The model 'whisper-1' does not exist.","type":"invalid_request_error","param":"model","code":"model_not_found"}}`},
+		{"vllm diarized_json", vl.URL, corpus[0].Audio, []string{"response_format", "diarized_json"}, 400,
+			`{"error":{"message":"Currently do not support diarized_json for Qwen/Qwen3-ASR-1.7B","type":"BadRequestError","param":null,"code":400}}`},
+		{"vllm srt", vl.URL, corpus[0].Audio, []string{"response_format", "srt"}, 400,
+			`{"error":{"message":"Currently only support response_format: ` + "`text`, `json`, `verbose_json` or `diarized_json`" + `","type":"BadRequestError","param":null,"code":400}}`},
+		{"sglang-omni vtt", sg.URL, corpus[0].Audio, []string{"response_format", "vtt"}, 400,
+			`{"detail":"response_format 'vtt' requires a segment-timestamp capability"}`},
 		{"sglang-omni missing file", sg.URL, nil, nil, 422,
 			`{"detail":[{"input":null,"loc":["body","file"],"msg":"Field required","type":"missing"}]}`},
 		{"sglang-omni verbose_json stream", sg.URL, corpus[0].Audio, []string{"response_format", "verbose_json", "stream", "true"}, 400,
@@ -295,6 +304,12 @@ func TestEngineErrors(t *testing.T) {
 		if status != tc.status || string(body) != tc.body {
 			t.Errorf("%s: %d %s\nwant %d %s", tc.name, status, body, tc.status, tc.body)
 		}
+	}
+	// The model is not checked: the served one answers, 200.
+	status, body := post(t, t.Context(), sg.URL, corpus[0].Audio, "model", "whisper-1")
+	var got struct{ Text string }
+	if json.Unmarshal(body, &got); status != 200 || got.Text != corpus[0].Text {
+		t.Errorf("sglang-omni, another model: %d %s, want 200 with the served model's transcript", status, body)
 	}
 }
 
@@ -324,8 +339,36 @@ func TestEngineVLLMUnboundedQueue(t *testing.T) {
 	}
 	waitFor(t, sg.URL, "sglang_omni_pipeline_tracked_requests", 2)
 	status, body := post(t, t.Context(), sg.URL, corpus[0].Audio)
-	if status != 500 || string(body) != `{"detail":"request-build backlog is full (backlog_limit=16)"}` {
+	if status != 500 || string(body) != `{"detail":"The request queue is full."}` {
 		t.Errorf("sglang-omni shed: %d %s", status, body)
+	}
+}
+
+// TestSGLangOmniShedsAt64Plus32: at its defaults (max_running_requests
+// 64) and --max_queued_requests 32, SGLang-Omni holds 96 requests and
+// sheds the 97th with 500 "The request queue is full.", which the runner
+// reads as shedding (engine.Shed), not as a server failure.
+func TestSGLangOmniShedsAt64Plus32(t *testing.T) {
+	corpus := testCorpus(t)
+	srv, sg := newTestServer(t, Config{Persona: PersonaSGLangOmni, Corpus: corpus, MaxQueue: 32, BaseLatency: time.Hour})
+	if got := srv.Config().MaxRunning; got != 64 {
+		t.Fatalf("default MaxRunning %d, want 64", got)
+	}
+	hold, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	for i := range 96 {
+		go post(t, hold, sg.URL, flip(corpus[0].Audio, 100+i))
+	}
+	waitFor(t, sg.URL, "sglang_omni_pipeline_tracked_requests", 96)
+	for _, stream := range []bool{false, true} {
+		fields := []string{"stream", fmt.Sprint(stream)}
+		status, body := post(t, t.Context(), sg.URL, flip(corpus[0].Audio, 7), fields...)
+		if status != 500 || string(body) != `{"detail":"The request queue is full."}` {
+			t.Errorf("stream=%v: the 97th: %d %s", stream, status, body)
+		}
+		if e, ok := engine.Shed(status, string(body)); !ok || e != engine.SGLangOmni {
+			t.Errorf("engine.Shed(%d, %s) = %q, %v", status, body, e, ok)
+		}
 	}
 }
 
@@ -366,5 +409,81 @@ func TestEngineVLLMOmni(t *testing.T) {
 	}
 	for _, name := range []string{"vllm_omni:num_requests_running", "vllm_omni:num_requests_waiting", "vllm_omni:prompt_tokens_total"} {
 		value(t, f, name)
+	}
+}
+
+// TestChunkedEngineRequests: one HTTP request of 90 s is 4 engine requests
+// on vLLM (chunks of 29 s: its split point is the first quiet window of
+// each chunk's last second), each counted by vllm:request_success_total and
+// observed by its stage histograms, streamed too; a request without
+// language on a model that detects it adds one (lang_detect), one with a
+// language does not. SGLang-Omni's middleware counts HTTP requests: 1.
+func TestChunkedEngineRequests(t *testing.T) {
+	long := testkit.NoiseWAV(90, 3)
+	for _, tc := range []struct {
+		name   string
+		cfg    Config
+		fields []string
+		family string
+		want   float64
+	}{
+		{"vllm 90 s", Config{Persona: PersonaVLLM}, []string{"language", "en"}, "vllm:request_success_total", 4},
+		{"vllm 90 s stream", Config{Persona: PersonaVLLM}, []string{"language", "en", "stream", "true"}, "vllm:request_success_total", 4},
+		{"vllm 90 s no language, lang detect", Config{Persona: PersonaVLLM, Model: "openai/whisper-large-v3"}, nil, "vllm:request_success_total", 5},
+		{"vllm 90 s language, lang detect", Config{Persona: PersonaVLLM, Model: "openai/whisper-large-v3"}, []string{"language", "en"}, "vllm:e2e_request_latency_seconds", 4},
+		{"vllm 20 s chunks of 10 s", Config{Persona: PersonaVLLM, ChunkSeconds: 10}, nil, "vllm:request_success_total", 3},
+		{"vllm no chunking", Config{Persona: PersonaVLLM, ChunkSeconds: -1}, nil, "vllm:request_success_total", 1},
+		{"sglang-omni 90 s", Config{Persona: PersonaSGLangOmni}, nil, "sglang_omni_http_requests_total", 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, ts := newTestServer(t, tc.cfg)
+			audio := long
+			if tc.cfg.ChunkSeconds == 10 {
+				audio = testkit.NoiseWAV(20, 3)
+			}
+			if status, body := post(t, t.Context(), ts.URL, audio, tc.fields...); status != 200 {
+				t.Fatalf("%d %s", status, body)
+			}
+			if got := value(t, scrape(t, ts.URL), tc.family); got != tc.want {
+				t.Errorf("%s = %g, want %g", tc.family, got, tc.want)
+			}
+		})
+	}
+	// SGLang-Omni cannot split a stream: one over its 1200 s limit is 400.
+	_, sg := newTestServer(t, Config{Persona: PersonaSGLangOmni})
+	status, body := post(t, t.Context(), sg.URL, testkit.WAV(16000, 1, 16, make([]byte, 2*16000*1201)), "stream", "true")
+	if status != 400 || !strings.Contains(string(body), "stream=true does not support audio longer than 1200 seconds") {
+		t.Errorf("sglang-omni stream of 1201 s: %d %s", status, body)
+	}
+}
+
+// TestStreamHeaders: vLLM answers 200 before it generates; SGLang-Omni's
+// status and headers wait for its first chunk (the first word here,
+// a quarter of the service time in), so what fails before it is a plain
+// HTTP error (TestSGLangOmniShedsAt64Plus32).
+func TestStreamHeaders(t *testing.T) {
+	corpus := testCorpus(t)
+	const service = 400 * time.Millisecond
+	for _, tc := range []struct {
+		persona    string
+		atFirstBit bool
+	}{{PersonaVLLM, false}, {PersonaSGLangOmni, true}} {
+		_, ts := newTestServer(t, Config{Persona: tc.persona, Corpus: corpus, BaseLatency: service})
+		body, ct := form(t, corpus[0].Audio, "stream", "true")
+		req, _ := http.NewRequestWithContext(t.Context(), "POST", ts.URL+"/v1/audio/transcriptions", body)
+		req.Header.Set("Content-Type", ct)
+		start := time.Now()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		headers := time.Since(start)
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		words := len(strings.Fields(corpus[0].Text))
+		firstWord := service / time.Duration(words)
+		if tc.atFirstBit && headers < firstWord*9/10 || !tc.atFirstBit && headers > firstWord/2 {
+			t.Errorf("%s: headers after %v (the first word is due at %v)", tc.persona, headers, firstWord)
+		}
 	}
 }

@@ -33,10 +33,12 @@ const (
 
 // Status codes the personas shed with when their queue is full (the
 // engine table's Shedding): vLLM queues without bound by default; with
-// --max-num-queued-reqs (MaxQueue) it refuses with 503. SGLang-Omni 0.1.4
-// answered HTTP 500 {"detail":"request-build backlog is full ..."} (what
-// was seen at concurrency 64); newer releases answer 503. Both refuse
-// after reading the upload, not at once.
+// --max-num-queued-reqs (MaxQueue) it refuses with 503. SGLang-Omni on
+// /v1/audio/transcriptions answers HTTP 500 {"detail":"The request queue
+// is full."} (QueueFullError, which only its TTS path maps to 503; 0.1.4
+// said "request-build backlog is full ..."), bounded by
+// --max_queued_requests (MaxQueue). Both refuse after reading the upload,
+// not at once, and before a stream's headers.
 var (
 	ShedStatusVLLM   = mustEngine(engine.VLLM).Shedding.Status
 	ShedStatusSGLang = mustEngine(engine.SGLangOmni).Shedding.Status

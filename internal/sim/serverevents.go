@@ -13,7 +13,7 @@ import (
 // if a stop came meanwhile (a real engine emits its events before the
 // answer's last byte leaves, so a client that saw the answer never stops
 // the profiler before them).
-func (s *Server) observeRequest(id string, start, begin time.Time, service time.Duration) func() {
+func (s *Server) observeRequest(ids []string, start, begin time.Time, service time.Duration) func() {
 	tracing := s.cfg.OTLPEndpoint != "" && otlpPersonas[s.cfg.Persona]
 	profiling := profilerPersonas[s.cfg.Persona] && s.prof.enter()
 	if !tracing && !profiling {
@@ -21,11 +21,15 @@ func (s *Server) observeRequest(id string, start, begin time.Time, service time.
 	}
 	return func() {
 		prefill := time.Duration(float64(service) * PrefillShare)
-		if tracing {
-			s.traceRequest(id, start, begin, prefill, service)
+		for _, id := range ids {
+			if tracing {
+				s.traceRequest(id, start, begin, prefill, service)
+			}
+			if profiling {
+				s.profileRequest(id, start, begin, prefill, service)
+			}
 		}
 		if profiling {
-			s.profileRequest(id, start, begin, prefill, service)
 			s.prof.leave()
 		}
 	}

@@ -111,7 +111,7 @@ func parseRequest(r *http.Request) (*request, error) {
 	switch req.responseFormat {
 	case "", "json":
 		req.responseFormat = "json"
-	case "text", "verbose_json":
+	case "text", "verbose_json", "diarized_json", "srt", "vtt": // checkFormat: what the engine serves
 	default:
 		return nil, fmt.Errorf("unsupported response_format %q (json, text or verbose_json)", req.responseFormat)
 	}
@@ -129,17 +129,30 @@ func (s *Server) badForm(w http.ResponseWriter, err error) {
 	s.fail(w, http.StatusBadRequest, err.Error())
 }
 
-// checkFormat refuses what the persona's Qwen3-ASR refuses: vLLM any
+// checkFormat refuses what the persona's Qwen3-ASR refuses. vLLM: any
 // verbose_json (supports_segment_timestamp=False, speech_to_text.py
-// @024e0772); SGLang-Omni verbose_json with stream=true
-// (speech_to_text.py @070fc3b5).
+// @024e0772), diarized_json (supports_diarized_transcription=False), srt
+// and vtt (not in its allow-list; base/serving.py @055e47c2).
+// SGLang-Omni: a stream in any format but json or text, diarized_json
+// (not its format), srt and vtt (Qwen3-ASR has no segment timestamps;
+// speech_to_text.py @f9f24e5a).
 func (s *Server) checkFormat(req *request) string {
 	p := s.p()
+	vllm := p.eng.Transcription.TextAsJSON
+	subtitle := req.responseFormat == "srt" || req.responseFormat == "vtt"
 	switch {
+	case vllm && subtitle:
+		return "Currently only support response_format: `text`, `json`, `verbose_json` or `diarized_json`"
+	case vllm && req.responseFormat == "diarized_json":
+		return fmt.Sprintf("Currently do not support diarized_json for %s", s.cfg.Model)
+	case !vllm && req.responseFormat == "diarized_json":
+		return fmt.Sprintf("unsupported response_format %q (json, text or verbose_json)", req.responseFormat)
 	case req.responseFormat == "verbose_json" && !p.eng.Transcription.VerboseJSON:
 		return fmt.Sprintf("Currently do not support verbose_json for %s", s.cfg.Model)
-	case req.responseFormat == "verbose_json" && req.stream:
-		return "stream=true supports only response_format 'json' or 'text', got 'verbose_json'"
+	case !vllm && req.stream && req.responseFormat != "json" && req.responseFormat != "text":
+		return fmt.Sprintf("stream=true supports only response_format 'json' or 'text', got '%s'", req.responseFormat)
+	case !vllm && subtitle:
+		return fmt.Sprintf("response_format '%s' requires a segment-timestamp capability", req.responseFormat)
 	}
 	return ""
 }
@@ -182,7 +195,9 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		s.badForm(w, err)
 		return
 	}
-	if req.model != "" && req.model != s.cfg.Model {
+	// SGLang-Omni no longer checks the model (form.model or default_model):
+	// a request for another one is served by its own.
+	if req.model != "" && req.model != s.cfg.Model && !s.p().eng.Transcription.IgnoresModel {
 		s.metrics.done(false, timing{}, 0)
 		s.writeModelNotFound(w, req.model)
 		return
@@ -191,9 +206,20 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusBadRequest, msg)
 		return
 	}
+	if len(req.file) == 0 && !s.p().eng.Transcription.TextAsJSON {
+		// SGLang-Omni's read_and_validate_speech_to_text_audio.
+		s.fail(w, http.StatusBadRequest, "Uploaded audio file is empty")
+		return
+	}
 	info, err := parseWAV(req.file)
 	if err != nil {
 		s.fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if c := s.p().eng.Transcription.Chunking; req.stream && !c.Streams && c.StreamLimitS > 0 && info.Seconds() > c.StreamLimitS {
+		// SGLang-Omni cannot split a stream (transcriptions.py).
+		s.fail(w, http.StatusBadRequest, fmt.Sprintf("stream=true does not support audio longer than %s seconds; use stream=false, which transcribes long audio in chunks",
+			strconv.FormatFloat(c.StreamLimitS, 'g', -1, 64)))
 		return
 	}
 	a := answer{seconds: info.Seconds(), cacheKey: digestOf(req.file)}
@@ -289,7 +315,15 @@ func sleepUntil(r *http.Request, t time.Time) bool {
 // the persona's engine writes it.
 func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a answer, start time.Time, n uint64, begin time.Time, service time.Duration) {
 	id := s.requestID(r)
-	defer s.observeRequest(id, start, begin, service)()
+	ids := s.engineIDs(id, req, a.seconds)
+	defer s.observeRequest(ids, start, begin, service)()
+	// Where the engine counts engine requests (vLLM), each chunk and the
+	// language detection is counted and observed, with the request's
+	// times (its chunks run side by side).
+	counted := 1
+	if s.p().eng.Transcription.Chunking.Counted {
+		counted = len(ids)
+	}
 	text := a.text
 	if s.cfg.RawPrefix {
 		text = RawPrefix + text
@@ -313,7 +347,9 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 		finished := false
 		s.stream(w, r, req, a, text, id, n, begin, service, func() {
 			finished = true
-			s.metrics.done(true, took(), completion)
+			for range counted {
+				s.metrics.done(true, took(), completion)
+			}
 		})
 		if !finished {
 			s.metrics.done(false, timing{}, 0)
@@ -324,8 +360,10 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 		s.metrics.done(false, timing{}, 0)
 		return
 	}
-	s.metrics.done(true, took(), completion)
-	usage := &usageDuration{Type: "duration", Seconds: int64(math.Ceil(a.seconds))}
+	for range counted {
+		s.metrics.done(true, took(), completion)
+	}
+	usage := s.usage(a.seconds)
 	switch req.responseFormat {
 	case "text":
 		if s.p().eng.Transcription.TextAsJSON {
@@ -365,6 +403,51 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 	default:
 		writeJSON(w, http.StatusOK, transcription{text, usage})
 	}
+}
+
+// engineIDs are the engine requests one transcription becomes (the
+// engine row's Chunking): id alone, or id+"-<i>" (vLLM) / id+"-chunk-<i>"
+// (SGLang-Omni, not streamed) for each chunk of audio longer than ClipS,
+// and vLLM's id+"-lang_detect" first when the request names no language
+// and the served model detects it (a Whisper, by its name). The sim cuts where vLLM's search for a quiet window
+// starts on even audio: every chunk but the last is ClipS-OverlapS long.
+func (s *Server) engineIDs(id string, req *request, seconds float64) []string {
+	c := s.p().eng.Transcription.Chunking
+	var ids []string
+	if c.DetectsLanguage(s.cfg.Model, req.language != "") {
+		ids = append(ids, id+c.LangDetectSuffix)
+	}
+	clip := s.chunkSeconds()
+	if clip <= 0 || seconds <= clip || (req.stream && !c.Streams) {
+		return append(ids, id)
+	}
+	step := clip - c.OverlapS
+	if step <= 0 {
+		step = clip // a clip no longer than the overlap: cut at the clip
+	}
+	n := 1 + int(math.Ceil((seconds-clip)/step))
+	for i := range n {
+		ids = append(ids, id+fmt.Sprintf(c.IDSuffix, i))
+	}
+	return ids
+}
+
+// chunkSeconds is the clip length the persona splits at: ChunkSeconds, or
+// the engine row's ClipS.
+func (s *Server) chunkSeconds() float64 {
+	if s.cfg.ChunkSeconds != 0 {
+		return s.cfg.ChunkSeconds
+	}
+	return s.p().eng.Transcription.Chunking.ClipS
+}
+
+// usage is the usage of an answer of seconds of audio; SGLang-Omni
+// leaves it out when its duration probe says 0 (exclude_none).
+func (s *Server) usage(seconds float64) *usageDuration {
+	if seconds <= 0 && s.p().eng.Transcription.NoUsageAtZero {
+		return nil
+	}
+	return &usageDuration{Type: "duration", Seconds: int64(math.Ceil(seconds))}
 }
 
 // usageDuration is the usage both engines put in a transcription:
@@ -454,6 +537,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 	if p.eng.Stream.IDHeader {
 		w.Header().Set("X-Request-Id", id)
 	}
+	if !p.eng.Stream.HeadersAtFirstChunk {
+		// vLLM answers 200 before it generates; SGLang-Omni's headers
+		// leave with its first event (the first write).
+		w.WriteHeader(http.StatusOK)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
 	send := func(v any) bool {
 		b, _ := json.Marshal(v)
 		if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
@@ -520,7 +611,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 	if len(words) == 0 && !sleepUntil(r, begin.Add(service)) {
 		return false
 	}
-	usageDur := &usageDuration{Type: "duration", Seconds: int64(math.Ceil(a.seconds))}
+	usageDur := s.usage(a.seconds)
 	if events == engine.TranscriptEvents {
 		if !send(event{Type: "transcript.text.done", Text: &text, Usage: usageDur}) {
 			return false

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/benchseal/benchseal/schemas"
@@ -27,9 +29,40 @@ import (
 // as it is. json and verbose_json (the default) must be an object with
 // "text".
 // ResponseFormats are the response_format values decodeText reads a
-// transcript from: json and verbose_json carry {"text"}, text, srt and vtt
-// are the body itself.
-var ResponseFormats = []string{"json", "verbose_json", "text", "srt", "vtt"}
+// transcript from: json, verbose_json and diarized_json (vLLM's, whose
+// "text" is the segments' text joined) carry {"text"}; text is the body
+// itself; srt and vtt are subtitles, whose cue text is the transcript:
+// never the body whole, whose numbers and timings would be scored as
+// words (subtitleText).
+var ResponseFormats = []string{"json", "verbose_json", "diarized_json", "text", "srt", "vtt"}
+
+// subtitleText is the text of an SRT or WebVTT body's cues, in order,
+// joined by spaces: the WEBVTT header, NOTE, STYLE and REGION blocks,
+// cue numbers and identifiers and the timing lines ("00:00:01,000 -->
+// ...") are dropped, and tags (<i>, <v Speaker>, <00:01.000>) removed. ok
+// is false when the body has no timing line: it is not a subtitle (a
+// server that ignored the format), and is kept whole.
+func subtitleText(body []byte) (text string, ok bool) {
+	var words []string
+	blocks := strings.Split(strings.ReplaceAll(strings.ReplaceAll(string(body), "\r\n", "\n"), "\r", "\n"), "\n\n")
+	for _, b := range blocks {
+		lines := strings.Split(strings.Trim(b, "\n"), "\n")
+		timing := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "-->") })
+		if timing < 0 {
+			continue // header, NOTE, STYLE, REGION, or an empty block
+		}
+		ok = true
+		for _, l := range lines[timing+1:] {
+			if t := strings.TrimSpace(cueTag.ReplaceAllString(l, "")); t != "" {
+				words = append(words, t)
+			}
+		}
+	}
+	return strings.Join(words, " "), ok
+}
+
+// cueTag is a WebVTT or SRT markup tag in cue text.
+var cueTag = regexp.MustCompile(`<[^>]*>`)
 
 func decodeText(format, contentType string, body []byte) (text, note string, err error) {
 	plain := false
@@ -44,6 +77,11 @@ func decodeText(format, contentType string, body []byte) (text, note string, err
 		// JSON object of a server that ignored the format.
 		if t, ok := jsonText(body); ok {
 			return t, schemas.NoteJSONBody, nil
+		}
+		if format == "srt" || format == "vtt" {
+			if t, ok := subtitleText(body); ok {
+				return t, schemas.NoteSubtitleCues, nil
+			}
 		}
 		return string(body), "", nil
 	}

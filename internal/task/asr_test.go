@@ -1,12 +1,14 @@
 package task_test
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"io"
 	"mime"
 	"mime/multipart"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/benchseal/benchseal/internal/task"
@@ -102,5 +104,36 @@ func TestASRInputPositions(t *testing.T) {
 	sent := append(append(slices.Clone(s.Head), s.Byte), s.Tail...)
 	if sha256.Sum256(sent) != v.SHA256 || bytes.Equal(sent, b) || len(sent) != len(b) {
 		t.Error("the splice is not the variant's bytes")
+	}
+}
+
+// TestSubtitleBodies: an srt or vtt answer is scored by its cues' text,
+// never whole (numbers and timings would be words); a plain body under a
+// subtitle format is kept; diarized_json decodes its "text".
+func TestSubtitleBodies(t *testing.T) {
+	for _, tc := range []struct {
+		format, ct, body, text, note string
+	}{
+		{"srt", "text/plain", "1\r\n00:00:00,000 --> 00:00:02,500\r\nthe quick brown\r\n\r\n2\r\n00:00:02,500 --> 00:00:04,000\r\n<i>fox</i> jumps\r\n", "the quick brown fox jumps", schemas.NoteSubtitleCues},
+		{"vtt", "text/vtt", "WEBVTT\n\nNOTE made by a model\n\ncue-1\n00:00.000 --> 00:02.500\n<v Speaker 1>the quick\nbrown fox\n\n00:02.500 --> 00:04.000 align:start\njumps <00:03.000>over\n", "the quick brown fox jumps over", schemas.NoteSubtitleCues},
+		{"srt", "text/plain", "the quick brown fox", "the quick brown fox", ""},
+		{"diarized_json", "application/json", `{"task":"transcribe","duration":4.0,"text":"the quick brown fox","segments":[{"type":"transcript.text.segment","id":"seg_0","start":0,"end":4,"text":"the quick brown fox","speaker":"A"}],"usage":{"type":"duration","seconds":4}}`, "the quick brown fox", ""},
+	} {
+		text, note, err := task.ASR.Decode(map[string]string{"response_format": tc.format}, tc.ct, []byte(tc.body))
+		if err != nil || text != tc.text || note != tc.note {
+			t.Errorf("%s %q: %q note %q err %v; want %q note %q", tc.format, tc.body, text, note, err, tc.text, tc.note)
+		}
+	}
+}
+
+// TestStreamDoneWithoutUsage: SGLang-Omni leaves usage out of
+// transcript.text.done when its duration probe returns 0
+// (speech_to_text.py@f9f24e5a, exclude_none): the stream still succeeds.
+func TestStreamDoneWithoutUsage(t *testing.T) {
+	body := "data: {\"type\":\"transcript.text.delta\",\"delta\":\"hello\"}\n\n" +
+		"data: {\"type\":\"transcript.text.done\",\"text\":\"hello world\"}\n\ndata: [DONE]\n\n"
+	text, _, err := task.ASR.DecodeStream(bufio.NewReader(strings.NewReader(body)), func() {})
+	if err != nil || text != "hello world" {
+		t.Errorf("%q, %v", text, err)
 	}
 }
