@@ -255,7 +255,6 @@ func (ev *evidence) envelope() []byte {
 	return b
 }
 
-
 // checkLogEntry holds a plan's Rekor entry: it verifies offline with the
 // log's key (pinned: Options.LogKey; else the one the run sealed, WARN),
 // registers plan.json signed by the key that sealed the bundle, and was
