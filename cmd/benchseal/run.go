@@ -218,7 +218,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 		infof(e.stderr, "interrupted before measuring")
 		return errInterrupted
 	case errors.Is(err, bench.ErrInterrupted):
-		summarizeSteps(e, names, res.Steps)
+		summarizeSteps(e, names, res.Steps, len(res.Run.Protocol.Levels)*res.Run.Protocol.Repeats, se)
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete)", res.Dir)
 		writeRunReport(e, res.Dir)
 		if f.seal != "" {
@@ -226,7 +226,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 		}
 		return errInterrupted
 	case errors.As(err, &se) && res != nil:
-		summarizeSteps(e, names, res.Steps)
+		summarizeSteps(e, names, res.Steps, len(res.Run.Protocol.Levels)*res.Run.Protocol.Repeats, se)
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete)", res.Dir)
 		if f.seal != "" {
 			warnf(e.stderr, "--seal: an incomplete run is not sealed (to seal it anyway: %s)", sealCommand(res.Dir, f.seal, f.key, true))
@@ -247,7 +247,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 	}
 	writeRunReport(e, res.Dir)
 	infof(e.stderr, "run written to %s", res.Dir)
-	if err := summarizeSteps(e, names, res.Steps); err != nil {
+	if err := summarizeSteps(e, names, res.Steps, len(res.Run.Protocol.Levels)*res.Run.Protocol.Repeats, se); err != nil {
 		if f.seal != "" {
 			warnf(e.stderr, "--seal: a run with failed steps is not sealed (to seal it anyway: %s)", sealCommand(res.Dir, f.seal, f.key, false))
 		}

@@ -59,13 +59,20 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// summarizeSteps prints one line per target (steps, measured requests that
-// succeeded, failures by class) and a warning per step whose error rate is
-// above bench.ErrorRateWarn. It returns an error naming the steps that
+// summarizeSteps prints one line per target (steps, stopped or not,
+// measured requests that succeeded, failures by class, short steps; se
+// names the targets the runner stopped, nil when none) and a warning per
+// step whose error rate is above bench.ErrorRateWarn. It returns an error naming the steps that
 // failed every measured request: their figures are not measurements.
-func summarizeSteps(e *env, targets []string, steps []bench.StepResult) error {
+func summarizeSteps(e *env, targets []string, steps []bench.StepResult, planned int, se *bench.TargetStoppedError) error {
 	var allFailed []string
-	for _, t := range bench.Summarize(targets, steps) {
+	for _, t := range bench.Summarize(targets, steps, planned) {
+		if se != nil {
+			_, gone := se.Targets[t.Target]
+			_, warm := se.WarmupFailed[t.Target]
+			_, unreachable := se.Unreachable[t.Target]
+			t.Stopped = t.Stopped || gone || warm || unreachable
+		}
 		for _, s := range t.AllFailed {
 			allFailed = append(allFailed, s.Label())
 		}
@@ -74,17 +81,43 @@ func summarizeSteps(e *env, targets []string, steps []bench.StepResult) error {
 			warnf(e.stderr, "%s: %d of %d measured requests failed (%.1f %%: %s)", s.Label(), failed, s.Requests,
 				100*float64(failed)/float64(s.Requests), classCounts(s.Errors))
 		}
-		line := fmt.Sprintf("summary: %s: %d steps, %d/%d measured requests ok", t.Target, t.Steps, t.Succeeded, t.Requests)
-		if t.Requests > t.Succeeded {
-			line += " (failed: " + classCounts(t.Errors) + ")"
-		}
-		infof(e.stderr, "%s", line)
+		infof(e.stderr, "%s", summaryLine(t))
 	}
 	if len(allFailed) == 0 {
 		return nil
 	}
 	return withHint(fmt.Errorf("run: %d step(s) failed every measured request: %s", len(allFailed), strings.Join(allFailed, ", ")),
 		"each failed request's error is in its record (records/<target>/c<C>-r<R>.jsonl, field error)")
+}
+
+// summaryLine words one target's summary: its steps (of those planned,
+// when fewer ran, and why), its measured requests that succeeded, its
+// failures by class, and the steps that measured fewer than planned:
+//
+//	summary: a: 2 of 4 steps (stopped), 40/40 measured requests ok; short: c=1 r=2 0 of 20
+func summaryLine(t bench.TargetSummary) string {
+	steps := plural(t.Steps, "step")
+	if t.Planned > 0 && t.Steps < t.Planned {
+		steps = fmt.Sprintf("%d of %d steps", t.Steps, t.Planned)
+	}
+	switch {
+	case t.Stopped:
+		steps += " (stopped)"
+	case t.Interrupted:
+		steps += " (interrupted)"
+	}
+	line := fmt.Sprintf("summary: %s: %s, %d/%d measured requests ok", t.Target, steps, t.Succeeded, t.Requests)
+	if t.Requests > t.Succeeded {
+		line += " (failed: " + classCounts(t.Errors) + ")"
+	}
+	if len(t.Short) > 0 {
+		var short []string
+		for _, s := range t.Short {
+			short = append(short, fmt.Sprintf("c=%d r=%d %d of %d", s.Concurrency, s.Repeat, s.Requests, s.Planned))
+		}
+		line += "; short: " + strings.Join(short, ", ")
+	}
+	return line
 }
 
 // classCounts words failures by class, most frequent first.
