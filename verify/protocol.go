@@ -27,7 +27,13 @@ func checkProtocol(rep *Report, ev *evidence) {
 		if why == "" {
 			why = "no reason given"
 		}
-		c.warnKindf(KindIncomplete, "run.json", "THE RUN DID NOT COMPLETE (%s): it was sealed anyway, on request, and its claims cover only what was measured", why)
+		if ev.bundle != nil {
+			c.warnKindf(KindIncomplete, "run.json", "THE RUN DID NOT COMPLETE (%s): it was sealed anyway, on request, and its claims cover only what was measured", why)
+		} else {
+			// A run directory was never sealed: seal refuses it without
+			// --allow-incomplete.
+			c.warnKindf(KindIncomplete, "run.json", "THE RUN DID NOT COMPLETE (%s): its claims cover only what was measured (an unsealed run directory; seal refuses it without --allow-incomplete)", why)
+		}
 	}
 	if len(p.Requests) != len(p.Levels) || len(p.Warmup) != len(p.Levels) || p.Repeats < 1 {
 		c.failf("run.json", nil, "protocol is inconsistent: %d levels, %d request counts, %d warm-up counts, %d repeats",

@@ -108,7 +108,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.targets, "target", nil, "a server under test as NAME=URL (base URL, without /v1); repeat for several")
+	fl.StringArrayVar(&f.targets, "target", nil, "a server under test as NAME=URL (its base URL; a trailing /v1 is dropped, with a note); repeat for several")
 	fl.StringArrayVar(&f.models, "model", nil, "model to request: M for every target, or NAME=M for one (default: the one the server lists)")
 	fl.StringVar(&f.audio, "audio", "", "one WAV clip (reference: a same-named .txt next to it)")
 	fl.StringVar(&f.corpus, "corpus", "", "a folder of WAVs (+ same-named .txt), a JSONL manifest or a SeedTTS meta.lst")
@@ -314,7 +314,7 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	if err := checkResponseFormat(f.format); err != nil {
 		return p, err
 	}
-	targets, err := bench.Targets(f.targets, f.models, f.forms, f.language, f.format)
+	targets, err := bench.Targets(trimV1(e, f.targets), f.models, f.forms, f.language, f.format)
 	if err != nil {
 		return p, settingUsage(err)
 	}
@@ -371,6 +371,7 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		return p, settingUsage(err)
 	}
 	p.Command = fingerprint.RedactArgs(append([]string{"benchseal"}, e.args...))
+	infof(e.stderr, "%s", corpusLine(p.Corpus))
 	if f.noPerturb {
 		warnf(e.stderr, "--no-perturb: every request of a clip sends the same bytes; caches can answer them (recorded in run.json)")
 	}

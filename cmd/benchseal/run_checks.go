@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/benchseal/benchseal/bundle"
@@ -116,6 +117,70 @@ func summaryLine(t bench.TargetSummary) string {
 			short = append(short, fmt.Sprintf("c=%d r=%d %d of %d", s.Concurrency, s.Repeat, s.Requests, s.Planned))
 		}
 		line += "; short: " + strings.Join(short, ", ")
+	}
+	return line
+}
+
+// trimV1 drops a trailing /v1 from the URL of each --target NAME=URL,
+// saying so: benchseal adds /v1/models and /v1/audio/transcriptions
+// itself, and http://host:8000/v1 (how an OpenAI client's base URL is
+// written) would otherwise be asked GET /v1/v1/models and answer 404.
+func trimV1(e *env, specs []string) []string {
+	out := slices.Clone(specs)
+	for i, spec := range out {
+		name, url, ok := strings.Cut(spec, "=")
+		trimmed := strings.TrimSuffix(strings.TrimSuffix(url, "/"), "/v1")
+		if !ok || trimmed == strings.TrimSuffix(url, "/") {
+			continue
+		}
+		out[i] = name + "=" + trimmed
+		infof(e.stderr, "--target %s=%s: using %s (benchseal adds /v1/... itself)", name, url, trimmed)
+	}
+	return out
+}
+
+// corpusLine says, before the run, what the corpus holds: its clips and
+// seconds, each audio format (rate, sample size, channels) with its count,
+// and the clips without a reference transcript, whose accuracy is not
+// scored. A 44.1 kHz stereo clip and a clip without a reference are
+// measured as any other; this line is where the user first sees them:
+//
+//	corpus: 6 clips, 31.2 s of audio: 5 at 16 kHz 16-bit mono, 1 at 44.1 kHz 16-bit stereo; 1 without a reference transcript (b), not scored
+func corpusLine(clips []bench.Clip) string {
+	var seconds float64
+	formats := map[string]int{}
+	var noRef []string
+	for _, c := range clips {
+		seconds += c.WAV.Seconds()
+		f := c.WAV.Format
+		ch := fmt.Sprintf("%d channels", f.Channels)
+		switch f.Channels {
+		case 1:
+			ch = "mono"
+		case 2:
+			ch = "stereo"
+		}
+		formats[fmt.Sprintf("%s kHz %d-bit %s", strconv.FormatFloat(float64(f.SampleRate)/1000, 'f', -1, 64), f.BitsPerSample, ch)]++
+		if strings.TrimSpace(c.Text) == "" {
+			noRef = append(noRef, c.ID)
+		}
+	}
+	var parts []string
+	for _, fc := range bench.ByCount(formats) {
+		parts = append(parts, fmt.Sprintf("%d at %s", fc.N, fc.Class))
+	}
+	line := fmt.Sprintf("corpus: %s, %.1f s of audio: %s", plural(len(clips), "clip"), seconds, strings.Join(parts, ", "))
+	switch {
+	case len(noRef) == 0:
+		line += "; every clip has a reference transcript"
+	case len(noRef) == len(clips):
+		line += "; no reference transcripts: accuracy (WER) is not scored"
+	default:
+		shown := noRef
+		if len(shown) > 5 {
+			shown = append(slices.Clone(shown[:5]), "...")
+		}
+		line += fmt.Sprintf("; %d without a reference transcript (%s): not scored", len(noRef), strings.Join(shown, ", "))
 	}
 	return line
 }

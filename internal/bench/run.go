@@ -380,7 +380,7 @@ func (r *runner) sweep(ctx context.Context) (*Result, error) {
 	interrupted := false
 	p := r.plan
 	order := slices.Clone(p.Targets)
-	r.cfg.progress.Sweep(p.size())
+	r.cfg.progress.Sweep(p.sizes())
 sweep:
 	for li, c := range p.Levels {
 		for rep := 1; rep <= p.Repeats; rep++ {
