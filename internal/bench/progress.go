@@ -80,9 +80,9 @@ type progress struct {
 	heartbeat time.Duration
 	now       func() time.Time
 
-	mu         sync.Mutex // guards writing to w and the fields below
-	steps      int        // of the sweep (0: Sweep not called)
-	step       int        // 1-based number of the current step
+	mu    sync.Mutex // guards writing to w and the fields below
+	steps int        // of the sweep (0: Sweep not called)
+	step  int        // 1-based number of the current step
 	// work is the sweep's requests, warm-ups included, each counted
 	// workUnit/C at concurrency C: a closed loop of C workers sends C at
 	// a time, so at one latency a level's request takes 1/C of the time
