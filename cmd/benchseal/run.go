@@ -69,8 +69,11 @@ order reversed on even repeats) so all targets see the same host noise.
 
 Before measuring, every target must answer GET /v1/models and, when it lists
 models, serve --model (--allow-unlisted-model for servers that ignore the
-field); with --seal --key the key is loaded first. A target whose warm-ups of
-a step all fail is stopped with the first error printed. The run ends with a
+field); with --seal --key the key is loaded first. A step whose warm-ups all
+fail sends one again, at most 3 times; a target is then stopped, with the first
+error printed, only if it has not answered earlier in the run or its server
+refuses connections (one that answered goes on measuring, and is stopped if
+that step's measured requests all fail too). The run ends with a
 failure summary per target, warns about every step above 1 % errors and exits
 1 when a step failed every measured request. The run directory
 (--out, which must not exist) gets run.json, records/<target>/c<C>-r<R>.jsonl
