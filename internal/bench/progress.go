@@ -210,7 +210,16 @@ func (p *progress) End(r StepResult) {
 		return
 	}
 	failed := r.Requests - r.Succeeded
-	fmt.Fprintf(p.w, "benchseal: %s: %d/%d ok %d errors %.1f req/s%s\n", stepName(r.Step), r.Succeeded, r.Requests, failed, r.ReqPerS(), p.endNote())
+	short := ""
+	if r.Planned > r.Requests {
+		// "20/20 ok" alone read as a whole step of a step planned at 60.
+		why := "interrupted"
+		if r.Stopped {
+			why = "stopped"
+		}
+		short = fmt.Sprintf(" (%s: %d of %d planned)", why, r.Requests, r.Planned)
+	}
+	fmt.Fprintf(p.w, "benchseal: %s: %d/%d ok %d errors %.1f req/s%s%s\n", stepName(r.Step), r.Succeeded, r.Requests, failed, r.ReqPerS(), short, p.endNote())
 }
 
 // Probe prints one line per probed target:

@@ -225,3 +225,17 @@ func TestProgressLeftWeighsConcurrency(t *testing.T) {
 		t.Errorf("end line: %q", buf.String())
 	}
 }
+
+// A step cut short says so on its line: "20/20 ok" alone read as a whole
+// step of one planned at 60.
+func TestProgressShortStep(t *testing.T) {
+	var buf bytes.Buffer
+	p, _ := testProgress(&buf, false, 0)
+	s := Step{Target: "sglang", Concurrency: 1, Repeat: 1}
+	p.Sweep(uniform(2, 61, 1))
+	p.Begin(s, 1, 60)
+	p.End(StepResult{Step: s, Requests: 20, Succeeded: 20, Planned: 60, Interrupted: true})
+	if !strings.Contains(buf.String(), "benchseal: sglang c=1 r=1: 20/20 ok 0 errors 0.0 req/s (interrupted: 20 of 60 planned)") {
+		t.Errorf("got %q", buf.String())
+	}
+}
