@@ -32,7 +32,7 @@ func checkProtocol(rep *Report, ev *evidence) {
 		} else {
 			// A run directory was never sealed: seal refuses it without
 			// --allow-incomplete.
-			c.warnKindf(KindIncomplete, "run.json", "THE RUN DID NOT COMPLETE (%s): its claims cover only what was measured (an unsealed run directory; seal refuses it without --allow-incomplete)", why)
+			c.warnKindf(KindIncomplete, "run.json", "THE RUN DID NOT COMPLETE (%s): its claims cover only what was measured (a run directory, not sealed)", why)
 		}
 	}
 	if len(p.Requests) != len(p.Levels) || len(p.Warmup) != len(p.Levels) || p.Repeats < 1 {
