@@ -17,9 +17,14 @@ const (
 	// {"detail":"The request queue is full."}, vLLM's 503): overload the
 	// server turned away, not a failure of it. Older records counted it as
 	// ErrHTTP.
-	ErrShed      = "shed"
-	ErrTimeout   = "timeout"    // the request timed out
-	ErrConnect   = "connect"    // no connection could be made or it broke
+	ErrShed    = "shed"
+	ErrTimeout = "timeout" // the request timed out
+	ErrConnect = "connect" // no connection could be made (refused, no route, DNS)
+	// ErrReset: the connection was made and the request sent, then it was
+	// reset or closed (EOF) before the whole answer came: a server that
+	// died or dropped the connection mid-request. Records made before it
+	// was told apart have connect.
+	ErrReset     = "reset"
 	ErrEmptyText = "empty_text" // 200 with an empty transcript
 	ErrDecode    = "decode"     // the response body was not understood
 	ErrCanceled  = "canceled"   // the run was interrupted while in flight

@@ -85,6 +85,13 @@ type Protocol struct {
 	// repeat only (repeats 2.. have none), the seed client's schedule.
 	WarmupOnce bool `json:"warmup_once,omitempty"`
 
+	// WarmupRetries is how many times, at most, a step whose warm-ups all
+	// failed sent one of them again (the same variant, one at a time, seqs
+	// after the step's measured ones, phase warmup) before its measured
+	// requests; retry k sends warm-up k mod warmup. Absent (0) in runs made
+	// before the runner retried.
+	WarmupRetries int `json:"warmup_retries,omitempty"`
+
 	// Task names what one request was (internal/task's registry: "asr").
 	// Absent in runs made before it was recorded, which were all "asr".
 	Task string `json:"task,omitempty"`

@@ -679,10 +679,14 @@ func checkSchedule(c *Check, ev *evidence) {
 		}
 		f := k.file()
 		for i, r := range ev.records[f] {
-			if r.Seq < 0 || r.Seq >= len(plan) {
+			seq := r.Seq
+			if k, ok := retryOf(p, r); ok {
+				seq = k // a retried warm-up sends its warm-up's variant again
+			}
+			if seq < 0 || seq >= len(plan) {
 				continue // check 7 reports seqs out of range
 			}
-			exp := plan[r.Seq]
+			exp := plan[seq]
 			if reported >= MaxFindings && (r.Clip != exp.clip || r.Variant != exp.variant) {
 				// Counted, not written: a million renumbered records
 				// cost a counter (the CLI prints "... and N more").

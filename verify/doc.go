@@ -31,7 +31,9 @@
 //	             order, warm-ups included (every planned request keeps its
 //	             number, a stopped target's skipped steps too), so a request,
 //	             repeat or step taken out of the middle (or records renumbered
-//	             or moved) leaves a gap
+//	             or moved) leaves a gap; a retried warm-up (seq w+n+k) sends
+//	             warm-up k mod w's clip and variant again, the only bytes
+//	             that may be sent twice
 //	6 claims     internal/claims.Compute over the records equals claims.json and
 //	             the predicate, field by field, exactly (integers, and float64
 //	             after a JSON round trip); the cache counters of
@@ -50,7 +52,10 @@
 //	             "... equal claims.json, but <what failed>", and the hint is
 //	             that failure's (KindReport, KindScrape), not the claims' one
 //	7 protocol   one records file per target, level and repeat, each with the
-//	             declared warm-ups and measured requests; the success rule held
+//	             declared warm-ups and measured requests, and at most
+//	             protocol.warmup_retries retried warm-ups, only after every
+//	             planned one failed, one at a time, each after the one before
+//	             it failed, seqs w+n.. in order; the success rule held
 //	             by every record (ok only with HTTP 200, no error_class and a
 //	             non-empty text_scored; a failure names its class); seqs distinct; start <=
 //	             first byte <= end; a worker sends one request at a time; warm-ups

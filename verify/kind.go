@@ -39,7 +39,8 @@ const (
 	KindAudioMissing Kind = "audio-missing"
 	// KindNoPerturb: the run sent its clips unchanged.
 	KindNoPerturb Kind = "no-perturbation"
-	// KindIncomplete: the run did not complete and was sealed anyway.
+	// KindIncomplete: the run did not complete (a bundle of it was sealed
+	// anyway, on request).
 	KindIncomplete Kind = "incomplete-run"
 	// KindClaim: a claim does not follow from the records (check 6).
 	KindClaim Kind = "claim"

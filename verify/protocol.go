@@ -27,7 +27,13 @@ func checkProtocol(rep *Report, ev *evidence) {
 		if why == "" {
 			why = "no reason given"
 		}
-		c.warnKindf(KindIncomplete, "run.json", "THE RUN DID NOT COMPLETE (%s): it was sealed anyway, on request, and its claims cover only what was measured", why)
+		if ev.bundle != nil {
+			c.warnKindf(KindIncomplete, "run.json", "THE RUN DID NOT COMPLETE (%s): it was sealed anyway, on request, and its claims cover only what was measured", why)
+		} else {
+			// A run directory was never sealed: seal refuses it without
+			// --allow-incomplete.
+			c.warnKindf(KindIncomplete, "run.json", "THE RUN DID NOT COMPLETE (%s): its claims cover only what was measured (a run directory, not sealed)", why)
+		}
 	}
 	if len(p.Requests) != len(p.Levels) || len(p.Warmup) != len(p.Levels) || p.Repeats < 1 {
 		c.failf("run.json", nil, "protocol is inconsistent: %d levels, %d request counts, %d warm-up counts, %d repeats",
@@ -60,7 +66,7 @@ func checkProtocol(rep *Report, ev *evidence) {
 					missing++
 					continue
 				}
-				first, last := checkStep(c, f, recs, t.Name, conc, r, warmupAt(p, i, r), p.Requests[i], complete)
+				first, last := checkStep(c, f, recs, t.Name, conc, r, warmupAt(p, i, r), p.Requests[i], p.WarmupRetries, complete)
 				if len(recs) > 0 {
 					sched = append(sched, step{f, first, last})
 				}
@@ -220,11 +226,29 @@ func warmupAt(p schemas.Protocol, li, repeat int) int {
 	return p.Warmup[li]
 }
 
+// retryOf reports whether r is a retried warm-up of its step (phase
+// warmup, seq past the step's planned warm-ups and measured requests, as
+// the runner numbers them: internal/bench.WarmupRetries) and, if so, the
+// seq of the planned warm-up it sent again (retry k sends warm-up k mod
+// the step's warm-ups).
+func retryOf(p schemas.Protocol, r schemas.Record) (int, bool) {
+	li := slices.Index(p.Levels, r.Concurrency)
+	if r.Phase != schemas.PhaseWarmup || li < 0 || li >= len(p.Warmup) || li >= len(p.Requests) || r.Repeat < 1 {
+		return 0, false
+	}
+	w, n := warmupAt(p, li, r.Repeat), p.Requests[li]
+	if w == 0 || r.Seq < w+n {
+		return 0, false
+	}
+	return (r.Seq - w - n) % w, true
+}
+
 // checkStep checks one records file; it returns the step's first start
 // and last end.
-func checkStep(c *Check, f string, recs []schemas.Record, target string, conc, repeat, warmup, requests int, complete bool) (first, last int64) {
+func checkStep(c *Check, f string, recs []schemas.Record, target string, conc, repeat, warmup, requests, retries int, complete bool) (first, last int64) {
 	first, last = -1, 0
 	warm, meas := 0, 0
+	var retried []schemas.Record // warm-ups sent again, seqs past the measured ones
 	var warmEnd, measStart int64 = -1, -1
 	seqs := make(map[int]bool, len(recs))
 	byWorker := map[int][]schemas.Record{}
@@ -238,11 +262,14 @@ func checkStep(c *Check, f string, recs []schemas.Record, target string, conc, r
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("seq %d appears twice", r.Seq)})
 		}
 		seqs[r.Seq] = true
-		switch r.Phase {
-		case schemas.PhaseWarmup:
+		switch {
+		case r.Phase == schemas.PhaseWarmup && warmup > 0 && r.Seq >= warmup+requests:
+			retried = append(retried, r)
+			warmEnd = max(warmEnd, r.EndNs)
+		case r.Phase == schemas.PhaseWarmup:
 			warm++
 			warmEnd = max(warmEnd, r.EndNs)
-		case schemas.PhaseMeasure:
+		case r.Phase == schemas.PhaseMeasure:
 			meas++
 			if measStart < 0 || r.StartNs < measStart {
 				measStart = r.StartNs
@@ -282,11 +309,12 @@ func checkStep(c *Check, f string, recs []schemas.Record, target string, conc, r
 		last = max(last, r.EndNs)
 	}
 	for s := range seqs {
-		if s < 0 || s >= len(recs) {
-			c.failf(f, nil, "seq %d outside 0..%d", s, len(recs)-1)
+		if s < 0 || s >= warmup+requests+len(retried) {
+			c.failf(f, nil, "seq %d outside 0..%d", s, warmup+requests+len(retried)-1)
 			break
 		}
 	}
+	checkRetries(c, f, recs, retried, warmup, requests, retries)
 	count := func(what string, got, want int) {
 		switch {
 		case got == want:
@@ -312,9 +340,59 @@ func checkStep(c *Check, f string, recs []schemas.Record, target string, conc, r
 			}
 		}
 	}
-	checkInFlight(c, f, recs, conc, complete)
-	checkClosedLoop(c, f, recs, conc, complete)
+	// The retries are sent one at a time after the planned warm-ups: the
+	// closed loop is the planned requests'.
+	planned := recs
+	if len(retried) > 0 {
+		planned = make([]schemas.Record, 0, len(recs)-len(retried))
+		for _, r := range recs {
+			if r.Phase != schemas.PhaseWarmup || r.Seq < warmup+requests {
+				planned = append(planned, r)
+			}
+		}
+	}
+	checkInFlight(c, f, planned, conc, complete)
+	checkClosedLoop(c, f, planned, conc, complete)
 	return first, last
+}
+
+// checkRetries holds a step's retried warm-ups to the runner's rule
+// (internal/bench, "Warm-ups"): at most protocol.warmup_retries of them,
+// only after every planned warm-up failed, each only after the one before
+// it failed and ended, one at a time.
+func checkRetries(c *Check, f string, recs, retried []schemas.Record, warmup, requests, retries int) {
+	if len(retried) == 0 {
+		return
+	}
+	if len(retried) > retries {
+		c.failf(f, nil, "%d warm-ups sent again, the protocol allows %d (warmup_retries)", len(retried), retries)
+	}
+	var lastEnd int64 = -1
+	for _, r := range recs {
+		if r.Phase == schemas.PhaseWarmup && r.Seq < warmup {
+			if r.OK {
+				c.failf(f, nil, "warm-up seq %d succeeded, yet %d warm-ups were sent again: a step's warm-ups are retried only when all of them failed", r.Seq, len(retried))
+				return
+			}
+			lastEnd = max(lastEnd, r.EndNs)
+		}
+	}
+	slices.SortFunc(retried, func(a, b schemas.Record) int { return a.Seq - b.Seq })
+	for i, r := range retried {
+		if r.Seq != warmup+requests+i {
+			c.failf(f, nil, "retried warm-up seq %d: a step's retries take seqs %d.. in order, after its measured requests", r.Seq, warmup+requests)
+			return
+		}
+		if r.StartNs < lastEnd {
+			c.failf(f, nil, "retried warm-up seq %d started (%d ns) before the warm-up before it ended (%d ns): retries are sent one at a time", r.Seq, r.StartNs, lastEnd)
+			return
+		}
+		if i > 0 && retried[i-1].OK {
+			c.failf(f, nil, "retried warm-up seq %d was sent after seq %d succeeded", r.Seq, retried[i-1].Seq)
+			return
+		}
+		lastEnd = r.EndNs
+	}
 }
 
 // idleTolerance is how long a worker may seem idle while another starts a

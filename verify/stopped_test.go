@@ -4,16 +4,19 @@ package verify_test
 // target that ran to the end.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/benchseal/benchseal/schemas"
@@ -100,6 +103,18 @@ func TestStoppedTargetVariants(t *testing.T) {
 			c7, text := checkOf(rep, 7)
 			if c7.Status != verify.Warn {
 				t.Errorf("check 7 is %s, want WARN (the run did not complete):\n%s", c7.Status, text)
+			}
+			// A run directory was never sealed: the warning does not say
+			// it was; a bundle sealed with --allow-incomplete does.
+			if !strings.Contains(text, "THE RUN DID NOT COMPLETE") || strings.Contains(text, "sealed anyway") {
+				t.Errorf("check 7 of an unsealed run directory:\n%s", text)
+			}
+			signer := testSigner(t)
+			b := seal(t, dir, signer, bundle.SealOptions{AllowIncomplete: true})
+			brep, err := verify.Bundle(context.Background(), bytes.NewReader(b), verify.Options{PublicKey: signer.PublicKey()})
+			must(t, err)
+			if _, text := checkOf(brep, 7); !strings.Contains(text, "it was sealed anyway, on request") {
+				t.Errorf("check 7 of a bundle sealed with --allow-incomplete:\n%s", text)
 			}
 		})
 	}

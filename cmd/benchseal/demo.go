@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	bundlepkg "github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/demo"
 	"github.com/benchseal/benchseal/internal/newfile"
 	"github.com/spf13/cobra"
@@ -33,7 +34,8 @@ authority and pins its published chain.
 
 Everything lands in --out (default: ./benchseal-demo, or the first
 ./benchseal-demo-N that does not exist): corpus/, run/, evidence.tar.zst,
-tsa-chain.pem (the demo authority's certificates) and report/.`,
+tsa-chain.pem (the demo authority's certificates), benchseal.pub (the
+ephemeral key's public half, which the bundle also carries) and report/.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -85,16 +87,42 @@ func runDemo(ctx context.Context, e *env, out string) error {
 		{"verify", bundle, "--tsa-cert", chain},
 		{"report", bundle, "-o", report, "--tsa-cert", chain},
 	}
+	pub := filepath.Join(out, bundlepkg.PublicKeyName)
 	for _, args := range steps {
 		infof(e.stderr, "demo: benchseal %s", strings.Join(args, " "))
 		if err := subcommand(ctx, e, args); err != nil {
 			return fmt.Errorf("demo: benchseal %s: %w", args[0], err)
 		}
+		if args[0] == "run" { // run --seal sealed it
+			if err := writeEmbeddedKey(bundle, pub); err != nil {
+				return fmt.Errorf("demo: %w", err)
+			}
+			infof(e.stderr, "demo: the ephemeral key's public half, as the bundle carries it, written to %s", pub)
+		}
 	}
-	infof(e.stderr, "demo: done; the evidence is %s, the report %s", bundle, filepath.Join(report, "REPORT.md"))
-	infof(e.stderr, "demo: check it yourself: %s verify %s --tsa-cert %s", selfCommand(os.Args[0], exec.LookPath, builtWithoutCgo()), bundle, chain)
+	infof(e.stderr, "demo: done; the evidence is %s, the report %s, the signer's public key %s", bundle, filepath.Join(report, "REPORT.md"), pub)
+	infof(e.stderr, "demo: check it yourself: %s verify %s --key %s --tsa-cert %s", selfCommand(os.Args[0], exec.LookPath, builtWithoutCgo()), bundle, pub, chain)
 	infof(e.stderr, "demo: check 11 shows when the run was planned and sealed, by the demo's own authority: against a real one, --tsa-cert is the chain it publishes")
 	return nil
+}
+
+// writeEmbeddedKey writes the public key a bundle carries (benchseal.pub,
+// sealed with an ephemeral key) to path, so that --key can name it: it is
+// only as trustworthy as the channel the bundle came by.
+func writeEmbeddedKey(bundle, path string) error {
+	f, err := os.Open(bundle)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b, err := bundlepkg.Open(f, bundlepkg.DefaultLimits)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", bundle, err)
+	}
+	if b.PublicPEM == nil {
+		return fmt.Errorf("%s carries no %s", bundle, bundlepkg.PublicKeyName)
+	}
+	return newfile.Write(path, b.PublicPEM, 0o644)
 }
 
 // selfCommand is how the user can call this benchseal again: "benchseal"

@@ -140,43 +140,93 @@ func TestCLIDocs(t *testing.T) {
 	t.Errorf("%s: the flag reference is not the commands' (go test ./cmd/benchseal -run TestCLIDocs -update-docs):\n got:\n%s\nwant:\n%s", file, got, want)
 }
 
-// The README's commands table names every flag of run, and the server
-// evidence flags of sim; "Measuring real servers" names run's server
-// evidence flags. (--otlp-listen, --otlp-wait and --server-events were
-// once nowhere in the README.)
+// The README names every command in one line that links its flags in
+// docs/cli.md; every flag a benchseal command line of the README names is
+// a flag of that command; "Measuring real servers" names run's server
+// evidence flags. The commands table kept in docs/commands.md names every
+// flag of run and the server evidence flags of sim. (--otlp-listen,
+// --otlp-wait and --server-events were once nowhere in the README.)
 func TestReadmeNamesFlags(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	read := func(file string) string {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
 	}
-	readme := string(b)
-	row := func(cmd string) string {
-		for _, line := range strings.Split(readme, "\n") {
+	readme, commands := read("../../README.md"), read("../../docs/commands.md")
+	row := func(doc, file, cmd string) string {
+		for _, line := range strings.Split(doc, "\n") {
 			if strings.HasPrefix(line, "| `"+cmd+"` |") {
 				return line
 			}
 		}
-		t.Fatalf("README.md: no row for %s in the commands table", cmd)
+		t.Errorf("%s: no row for %s in the commands table", file, cmd)
 		return ""
 	}
 	names := func(text, flag string) bool {
 		return regexp.MustCompile("--" + regexp.QuoteMeta(flag) + "([^a-z-]|$)").MatchString(text)
 	}
 	root := newRootCmd(&env{stdout: io.Discard, stderr: io.Discard, getenv: func(string) string { return "" }})
+	for _, c := range root.Commands() {
+		if c.Hidden || c.Name() == "help" || c.Name() == "completion" {
+			continue
+		}
+		if r := row(readme, "README.md", c.Name()); r != "" && !strings.Contains(r, "](docs/cli.md#"+c.Name()+")") {
+			t.Errorf("README.md's %s row does not link docs/cli.md#%s: %s", c.Name(), c.Name(), r)
+		}
+	}
+	// Each benchseal command line of the README's code blocks (with its
+	// continuation lines) names only flags of its command.
+	flagRe := regexp.MustCompile(`(?:^|\s)--([a-z][a-z0-9-]*)`)
+	lines := strings.Split(readme, "\n")
+	checked := 0
+	inBlock := false
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(line, "```") {
+			inBlock = !inBlock
+			continue
+		}
+		if !inBlock || !strings.HasPrefix(line, "benchseal ") && !strings.HasPrefix(line, "go run ./cmd/benchseal ") {
+			continue
+		}
+		full := line
+		for strings.HasSuffix(strings.TrimSpace(full), "\\") && i+1 < len(lines) {
+			i++
+			full = strings.TrimSuffix(strings.TrimSpace(full), "\\") + " " + strings.TrimSpace(lines[i])
+		}
+		full, _, _ = strings.Cut(full, "#") // a comment
+		args := strings.Fields(strings.TrimPrefix(strings.TrimPrefix(full, "go run ./cmd/benchseal "), "benchseal "))
+		cmd, _, err := root.Find(args[:1])
+		if err != nil || cmd == root {
+			t.Errorf("README.md: %q: no command %s", full, args[0])
+			continue
+		}
+		for _, m := range flagRe.FindAllStringSubmatch(full, -1) {
+			if cmd.Flags().Lookup(m[1]) == nil {
+				t.Errorf("README.md: %q: %s has no flag --%s", full, cmd.Name(), m[1])
+			}
+		}
+		checked++
+	}
+	if checked < 5 {
+		t.Errorf("README.md: only %d benchseal command lines found: the pattern no longer matches", checked)
+	}
 	run, _, err := root.Find([]string{"run"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	runRow := row("run")
+	runRow := row(commands, "docs/commands.md", "run")
 	run.Flags().VisitAll(func(f *pflag.Flag) {
 		if !f.Hidden && f.Name != "help" && !names(runRow, f.Name) {
-			t.Errorf("README.md's run row does not name --%s", f.Name)
+			t.Errorf("docs/commands.md's run row does not name --%s", f.Name)
 		}
 	})
-	simRow := row("sim")
+	simRow := row(commands, "docs/commands.md", "sim")
 	for _, f := range []string{"otlp-traces-endpoint", "otlp-protocol", "profiler-dir"} {
 		if !names(simRow, f) {
-			t.Errorf("README.md's sim row does not name --%s", f)
+			t.Errorf("docs/commands.md's sim row does not name --%s", f)
 		}
 	}
 	i := strings.Index(readme, "## Measuring real servers")

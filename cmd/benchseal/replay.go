@@ -194,7 +194,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	if err != nil {
 		return err
 	}
-	urls, err := replayTargets(sealed, f)
+	urls, err := replayTargets(e, sealed, f)
 	if err != nil {
 		return err
 	}
@@ -297,8 +297,8 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 
 // replayTargets checks --target and --only against the sealed run's
 // targets and returns the URL overrides by name.
-func replayTargets(s *session.Sealed, f *replayFlags) (map[string]string, error) {
-	urls, err := s.TargetURLs(f.targets)
+func replayTargets(e *env, s *session.Sealed, f *replayFlags) (map[string]string, error) {
+	urls, err := s.TargetURLs(trimV1(e, f.targets))
 	var (
 		ue *session.UnknownTargetError
 		se *session.SettingError

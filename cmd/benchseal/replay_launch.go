@@ -195,7 +195,7 @@ func writeEnvDiff(e *env, d schemas.ReplayDiff) {
 	infof(e.stderr, "environment, sealed run against this replay (%s):", schemas.ReplayDiffFile)
 	tw := tabwriter.NewWriter(e.stderr, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "target\titem\tsealed\treplay\tstate")
-	var differ []string
+	var differ, below []string
 	for _, r := range d.Rows {
 		t := r.Target
 		if t == "" {
@@ -211,9 +211,25 @@ func writeEnvDiff(e *env, d schemas.ReplayDiff) {
 		if r.State == schemas.DiffDiffers && !r.Hardware {
 			differ = append(differ, strings.TrimPrefix(t+" ", "- ")+r.Item)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t, r.Item, orDash(r.Sealed), orDash(r.Replay), state)
+		sealed, replay := orDash(r.Sealed), orDash(r.Replay)
+		if len(sealed) > maxEnvCell || len(replay) > maxEnvCell {
+			// A launch command is hundreds of characters: in a column it
+			// made the table 240 wide (480 with --launch). Its value goes
+			// on lines of its own under the table.
+			below = append(below, fmt.Sprintf("%s %s, sealed: %s", t, r.Item, sealed))
+			if replay == sealed {
+				below = append(below, fmt.Sprintf("%s %s, replay: the same", t, r.Item))
+			} else {
+				below = append(below, fmt.Sprintf("%s %s, replay: %s", t, r.Item, replay))
+			}
+			sealed, replay = "(below)", "(below)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t, r.Item, sealed, replay, state)
 	}
 	tw.Flush()
+	for _, l := range below {
+		fmt.Fprintf(e.stderr, "  %s\n", l)
+	}
 	if hw := d.HardwareDiffers(); len(hw) > 0 {
 		warnf(e.stderr, "the replay runs on other hardware than the sealed run: %s; a figure beyond the tolerance is not comparable, not a DIFF", strings.Join(hw, "; "))
 	}
@@ -221,6 +237,10 @@ func writeEnvDiff(e *env, d schemas.ReplayDiff) {
 		warnf(e.stderr, "the replay's environment differs from the sealed run's in %s: a figure that differs may be theirs, not the server's", strings.Join(differ, ", "))
 	}
 }
+
+// maxEnvCell is the widest value the environment table keeps in its
+// columns; a longer one (a launch command) is printed under the table.
+const maxEnvCell = 40
 
 func orDash(s string) string {
 	if s == "" {

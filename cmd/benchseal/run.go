@@ -70,8 +70,11 @@ order reversed on even repeats) so all targets see the same host noise.
 
 Before measuring, every target must answer GET /v1/models and, when it lists
 models, serve --model (--allow-unlisted-model for servers that ignore the
-field); with --seal --key the key is loaded first. A target whose warm-ups of
-a step all fail is stopped with the first error printed. The run ends with a
+field); with --seal --key the key is loaded first. A step whose warm-ups all
+fail sends one again, at most 3 times; a target is then stopped, with the first
+error printed, only if it has not answered earlier in the run or its server
+refuses connections (one that answered goes on measuring, and is stopped if
+that step's measured requests all fail too). The run ends with a
 failure summary per target, warns about every step above 1 % errors and exits
 1 when a step failed every measured request. The run directory
 (--out, which must not exist) gets run.json, records/<target>/c<C>-r<R>.jsonl
@@ -109,7 +112,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVar(&f.targets, "target", nil, "a server under test as NAME=URL (base URL, without /v1); repeat for several")
+	fl.StringArrayVar(&f.targets, "target", nil, "a server under test as NAME=URL (its base URL; a trailing /v1 is dropped, with a note); repeat for several")
 	fl.StringArrayVar(&f.models, "model", nil, "model to request: M for every target, or NAME=M for one (default: the one the server lists)")
 	fl.StringVar(&f.audio, "audio", "", "one WAV clip (reference: a same-named .txt next to it)")
 	fl.StringVar(&f.corpus, "corpus", "", "a folder of WAVs (+ same-named .txt), a JSONL manifest or a SeedTTS meta.lst")
@@ -227,7 +230,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 		infof(e.stderr, "interrupted before measuring")
 		return errInterrupted
 	case errors.Is(err, bench.ErrInterrupted):
-		summarizeSteps(e, names, res.Steps)
+		summarizeSteps(e, names, res.Steps, len(res.Run.Protocol.Levels)*res.Run.Protocol.Repeats, se)
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete)", res.Dir)
 		writeRunReport(e, res.Dir)
 		if f.seal != "" {
@@ -235,7 +238,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 		}
 		return errInterrupted
 	case errors.As(err, &se) && res != nil:
-		summarizeSteps(e, names, res.Steps)
+		summarizeSteps(e, names, res.Steps, len(res.Run.Protocol.Levels)*res.Run.Protocol.Repeats, se)
 		infof(e.stderr, "kept what was measured in %s (run marked incomplete)", res.Dir)
 		if f.seal != "" {
 			warnf(e.stderr, "--seal: an incomplete run is not sealed (to seal it anyway: %s)", sealCommand(res.Dir, f.seal, f.key, true))
@@ -256,7 +259,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 	}
 	writeRunReport(e, res.Dir)
 	infof(e.stderr, "run written to %s", res.Dir)
-	if err := summarizeSteps(e, names, res.Steps); err != nil {
+	if err := summarizeSteps(e, names, res.Steps, len(res.Run.Protocol.Levels)*res.Run.Protocol.Repeats, se); err != nil {
 		if f.seal != "" {
 			warnf(e.stderr, "--seal: a run with failed steps is not sealed (to seal it anyway: %s)", sealCommand(res.Dir, f.seal, f.key, false))
 		}
@@ -323,7 +326,7 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	if err := checkResponseFormat(f.format); err != nil {
 		return p, err
 	}
-	targets, err := bench.Targets(f.targets, f.models, f.forms, f.language, f.format)
+	targets, err := bench.Targets(trimV1(e, f.targets), f.models, f.forms, f.language, f.format)
 	if err != nil {
 		return p, settingUsage(err)
 	}
@@ -380,6 +383,7 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		return p, settingUsage(err)
 	}
 	p.Command = fingerprint.RedactArgs(append([]string{"benchseal"}, e.args...))
+	infof(e.stderr, "%s", corpusLine(p.Corpus))
 	if f.noPerturb {
 		warnf(e.stderr, "--no-perturb: every request of a clip sends the same bytes; caches can answer them (recorded in run.json)")
 	}

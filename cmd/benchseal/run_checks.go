@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/benchseal/benchseal/bundle"
@@ -60,13 +61,20 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// summarizeSteps prints one line per target (steps, measured requests that
-// succeeded, failures by class) and a warning per step whose error rate is
-// above bench.ErrorRateWarn. It returns an error naming the steps that
+// summarizeSteps prints one line per target (steps, stopped or not,
+// measured requests that succeeded, failures by class, short steps; se
+// names the targets the runner stopped, nil when none) and a warning per
+// step whose error rate is above bench.ErrorRateWarn. It returns an error naming the steps that
 // failed every measured request: their figures are not measurements.
-func summarizeSteps(e *env, targets []string, steps []bench.StepResult) error {
+func summarizeSteps(e *env, targets []string, steps []bench.StepResult, planned int, se *bench.TargetStoppedError) error {
 	var allFailed []string
-	for _, t := range bench.Summarize(targets, steps) {
+	for _, t := range bench.Summarize(targets, steps, planned) {
+		if se != nil {
+			_, gone := se.Targets[t.Target]
+			_, warm := se.WarmupFailed[t.Target]
+			_, unreachable := se.Unreachable[t.Target]
+			t.Stopped = t.Stopped || gone || warm || unreachable
+		}
 		for _, s := range t.AllFailed {
 			allFailed = append(allFailed, s.Label())
 		}
@@ -75,17 +83,107 @@ func summarizeSteps(e *env, targets []string, steps []bench.StepResult) error {
 			warnf(e.stderr, "%s: %d of %d measured requests failed (%.1f %%: %s)", s.Label(), failed, s.Requests,
 				100*float64(failed)/float64(s.Requests), classCounts(s.Errors))
 		}
-		line := fmt.Sprintf("summary: %s: %d steps, %d/%d measured requests ok", t.Target, t.Steps, t.Succeeded, t.Requests)
-		if t.Requests > t.Succeeded {
-			line += " (failed: " + classCounts(t.Errors) + ")"
-		}
-		infof(e.stderr, "%s", line)
+		infof(e.stderr, "%s", summaryLine(t))
 	}
 	if len(allFailed) == 0 {
 		return nil
 	}
 	return withHint(fmt.Errorf("run: %d step(s) failed every measured request: %s", len(allFailed), strings.Join(allFailed, ", ")),
 		"each failed request's error is in its record (records/<target>/c<C>-r<R>.jsonl, field error)")
+}
+
+// summaryLine words one target's summary: its steps (of those planned,
+// when fewer ran, and why), its measured requests that succeeded, its
+// failures by class, and the steps that measured fewer than planned:
+//
+//	summary: a: 2 of 4 steps (stopped), 40/40 measured requests ok; short: c=1 r=2 0 of 20
+func summaryLine(t bench.TargetSummary) string {
+	steps := plural(t.Steps, "step")
+	if t.Planned > 0 && t.Steps < t.Planned {
+		steps = fmt.Sprintf("%d of %d steps", t.Steps, t.Planned)
+	}
+	switch {
+	case t.Stopped:
+		steps += " (stopped)"
+	case t.Interrupted:
+		steps += " (interrupted)"
+	}
+	line := fmt.Sprintf("summary: %s: %s, %d/%d measured requests ok", t.Target, steps, t.Succeeded, t.Requests)
+	if t.Requests > t.Succeeded {
+		line += " (failed: " + classCounts(t.Errors) + ")"
+	}
+	if len(t.Short) > 0 {
+		var short []string
+		for _, s := range t.Short {
+			short = append(short, fmt.Sprintf("c=%d r=%d %d of %d", s.Concurrency, s.Repeat, s.Requests, s.Planned))
+		}
+		line += "; short: " + strings.Join(short, ", ")
+	}
+	return line
+}
+
+// trimV1 drops a trailing /v1 from the URL of each --target NAME=URL,
+// saying so: benchseal adds /v1/models and /v1/audio/transcriptions
+// itself, and http://host:8000/v1 (how an OpenAI client's base URL is
+// written) would otherwise be asked GET /v1/v1/models and answer 404.
+func trimV1(e *env, specs []string) []string {
+	out := slices.Clone(specs)
+	for i, spec := range out {
+		name, url, ok := strings.Cut(spec, "=")
+		trimmed := strings.TrimSuffix(strings.TrimSuffix(url, "/"), "/v1")
+		if !ok || trimmed == strings.TrimSuffix(url, "/") {
+			continue
+		}
+		out[i] = name + "=" + trimmed
+		infof(e.stderr, "--target %s=%s: using %s (benchseal adds /v1/... itself)", name, url, trimmed)
+	}
+	return out
+}
+
+// corpusLine says, before the run, what the corpus holds: its clips and
+// seconds, each audio format (rate, sample size, channels) with its count,
+// and the clips without a reference transcript, whose accuracy is not
+// scored. A 44.1 kHz stereo clip and a clip without a reference are
+// measured as any other; this line is where the user first sees them:
+//
+//	corpus: 6 clips, 31.2 s of audio: 5 at 16 kHz 16-bit mono, 1 at 44.1 kHz 16-bit stereo; 1 without a reference transcript (b), not scored
+func corpusLine(clips []bench.Clip) string {
+	var seconds float64
+	formats := map[string]int{}
+	var noRef []string
+	for _, c := range clips {
+		seconds += c.WAV.Seconds()
+		f := c.WAV.Format
+		ch := fmt.Sprintf("%d channels", f.Channels)
+		switch f.Channels {
+		case 1:
+			ch = "mono"
+		case 2:
+			ch = "stereo"
+		}
+		formats[fmt.Sprintf("%s kHz %d-bit %s", strconv.FormatFloat(float64(f.SampleRate)/1000, 'f', -1, 64), f.BitsPerSample, ch)]++
+		if strings.TrimSpace(c.Text) == "" {
+			noRef = append(noRef, c.ID)
+		}
+	}
+	var parts []string
+	for _, fc := range bench.ByCount(formats) {
+		parts = append(parts, fmt.Sprintf("%d at %s", fc.N, fc.Class))
+	}
+	line := fmt.Sprintf("corpus: %s, %.1f s of audio: %s", plural(len(clips), "clip"), seconds, strings.Join(parts, ", "))
+	switch {
+	case len(noRef) == 0:
+		line += "; every clip has a reference transcript"
+	case len(noRef) == len(clips):
+		line += "; no reference transcripts: accuracy (WER) is not scored"
+	default:
+		shown := noRef
+		if len(shown) > 5 {
+			shown = append(slices.Clone(shown[:5]), "...")
+		}
+		line += fmt.Sprintf("; %d without a reference transcript (%s): not scored", len(noRef), strings.Join(shown, ", "))
+	}
+	return line
 }
 
 // classCounts words failures by class, most frequent first.

@@ -164,7 +164,7 @@ func sealWith(ctx context.Context, e *env, runDir, out, key string, signer *bund
 	}
 	how := "key " + key
 	if res.Ephemeral {
-		how = "ephemeral key, public half in " + bundle.PublicKeyName
+		how = "ephemeral key, public half inside the bundle as " + bundle.PublicKeyName
 	}
 	_, err = fmt.Fprintf(e.stdout, "%s  %s\nkey %s  %s\n", res.SHA256, out, res.Fingerprint, how)
 	return err

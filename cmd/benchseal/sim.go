@@ -81,7 +81,7 @@ shuts it down gracefully with exit status 0.`,
 	f.Float64Var(&cfg.ChunkSeconds, "chunk-seconds", 0, "split longer audio into engine requests, as the engine does (0: the engine's default: vllm 30, sglang-omni 60; negative: never)")
 	f.BoolVar(&cfg.Cache, "cache", false, sim.CacheHelp())
 	f.Float64Var(&cfg.FailRate, "fail-rate", 0, "fraction of requests that fail with HTTP 500")
-	f.Float64Var(&cfg.WordErrorRate, "word-error-rate", 0, "fraction of reference words substituted in answers")
+	f.Float64Var(&cfg.WordErrorRate, "word-error-rate", 0, "fraction of reference words substituted in answers, rounded per clip: round(rate × the clip's words) words, the same in every variant of the clip (0.1 of a 4-word clip substitutes none)")
 	f.Uint64Var(&cfg.Seed, "seed", 0, "seed of failures, word errors and unknown-audio answers")
 	f.BoolVar(&cfg.RawPrefix, "raw-prefix", false, `start every transcript with Qwen3-ASR's raw "language English<asr_text>"`)
 	f.DurationVar(&cfg.ReadyDelay, "ready-delay", 0, "answer 503 (model loading) until this long after start")

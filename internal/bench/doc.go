@@ -18,6 +18,22 @@
 // next index, so never more than C requests are in flight. Request i of a
 // phase sends clip i mod len(corpus).
 //
+// # Warm-ups that fail
+//
+// When every planned warm-up of a step failed with an error that can pass
+// (a 5xx, 408, 429, a timeout, a reset connection, an answer not
+// understood), the step sends one of them again, one at a time, at most
+// WarmupRetries (3) times, stopping at the first success: retry k resends
+// warm-up k mod w (its variant, its bytes) as seq w+n+k, phase warmup, so
+// the planned seqs and variant numbers stay where they were; run.json
+// records protocol.warmup_retries. A target whose warm-ups (retries
+// included) all failed is stopped ("warmup_all_failed") when it has not
+// succeeded a request earlier in the run, or when the last error cannot
+// pass (a refused connection: no server; a 4xx: the request is wrong). A
+// target that answered earlier goes on to the step's measured requests
+// (a "warmup_failed" event and note say so), and is stopped only when they
+// all fail too: warm-up failures alone never stop it.
+//
 // Every request sends its own variant: the n-th variant of a clip (n
 // counted over the whole run in schedule order, warm-ups included) flips
 // sample perturb.Plan{Seed}.Index(clip sha, samples, n). n counts every
@@ -113,7 +129,10 @@
 //
 // A server that goes away without the runner being told (one benchseal did
 // not launch, killed or crashed) is found from the records: when the last
-// measured request of every worker of a step failed to connect, the target
+// measured request of every worker of a step failed to connect or was
+// reset (error class connect: refused; reset: the connection closed or
+// reset after the request was sent, as requests in flight when a server
+// dies end), at least one refused, the target
 // is stopped the same way, with a "server_unreachable" event and note, and
 // Run returns a *TargetStoppedError naming it (Unreachable), even when that
 // step was the run's last.

@@ -26,6 +26,7 @@ type StepResult struct {
 	Step
 	Warmup    int // warm-up requests done
 	Requests  int // measured requests done
+	Planned   int // measured requests the protocol plans for the step
 	Succeeded int
 	Errors    map[string]int // measured failures by class
 	StartNs   int64          // first measured start

@@ -151,15 +151,18 @@ func perLevel(what string, v []int, levels, minimum int) ([]int, error) {
 	return v, nil
 }
 
-// size is the number of steps of the sweep and of its requests, warm-ups
-// included.
-func (p Plan) size() (steps, requests int) {
-	per := p.Repeats * len(p.Targets)
-	for li := range p.Levels {
-		steps += per
-		requests += per * (p.Warmup[li] + p.Requests[li])
+// sizes are the sweep's steps in schedule order, each with its
+// concurrency and requests, warm-ups included.
+func (p Plan) sizes() []StepSize {
+	var out []StepSize
+	for li, c := range p.Levels {
+		for rep := 1; rep <= p.Repeats; rep++ {
+			for range p.Targets {
+				out = append(out, StepSize{Concurrency: c, Requests: p.warmupAt(li, rep) + p.Requests[li]})
+			}
+		}
 	}
-	return steps, requests
+	return out
 }
 
 // Options.
@@ -206,7 +209,7 @@ var Discard Progress = discard{}
 type discard struct{}
 
 func (discard) Warnf(string, ...any) {}
-func (discard) Sweep(int, int)       {}
+func (discard) Sweep([]StepSize)     {}
 func (discard) Begin(Step, int, int) {}
 func (discard) Done(string, bool)    {}
 func (discard) End(StepResult)       {}

@@ -57,7 +57,7 @@ func TestProgressBarCountsMeasuredRequests(t *testing.T) {
 	var buf bytes.Buffer
 	p, clock := testProgress(&buf, true, 120)
 	s := Step{Target: "a", Concurrency: 2, Repeat: 1}
-	p.Sweep(4, 20)
+	p.Sweep(uniform(4, 5, 2))
 	p.Begin(s, 2, 3)
 	p.Done(schemas.PhaseWarmup, false)
 	p.Done(schemas.PhaseWarmup, false)
@@ -95,7 +95,7 @@ func TestProgressNarrowTerminal(t *testing.T) {
 		var buf bytes.Buffer
 		p, clock := testProgress(&buf, true, cols)
 		s := Step{Target: "sglang", Concurrency: 128, Repeat: 3}
-		p.Sweep(40, 100000)
+		p.Sweep(uniform(40, 2500, 128))
 		p.Begin(s, 128, 1024)
 		for range 128 {
 			p.Done(schemas.PhaseWarmup, true)
@@ -127,7 +127,7 @@ func TestProgressHeartbeat(t *testing.T) {
 	p := NewProgress(&buf, false).(*progress)
 	p.heartbeat = 5 * time.Millisecond
 	s := Step{Target: "a", Concurrency: 1, Repeat: 1}
-	p.Sweep(2, 12)
+	p.Sweep(uniform(2, 6, 1))
 	p.Begin(s, 1, 5)
 	p.Done(schemas.PhaseWarmup, true)
 	p.Done(schemas.PhaseMeasure, true)
@@ -173,7 +173,7 @@ func TestProgressStoppedStep(t *testing.T) {
 	var buf bytes.Buffer
 	p, _ := testProgress(&buf, false, 0)
 	s := Step{Target: "a", Concurrency: 4, Repeat: 1}
-	p.Sweep(2, 16)
+	p.Sweep(uniform(2, 8, 4))
 	p.Begin(s, 4, 4)
 	for range 4 {
 		p.Done(schemas.PhaseWarmup, false)
@@ -194,5 +194,48 @@ func TestProgressProbe(t *testing.T) {
 	pp.Probe("a", 33, 34, "no cache effect seen (ratio within noise)")
 	if got := buf.String(); !strings.HasSuffix(got, "benchseal: cache probe a: 33/34 ok (16 pairs + 2 warm-ups), no cache effect seen (ratio within noise)\n") {
 		t.Errorf("probe line: %q", got)
+	}
+}
+
+// uniform is a sweep of n steps of requests requests at concurrency c.
+func uniform(n, requests, c int) []StepSize {
+	out := make([]StepSize, n)
+	for i := range out {
+		out[i] = StepSize{Concurrency: c, Requests: requests}
+	}
+	return out
+}
+
+// The time left weighs a request at concurrency C as 1/C of one at C=1:
+// after a c=1 step of 10 requests in 10 s, a c=10 step of 100 requests
+// takes about 10 s more, not 100 s (the demo's first estimate, counted in
+// requests, was 2-3 times its whole run).
+func TestProgressLeftWeighsConcurrency(t *testing.T) {
+	var buf bytes.Buffer
+	p, clock := testProgress(&buf, false, 0)
+	p.Sweep([]StepSize{{Concurrency: 1, Requests: 10}, {Concurrency: 10, Requests: 100}})
+	s := Step{Target: "a", Concurrency: 1, Repeat: 1}
+	p.Begin(s, 0, 10)
+	for range 10 {
+		clock.add(time.Second)
+		p.Done(schemas.PhaseMeasure, true)
+	}
+	p.End(StepResult{Step: s, Requests: 10, Succeeded: 10})
+	if !strings.Contains(buf.String(), "(step 1 of 2, about 10s left)") {
+		t.Errorf("end line: %q", buf.String())
+	}
+}
+
+// A step cut short says so on its line: "20/20 ok" alone read as a whole
+// step of one planned at 60.
+func TestProgressShortStep(t *testing.T) {
+	var buf bytes.Buffer
+	p, _ := testProgress(&buf, false, 0)
+	s := Step{Target: "sglang", Concurrency: 1, Repeat: 1}
+	p.Sweep(uniform(2, 61, 1))
+	p.Begin(s, 1, 60)
+	p.End(StepResult{Step: s, Requests: 20, Succeeded: 20, Planned: 60, Interrupted: true})
+	if !strings.Contains(buf.String(), "benchseal: sglang c=1 r=1: 20/20 ok 0 errors 0.0 req/s (interrupted: 20 of 60 planned)") {
+		t.Errorf("got %q", buf.String())
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/benchseal/benchseal/internal/claims"
@@ -180,10 +181,13 @@ type runner struct {
 	// unreachable: targets stopped because the last measured request of
 	// every worker of a step failed to connect -> why.
 	unreachable map[string]string
+	// answered: targets that succeeded a request earlier in the run; a
+	// step's failed warm-ups alone never stop them (judgeWarmups).
+	answered map[string]bool
 }
 
 func newRunner(p Plan, cfg *config, dir string) (*runner, error) {
-	r := &runner{plan: p, task: p.Task, cfg: cfg, used: maps.Clone(p.FirstVariant), gone: map[string]string{}}
+	r := &runner{plan: p, task: p.Task, cfg: cfg, used: maps.Clone(p.FirstVariant), gone: map[string]string{}, answered: map[string]bool{}}
 	if r.task == nil {
 		r.task = task.ASR
 	}
@@ -242,7 +246,7 @@ func (r *runner) create() error {
 		Schema: schemas.RunSchema, Tool: r.cfg.tool, StartedAt: r.d.Anchor.UTC(), Seed: p.Seed,
 		Protocol: schemas.Protocol{Levels: p.Levels, Requests: p.Requests, Passes: p.Passes, Warmup: p.Warmup,
 			Repeats: p.Repeats, Perturb: !p.NoPerturb, TimeoutS: r.cfg.timeout.Seconds(),
-			SuccessRule: schemas.SuccessRule, Stream: p.Stream, TargetOrder: "alternate", WarmupOnce: p.WarmupOnce,
+			SuccessRule: schemas.SuccessRule, Stream: p.Stream, TargetOrder: "alternate", WarmupOnce: p.WarmupOnce, WarmupRetries: WarmupRetries,
 			Task: r.task.Name(), CacheProbe: p.CacheProbe},
 		Scoring: p.Scoring, Command: p.Command, Targets: []schemas.Target{}, Corpus: []schemas.Clip{},
 		// Replaced when the sweep ends; a process that exits during it (a
@@ -377,7 +381,7 @@ func (r *runner) sweep(ctx context.Context) (*Result, error) {
 	interrupted := false
 	p := r.plan
 	order := slices.Clone(p.Targets)
-	r.cfg.progress.Sweep(p.size())
+	r.cfg.progress.Sweep(p.sizes())
 sweep:
 	for li, c := range p.Levels {
 		for rep := 1; rep <= p.Repeats; rep++ {
@@ -700,8 +704,9 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 		}
 	}
 	w := p.warmupAt(s.Level, s.Repeat)
+	res.Planned = len(jobs) - w
 	r.cfg.progress.Begin(s, w, len(jobs)-w)
-	recs := make([]schemas.Record, len(jobs))
+	recs := make([]schemas.Record, len(jobs), len(jobs)+WarmupRetries)
 	workers := make([]*worker, s.Concurrency)
 	for i := range workers {
 		workers[i] = newWorker(i)
@@ -745,9 +750,28 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 		wg.Wait()
 	}
 	phase(schemas.PhaseWarmup, 0, w)
-	if !r.stopWarmupFailed(s, recs[:w]) {
-		for i := range recs[:w] {
-			if recs[i].OK {
+	// Retried warm-ups take the seqs after the measured ones, so that the
+	// planned seqs keep their numbers whether or not a retry was sent.
+	warm := recs[:w]
+	for retry(warm, w) && runCtx.Err() == nil && !r.stopped(s.Target) {
+		k := len(warm) - w
+		if k == 0 {
+			r.cfg.progress.Warnf("%s: all %d warm-up requests failed (the first: %s); sending one again, at most %d times", stepName(s), w, firstError(warm), WarmupRetries)
+		}
+		seq := len(jobs) + k
+		recs = append(recs, schemas.Record{})
+		rec := &recs[seq]
+		rec.RequestID = RequestID(p.Seed, s.Target, s.Concurrency, s.Repeat, seq)
+		r.do(reqBase, ti, workers[0], &jobs[k%w], rec)
+		rec.Target, rec.Concurrency, rec.Repeat, rec.Phase, rec.Seq, rec.Worker = s.Target, s.Concurrency, s.Repeat, schemas.PhaseWarmup, seq, 0
+		rf.write(rec)
+		r.cfg.progress.Done(schemas.PhaseWarmup, rec.OK)
+		warm = append(warm[:w:w], recs[len(jobs):]...)
+	}
+	warmFailed := allFailed(warm)
+	if !r.judgeWarmups(s, warm, w) {
+		for i := range warm {
+			if warm[i].OK {
 				res.WarmupSucceeded++
 			}
 		}
@@ -757,6 +781,8 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 			}
 		}
 		phase(schemas.PhaseMeasure, w, len(jobs))
+	} else {
+		warmFailed = false // stopped already
 	}
 	if err := rf.close(); err != nil {
 		return res, fmt.Errorf("write records of %s: %w", stepName(s), err)
@@ -771,6 +797,9 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 				res.Interrupted = true
 			}
 			continue
+		}
+		if rec.OK {
+			r.answered[s.Target] = true
 		}
 		if rec.Phase == schemas.PhaseWarmup {
 			res.Warmup++
@@ -790,8 +819,8 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 			res.Errors[rec.ErrorClass]++
 		}
 	}
-	if ctx.Err() == nil {
-		r.stopUnreachable(s, recs[w:])
+	if ctx.Err() == nil && !r.stopUnreachable(s, recs[w:len(jobs)]) && warmFailed && res.Requests > 0 && res.Succeeded == 0 {
+		r.stopMeasuredFailed(s, recs[w:len(jobs)])
 	}
 	if res.Requests > 0 && res.Succeeded == 0 {
 		msg := fmt.Sprintf("target %q failed every request of concurrency %d, repeat %d (%s)", s.Target, s.Concurrency, s.Repeat, errorSummary(res.Errors))
@@ -961,6 +990,7 @@ func classify(ctx context.Context, err error) string {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	var st *StreamError
+	var oe *net.OpError
 	switch {
 	case errors.As(err, &st):
 		return st.Class
@@ -971,6 +1001,13 @@ func classify(ctx context.Context, err error) string {
 		return schemas.ErrTimeout
 	case errors.Is(err, context.Canceled):
 		return schemas.ErrCanceled
+	case errors.Is(err, syscall.ECONNREFUSED), errors.As(err, &oe) && oe.Op == "dial":
+		return schemas.ErrConnect
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		// The request was sent on a connection the server then closed:
+		// it answered nothing, or cut its answer (a server that died).
+		return schemas.ErrReset
 	default:
 		return schemas.ErrConnect
 	}

@@ -121,39 +121,6 @@ func (r *runner) noteStopped(target string) {
 	r.cfg.progress.Warnf("%s: no longer measuring it", msg)
 }
 
-// stopWarmupFailed stops target when every warm-up of step s failed: the
-// measured requests would fail the same way, for as long as the sweep
-// lasts. It returns whether the target was stopped.
-func (r *runner) stopWarmupFailed(s Step, warmups []schemas.Record) bool {
-	if len(warmups) == 0 {
-		return false
-	}
-	for i := range warmups {
-		if warmups[i].Target == "" || warmups[i].OK {
-			return false // not all sent (interrupted), or one succeeded
-		}
-	}
-	first := warmups[0]
-	for _, w := range warmups[1:] {
-		if w.StartNs < first.StartNs {
-			first = w
-		}
-	}
-	why := first.ErrorClass
-	if first.Error != "" {
-		why = first.Error
-	}
-	if r.warmFailed == nil {
-		r.warmFailed = map[string]string{}
-	}
-	r.warmFailed[s.Target] = why
-	msg := fmt.Sprintf("target %s stopped: all %d warm-up requests of %s failed; the first: %s", s.Target, len(warmups), stepName(s), why)
-	r.d.Event(s.Target, "warmup_all_failed", msg+"; its remaining steps were skipped")
-	r.d.Run.Notes = append(r.d.Run.Notes, msg)
-	r.cfg.progress.Warnf("%s", msg)
-	return true
-}
-
 func (r *runner) stoppedError() *TargetStoppedError {
 	e := &TargetStoppedError{Targets: r.gone, WarmupFailed: r.warmFailed}
 	if len(r.unreachable) > 0 {
@@ -164,10 +131,11 @@ func (r *runner) stoppedError() *TargetStoppedError {
 
 // stopUnreachable stops target when its server stopped answering during
 // step s: the last measured request of every worker that sent one failed
-// to connect (connection refused or reset before an answer), so the
-// server is gone, whether benchseal launched it or not. Measuring its
-// remaining steps would only record failures, and a run that lost its
-// server is not complete. It returns whether the target was stopped.
+// to connect (connection refused) or had its connection reset, at least
+// one refused, so the server is gone, whether benchseal launched it or
+// not. Measuring its remaining steps would only record failures, and a run
+// that lost its server is not complete. It returns whether the target was
+// stopped.
 func (r *runner) stopUnreachable(s Step, measured []schemas.Record) bool {
 	if r.stopped(s.Target) {
 		return false
@@ -187,21 +155,28 @@ func (r *runner) stopUnreachable(s Step, measured []schemas.Record) bool {
 	}
 	var first *schemas.Record
 	for _, m := range last {
-		if m.OK || m.ErrorClass != schemas.ErrConnect {
+		if m.OK || (m.ErrorClass != schemas.ErrConnect && m.ErrorClass != schemas.ErrReset) {
 			return false
 		}
-		if first == nil || m.EndNs < first.EndNs {
+		if m.ErrorClass == schemas.ErrConnect && (first == nil || m.EndNs < first.EndNs) {
 			first = m
 		}
 	}
-	failed := 0
+	if first == nil {
+		return false // every connection was reset, none refused: a server may still be there
+	}
+	refused, reset := 0, 0
 	for i := range measured {
-		if measured[i].Target != "" && measured[i].ErrorClass == schemas.ErrConnect {
-			failed++
+		switch {
+		case measured[i].Target == "":
+		case measured[i].ErrorClass == schemas.ErrConnect:
+			refused++
+		case measured[i].ErrorClass == schemas.ErrReset:
+			reset++
 		}
 	}
-	why := fmt.Sprintf("in %s the last request of every worker (%d) failed to connect, %d connect failures in all: %s",
-		stepName(s), len(last), failed, first.Error)
+	why := fmt.Sprintf("in %s the last request of every worker (%d) failed to connect or was reset, %d connect failures and %d resets in all: %s",
+		stepName(s), len(last), refused, reset, first.Error)
 	if r.unreachable == nil {
 		r.unreachable = map[string]string{}
 	}

@@ -13,7 +13,8 @@ const ErrorRateWarn = 0.01
 // TargetSummary is one target's measured requests over all its steps.
 type TargetSummary struct {
 	Target              string
-	Steps               int
+	Steps               int // steps run, whole or not
+	Planned             int // steps the protocol plans for the target
 	Requests, Succeeded int
 	Errors              map[string]int // failures by class
 	// Noisy are the steps where more than ErrorRateWarn of the measured
@@ -21,13 +22,21 @@ type TargetSummary struct {
 	// their figures are not measurements.
 	Noisy     []StepResult
 	AllFailed []Step
+	// Short are the steps run that measured fewer requests than planned
+	// (interrupted, or the target stopped during them).
+	Short []StepResult
+	// Stopped says the target was stopped (its server gone, or its
+	// warm-ups failed) before its last planned step ended; Interrupted
+	// that the run was.
+	Stopped, Interrupted bool
 }
 
-// Summarize sums steps per target, in the order of targets.
-func Summarize(targets []string, steps []StepResult) []TargetSummary {
+// Summarize sums steps per target, in the order of targets; planned is
+// the number of steps the protocol plans per target (levels × repeats).
+func Summarize(targets []string, steps []StepResult, planned int) []TargetSummary {
 	out := make([]TargetSummary, 0, len(targets))
 	for _, t := range targets {
-		ts := TargetSummary{Target: t, Errors: map[string]int{}}
+		ts := TargetSummary{Target: t, Planned: planned, Errors: map[string]int{}}
 		for _, s := range steps {
 			if s.Target != t {
 				continue
@@ -44,6 +53,14 @@ func Summarize(targets []string, steps []StepResult) []TargetSummary {
 			case s.Requests > 0 && float64(s.Requests-s.Succeeded) > ErrorRateWarn*float64(s.Requests):
 				ts.Noisy = append(ts.Noisy, s)
 			}
+			if s.Requests < s.Planned {
+				ts.Short = append(ts.Short, s)
+			}
+			ts.Stopped = ts.Stopped || s.Stopped
+			ts.Interrupted = ts.Interrupted || s.Interrupted
+		}
+		if ts.Steps < planned && !ts.Interrupted {
+			ts.Stopped = true // its remaining steps were skipped
 		}
 		out = append(out, ts)
 	}

@@ -18,7 +18,11 @@ func TestSummarize(t *testing.T) {
 		step("b", 1, 10, 0, map[string]int{"connect": 10}),     // every one failed
 		step("b", 2, 0, 0, nil),                                // nothing measured
 	}
-	got := Summarize([]string{"b", "a", "c"}, steps)
+	for i := range steps {
+		steps[i].Planned = steps[i].Requests
+	}
+	steps[4].Planned, steps[4].Stopped = 20, true // b stopped in its second step
+	got := Summarize([]string{"b", "a", "c"}, steps, 3)
 	if len(got) != 3 || got[0].Target != "b" || got[1].Target != "a" || got[2].Steps != 0 {
 		t.Fatalf("targets out of order: %+v", got)
 	}
@@ -31,6 +35,17 @@ func TestSummarize(t *testing.T) {
 	}
 	if len(b.AllFailed) != 1 || b.AllFailed[0].Label() != "b c=1 r=1" || len(b.Noisy) != 0 {
 		t.Errorf("b noisy %v all-failed %v", b.Noisy, b.AllFailed)
+	}
+	// a ran its 3 steps whole; b was stopped in its second, short of
+	// its 20 measured requests; c ran none of its 3.
+	if a.Stopped || a.Interrupted || len(a.Short) != 0 || a.Planned != 3 {
+		t.Errorf("a: stopped %v interrupted %v short %v planned %d", a.Stopped, a.Interrupted, a.Short, a.Planned)
+	}
+	if !b.Stopped || len(b.Short) != 1 || b.Short[0].Label() != "b c=2 r=1" || b.Short[0].Planned != 20 {
+		t.Errorf("b: stopped %v short %v", b.Stopped, b.Short)
+	}
+	if c := got[2]; !c.Stopped || c.Steps != 0 {
+		t.Errorf("c: %+v", c)
 	}
 	if got := ByCount(map[string]int{"b": 1, "a": 1, "c": 5}); !reflect.DeepEqual(got, []ClassCount{{"c", 5}, {"a", 1}, {"b", 1}}) {
 		t.Errorf("ByCount = %v", got)

@@ -7,7 +7,10 @@
 // count at all (absent or null: a version that never wrote it, such as
 // vLLM's max_concurrent_requests before it existed; nothing published
 // cannot be wrong). What a format cannot prove at all is
-// listed in Report.Unverifiable.
+// listed in Report.Unverifiable. A Group's Status is its worst figure's;
+// WriteText heads a group's line BROKEN when a figure broke, HELD when
+// none broke and some held (its figures not observed listed beneath),
+// NOT OBSERVED when none could be checked.
 //
 // # SGLang-Omni's ASR benchmark (SeedTTS)
 //

@@ -27,4 +27,19 @@ func TestWriteText(t *testing.T) {
 	if b.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
+
+	// A group where everything checked held, and one figure could not be
+	// observed, is headed HELD; the figure keeps its own word.
+	r = &Report{Format: "vllm-bench", Source: "b.json", Definitions: "vllm bench serve"}
+	r.add(Group{Scope: "result", Figures: []Figure{
+		{Name: "completed", Status: Held, Published: 3, Recomputed: 3},
+		{Name: "duration", Status: NotObserved, Reason: "the client's own clock"},
+	}})
+	b.Reset()
+	if err := r.WriteText(&b, esc); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\nHELD          result: 1 held, 1 not observed, 0 broken\n        NOT OBSERVED duration: the client's own clock\n") {
+		t.Errorf("got:\n%s", b.String())
+	}
 }

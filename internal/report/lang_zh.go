@@ -288,4 +288,5 @@ var zh = map[string]string{
 	"\"not observed\" on a whole row: no request of that level joined.":     "整行“未观测”：该级别没有请求被关联。",
 	"SGLang-Omni's request profiler":                                        "SGLang-Omni 的请求分析器",
 	"OpenTelemetry spans":                                                   "OpenTelemetry span",
+	"Every level's %s: p50 and p95 at most %s ms, all in one bucket of the histograms, which are too coarse here to say more; the client's exact latencies are in the latency table.": "每个级别的%s：p50 与 p95 均不超过 %s ms，全部落在直方图的同一个桶内，直方图在此过粗，无法说明更多；客户端的精确延迟见延迟表。",
 }

@@ -326,6 +326,58 @@ func (v *view) pctMs(x pctCell, of int, none string) string {
 	return none
 }
 
+// oneBucket reports whether a target's histogram percentiles (not per
+// request) are one upper bound b in every server cell that has a value,
+// p50 and p95 alike, at every level, with no cell broken; stages lists the
+// server columns that have values, in column order.
+func oneBucket(pt *pctTarget) (b float64, stages []string, ok bool) {
+	if pt.perRequest {
+		return 0, nil, false
+	}
+	seen := map[string]bool{}
+	for _, r := range pt.rows {
+		if !r.carried {
+			return 0, nil, false
+		}
+		for _, col := range stageCols {
+			c := r.server
+			if col.stage != schemas.StageE2E {
+				c = r.stage[col.stage]
+			}
+			switch {
+			case c.kind == cellNone:
+				continue
+			case c.kind != cellValue || !c.le || c.inf50 || c.inf95 || c.p50 != c.p95 || (ok && c.p50 != b):
+				return 0, nil, false
+			}
+			b, ok = c.p50, true
+			seen[col.stage] = true
+		}
+	}
+	for _, col := range stageCols {
+		if seen[col.stage] {
+			stages = append(stages, col.stage)
+		}
+	}
+	return b, stages, ok
+}
+
+// stageList names server stages as the table's columns do.
+func (v *view) stageList(stages []string, http bool) string {
+	var names []string
+	for _, col := range stageCols {
+		if !slices.Contains(stages, col.stage) {
+			continue
+		}
+		name := v.tr(col.name)
+		if col.stage == schemas.StageE2E && http {
+			name = v.tr("server e2e (HTTP handler)")
+		}
+		names = append(names, name)
+	}
+	return strings.Join(names, ", ")
+}
+
 // sourceName says in words where joined lines came from.
 func (v *view) sourceName(source string) string {
 	if source == schemas.SourceProfiler {
@@ -363,6 +415,11 @@ func (v *view) percentiles(name string, pt *pctTarget) []block {
 			intro += " "
 		}
 		intro += v.tr("Percentiles (p50 / p95) from the histograms: a stage's are upper bounds (≤, the bound of the bucket that holds each), as fine as the buckets (vLLM's finest latency bucket is 0.3 s); the client's are exact. Client − server needs per-request evidence (run --otlp-listen for vLLM, --server-events or --launch for SGLang-Omni).")
+	}
+	if b, stages, ok := oneBucket(pt); ok {
+		// Every server cell says "≤ B / ≤ B": a table of it says no
+		// more than one sentence, and at 1280 px it overflowed.
+		return []block{para{spans: []span{t(intro + " " + v.tr("Every level's %s: p50 and p95 at most %s ms, all in one bucket of the histograms, which are too coarse here to say more; the client's exact latencies are in the latency table.", v.stageList(stages, pt.http), num(1000*b)))}}}
 	}
 	header := []string{v.tr("concurrency")}
 	if pt.perRequest {

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/benchseal/benchseal/internal/bench"
+	"github.com/benchseal/benchseal/internal/testkit"
+)
+
+// TestCorpusLine: before a run, the corpus is described: a 44.1 kHz
+// stereo clip and a clip without a reference transcript, which run
+// measures as any other, are named there.
+func TestCorpusLine(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.wav", testkit.PCM16(16000, testkit.Ramp(37, 16000)))
+	write("a.txt", []byte("the cat sat"))
+	write("b.wav", testkit.PCM16(16000, testkit.Ramp(91, 8000)))
+	write("b.txt", []byte("a dog ran"))
+	stereo := make([]byte, 44100*2*2) // 1 s of 16-bit stereo
+	for i := range stereo {
+		stereo[i] = byte(i * 7)
+	}
+	write("c.wav", testkit.WAV(44100, 2, 16, stereo))
+	clips, err := bench.LoadCorpus(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "corpus: 3 clips, 2.5 s of audio: 2 at 16 kHz 16-bit mono, 1 at 44.1 kHz 16-bit stereo; 1 without a reference transcript (c): not scored"
+	if got := corpusLine(clips); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got := corpusLine(clips[:2]); got != "corpus: 2 clips, 1.5 s of audio: 2 at 16 kHz 16-bit mono; every clip has a reference transcript" {
+		t.Errorf("got %s", got)
+	}
+}
