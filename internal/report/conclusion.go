@@ -99,6 +99,8 @@ func (v *view) words(r verdict.Result, a, b string) string {
 		return v.tr("%s ahead by %s", names[r.Leader], pctShort(r.By))
 	case verdict.NoDifference:
 		return v.tr("no difference shown (repeats overlap)")
+	case verdict.WithinNoise:
+		return v.tr("within noise (±%s)", pctShort(r.MinEffect))
 	case verdict.SingleRepeat:
 		if r.Basis != verdict.IntervalNone {
 			// The interval shown rests on the one window's requests.
@@ -146,7 +148,7 @@ func (v *view) conclusion() []block {
 			out = append(out, para{warn: true, spans: []span{b(v.tr("Not shown fair:")), t(" " + v.tr("benchseal verify found differences or gaps in how the targets were set up (see the caveats below); a lead may come from the setup, not the engine."))}})
 		}
 	}
-	rule := v.tr("Ratio of the medians over repeats of successful requests per second, the faster target over the slower (the ratio column names them in that order).")
+	rule := v.tr("Ratio of the medians over repeats of successful requests per second, the first-named target over the second, at every level (the ratio column names them in that order: above 1× the first is faster; each pair names first the target faster at more levels).")
 	if len(v.latencies) > 0 {
 		rule += v.tr(" The interval is a seeded bootstrap over requests within repeats and over repeats (each repeat's requests resampled, its throughput scaled by its mean latency over theirs).")
 		if v.repeats < 3 {
@@ -162,6 +164,7 @@ func (v *view) conclusion() []block {
 		}
 	}
 	rule += v.tr(" Verdict by rule: a target that failed more than 1 % of its requests, whose server counted cache hits although every request was distinct, or that answered from its cache in a run without perturbation, is not comparable; overlapping repeats show no difference; one repeat claims no lead.")
+	rule += v.tr(" A lead of at most %s (the minimum effect: the drift between runs of the same setup) is within noise, not a lead.", pctShort(verdict.Options{MinEffect: v.in.MinEffect}.Effect()))
 	out = append(out, para{spans: []span{t(rule)}})
 	return out
 }
@@ -228,7 +231,7 @@ func (v *view) pair(a, bn string) []block {
 			}
 			hi = max(hi, n)
 		}
-		r := verdict.Compare(v.side(a, la), v.side(bn, lb), verdict.Options{})
+		r := verdict.Compare(v.side(a, la), v.side(bn, lb), verdict.Options{MinEffect: v.in.MinEffect})
 		basis = max(basis, r.Basis)
 		lv = append(lv, levelVerdict{c, r})
 		iv := "—"

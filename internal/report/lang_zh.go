@@ -176,7 +176,9 @@ var zh = map[string]string{
 	", binary SHA-256 not recorded": "，未记录二进制 SHA-256",
 	// Issue w3report: interval basis, cache-proof premise, verify's words,
 	// telemetry.
-	"Ratio of the medians over repeats of successful requests per second, the faster target over the slower (the ratio column names them in that order).":                          "比值为各次重复中每秒成功请求数中位数之比，较快的目标比较慢的目标（比值列按此顺序列出二者）。",
+	"Ratio of the medians over repeats of successful requests per second, the first-named target over the second, at every level (the ratio column names them in that order: above 1× the first is faster; each pair names first the target faster at more levels).": "比值为各次重复中每秒成功请求数中位数之比，在每个并发级别都是先列出的目标比后列出的目标（比值列按此顺序列出二者：大于 1× 表示前者更快；每对目标中先列出在更多级别上更快的一个）。",
+	" A lead of at most %s (the minimum effect: the drift between runs of the same setup) is within noise, not a lead.":                                                                                                                                              "领先幅度不超过 %s（最小效应：同一配置多次运行之间的漂移）视为噪声范围内，不算领先。",
+	"within noise (±%s)": "在噪声范围内（±%s）",
 	" The interval is a seeded bootstrap over requests within repeats and over repeats (each repeat's requests resampled, its throughput scaled by its mean latency over theirs).": "区间由有固定种子的自助法（bootstrap）得出，既对重复抽样，也对每次重复内的请求抽样（重抽该次重复的请求，其吞吐量按原平均延迟与重抽平均延迟之比缩放）。",
 	" With %d repeat, the interval rests on the requests within it, not on repeats of the run.":                                                                                    "只有 %d 次重复时，该区间依据的是这次重复内的请求，而非多次重复运行。",
 	" With %d repeats, the interval rests mostly on the requests within them, not on repeats of the run.":                                                                          "只有 %d 次重复时，该区间主要依据各次重复内的请求，而非多次重复运行。",
