@@ -20,6 +20,7 @@ func checkFairness(rep *Report, ev *evidence) {
 	c := rep.Check(CheckFairness)
 	run := ev.run
 	var done []string
+	checkSimulated(c, ev)
 	if len(run.Targets) > 1 {
 		if checkGPUs(c, ev) {
 			done = append(done, "same GPU model and driver")

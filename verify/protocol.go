@@ -313,6 +313,7 @@ func checkStep(c *Check, f string, recs []schemas.Record, target string, conc, r
 	}
 	checkInFlight(c, f, recs, conc, complete)
 	checkClosedLoop(c, f, recs, conc, complete)
+	checkSteady(c, f, recs, conc)
 	return first, last
 }
 

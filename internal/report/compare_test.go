@@ -209,3 +209,24 @@ func TestCompareConclusionFollowsFigures(t *testing.T) {
 		t.Errorf("summary calls noise a lead: %s", p.Summary)
 	}
 }
+
+// compare names, on its first screen, a side's targets that answered as
+// benchseal's simulator.
+func TestCompareSimulated(t *testing.T) {
+	a, b := fixture(), fixture()
+	b.Servers[0].Probes[0].Body = `{"object":"list","data":[],"benchseal_sim":"vllm"}`
+	c, err := Compare(CompareSide{In: a}, CompareSide{In: b}, nil, claims.DefaultTolerance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Simulated) != 1 || c.Simulated[0] != "B:vllm-omni (the vllm persona)" {
+		t.Fatalf("simulated: %q", c.Simulated)
+	}
+	var md bytes.Buffer
+	if err := c.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if i := strings.Index(md.String(), "**Simulated servers:** B:vllm-omni (the vllm persona)"); i < 0 || i > strings.Index(md.String(), "## A:") {
+		t.Errorf("not on the first screen:\n%s", md.String())
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
 )
 
 // The report is built once as a list of blocks, then written as Markdown
@@ -360,6 +361,12 @@ func (v *view) warnings() []block {
 			b(v.tr("This run did not complete")), t(" " + v.tr("(%s): levels or repeats may be missing.", why)),
 		}})
 	}
+	if sim := v.simulated(); len(sim) > 0 {
+		out = append(out, para{warn: true, spans: []span{
+			b(v.tr("Simulated servers.")),
+			t(" " + v.tr("%s answered as benchseal's simulator (benchseal sim: its /v1/models names the persona it imitates): these figures measure the simulator, not an engine, and need no GPU.", strings.Join(sim, ", "))),
+		}})
+	}
 	if len(r.Notes) > 0 {
 		out = append(out, para{spans: []span{t(v.tr("The run noted:"))}})
 		var items [][]span
@@ -367,6 +374,25 @@ func (v *view) warnings() []block {
 			items = append(items, []span{t(n)})
 		}
 		out = append(out, bullets{items})
+	}
+	return out
+}
+
+// simulated names the targets whose captured /v1/models is benchseal's
+// simulator's (engine.SimulatorField), with the persona each imitates.
+func (v *view) simulated() []string {
+	var out []string
+	for _, t := range v.in.Run.Targets {
+		for i := range v.in.Servers {
+			sc := &v.in.Servers[i]
+			if sc.Target != t.Name {
+				continue
+			}
+			if p := verify.SimulatedPersona(sc); p != "" {
+				out = append(out, v.tr("%s (the %s persona)", t.Name, p))
+				break
+			}
+		}
 	}
 	return out
 }

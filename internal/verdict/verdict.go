@@ -12,6 +12,7 @@ type Kind int
 
 const (
 	NotComparable Kind = iota // a side failed too many requests, or none succeeded
+	NotSteady                 // a side's window never reached steady state
 	SingleRepeat              // a side has one repeat: no interval
 	NoDifference              // repeats overlap or the interval contains 1
 	WithinNoise               // apart, but by no more than the minimum effect
@@ -48,11 +49,24 @@ type Side struct {
 	// (claims.ProbeInflated), and the run sent clips unchanged. Its
 	// figures then measure cached serving, not transcription.
 	Cached bool
+	// Unsteady, when set, says a repeat of the side never reached steady
+	// state at its concurrency (the caller's rule: internal/claims.Steady):
+	// its throughput is partly the ramp and drain of a short window.
+	Unsteady *Shortfall
 	// Latencies, when set, holds each repeat's successful request
 	// latencies in seconds (Latencies[i] belongs to Repeats[i]): the
 	// interval then also resamples requests within repeats (see the
 	// package doc). Nil: repeats only.
 	Latencies [][]float64
+}
+
+// Shortfall is how far a side's worst repeat was from steady state: its
+// mean in flight at concurrency C, and the measured requests a repeat
+// would need to reach it.
+type Shortfall struct {
+	MeanInFlight float64
+	Concurrency  int
+	Requests     int
 }
 
 // FailedShare is Failed/Requests, 0 without requests.
@@ -128,6 +142,9 @@ type Result struct {
 	CacheHits float64
 	// Cached: the culprit answered from its cache (Side.Cached).
 	Cached bool
+	// Unsteady is the culprit's shortfall when it made the verdict
+	// NotSteady.
+	Unsteady *Shortfall
 	// Basis says what the interval rests on (IntervalNone when there is
 	// none).
 	Basis Basis
@@ -179,6 +196,12 @@ func Compare(a, b Side, opts Options) Result {
 	for i, s := range []Side{a, b} {
 		if s.Cached {
 			r.Kind, r.Culprit, r.Cached = NotComparable, i, true
+			return r
+		}
+	}
+	for i, s := range []Side{a, b} {
+		if s.Unsteady != nil {
+			r.Kind, r.Culprit, r.Unsteady = NotSteady, i, s.Unsteady
 			return r
 		}
 	}
