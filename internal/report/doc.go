@@ -46,7 +46,10 @@
 // and the numbers: requests per second and RTFx (in ×) as "median
 // [min–max]" over repeats with "(N % failed)" beside every cell of a level
 // where requests failed; latency p50/p90/p99, one row per level and
-// target, each "median [min–max]", with the failed share in the row; "—"
+// target, each "median [min–max]", with the failed share in the row, a
+// percentile marked "*" where a repeat has fewer successful requests than
+// claims.StableRequests (pⁿ ≤ 0.025, the rule replay and compare call
+// UNSTABLE by: p99 needs 368), the count named once in the caption; "—"
 // wherever a level had no successful request (never 0); WER or CER with
 // how many clips have a reference; errors by class; cache hits ("not
 // observable" without a counter); telemetry (memory and power peaks of
