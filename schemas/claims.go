@@ -78,6 +78,14 @@ type Metrics struct {
 	WER          *float64       `json:"wer"`
 	Errors       map[string]int `json:"errors"`
 
+	// MeanInFlight is the measured requests' mean in flight over the
+	// window (Σ latency / window_s, Little's law) and
+	// FullConcurrencyShare the share of the window with all C of them in
+	// flight (internal/claims.SteadyState); absent in claims sealed by a
+	// build that did not compute them.
+	MeanInFlight         *float64 `json:"mean_in_flight,omitempty"`
+	FullConcurrencyShare *float64 `json:"full_concurrency_share,omitempty"`
+
 	// WarmupPeakInFlight is the peak in-flight of the warm-up requests of
 	// the level/repeat, absent when it had none.
 	WarmupPeakInFlight *int `json:"warmup_peak_in_flight,omitempty"`

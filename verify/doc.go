@@ -67,6 +67,15 @@
 //	             answers before the last worker has started), a FAIL when a worker
 //	             that finished a request stayed idle (over 10 ms) while another
 //	             started one; steps do not overlap, in the declared order.
+//	             Steady state, recomputed from the records
+//	             (claims.SteadyState): a step whose mean in flight (Σ latency
+//	             / window, Little's law) is below 0.9·C, or whose window had
+//	             all C busy for less than 80 % of it, WARNs (KindNotSteady)
+//	             with both figures and the measured requests a repeat would
+//	             need (claims.SteadyRequests): its throughput is partly ramp
+//	             and drain. A claims.json sealed without mean_in_flight and
+//	             full_concurrency_share is "not computed by the build that
+//	             sealed it" in check 6 (WARN, never FAIL).
 //	             The closed loop, always and in both phases: every worker
 //	             0..C-1 took part (unless the phase was over before a late
 //	             worker could start), each sent its next request within 50 ms

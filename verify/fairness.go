@@ -21,6 +21,7 @@ func checkFairness(rep *Report, ev *evidence) {
 	run := ev.run
 	var done []string
 	loadHeld := checkKnobsAgainstLoad(c, ev)
+	checkSimulated(c, ev)
 	if len(run.Targets) > 1 {
 		if checkGPUs(c, ev) {
 			done = append(done, "same GPU model and driver")
@@ -187,6 +188,7 @@ func checkKnobs(c *Check, ev *evidence) string {
 	}
 	var held []string
 	ok := true
+	advisedFor := "" // the knob whose finding carries the advice
 	for _, name := range fingerprint.KnobNames {
 		var missing, sources []string
 		first := before[0].knobs[name]
@@ -208,13 +210,25 @@ func checkKnobs(c *Check, ev *evidence) string {
 		if len(targets) == 1 {
 			file = path.Join("servers", targets[0].Name)
 		}
+		// The advice is the same for every knob: given once, with the
+		// first knob not observed, and pointed to after it.
+		advice := howToExpose
+		if advisedFor != "" {
+			advice = "to expose it, see " + advisedFor + " above"
+		}
 		switch {
 		case len(missing) == len(targets):
-			c.warnKindf(KindKnobNotObserved, file, "%s: not observed on any target (%s); %s", name, strings.Join(missing, ", "), howToExpose)
+			c.warnKindf(KindKnobNotObserved, file, "%s: not observed on any target (%s); %s", name, strings.Join(missing, ", "), advice)
 			ok = false
 		case len(missing) > 0:
-			c.warnKindf(KindKnobNotObserved, file, "%s: not observed on %s, so it cannot be compared (%s); %s", name, strings.Join(missing, ", "), strings.Join(sources, "; "), howToExpose)
+			c.warnKindf(KindKnobNotObserved, file, "%s: not observed on %s, so it cannot be compared (%s); %s", name, strings.Join(missing, ", "), strings.Join(sources, "; "), advice)
 			ok = false
+		}
+		if len(missing) > 0 && advisedFor == "" {
+			advisedFor = name
+		}
+		switch {
+		case len(missing) > 0: // warned above
 		case differs:
 			c.warnf(file, "%s differs: %s", name, strings.Join(sources, "; "))
 			ok = false

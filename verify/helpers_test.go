@@ -12,6 +12,7 @@ import (
 	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/internal/testkit/testrun"
 	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -137,3 +138,27 @@ func editLines(tb testing.TB, file string, fn func(i int, line []byte) []byte) {
 	}
 	must(tb, os.WriteFile(file, out, 0o644))
 }
+
+// onlyNotSteady says c warns of nothing but a step short of steady state
+// (check 7's KindNotSteady) or a target that is benchseal's simulator
+// (check 8's KindSimulator: every test run measures benchseal sim, and
+// says so). The test runs are small on purpose: the
+// corpus's base run measures 2 requests per worker at C=3, where a loaded
+// host leaves the mean in flight just below 0.9·C (measured: 2.69 of 3),
+// and testrun.Small 4 requests at C=3, never steady. That WARN is the
+// run's, not an edit's: a test that wants check 7 to pass accepts it, and
+// every kind of check 7 names its own finding.
+func onlyNotSteady(c verify.Check) bool {
+	if c.Status != verify.Warn {
+		return false
+	}
+	for _, f := range c.Findings {
+		if f.Status != verify.Pass && f.Kind != verify.KindNotSteady && f.Kind != verify.KindSimulator {
+			return false
+		}
+	}
+	return true
+}
+
+// passes says c passed, or warned only of a step short of steady state.
+func passes(c verify.Check) bool { return c.Status == verify.Pass || onlyNotSteady(c) }

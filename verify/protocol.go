@@ -353,6 +353,7 @@ func checkStep(c *Check, f string, recs []schemas.Record, target string, conc, r
 	}
 	checkInFlight(c, f, planned, conc, complete)
 	checkClosedLoop(c, f, planned, conc, complete)
+	checkSteady(c, f, planned, conc)
 	return first, last
 }
 

@@ -21,10 +21,10 @@ func init() { register(newReportCmd) }
 
 func newReportCmd(e *env) *cobra.Command {
 	var (
-		out, format, key, lang string
-		tsaCert                string
-		check                  bool
-		compat                 string
+		out, format, key, lang, minEffect string
+		tsaCert                           string
+		check                             bool
+		compat                            string
 	)
 	cmd := &cobra.Command{
 		Use:   "report (BUNDLE.tar.zst | RUNDIR) [-o DIR] [--format md|html] [--lang en|zh]",
@@ -61,6 +61,11 @@ evidence. A failing verification still gives a report, whose
 first line says so, and exit status 1. --verify=false skips verification;
 the report then says it was not verified.
 
+--min-effect sets the smallest lead the conclusion names (default 5%, the
+drift measured between runs of the same setup; internal/verdict says why): a
+lead of at most it is "within noise (±5 %)". The REPORT.md that run seals
+uses the default.
+
 --lang zh writes the report in Chinese; the numbers and verdict rules are
 the same.`,
 		Args: exactArgs(1, "one bundle or run directory"),
@@ -85,11 +90,19 @@ the same.`,
 			if !report.KnownLang(lang) {
 				return usageErrorf("--lang %q: want one of %s", lang, strings.Join(report.Languages, ", "))
 			}
+			effect, err := parsePercent("--min-effect", minEffect)
+			if err != nil {
+				return err
+			}
 			in, err := loadReport(e, args[0])
 			if err != nil {
 				return err
 			}
 			in.Lang = lang
+			in.MinEffect = effect
+			if effect == 0 {
+				in.MinEffect = -1 // none: any lead beyond the interval and the repeats
+			}
 			if check && key == "" && in.BundleSHA256 != "" && !in.KeyEphemeral {
 				return withHint(fmt.Errorf("report: %s is signed by a key it does not carry, so the report cannot verify it without that key", args[0]),
 					"pass --key KEY.pub (the public half of the key it was sealed with), or --verify=false for a report that says it was not verified")
@@ -119,6 +132,7 @@ the same.`,
 	cmd.Flags().StringVar(&format, "format", "md", "`md` or html")
 	cmd.Flags().BoolVar(&check, "verify", true, "verify the bundle first and show its findings in the report (--verify=false skips it)")
 	cmd.Flags().StringVar(&lang, "lang", "en", "the report's `language`: en or zh")
+	cmd.Flags().StringVar(&minEffect, "min-effect", "5%", "the smallest lead the conclusion names; a lead of at most this is \"within noise\", e.g. 5%")
 	cmd.Flags().StringVar(&key, "key", "", "the public `KEY` that must have signed the bundle (needed when the bundle does not carry its key)")
 	cmd.Flags().StringVar(&tsaCert, "tsa-cert", "", "the time-stamping authority's certificate chain (PEM) a pre-registered run's tokens must chain to")
 	compatFlag(cmd, &compat, "print the figures (a Markdown table on stdout, after the report)")

@@ -363,6 +363,7 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		return p, settingUsage(err)
 	}
 	p.Passes = max(f.passes, 0)
+	warnShortLevels(e, levels, p.Requests)
 	if f.warmup >= 0 {
 		p.Warmup = []int{f.warmup}
 	}
@@ -388,6 +389,19 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		warnf(e.stderr, "--no-perturb: every request of a clip sends the same bytes; caches can answer them (recorded in run.json)")
 	}
 	return p, nil
+}
+
+// warnShortLevels warns, before anything is measured, of each level whose
+// measured requests are fewer than claims.SteadyRequestsPerWorker per
+// worker: its window is likely to be mostly ramp and drain, which check 7
+// and the report then call "not at steady state", with no verdict.
+func warnShortLevels(e *env, levels, requests []int) {
+	for i, c := range levels {
+		n := requests[min(i, len(requests)-1)]
+		if want := claims.SteadyRequestsPerWorker * c; c > 1 && n < want {
+			warnf(e.stderr, "c=%d: %d measured requests, fewer than %d per worker: the window may never reach steady state (all %d workers busy), and a level short of it gets no verdict; give --requests %d or more", c, n, claims.SteadyRequestsPerWorker, c, want)
+		}
+	}
 }
 
 // settingUsage words a refused setting of bench (a *bench.SettingError or

@@ -97,6 +97,9 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 				if err != nil {
 					return out, fmt.Errorf("target %q, concurrency %d, repeat %d: %w", t.Name, c, rep, err)
 				}
+				if mean, full, has := SteadyState(recs, c); has {
+					m.MeanInFlight, m.FullConcurrencyShare = &mean, &full
+				}
 				if ok && o.tel != nil {
 					from, to := measuredWindow(recs)
 					applyTelemetry(&m, o.tel, window{t.Name, c, rep, from, to, t.GPUs})
@@ -292,6 +295,8 @@ func summarize(reps []schemas.Metrics) (med, lo, hi schemas.Metrics) {
 		func(m *schemas.Metrics) **float64 { return &m.LatencyP99S },
 		func(m *schemas.Metrics) **float64 { return &m.LatencyMaxS },
 		func(m *schemas.Metrics) **float64 { return &m.TTFBP50S },
+		func(m *schemas.Metrics) **float64 { return &m.MeanInFlight },
+		func(m *schemas.Metrics) **float64 { return &m.FullConcurrencyShare },
 		func(m *schemas.Metrics) **float64 { return &m.WER },
 		func(m *schemas.Metrics) **float64 { return &m.GPUUtilMean },
 		func(m *schemas.Metrics) **float64 { return &m.GPUUtilMax },

@@ -37,6 +37,15 @@
 //     at once, but its measured phase never has more than 8 in flight.
 //   - warmup_peak_in_flight: the same sweep over the warm-up requests of
 //     the level/repeat on their own; absent when it had none.
+//   - mean_in_flight: the sum of the measured requests' latencies
+//     (end_ns - start_ns, successful or not: a failed request held its
+//     worker too) over window_s, the mean number in flight by Little's
+//     law; full_concurrency_share: the share of window_s during which at
+//     least C measured requests were in flight (the same sweep as
+//     peak_in_flight). Together they say whether the level reached steady
+//     state (Steady: mean at least 0.9·C and share at least 80 %; steady.go
+//     says why, and SteadyRequests how many requests would reach it).
+//     Absent in claims sealed by a build that did not compute them.
 //   - wer: when at least one clip of the corpus has a reference text, the
 //     corpus rate of internal/score over the measured requests whose clip
 //     has a reference (hypothesis: text_scored), with the run's Scoring

@@ -171,6 +171,10 @@ type Comparison struct {
 	// RequestsDiffer counts the pairs whose requests differ
 	// (ComparedPair.RequestDifferences).
 	RequestsDiffer int `json:"requests_differ"`
+	// Simulated names the targets of either side that answered as
+	// benchseal's simulator ("A:vllm (the vllm persona)"): their figures
+	// measure the simulator, not an engine.
+	Simulated []string `json:"simulated,omitempty"`
 }
 
 // CompareBundle identifies one side.
@@ -213,8 +217,10 @@ type ComparedLevel struct {
 	IntervalLo *float64 `json:"interval_lo"`
 	IntervalHi *float64 `json:"interval_hi"`
 	Basis      string   `json:"interval_basis"`
-	// Verdict is "ahead", "no_difference", "single_repeat" or
-	// "not_comparable"; Leader "A" or "B" when ahead; Words the verdict as
+	// Verdict is "ahead", "within_noise" (apart, but by no more than the
+	// tolerance), "no_difference", "single_repeat", "not_steady" (a
+	// repeat never reached steady state) or "not_comparable";
+	// Leader "A" or "B" when ahead; Words the verdict as
 	// the report words it.
 	Verdict string `json:"verdict"`
 	Leader  string `json:"leader,omitempty"`
@@ -267,6 +273,14 @@ func Compare(a, b CompareSide, pairs []Pair, tol claims.Tolerance) (*Comparison,
 	}
 	c := &Comparison{A: bundleOf(a), B: bundleOf(b), Protocol: a.In.Run.Protocol,
 		Tolerance: claims.ComparisonTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints}, Pairs: []ComparedPair{}}
+	for _, sv := range []struct {
+		label string
+		v     *view
+	}{{"A:", va}, {"B:", vb}} {
+		for _, x := range sv.v.simulated() {
+			c.Simulated = append(c.Simulated, sv.label+x)
+		}
+	}
 	for _, t := range va.targets {
 		if !usedA[t] {
 			c.OnlyA = append(c.OnlyA, t)
@@ -308,12 +322,12 @@ func comparePair(va, vb *view, p Pair, tol claims.Tolerance) ComparedPair {
 		if a == nil || b == nil {
 			continue
 		}
-		r := verdict.Compare(va.side(p.A, a), vb.side(p.B, b), verdict.Options{})
+		r := verdict.Compare(va.side(p.A, a), vb.side(p.B, b), verdict.Options{MinEffect: compareEffect(tol)})
 		lv = append(lv, levelVerdict{c, r})
 		cl := ComparedLevel{Concurrency: c, A: levelSide(a), B: levelSide(b), Ratio: finite(r.Ratio),
 			IntervalLo: finite(r.Lo), IntervalHi: finite(r.Hi), Basis: basisName(r.Basis), Words: va.words(r, la, lb)}
-		cl.Verdict = [...]string{verdict.NotComparable: "not_comparable", verdict.SingleRepeat: "single_repeat",
-			verdict.NoDifference: "no_difference", verdict.Ahead: "ahead"}[r.Kind]
+		cl.Verdict = [...]string{verdict.NotComparable: "not_comparable", verdict.NotSteady: "not_steady", verdict.SingleRepeat: "single_repeat",
+			verdict.NoDifference: "no_difference", verdict.WithinNoise: "within_noise", verdict.Ahead: "ahead"}[r.Kind]
 		if r.Kind == verdict.Ahead {
 			cl.Leader = [...]string{"A", "B"}[r.Leader]
 		}
@@ -332,6 +346,16 @@ func comparePair(va, vb *view, p Pair, tol claims.Tolerance) ComparedPair {
 	cp.Figures = claims.Compare(ca, cb, tol)
 	cp.Differ = claims.Differing(cp.Figures)
 	return cp
+}
+
+// compareEffect is compare's minimum effect: its tolerance on throughput,
+// so that a lead its conclusion names is a req_per_s figure its table
+// calls beyond the tolerance (internal/verdict's doc).
+func compareEffect(tol claims.Tolerance) float64 {
+	if tol.Relative <= 0 {
+		return -1 // no tolerance: any lead beyond the interval
+	}
+	return tol.Relative
 }
 
 func levelSide(l *schemas.LevelClaims) LevelSide {
@@ -403,6 +427,10 @@ func (cm *Comparison) blocks() []block {
 			{b(same), t(fmt.Sprintf(" levels %s; requests per level %s; %d repeats; perturbation %t; streaming %t",
 				joinInts(p.Levels), perLevel(p.Requests), p.Repeats, p.Perturb, p.Stream))}}},
 	}
+	if len(cm.Simulated) > 0 {
+		out = append(out, para{warn: true, spans: []span{b("Simulated servers:"), t(" " + strings.Join(cm.Simulated, ", ") +
+			" answered as benchseal's simulator (benchseal sim: its /v1/models names the persona it imitates): the figures measure the simulator, not an engine.")}})
+	}
 	if len(cm.OnlyA) > 0 || len(cm.OnlyB) > 0 {
 		var s []string
 		if len(cm.OnlyA) > 0 {
@@ -462,7 +490,8 @@ func (cm *Comparison) blocks() []block {
 	}
 	out = append(out, para{spans: []span{t("Throughput: ratio of the medians over repeats of successful requests per second, A over B, " +
 		"with a seeded bootstrap interval over requests within repeats and over repeats (over repeats only where a side's records could not be read). " +
-		"Verdict by the report's rule: a target that failed more than 1 % of its requests, whose server counted cache hits although every request was distinct, or that answered from its cache in a run without perturbation, is not comparable; overlapping repeats show no difference; one repeat claims no lead. " +
+		"Verdict by the report's rule: a target that failed more than 1 % of its requests, whose server counted cache hits although every request was distinct, or that answered from its cache in a run without perturbation, is not comparable; a level whose repeat never reached steady state (mean in flight below 0.9·C, or all C busy for less than 80 % of the window) claims no lead; overlapping repeats show no difference; one repeat claims no lead; " +
+		fmt.Sprintf("a lead of at most the tolerance (%s %%) is within noise, so a lead named here is a req_per_s figure beyond the tolerance below. ", strconv.FormatFloat(cm.Tolerance.Relative*100, 'g', 6, 64)) +
 		fmt.Sprintf("Figures: B's medians against A's; beyond the tolerance (%s %% on throughput, latency and counts, as a ratio both ways; %g points of WER) is DIFF, "+
 			"but a latency percentile of fewer successful requests per repeat than bound it at 95 %% (p99: %d, p50: %d) is UNSTABLE, within the tolerance or beyond: shown, counted neither way.",
 			strconv.FormatFloat(cm.Tolerance.Relative*100, 'g', 6, 64), cm.Tolerance.WERPoints, claims.StableRequests(0.99), claims.StableRequests(0.5)))}})

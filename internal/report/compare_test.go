@@ -41,7 +41,7 @@ func TestCompareBundles(t *testing.T) {
 	va, vb := newView(a), newView(b)
 	for _, p := range c.Pairs {
 		for _, l := range p.Levels {
-			want := verdict.Compare(va.side(p.A, va.lookup(p.A, l.Concurrency)), vb.side(p.B, vb.lookup(p.B, l.Concurrency)), verdict.Options{})
+			want := verdict.Compare(va.side(p.A, va.lookup(p.A, l.Concurrency)), vb.side(p.B, vb.lookup(p.B, l.Concurrency)), verdict.Options{MinEffect: compareEffect(claims.DefaultTolerance)})
 			if got := va.words(want, "A:"+p.A, "B:"+p.B); l.Words != got {
 				t.Errorf("%s c=%d: %q, the conclusion's rule says %q", p.A, l.Concurrency, l.Words, got)
 			}
@@ -158,5 +158,75 @@ func TestCompareSingleRepeat(t *testing.T) {
 	if strings.Contains(md.String(), "95 % interval |") || strings.Contains(md.String(), "no interval") ||
 		!strings.Contains(md.String(), "| interval from requests within 1 repeat | verdict |") {
 		t.Errorf("markdown:\n%s", md.String())
+	}
+}
+
+// compare's conclusion never contradicts its figure table: a lead it
+// names is a req_per_s figure beyond the tolerance, and a move the table
+// calls within the tolerance is never a lead (issue 23: "B ahead by
+// 3.7–6.4 %" above "every one judged is within the tolerance").
+func TestCompareConclusionFollowsFigures(t *testing.T) {
+	a, b := fixture(), fixture()
+	factor := []float64{1.07, 1.04, 1.09, 1.12, 1.5} // B's sglang-omni, level by level
+	for i := range b.Claims.Targets {
+		if b.Claims.Targets[i].Target != "sglang-omni" {
+			continue
+		}
+		for j := range b.Claims.Targets[i].Levels {
+			l := &b.Claims.Targets[i].Levels[j]
+			for k := range l.Repeats {
+				l.Repeats[k].ReqPerS *= factor[j]
+			}
+			l.Median, l.Min, l.Max = summarize(l.Repeats)
+		}
+	}
+	a.Records, b.Records = nil, nil
+	c, err := Compare(CompareSide{In: a}, CompareSide{In: b}, []Pair{{"sglang-omni", "sglang-omni"}}, claims.DefaultTolerance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Pairs[0]
+	diff := map[int]bool{}
+	for _, f := range p.Figures {
+		if f.Metric == "req_per_s" {
+			diff[f.Concurrency] = f.Verdict == claims.Diff
+		}
+	}
+	kinds := map[string]int{}
+	for _, l := range p.Levels {
+		kinds[l.Verdict]++
+		if l.Verdict == "ahead" && !diff[l.Concurrency] {
+			t.Errorf("c=%d: %q, while the table calls req_per_s within the tolerance", l.Concurrency, l.Words)
+		}
+		if l.Verdict == "within_noise" && !strings.Contains(l.Words, "within noise (±10 %)") {
+			t.Errorf("c=%d: %q", l.Concurrency, l.Words)
+		}
+	}
+	if kinds["ahead"] == 0 || kinds["within_noise"] == 0 {
+		t.Errorf("the case should hold a lead and a difference within noise: %v (%+v)", kinds, p.Levels)
+	}
+	if strings.Contains(p.Summary, "ahead by 4") || strings.Contains(p.Summary, "ahead by 7") {
+		t.Errorf("summary calls noise a lead: %s", p.Summary)
+	}
+}
+
+// compare names, on its first screen, a side's targets that answered as
+// benchseal's simulator.
+func TestCompareSimulated(t *testing.T) {
+	a, b := fixture(), fixture()
+	b.Servers[0].Probes[0].Body = `{"object":"list","data":[],"benchseal_sim":"vllm"}`
+	c, err := Compare(CompareSide{In: a}, CompareSide{In: b}, nil, claims.DefaultTolerance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Simulated) != 1 || c.Simulated[0] != "B:vllm-omni (the vllm persona)" {
+		t.Fatalf("simulated: %q", c.Simulated)
+	}
+	var md bytes.Buffer
+	if err := c.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if i := strings.Index(md.String(), "**Simulated servers:** B:vllm-omni (the vllm persona)"); i < 0 || i > strings.Index(md.String(), "## A:") {
+		t.Errorf("not on the first screen:\n%s", md.String())
 	}
 }

@@ -51,6 +51,14 @@ func (v *view) side(name string, l *schemas.LevelClaims) verdict.Side {
 		if lat != nil {
 			s.Latencies = append(s.Latencies, lat[i+1])
 		}
+		if steady, known := claims.Steady(m, l.Concurrency); known && !steady {
+			need := claims.SteadyRequests(m, l.Concurrency)
+			if s.Unsteady == nil || *m.MeanInFlight < s.Unsteady.MeanInFlight {
+				s.Unsteady = &verdict.Shortfall{MeanInFlight: *m.MeanInFlight, Concurrency: l.Concurrency, Requests: max(need, requestsOf(s.Unsteady))}
+			} else {
+				s.Unsteady.Requests = max(s.Unsteady.Requests, need)
+			}
+		}
 	}
 	if !v.in.Run.Protocol.Perturb {
 		if bearing, _ := claims.ProbeBearingOf(v.in.Run, v.in.Claims, name); bearing == claims.ProbeInflated {
@@ -58,6 +66,13 @@ func (v *view) side(name string, l *schemas.LevelClaims) verdict.Side {
 		}
 	}
 	return s
+}
+
+func requestsOf(s *verdict.Shortfall) int {
+	if s == nil {
+		return 0
+	}
+	return s.Requests
 }
 
 // indexLatencies groups the successful measured requests' latencies by
@@ -99,6 +114,11 @@ func (v *view) words(r verdict.Result, a, b string) string {
 		return v.tr("%s ahead by %s", names[r.Leader], pctShort(r.By))
 	case verdict.NoDifference:
 		return v.tr("no difference shown (repeats overlap)")
+	case verdict.WithinNoise:
+		return v.tr("within noise (±%s)", pctShort(r.MinEffect))
+	case verdict.NotSteady:
+		u := r.Unsteady
+		return v.tr("not at steady state (mean %s of %d in flight): run ≥ %d requests", oneDecimal(u.MeanInFlight), u.Concurrency, u.Requests)
 	case verdict.SingleRepeat:
 		if r.Basis != verdict.IntervalNone {
 			// The interval shown rests on the one window's requests.
@@ -117,6 +137,8 @@ func (v *view) words(r verdict.Result, a, b string) string {
 	}
 	return v.tr("not comparable: %s failed %s of requests", names[r.Culprit], pctShort(r.Failed))
 }
+
+func oneDecimal(x float64) string { return strconv.FormatFloat(math.Round(x*10)/10, 'f', 1, 64) }
 
 func ratioText(x float64) string {
 	if math.IsNaN(x) {
@@ -146,7 +168,7 @@ func (v *view) conclusion() []block {
 			out = append(out, para{warn: true, spans: []span{b(v.tr("Not shown fair:")), t(" " + v.tr("benchseal verify found differences or gaps in how the targets were set up (see the caveats below); a lead may come from the setup, not the engine."))}})
 		}
 	}
-	rule := v.tr("Ratio of the medians over repeats of successful requests per second, the faster target over the slower (the ratio column names them in that order).")
+	rule := v.tr("Ratio of the medians over repeats of successful requests per second, the first-named target over the second, at every level (the ratio column names them in that order: above 1× the first is faster; each pair names first the target faster at more levels).")
 	if len(v.latencies) > 0 {
 		rule += v.tr(" The interval is a seeded bootstrap over requests within repeats and over repeats (each repeat's requests resampled, its throughput scaled by its mean latency over theirs).")
 		if v.repeats < 3 {
@@ -162,6 +184,8 @@ func (v *view) conclusion() []block {
 		}
 	}
 	rule += v.tr(" Verdict by rule: a target that failed more than 1 % of its requests, whose server counted cache hits although every request was distinct, or that answered from its cache in a run without perturbation, is not comparable; overlapping repeats show no difference; one repeat claims no lead.")
+	rule += v.tr(" A level where a repeat's mean in flight (Σ latency / window) is below 0.9·C, or all C workers were busy for less than 80 % of its window, is not at steady state: its throughput is partly ramp and drain, and no lead is claimed from it.")
+	rule += v.tr(" A lead of at most %s (the minimum effect: the drift between runs of the same setup) is within noise, not a lead.", pctShort(verdict.Options{MinEffect: v.in.MinEffect}.Effect()))
 	out = append(out, para{spans: []span{t(rule)}})
 	return out
 }
@@ -228,7 +252,7 @@ func (v *view) pair(a, bn string) []block {
 			}
 			hi = max(hi, n)
 		}
-		r := verdict.Compare(v.side(a, la), v.side(bn, lb), verdict.Options{})
+		r := verdict.Compare(v.side(a, la), v.side(bn, lb), verdict.Options{MinEffect: v.in.MinEffect})
 		basis = max(basis, r.Basis)
 		lv = append(lv, levelVerdict{c, r})
 		iv := "—"
@@ -324,9 +348,13 @@ func (v *view) findings(r *verify.Report, fairness bool) [][]span {
 			continue
 		}
 		label := upperFirst(v.tr(c.Name))
-		shown := 0
+		shown, said := 0, 0
 		for _, f := range c.Findings {
 			if f.Status != verify.Warn && f.Status != verify.Fail {
+				continue
+			}
+			if f.Kind == verify.KindSimulator && len(v.simulated()) > 0 {
+				said++ // in bold under the title
 				continue
 			}
 			if shown == 6 {
@@ -340,7 +368,7 @@ func (v *view) findings(r *verify.Report, fairness bool) [][]span {
 			// Never clipped: a finding's end is often what to do.
 			items = append(items, []span{b(l), t(" " + v.finding(f))})
 		}
-		if more := len(c.Findings) + c.Omitted - shown; more > 0 {
+		if more := len(c.Findings) + c.Omitted - shown - said; more > 0 {
 			items = append(items, []span{t(v.tr("%s: %d more findings; benchseal verify lists them.", label, more))})
 		}
 	}
@@ -425,6 +453,7 @@ func (v *view) claimCaveats() [][]span {
 	if len(few) > 0 {
 		items = append(items, []span{b(v.tr("Fewer requests than C:")), t(" " + v.tr("at C = %s a repeat measured fewer requests than the concurrency, so the level never ran at full concurrency.", strings.Join(few, ", ")))})
 	}
+	items = append(items, v.steadyCaveats()...)
 	if len(single) > 0 {
 		what := v.tr("at C = %s there is one repeat: one observation, no spread and no interval.", strings.Join(single, ", "))
 		if len(v.latencies) > 0 { // the conclusion shows an interval over the one repeat's requests
@@ -440,6 +469,51 @@ func (v *view) claimCaveats() [][]span {
 		items = append(items, []span{b(v.tr("Cache hits not observable:")), t(" " + v.tr("%s exposed no cache-hit counter: whether it reused work across requests is not observed.", strings.Join(unseen, ", ")))})
 	}
 	return append(items, v.probeCaveats()...)
+}
+
+// steadyCaveats name the levels whose repeats never reached steady state
+// (claims.Steady), with the worst repeat's figures and the requests that
+// would reach it, or say the check was not made when claims.json does
+// not carry the figures.
+func (v *view) steadyCaveats() [][]span {
+	var parts []string
+	unknown := false
+	for _, c := range v.levels {
+		for _, tg := range v.targets {
+			l := v.lookup(tg, c)
+			if l == nil {
+				continue
+			}
+			var worst *schemas.Metrics
+			need := 0
+			for i := range l.Repeats {
+				m := &l.Repeats[i]
+				steady, known := claims.Steady(*m, c)
+				if !known {
+					unknown = true
+					continue
+				}
+				if !steady {
+					need = max(need, claims.SteadyRequests(*m, c))
+					if worst == nil || *m.MeanInFlight < *worst.MeanInFlight {
+						worst = m
+					}
+				}
+			}
+			if worst != nil {
+				parts = append(parts, v.tr("%s at C = %d (mean %s of %d in flight, all %d busy for %s of the window; run ≥ %d requests)",
+					tg, c, oneDecimal(*worst.MeanInFlight), c, c, pctShort(*worst.FullConcurrencyShare), need))
+			}
+		}
+	}
+	var items [][]span
+	if len(parts) > 0 {
+		items = append(items, []span{b(v.tr("Not at steady state:")), t(" " + v.tr("%s. A closed loop measures concurrency C only while all C workers are busy; these windows are partly ramp and drain, so their throughput is not the server's at C and no lead is claimed from them.", strings.Join(parts, "; ")))})
+	}
+	if unknown {
+		items = append(items, []span{b(v.tr("Steady state not checked:")), t(" " + v.tr("claims.json carries no mean in flight (not computed by the build that sealed it), so whether each level reached steady state was not checked here; benchseal verify recomputes it from the records."))})
+	}
+	return items
 }
 
 // probeCaveats word the active cache probe of each probed target

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
 )
 
 // The report is built once as a list of blocks, then written as Markdown
@@ -360,6 +362,12 @@ func (v *view) warnings() []block {
 			b(v.tr("This run did not complete")), t(" " + v.tr("(%s): levels or repeats may be missing.", why)),
 		}})
 	}
+	if sim := v.simulated(); len(sim) > 0 {
+		out = append(out, para{warn: true, spans: []span{
+			b(v.tr("Simulated servers.")),
+			t(" " + v.tr("%s answered as benchseal's simulator (benchseal sim: its /v1/models names the persona it imitates): these figures measure the simulator, not an engine, and need no GPU.", strings.Join(sim, ", "))),
+		}})
+	}
 	if len(r.Notes) > 0 {
 		out = append(out, para{spans: []span{t(v.tr("The run noted:"))}})
 		var items [][]span
@@ -367,6 +375,25 @@ func (v *view) warnings() []block {
 			items = append(items, []span{t(n)})
 		}
 		out = append(out, bullets{items})
+	}
+	return out
+}
+
+// simulated names the targets whose captured /v1/models is benchseal's
+// simulator's (engine.SimulatorField), with the persona each imitates.
+func (v *view) simulated() []string {
+	var out []string
+	for _, t := range v.in.Run.Targets {
+		for i := range v.in.Servers {
+			sc := &v.in.Servers[i]
+			if sc.Target != t.Name {
+				continue
+			}
+			if p := verify.SimulatedPersona(sc); p != "" {
+				out = append(out, v.tr("%s (the %s persona)", t.Name, p))
+				break
+			}
+		}
 	}
 	return out
 }
@@ -528,6 +555,7 @@ func (v *view) performance() []block {
 	}
 	header := []string{v.tr("concurrency"), v.tr("target"), "p50", "p90", "p99", v.tr("failed")}
 	var rows [][]string
+	few := false
 	for _, c := range v.levels {
 		for _, tg := range v.targets {
 			l := v.lookup(tg, c)
@@ -538,10 +566,26 @@ func (v *view) performance() []block {
 			if _, ok, _ := tally(l); ok == 0 {
 				row = append(row, "—", "—", "—")
 			} else {
+				// A percentile of fewer successful requests per repeat
+				// than claims.StableRequests (the rule replay and compare
+				// call UNSTABLE by) is marked "*".
+				least := -1 // successful requests of the leanest repeat
+				for _, m := range l.Repeats {
+					if least < 0 || m.Succeeded < least {
+						least = m.Succeeded
+					}
+				}
+				tail := func(p float64, cell string) string {
+					if least < claims.StableRequests(p) {
+						few = true
+						return cell + " *"
+					}
+					return cell
+				}
 				row = append(row,
-					spread(deref(l.Median.LatencyP50S), deref(l.Min.LatencyP50S), deref(l.Max.LatencyP50S)),
-					spread(deref(l.Median.LatencyP90S), deref(l.Min.LatencyP90S), deref(l.Max.LatencyP90S)),
-					spread(deref(l.Median.LatencyP99S), deref(l.Min.LatencyP99S), deref(l.Max.LatencyP99S)))
+					tail(0.50, spread(deref(l.Median.LatencyP50S), deref(l.Min.LatencyP50S), deref(l.Max.LatencyP50S))),
+					tail(0.90, spread(deref(l.Median.LatencyP90S), deref(l.Min.LatencyP90S), deref(l.Max.LatencyP90S))),
+					tail(0.99, spread(deref(l.Median.LatencyP99S), deref(l.Min.LatencyP99S), deref(l.Max.LatencyP99S))))
 			}
 			req, _, failed := tally(l)
 			if failed == 0 {
@@ -554,10 +598,12 @@ func (v *view) performance() []block {
 	}
 	right := allRight(len(header))
 	right[1] = false
-	out = append(out, table{
-		caption: v.tr("Latency of successful requests in seconds (request sent to response read): median [min–max] over %s, with the failed share of requests beside them.", rep),
-		header:  header, right: right, rows: rows,
-	})
+	caption := v.tr("Latency of successful requests in seconds (request sent to response read): median [min–max] over %s, with the failed share of requests beside them.", rep)
+	if few {
+		caption += v.tr(" * rests on fewer successful requests per repeat than bound the percentile at 95 %% (pⁿ ≤ 0.025: p50 needs %d, p90 %d, p99 %d), so replay and compare call it UNSTABLE: a tail, not a measurement of one.",
+			claims.StableRequests(0.50), claims.StableRequests(0.90), claims.StableRequests(0.99))
+	}
+	out = append(out, table{caption: caption, header: header, right: right, rows: rows})
 	return out
 }
 

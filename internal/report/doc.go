@@ -15,9 +15,12 @@
 //     faster at more levels first), so "a vs b" reads the same in both;
 //   - "Conclusion" (conclusion.go): for each pair of targets (the one
 //     faster at more levels first) and each level, the ratio of median
-//     successful requests per second (the faster over the slower, as the
-//     ratio column names them), its bootstrap interval and a verdict in
-//     words, all by internal/verdict's rule, with a one-line summary
+//     successful requests per second (the first-named over the second at
+//     every level, as the ratio column names them: one fixed direction,
+//     so a level where the second is faster reads below 1×), its
+//     bootstrap interval and a verdict in words, all by internal/verdict's
+//     rule (a lead not above Input.MinEffect, default 5 %, is "within
+//     noise"), with a one-line summary
 //     grouping levels of the same verdict. The interval's column header
 //     and the rule paragraph say what the interval rests on: over
 //     requests within repeats and over repeats when Input.Records is set
@@ -43,7 +46,10 @@
 // and the numbers: requests per second and RTFx (in ×) as "median
 // [min–max]" over repeats with "(N % failed)" beside every cell of a level
 // where requests failed; latency p50/p90/p99, one row per level and
-// target, each "median [min–max]", with the failed share in the row; "—"
+// target, each "median [min–max]", with the failed share in the row, a
+// percentile marked "*" where a repeat has fewer successful requests than
+// claims.StableRequests (pⁿ ≤ 0.025, the rule replay and compare call
+// UNSTABLE by: p99 needs 368), the count named once in the caption; "—"
 // wherever a level had no successful request (never 0); WER or CER with
 // how many clips have a reference; errors by class; cache hits ("not
 // observable" without a counter); telemetry (memory and power peaks of

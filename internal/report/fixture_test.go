@@ -58,6 +58,7 @@ func fixture() Input {
 					GPUUtilMean: ptr(math.Min(97, 20*float64(li+1)+float64(r))), GPUUtilMax: ptr(math.Min(100, 25*float64(li+1))),
 					GPUMemPeakBytes: ptr(float64(70<<30) + float64(c)*(1<<28)), GPUPowerPeakW: ptr(300 + 20*float64(li)),
 					HostCPUMean: ptr(5 + float64(c)/4), CacheHits: ptr(0.0),
+					MeanInFlight: ptr(float64(c) * (0.95 + 0.01*float64(r))), FullConcurrencyShare: ptr(0.9 + 0.01*float64(r)),
 				}
 				if ti == 1 && c == 16 && r > 0 {
 					m.Failed = r

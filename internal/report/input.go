@@ -40,6 +40,12 @@ type Input struct {
 	// (and verify regenerates) has neither.
 	Stages map[string][]schemas.RequestStages
 
+	// MinEffect is the conclusion's minimum effect (internal/verdict's
+	// Options.MinEffect, a fraction): a lead not above it is "within
+	// noise". 0 takes verdict.DefaultMinEffect, which the REPORT.md that
+	// run writes (and verify regenerates) uses.
+	MinEffect float64
+
 	// Lang is the report's language, one of Languages ("" is English).
 	Lang string
 

@@ -27,6 +27,10 @@ func variants() []Input {
 		out = append(out, in)
 	}
 	out = append(out, base)
+	add(func(in *Input) { unsteady(in, "vllm-omni", 16) })
+	add(func(in *Input) {
+		in.Servers[0].Probes[0].Body = `{"object":"list","data":[],"benchseal_sim":"vllm"}`
+	})
 	add(func(in *Input) {
 		in.Run.Protocol.Perturb, in.Run.Complete, in.Run.Notes = false, false, []string{"note"}
 		in.Run.Protocol.Passes, in.Run.Protocol.Stream = 2, true

@@ -292,11 +292,18 @@ func (v *view) timeBreakdown() []block {
 	for _, tt := range tts {
 		lead := []span{b(tt.name + ":"), t(" ")}
 		if !tt.any {
-			out = append(out, para{spans: append(lead, t(v.tr("server-side stages not observed: its /metrics exposed no stage histogram during measurement.")))})
+			sp := append(lead, t(v.tr("server-side stages not observed: its /metrics exposed no stage histogram during measurement.")))
+			if k := v.throughputKnee(tt.name, nil, pts[tt.name]); k != "" {
+				sp = append(sp, t(" "+k))
+			}
+			out = append(out, para{spans: sp})
 			out = append(out, v.percentiles(tt.name, pts[tt.name])...)
 			continue
 		}
 		s := append(lead, t(v.knee(tt, pts[tt.name])))
+		if k := v.throughputKnee(tt.name, &tt, pts[tt.name]); k != "" {
+			s = append(s, t(" "+k))
+		}
 		if tt.http {
 			s = append(s, t(" "+v.tr("The server exposes only its HTTP handler's duration (%s), which stands in for server e2e: it spans the request inside the server, not split into stages.", tt.exposed[schemas.StageHTTP])))
 		}

@@ -60,7 +60,9 @@ func setCacheHits(in *Input, tg string, c int, hits *float64) {
 
 // The title names the targets in the conclusion's order (the faster
 // first), whatever order run.json and claims.json list them in, and the
-// rule says the ratio is the faster over the slower.
+// rule names one fixed direction: the first-named over the second, at
+// every level (issue 24: a "faster over slower" rule beside a 0.56×
+// cell contradicted itself).
 func TestTitleOrderFollowsConclusion(t *testing.T) {
 	in := fixture()
 	slices.Reverse(in.Claims.Targets) // vllm-omni (slower) first
@@ -73,7 +75,7 @@ func TestTitleOrderFollowsConclusion(t *testing.T) {
 	if !strings.Contains(md, "**Throughput, sglang-omni vs vllm-omni:**") {
 		t.Errorf("conclusion does not put the faster target first")
 	}
-	if strings.Contains(md, "first target over second") || !strings.Contains(md, "the faster target over the slower") {
+	if strings.Contains(md, "the faster target over the slower") || !strings.Contains(md, "the first-named target over the second, at every level") {
 		t.Errorf("the rule misnames the numerator")
 	}
 }
@@ -262,5 +264,117 @@ func TestSingleRepeatWordsMatchTable(t *testing.T) {
 	con = section(mdOf(t, in), "Conclusion")
 	if !strings.Contains(con, "| — | single repeat: one observation, no interval |") || !strings.Contains(con, "| rough interval from 1–2 repeats |") {
 		t.Errorf("without records:\n%s", con)
+	}
+}
+
+// A lead no larger than the minimum effect is "within noise", never
+// "ahead by"; --min-effect moves the line (issue 23).
+func TestConclusionWithinNoise(t *testing.T) {
+	in := fixture()
+	in.Records = nil
+	// Both targets' repeats within 0.2 % of each other, vllm-omni at 97 %
+	// of sglang-omni's throughput: apart, by 3 %.
+	for ti := range in.Claims.Targets {
+		scale := 1.0
+		if in.Claims.Targets[ti].Target == "vllm-omni" {
+			scale = 0.97
+		}
+		for li := range in.Claims.Targets[ti].Levels {
+			l := &in.Claims.Targets[ti].Levels[li]
+			for ri := range l.Repeats {
+				l.Repeats[ri].ReqPerS = 10 * scale * (1 + 0.001*float64(ri))
+			}
+			l.Median, l.Min, l.Max = summarize(l.Repeats)
+		}
+	}
+	md := mdOf(t, in)
+	if strings.Contains(md, " ahead by ") || !strings.Contains(md, "at C = 1, 2, 4, 8, 16: within noise (±5 %)") {
+		t.Errorf("a 3 %% lead is called a lead:\n%s", md[:strings.Index(md, "Caveats")])
+	}
+	in.MinEffect = 0.01
+	if md := mdOf(t, in); !strings.Contains(md, "sglang-omni ahead by 3.1 %") {
+		t.Errorf("with --min-effect 1 %% the lead is named where the repeats are apart:\n%s", md[:strings.Index(md, "Caveats")])
+	}
+}
+
+// unsteady makes every repeat of target tg at level c short of steady
+// state: mean 0.6·C in flight, all C busy for half the window.
+func unsteady(in *Input, tg string, c int) {
+	for ti := range in.Claims.Targets {
+		if in.Claims.Targets[ti].Target != tg {
+			continue
+		}
+		for li := range in.Claims.Targets[ti].Levels {
+			l := &in.Claims.Targets[ti].Levels[li]
+			if l.Concurrency != c {
+				continue
+			}
+			for ri := range l.Repeats {
+				l.Repeats[ri].MeanInFlight, l.Repeats[ri].FullConcurrencyShare = ptr(0.6*float64(c)), ptr(0.5)
+			}
+			l.Median, l.Min, l.Max = summarize(l.Repeats)
+		}
+	}
+}
+
+// A level whose window never reached steady state gets no lead, but the
+// steady-state shortfall and the requests that would reach it, in the
+// verdict and the caveats; claims without the figures say the check was
+// not made (issue 23).
+func TestConclusionNotSteady(t *testing.T) {
+	in := fixture()
+	unsteady(&in, "vllm-omni", 8)
+	md := mdOf(t, in)
+	// The fixture has 256 requests a repeat at C = 8: mean 4.8 of 8
+	// needs (8−4.8)/0.8 = 4× the window, the share (1−0.5)/0.2 = 2.5×.
+	want := "| 8 | "
+	i := strings.Index(md, want)
+	if i < 0 {
+		t.Fatal("no C = 8 row")
+	}
+	row := md[i : i+strings.Index(md[i:], "\n")]
+	if !strings.Contains(row, "not at steady state (mean 4.8 of 8 in flight): run ≥ 1024 requests") || strings.Contains(row, "ahead") {
+		t.Errorf("C = 8 row: %s", row)
+	}
+	if !strings.Contains(caveatsOf(md), "**Not at steady state:** vllm-omni at C = 8 (mean 4.8 of 8 in flight, all 8 busy for 50 % of the window; run ≥ 1024 requests)") {
+		t.Errorf("caveats:\n%s", caveatsOf(md))
+	}
+	if strings.Contains(md, "Steady state not checked") {
+		t.Error("claims with the figures: the check was made")
+	}
+
+	old := fixture()
+	for ti := range old.Claims.Targets {
+		for li := range old.Claims.Targets[ti].Levels {
+			l := &old.Claims.Targets[ti].Levels[li]
+			for ri := range l.Repeats {
+				l.Repeats[ri].MeanInFlight, l.Repeats[ri].FullConcurrencyShare = nil, nil
+			}
+			l.Median, l.Min, l.Max = summarize(l.Repeats)
+		}
+	}
+	md = mdOf(t, old)
+	if !strings.Contains(caveatsOf(md), "**Steady state not checked:** claims.json carries no mean in flight (not computed by the build that sealed it)") || strings.Contains(md, "not at steady state (mean") {
+		t.Errorf("claims sealed before the figures:\n%s", caveatsOf(md))
+	}
+}
+
+// A target that answered as benchseal's simulator is named under the
+// title, and verify's finding of it is not repeated in the caveats.
+func TestSimulatedServers(t *testing.T) {
+	in := fixture()
+	if md := mdOf(t, in); strings.Contains(md, "Simulated servers") {
+		t.Fatal("the fixture's engines are called simulated")
+	}
+	in.Servers[0].Probes[0].Body = `{"object":"list","data":[{"id":"Qwen/Qwen3-ASR-1.7B"}],"benchseal_sim":"vllm-omni"}`
+	in.Verify = fixtureVerify()
+	in.Verify.Checks[7].Findings = append(in.Verify.Checks[7].Findings, verify.Finding{Status: verify.Warn, Kind: verify.KindSimulator, Reason: "target vllm-omni is benchseal's simulator"})
+	md := mdOf(t, in)
+	head := md[:strings.Index(md, "## Conclusion")]
+	if !strings.Contains(head, "**Simulated servers.** vllm-omni (the vllm-omni persona) answered as benchseal's simulator") {
+		t.Errorf("first screen:\n%s", head)
+	}
+	if strings.Contains(caveatsOf(md), "is benchseal's simulator") {
+		t.Errorf("said twice:\n%s", caveatsOf(md))
 	}
 }

@@ -37,6 +37,16 @@
 // /server_info, /get_server_info or /get_model_info (its knobs are launch
 // arguments). Unknown paths are FastAPI's 404 {"detail":"Not Found"}.
 //
+// # The simulator names itself
+//
+// GET /v1/models carries one field no engine sends, at its top level:
+// "benchseal_sim": the persona ({"object":"list","data":[...],
+// "benchseal_sim":"vllm"}; engine.SimulatorField). Clients ignore fields
+// they do not know, so nothing else about a persona changes; the
+// fingerprint records /v1/models in probes-before.json and
+// probes-after.json, so verify, report and compare can say that a bundle
+// measured the simulator, not an engine.
+//
 // # Answers
 //
 // vllm answers every non-streamed format as JSON {"text","usage":{"type":

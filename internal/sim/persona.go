@@ -210,10 +210,13 @@ func (s *Server) models() any {
 	if mi.CreatedZero {
 		m.Created = 0
 	}
+	// The simulator names itself (engine.SimulatorField): a run against
+	// it must not pass for one against the engine it imitates.
 	return struct {
 		Object string  `json:"object"`
 		Data   []model `json:"data"`
-	}{"list", []model{m}}
+		Sim    string  `json:"benchseal_sim"`
+	}{"list", []model{m}, s.cfg.Persona}
 }
 
 // limit reports a limit for the self-description: null when unlimited.

@@ -12,8 +12,10 @@ type Kind int
 
 const (
 	NotComparable Kind = iota // a side failed too many requests, or none succeeded
+	NotSteady                 // a side's window never reached steady state
 	SingleRepeat              // a side has one repeat: no interval
 	NoDifference              // repeats overlap or the interval contains 1
+	WithinNoise               // apart, but by no more than the minimum effect
 	Ahead                     // one side leads
 )
 
@@ -24,6 +26,9 @@ const (
 	// MaxFailed is the failed share of requests above which a side is
 	// not comparable.
 	MaxFailed = 0.01
+	// DefaultMinEffect is the lead (as a fraction) at or below which a
+	// difference is within noise (see the package doc for why 5 %).
+	DefaultMinEffect = 0.05
 )
 
 // Side is one target at one level.
@@ -44,11 +49,24 @@ type Side struct {
 	// (claims.ProbeInflated), and the run sent clips unchanged. Its
 	// figures then measure cached serving, not transcription.
 	Cached bool
+	// Unsteady, when set, says a repeat of the side never reached steady
+	// state at its concurrency (the caller's rule: internal/claims.Steady):
+	// its throughput is partly the ramp and drain of a short window.
+	Unsteady *Shortfall
 	// Latencies, when set, holds each repeat's successful request
 	// latencies in seconds (Latencies[i] belongs to Repeats[i]): the
 	// interval then also resamples requests within repeats (see the
 	// package doc). Nil: repeats only.
 	Latencies [][]float64
+}
+
+// Shortfall is how far a side's worst repeat was from steady state: its
+// mean in flight at concurrency C, and the measured requests a repeat
+// would need to reach it.
+type Shortfall struct {
+	MeanInFlight float64
+	Concurrency  int
+	Requests     int
 }
 
 // FailedShare is Failed/Requests, 0 without requests.
@@ -73,7 +91,30 @@ func (s Side) values() []float64 {
 type Options struct {
 	Resamples int
 	Seed      uint64
+	// MinEffect is the smallest lead (a fraction: 0.05 is 5 %) called
+	// Ahead; 0 takes DefaultMinEffect, a negative value none (any lead
+	// beyond the interval and the repeats' overlap).
+	MinEffect float64
 }
+
+// Effect is the minimum effect opts ask for (DefaultMinEffect when
+// unset, 0 when negative).
+func (o Options) Effect() float64 {
+	switch {
+	case o.MinEffect == 0:
+		return DefaultMinEffect
+	case o.MinEffect < 0:
+		return 0
+	}
+	return o.MinEffect
+}
+
+// Exceeds says a lead (a fraction) is beyond the minimum effect min. A
+// tiny epsilon keeps a lead of exactly min (5 % computed as
+// 0.05000000000000004) within it, as claims.Compare keeps a change of
+// exactly its tolerance within it: compare's verdict and its figure
+// table then agree at the boundary too.
+func Exceeds(lead, min float64) bool { return lead > min*(1+1e-9)+1e-12 }
 
 // Result is the comparison of A with B.
 type Result struct {
@@ -84,9 +125,12 @@ type Result struct {
 	// there is none (NotComparable, SingleRepeat).
 	Lo, Hi float64
 	// Leader is 0 (A) or 1 (B) when Kind is Ahead, else -1; By is the
-	// lead as a fraction (0.12 for 12 %).
+	// lead as a fraction (0.12 for 12 %), also set for WithinNoise (the
+	// lead that did not exceed MinEffect).
 	Leader int
 	By     float64
+	// MinEffect is the minimum effect the verdict applied (a fraction).
+	MinEffect float64
 	// Culprit is the side (0 or 1) that made it NotComparable or
 	// SingleRepeat (the first that did), -1 otherwise; Failed its failed
 	// share, and NoSuccess whether it had no successful request.
@@ -98,6 +142,9 @@ type Result struct {
 	CacheHits float64
 	// Cached: the culprit answered from its cache (Side.Cached).
 	Cached bool
+	// Unsteady is the culprit's shortfall when it made the verdict
+	// NotSteady.
+	Unsteady *Shortfall
 	// Basis says what the interval rests on (IntervalNone when there is
 	// none).
 	Basis Basis
@@ -122,7 +169,7 @@ func Compare(a, b Side, opts Options) Result {
 	if opts.Seed == 0 {
 		opts.Seed = DefaultSeed
 	}
-	r := Result{Ratio: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Leader: -1, Culprit: -1}
+	r := Result{Ratio: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Leader: -1, Culprit: -1, MinEffect: opts.Effect()}
 	va, vb := a.values(), b.values()
 	if len(va) > 0 && len(vb) > 0 {
 		r.Ratio = median(va) / median(vb)
@@ -149,6 +196,12 @@ func Compare(a, b Side, opts Options) Result {
 	for i, s := range []Side{a, b} {
 		if s.Cached {
 			r.Kind, r.Culprit, r.Cached = NotComparable, i, true
+			return r
+		}
+	}
+	for i, s := range []Side{a, b} {
+		if s.Unsteady != nil {
+			r.Kind, r.Culprit, r.Unsteady = NotSteady, i, s.Unsteady
 			return r
 		}
 	}
@@ -181,12 +234,16 @@ func Compare(a, b Side, opts Options) Result {
 		r.Kind = NoDifference
 		return r
 	}
-	r.Kind = Ahead
-	if r.Ratio >= 1 {
-		r.Leader, r.By = 0, r.Ratio-1
-	} else {
-		r.Leader, r.By = 1, 1/r.Ratio-1
+	leader, by := 0, r.Ratio-1
+	if r.Ratio < 1 {
+		leader, by = 1, 1/r.Ratio-1
 	}
+	r.By = by
+	if !Exceeds(by, r.MinEffect) {
+		r.Kind = WithinNoise
+		return r
+	}
+	r.Kind, r.Leader = Ahead, leader
 	return r
 }
 

@@ -114,3 +114,30 @@ func TestIntervalOverRequests(t *testing.T) {
 		t.Errorf("one repeat with requests: %+v", one)
 	}
 }
+
+// A lead that the interval and the repeats support but that is not above
+// the minimum effect is within noise: the replay-against-itself case of
+// issue 23 (two repeats apart by 4 %).
+func TestMinEffect(t *testing.T) {
+	a := Side{Repeats: []float64{104, 104.2}, Requests: 200}
+	b := Side{Repeats: []float64{100, 100.1}, Requests: 200}
+	r := Compare(a, b, Options{})
+	if r.Kind != WithinNoise || r.Leader != -1 || math.Abs(r.By-0.0405) > 0.001 || r.MinEffect != DefaultMinEffect {
+		t.Fatalf("4 %% lead under the default: %+v", r)
+	}
+	if r := Compare(a, b, Options{MinEffect: 0.03}); r.Kind != Ahead || r.Leader != 0 {
+		t.Fatalf("4 %% lead over a 3 %% minimum: %+v", r)
+	}
+	if r := Compare(a, b, Options{MinEffect: -1}); r.Kind != Ahead || r.MinEffect != 0 {
+		t.Fatalf("no minimum: %+v", r)
+	}
+	// Exactly the minimum effect is within it (the boundary claims.Compare
+	// uses for its tolerance).
+	e := Compare(Side{Repeats: []float64{110, 110}, Requests: 2}, Side{Repeats: []float64{100, 100}, Requests: 2}, Options{MinEffect: 0.10})
+	if e.Kind != WithinNoise {
+		t.Fatalf("a lead of exactly the minimum: %+v", e)
+	}
+	if !Exceeds(0.1001, 0.10) || Exceeds(0.1, 0.1) {
+		t.Fatal("Exceeds boundary")
+	}
+}

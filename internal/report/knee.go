@@ -1,0 +1,125 @@
+package report
+
+import (
+	"math"
+	"strings"
+)
+
+// The knee as an engineer reads it: the first level where throughput
+// stops scaling with concurrency while latency grows. In a closed loop at
+// twice a server's running limit the queue equals the service time, so a
+// rule of "queue above half the server time" cannot fire there; the
+// throughput that stops growing can.
+const (
+	// kneeScaling: throughput grows by less than this share of the
+	// concurrency step (from C = 32 to 64, a step of +100 %, less than
+	// +25 %).
+	kneeScaling = 0.25
+	// kneeLatency: while latency (the median over repeats of the mean
+	// latency of successful requests) grows by more than this share.
+	kneeLatency = 0.10
+)
+
+// throughputKnee names the knee of target tg and attributes the latency
+// growth between the two levels to the stages that grew: from the
+// requests joined by request id where sealed (their medians), from the
+// histograms otherwise (their means), "not observed" where neither
+// carries a stage. "" when no level is a knee.
+func (v *view) throughputKnee(tg string, tt *timeTarget, pt *pctTarget) string {
+	// Medians over repeats, taken here as claims takes them (the
+	// summary rows of claims.json are field by field the same).
+	type point struct {
+		c        int
+		rps, lat float64
+	}
+	var prev *point
+	for _, c := range v.levels {
+		l := v.lookup(tg, c)
+		if l == nil {
+			continue
+		}
+		var rps, lat []float64
+		for _, m := range l.Repeats {
+			if m.Succeeded > 0 && m.LatencyMeanS != nil {
+				rps, lat = append(rps, m.ReqPerS), append(lat, *m.LatencyMeanS)
+			}
+		}
+		if len(rps) == 0 {
+			continue
+		}
+		p := &point{c, median(rps), median(lat)}
+		if prev != nil && prev.rps > 0 && prev.lat > 0 {
+			step := float64(p.c)/float64(prev.c) - 1
+			dr, dl := p.rps/prev.rps-1, p.lat/prev.lat-1
+			if step > 0 && dr < kneeScaling*step && dl > kneeLatency {
+				return v.tr("The knee: from C = %d to %d, throughput %s, latency %s; %s.", prev.c, p.c, signedPct(dr), signedPct(dl),
+					v.kneeStages(prev.c, p.c, tt, pt))
+			}
+		}
+		prev = p
+	}
+	return ""
+}
+
+// kneeStages attributes the growth of latency between levels a and b.
+func (v *view) kneeStages(a, b int, tt *timeTarget, pt *pctTarget) string {
+	if pt != nil && pt.perRequest {
+		ra, rb := pctRowAt(pt, a), pctRowAt(pt, b)
+		if ra != nil && rb != nil && ra.client.kind == cellValue && rb.client.kind == cellValue {
+			grew := 1000 * (rb.client.p50 - ra.client.p50)
+			var parts []string
+			for _, col := range stageCols[1:] {
+				x, y := ra.stage[col.stage], rb.stage[col.stage]
+				if x.kind == cellValue && y.kind == cellValue {
+					parts = append(parts, v.tr("%s explains %s of the %s ms", v.tr(col.name), num(1000*(y.p50-x.p50)), num(grew)))
+				}
+			}
+			if len(parts) > 0 {
+				return strings.Join(parts, ", ") + " " + v.tr("(medians of the requests joined by request id)")
+			}
+		}
+	}
+	if tt != nil {
+		ra, rb := timeRowAt(tt, a), timeRowAt(tt, b)
+		if ra != nil && rb != nil && ra.client.kind == cellValue && rb.client.kind == cellValue {
+			grew := 1000 * (rb.client.s - ra.client.s)
+			var parts []string
+			for _, col := range stageCols[1:] {
+				x, y := ra.stage[col.stage], rb.stage[col.stage]
+				if x.kind == cellValue && y.kind == cellValue {
+					parts = append(parts, v.tr("%s explains %s of the %s ms", v.tr(col.name), num(1000*(y.s-x.s)), num(grew)))
+				}
+			}
+			if len(parts) > 0 {
+				return strings.Join(parts, ", ") + " " + v.tr("(means from the servers' histograms)")
+			}
+		}
+	}
+	return v.tr("which stage grew is not observed (no per-request server evidence and no stage histogram at both levels)")
+}
+
+func pctRowAt(pt *pctTarget, c int) *pctRow {
+	for i := range pt.rows {
+		if pt.rows[i].c == c {
+			return &pt.rows[i]
+		}
+	}
+	return nil
+}
+
+func timeRowAt(tt *timeTarget, c int) *timeRow {
+	for i := range tt.rows {
+		if tt.rows[i].c == c && tt.rows[i].carried {
+			return &tt.rows[i]
+		}
+	}
+	return nil
+}
+
+// signedPct words a change as "+98 %" or "−3 %".
+func signedPct(x float64) string {
+	if x < 0 {
+		return "−" + pctShort(math.Abs(x))
+	}
+	return "+" + pctShort(x)
+}
