@@ -150,7 +150,7 @@ func (f *files) keep(name string, size int64, r io.Reader, budget *int64, tempDi
 		for range spillBufs {
 			f.free <- make([]byte, spillBuf)
 		}
-		go f.writer()
+		go f.writer(f.writes)
 	}
 	var n int64
 	for {
@@ -171,10 +171,14 @@ func (f *files) keep(name string, size int64, r io.Reader, budget *int64, tempDi
 	return nil
 }
 
-// writer writes the spill buffers in order and hands them back.
-func (f *files) writer() {
+// writer writes the spill buffers in order and hands them back. It is
+// given the channel rather than reading f.writes, which flush sets to
+// nil: a writer scheduled only after a small spill was flushed would
+// otherwise range over nil and never close written (FuzzBundle hung so on
+// a loaded host).
+func (f *files) writer(writes <-chan []byte) {
 	defer close(f.written)
-	for b := range f.writes {
+	for b := range writes {
 		if f.spillErr == nil && len(b) > 0 {
 			if _, err := f.spill.Write(b); err != nil {
 				f.spillErr = fmt.Errorf("spilling to %s: %w", f.spill.Name(), err)
