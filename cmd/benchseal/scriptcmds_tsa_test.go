@@ -72,14 +72,19 @@ func withTSA(args []string) error {
 	lsrv := &http.Server{Handler: l}
 	go lsrv.Serve(lln)
 	defer lsrv.Close()
-	cmdArgs := slices.Clone(args[i+1:])
+	return runReplaced(args[i+1:], strings.NewReplacer("{tsa}", url, "{log}", "http://"+lln.Addr().String()))
+}
+
+// runReplaced runs the command args with r applied to each argument, with
+// the script's standard streams, and returns its exit as the error.
+func runReplaced(args []string, r *strings.Replacer) error {
+	cmdArgs := slices.Clone(args)
 	for k := range cmdArgs {
-		cmdArgs[k] = strings.ReplaceAll(cmdArgs[k], "{tsa}", url)
-		cmdArgs[k] = strings.ReplaceAll(cmdArgs[k], "{log}", "http://"+lln.Addr().String())
+		cmdArgs[k] = r.Replace(cmdArgs[k])
 	}
 	cmd := exec.Command(cmdArgs[0], cmdArgs[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		return ee
@@ -170,16 +175,5 @@ func withTSAServer(args []string) error {
 	if err := os.WriteFile(args[0], chain, 0o644); err != nil {
 		return err
 	}
-	cmdArgs := slices.Clone(args[i+1:])
-	for k := range cmdArgs {
-		cmdArgs[k] = strings.ReplaceAll(cmdArgs[k], "{tsa}", base)
-	}
-	cmd := exec.Command(cmdArgs[0], cmdArgs[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	err = cmd.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee
-	}
-	return err
+	return runReplaced(args[i+1:], strings.NewReplacer("{tsa}", base))
 }
