@@ -291,7 +291,7 @@ func TestExtractedBundle(t *testing.T) {
 		if c.ID == verify.CheckArchive || c.ID == verify.CheckTimestamps { // no archive; not pre-registered
 			want = verify.Skip
 		}
-		if c.Status != want {
+		if c.Status != want && (want != verify.Pass || !passes(c)) {
 			t.Errorf("check %d %s: %s %q, want %s", c.ID, c.Name, c.Status, c.Summary, want)
 		}
 	}
