@@ -78,6 +78,9 @@ the same.`,
 			if key != "" && !check {
 				return withHint(usageErrorf("--key is used only with --verify"), "drop --verify=false to check the bundle against the key, or drop --key to report without verifying")
 			}
+			if tsaCert != "" && !check {
+				return withHint(usageErrorf("--tsa-cert is used only with --verify"), "drop --verify=false to check the time-stamps against the chain, or drop --tsa-cert to report without verifying")
+			}
 			if st, err := os.Stat(args[0]); err == nil && st.IsDir() && key != "" && !verify.IsExtracted(args[0]) {
 				return keyUnusedError(args[0])
 			}

@@ -280,3 +280,35 @@ func TestFailuresShown(t *testing.T) {
 		t.Error("a level without a successful request shows 0")
 	}
 }
+
+// TestTrustedTime: check 11's verdict becomes the Evidence section's
+// time-stamps line: held (with what it does not show), unpinned (said),
+// broken (never its times), and nothing for a run not time-stamped.
+func TestTrustedTime(t *testing.T) {
+	for _, tc := range []struct {
+		status    verify.Status
+		want, not []string
+	}{
+		{verify.Pass, []string{"plan stamped T1", "It does not show that this was the only run"}, []string{"not pinned"}},
+		{verify.Warn, []string{"plan stamped T1", "was not pinned"}, nil},
+		{verify.Fail, []string{"its time-stamps do not hold (check 11)"}, []string{"plan stamped T1"}},
+		{verify.Skip, nil, []string{"Time-stamps:"}},
+	} {
+		in := fixture()
+		in.Verify = &verify.Report{Kind: "bundle", Pinned: true, Checks: []verify.Check{
+			{ID: 11, Name: "timestamp", Status: tc.status, Summary: "plan stamped T1; seal stamped T2"}}}
+		md, _, _ := render(t, in)
+		// The checklist echo below repeats every summary: read what is above it.
+		ev, _, _ := strings.Cut(section(string(md), "Evidence"), "benchseal verify said:")
+		for _, w := range tc.want {
+			if !strings.Contains(ev, w) {
+				t.Errorf("%s: evidence lacks %q", tc.status, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(ev, n) {
+				t.Errorf("%s: evidence says %q", tc.status, n)
+			}
+		}
+	}
+}

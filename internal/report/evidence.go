@@ -99,7 +99,11 @@ func (v *view) trustedTime() []block {
 		if c.Status == verify.Fail || c.Status == verify.Unchecked {
 			return []block{para{warn: true, spans: []span{b(v.tr("Time-stamps:")), t(" " + v.tr("the run was time-stamped, but its time-stamps do not hold (check %d): do not rely on when it says it was planned or sealed.", c.ID))}}}
 		}
-		return []block{para{spans: []span{b(v.tr("Time-stamps:")), t(" " + c.Summary + ". " + v.tr("A time-stamping authority dated the run's plan (protocol, seed, clips, targets, sealing key) before its first request and the sealed evidence after its last: the seed was fixed before any result was seen and the bundle was not assembled later. It does not show that this was the only run: several runs can each be pre-registered and the best one published."))}}}
+		unpinned := ""
+		if c.Status == verify.Warn {
+			unpinned = " " + v.tr("The authority (or the log) was not pinned: the time-stamps were checked against the certificates the bundle carries, which proves them intact, not who issued them; check them against the authority's published chain.")
+		}
+		return []block{para{warn: unpinned != "", spans: []span{b(v.tr("Time-stamps:")), t(" " + c.Summary + "." + unpinned + " " + v.tr("A time-stamping authority dated the run's plan (protocol, seed, clips, targets, sealing key) before its first request and the sealed evidence after its last: the seed was fixed before any result was seen and the bundle was not assembled later. It does not show that this was the only run: several runs can each be pre-registered and the best one published."))}}}
 	}
 	return nil
 }
