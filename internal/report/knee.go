@@ -66,32 +66,22 @@ func (v *view) kneeStages(a, b int, tt *timeTarget, pt *pctTarget) string {
 	if pt != nil && pt.perRequest {
 		ra, rb := pctRowAt(pt, a), pctRowAt(pt, b)
 		if ra != nil && rb != nil && ra.client.kind == cellValue && rb.client.kind == cellValue {
-			grew := 1000 * (rb.client.p50 - ra.client.p50)
-			var parts []string
-			for _, col := range stageCols[1:] {
-				x, y := ra.stage[col.stage], rb.stage[col.stage]
-				if x.kind == cellValue && y.kind == cellValue {
-					parts = append(parts, v.tr("%s explains %s of the %s ms", v.tr(col.name), num(1000*(y.p50-x.p50)), num(grew)))
-				}
-			}
-			if len(parts) > 0 {
-				return strings.Join(parts, ", ") + " " + v.tr("(medians of the requests joined by request id)")
+			if s := v.explain(rb.client.p50-ra.client.p50, func(st string) (float64, bool) {
+				x, y := ra.stage[st], rb.stage[st]
+				return y.p50 - x.p50, x.kind == cellValue && y.kind == cellValue
+			}); s != "" {
+				return s + " " + v.tr("(medians of the requests joined by request id)")
 			}
 		}
 	}
 	if tt != nil {
 		ra, rb := timeRowAt(tt, a), timeRowAt(tt, b)
 		if ra != nil && rb != nil && ra.client.kind == cellValue && rb.client.kind == cellValue {
-			grew := 1000 * (rb.client.s - ra.client.s)
-			var parts []string
-			for _, col := range stageCols[1:] {
-				x, y := ra.stage[col.stage], rb.stage[col.stage]
-				if x.kind == cellValue && y.kind == cellValue {
-					parts = append(parts, v.tr("%s explains %s of the %s ms", v.tr(col.name), num(1000*(y.s-x.s)), num(grew)))
-				}
-			}
-			if len(parts) > 0 {
-				return strings.Join(parts, ", ") + " " + v.tr("(means from the servers' histograms)")
+			if s := v.explain(rb.client.s-ra.client.s, func(st string) (float64, bool) {
+				x, y := ra.stage[st], rb.stage[st]
+				return y.s - x.s, x.kind == cellValue && y.kind == cellValue
+			}); s != "" {
+				return s + " " + v.tr("(means from the servers' histograms)")
 			}
 		}
 	}
@@ -122,4 +112,17 @@ func signedPct(x float64) string {
 		return "−" + pctShort(math.Abs(x))
 	}
 	return "+" + pctShort(x)
+}
+
+// explain words how much of the latency growth grew (seconds) each stage
+// explains, for the stages whose growth is observed at both levels;
+// "" when none is.
+func (v *view) explain(grew float64, growth func(stage string) (float64, bool)) string {
+	var parts []string
+	for _, col := range stageCols[1:] {
+		if d, ok := growth(col.stage); ok {
+			parts = append(parts, v.tr("%s explains %s of the %s ms", v.tr(col.name), num(1000*d), num(1000*grew)))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
