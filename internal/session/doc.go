@@ -47,6 +47,13 @@
 //     with the replay's (env/replay-diff.json); Sealed.LostEvidence names
 //     the targets whose sealed per-request server evidence a replay's
 //     ServerEvents do not collect.
+//   - Config.Preregister, when set, is the last BeforeSweep hook: it writes
+//     plan.json, has the authority time-stamp it (timestamps/plan.tsr,
+//     checked against the chain given) and, with a Log, enters the plan
+//     signed by the sealing key in a Rekor log (timestamps/rekor-entry.json);
+//     any failure is a *PreregisterError and nothing is measured.
+//     SealTimestamp is the matching bundle.SealOptions.Timestamp (errors:
+//     *TimestampError).
 //   - Seal seals a finished run directory through a temporary file linked
 //     into place: a bundle is never overwritten (internal/newfile).
 //   - Errors are typed (*StartError, the runner's and bundle's typed errors)
