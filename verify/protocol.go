@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -41,6 +42,7 @@ func checkProtocol(rep *Report, ev *evidence) {
 		c.Summary = "protocol unreadable"
 		return
 	}
+	rule := ruleOf(c, run)
 	type step struct {
 		file        string
 		first, last int64
@@ -66,7 +68,7 @@ func checkProtocol(rep *Report, ev *evidence) {
 					missing++
 					continue
 				}
-				first, last := checkStep(c, f, recs, t.Name, conc, r, warmupAt(p, i, r), p.Requests[i], p.WarmupRetries, complete)
+				first, last := checkStep(c, f, recs, rule, t.Name, conc, r, warmupAt(p, i, r), p.Requests[i], p.WarmupRetries, complete)
 				if len(recs) > 0 {
 					sched = append(sched, step{f, first, last})
 				}
@@ -243,9 +245,48 @@ func retryOf(p schemas.Protocol, r schemas.Record) (int, bool) {
 	return (r.Seq - w - n) % w, true
 }
 
+// ruleOf is the success rule of run's task, the one run.json must name
+// (protocol.success_rule); nil when the task is unknown, and said so:
+// records' ok cannot be checked then.
+func ruleOf(c *Check, run *schemas.Run) task.Rule {
+	tk, err := task.ForRun(run)
+	if err != nil {
+		c.failf("run.json", err, "%v: its success rule cannot be applied to the records", err)
+		return nil
+	}
+	if run.Protocol.SuccessRule != tk.SuccessRule() {
+		c.failf("run.json", nil, "protocol.success_rule is %q, but the rule of task %q is %q", run.Protocol.SuccessRule, tk.Name(), tk.SuccessRule())
+	}
+	return tk
+}
+
+// checkOutcome applies the run's success rule to one record again: an ok
+// record must be an HTTP 200 the rule calls a success, a failed one must
+// say its class, and what was scored must be what the rule derives from
+// the output as returned, or a record could score an output the server
+// never sent. A failure's partial output (a cut stream) is not scored:
+// failures are excluded from quality, so its scored output may stay
+// empty. claims count ok as success.
+func checkOutcome(c *Check, f string, line int, rule task.Rule, r schemas.Record) {
+	if rule == nil {
+		return
+	}
+	scored, class, _ := rule.Score(r.Text)
+	switch {
+	case r.OK && (r.Status != 200 || r.ErrorClass != "" || class != ""):
+		c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("ok, yet status %d, error_class %q, and its output scores as %q: not a success by the rule %s",
+			r.Status, r.ErrorClass, scored, rule.SuccessRule())})
+	case !r.OK && r.ErrorClass == "":
+		c.add(Finding{Status: Fail, Path: f, Line: line, Reason: "failed, yet no error_class"})
+	}
+	if r.TextScored != scored && (r.OK || r.TextScored != "") {
+		c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("text_scored %q is not what text %q scores as (%q)", r.TextScored, r.Text, scored)})
+	}
+}
+
 // checkStep checks one records file; it returns the step's first start
 // and last end.
-func checkStep(c *Check, f string, recs []schemas.Record, target string, conc, repeat, warmup, requests, retries int, complete bool) (first, last int64) {
+func checkStep(c *Check, f string, recs []schemas.Record, rule task.Rule, target string, conc, repeat, warmup, requests, retries int, complete bool) (first, last int64) {
 	first, last = -1, 0
 	warm, meas := 0, 0
 	var retried []schemas.Record // warm-ups sent again, seqs past the measured ones
@@ -283,22 +324,7 @@ func checkStep(c *Check, f string, recs []schemas.Record, target string, conc, r
 		case r.FirstByteNs != 0 && (r.FirstByteNs < r.StartNs || r.FirstByteNs > r.EndNs):
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("first_byte_ns %d is outside [start_ns %d, end_ns %d]", r.FirstByteNs, r.StartNs, r.EndNs)})
 		}
-		// The success rule (run.json success_rule): HTTP 200 and a
-		// non-empty scored transcript; claims count ok as success.
-		switch {
-		case r.OK && (r.Status != 200 || r.ErrorClass != "" || strings.TrimSpace(r.TextScored) == ""):
-			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("ok, yet status %d, error_class %q, text_scored %d bytes: not a success by the rule HTTP 200 and non-empty text",
-				r.Status, r.ErrorClass, len(strings.TrimSpace(r.TextScored)))})
-		case !r.OK && r.ErrorClass == "":
-			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: "failed, yet no error_class"})
-		}
-		// What was scored must be what the rule derives from the text as
-		// returned, or a record could score a transcript the server never sent.
-		// A failure's partial text (a cut stream) is not scored: failures
-		// are excluded from accuracy, so its text_scored may stay empty.
-		if want := claims.ScoredText(r.Text); r.TextScored != want && (r.OK || r.TextScored != "") {
-			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("text_scored %q is not what text %q scores as (%q)", r.TextScored, r.Text, want)})
-		}
+		checkOutcome(c, f, line, rule, r)
 		if r.Worker < 0 || r.Worker >= conc {
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("worker %d at concurrency %d", r.Worker, conc)})
 		}

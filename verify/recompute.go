@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	request "github.com/benchseal/benchseal/internal/task"
 	"slices"
 	"strings"
 
@@ -34,7 +33,7 @@ func (e *ClaimError) Error() string {
 	return fmt.Sprintf("%s %s: %s, recomputed %s", e.Doc, e.Field, e.Got, e.Want)
 }
 
-// checkClaims is check 6: claims.Compute over the records, compared
+// checkClaims is check 6: claims.Recompute over the records, compared
 // exactly (integers and float64 after a JSON round trip, which is how
 // claims.json was written) with claims.json and the statement's predicate.
 func checkClaims(rep *Report, ev *evidence) {
@@ -47,11 +46,7 @@ func checkClaims(rep *Report, ev *evidence) {
 	if err != nil {
 		c.failf("telemetry", err, "telemetry cannot be read, so its claims cannot be recomputed: %v", err)
 	}
-	opts := []claims.Option{claims.WithTelemetry(tel)}
-	if q, err := request.ClaimsOption(ev.run); err == nil {
-		opts = append(opts, q)
-	} // else Compute refuses the run's unknown task, and says so
-	got, err := claims.Compute(*ev.run, all, opts...)
+	got, err := claims.Recompute(*ev.run, all, tel) // refuses a run of an unknown task, and says so
 	if err != nil {
 		c.failf("", err, "claims cannot be recomputed: %v", err)
 		c.Summary = "not recomputed"

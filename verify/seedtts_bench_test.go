@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/benchseal/benchseal/bundle"
-	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
@@ -158,7 +158,7 @@ func makeSeedBundle(tb testing.TB) (string, *bundle.Signer, int) {
 						start := free[w] + 60_000
 						r := &schemas.Record{Target: t, Concurrency: conc, Repeat: rp, Phase: ph, Seq: s, Worker: w, Clip: clips[ci].c.ID,
 							Variant: used[ci], AudioSeconds: clips[ci].c.Seconds, StartNs: start, FirstByteNs: start + lat - 1000, EndNs: start + lat,
-							Status: 200, OK: true, Text: clips[ci].c.Text, TextScored: claims.ScoredText(clips[ci].c.Text)}
+							Status: 200, OK: true, Text: clips[ci].c.Text, TextScored: task.ScoredText(clips[ci].c.Text)}
 						used[ci]++
 						free[w] = r.EndNs
 						end = max(end, r.EndNs)

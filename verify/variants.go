@@ -15,7 +15,7 @@ import (
 
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/par"
-	request "github.com/benchseal/benchseal/internal/task"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -84,7 +84,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 		clips[cl.ID] = cd
 		order = append(order, cd)
 	}
-	tk, err := request.ForRun(run)
+	tk, err := task.ForRun(run)
 	if err != nil {
 		c.failf("run.json", err, "%v", err)
 		return nil
@@ -247,7 +247,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 // queueVariant holds record r (at ref) to the seeded plan's sample index
 // of its variant and, when its clip's audio is at hand, queues it for
 // re-deriving.
-func queueVariant(c *Check, plan perturb.Plan, tk request.Task, cd *clipData, ref recRef, r schemas.Record) {
+func queueVariant(c *Check, plan perturb.Plan, tk task.Task, cd *clipData, ref recRef, r schemas.Record) {
 	idx, err := plan.Index(cd.sum, tk.Positions(cd.clip), r.Variant)
 	if err != nil {
 		c.add(Finding{Status: Fail, Path: ref.file, Line: ref.i + 1, Reason: fmt.Sprintf("clip %s variant %d: %v", r.Clip, r.Variant, err), Err: err})
@@ -270,7 +270,7 @@ func queueVariant(c *Check, plan perturb.Plan, tk request.Task, cd *clipData, re
 // (internal/task's Seconds of the run's task). Without
 // it, records claiming longer audio would inflate RTFx and still
 // recompute to the same claims.
-func checkSeconds(c *Check, ev *evidence, tk request.Task, order []*clipData, clips map[string]*clipData) {
+func checkSeconds(c *Check, ev *evidence, tk task.Task, order []*clipData, clips map[string]*clipData) {
 	for _, cd := range order {
 		cl := cd.clip
 		if cl.SampleRate <= 0 {
@@ -331,43 +331,43 @@ type derived struct {
 	derived int
 }
 
-// task is a share of one clip's records to re-derive. A clip is one task
+// share is a part of one clip's records to re-derive. A clip is one share
 // or, with many records, several, so that every core has work even when
 // a run sent one clip over and over.
-type task struct {
+type share struct {
 	clip     int // index into the clips
 	from, to int // its records: todo[from:to]
 }
 
-// clipChunk is how many records of one clip a task re-derives: enough to
+// clipChunk is how many records of one clip a share re-derives: enough to
 // make a checkpointed hasher pay, few enough to share one clip among cores.
 const clipChunk = 64
 
 // derive checks each clip's bytes against run.json and re-derives the
 // variants of its records, on every core, clip by clip. A clip's bytes are
-// held only while its tasks run (tasks go out clip by clip, so about one
-// clip per core at a time), with one request.Input (the run's task's:
-// for ASR a perturb.Hasher over the WAV) shared by its tasks.
-func derive(ctx context.Context, ev *evidence, tk request.Task, order []*clipData) (*derived, error) {
-	var tasks []task
+// held only while its shares run (shares go out clip by clip, so about one
+// clip per core at a time), with one task.Input (the run's task's:
+// for ASR a perturb.Hasher over the WAV) shared by its shares.
+func derive(ctx context.Context, ev *evidence, tk task.Task, order []*clipData) (*derived, error) {
+	var shares []share
 	for ci, cd := range order {
 		if cd.name == "" && cd.path == "" {
 			continue
 		}
 		for from := 0; from == 0 || from < len(cd.todo); from += clipChunk {
-			tasks = append(tasks, task{clip: ci, from: from, to: min(from+clipChunk, len(cd.todo))})
+			shares = append(shares, share{clip: ci, from: from, to: min(from+clipChunk, len(cd.todo))})
 		}
 	}
-	// open is a clip being worked on: loaded by its first task, dropped
+	// open is a clip being worked on: loaded by its first share, dropped
 	// by its last.
 	type open struct {
 		once    sync.Once
-		hasher  request.Input // nil when the clip is not usable
-		buf     *[]byte       // pooled buffer holding the bytes, nil for kept files
+		hasher  task.Input // nil when the clip is not usable
+		buf     *[]byte    // pooled buffer holding the bytes, nil for kept files
 		pending atomic.Int32
 	}
 	opened := make([]*open, len(order))
-	for _, t := range tasks {
+	for _, t := range shares {
 		if opened[t.clip] == nil {
 			opened[t.clip] = &open{}
 		}
@@ -448,7 +448,7 @@ func derive(ctx context.Context, ev *evidence, tk request.Task, order []*clipDat
 		}
 		clipFindings[ci] = f
 	}
-	run := func(t task) {
+	run := func(t share) {
 		o := opened[t.clip]
 		o.once.Do(func() { load(t.clip, o) })
 		defer func() {
@@ -484,11 +484,11 @@ func derive(ctx context.Context, ev *evidence, tk request.Task, order []*clipDat
 		out.derived += t.to - t.from
 		mu.Unlock()
 	}
-	par.For(len(tasks), func(_, k int) bool {
+	par.For(len(shares), func(_, k int) bool {
 		if stopped.Load() || ctx.Err() != nil {
 			return false
 		}
-		run(tasks[k])
+		run(shares[k])
 		return true
 	})
 	if ioErr != nil {

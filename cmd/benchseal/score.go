@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/score"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
 	"github.com/spf13/cobra"
@@ -131,7 +131,7 @@ func writeJSON(w io.Writer, v any) error {
 // scoreRun rescores a run directory or a bundle (verify.OpenRun: its
 // signature and subjects are checked with the key it carries): the
 // measured records of every target against the corpus references in
-// run.json (claims.Rescore, the pairing rule of claims.json).
+// run.json (task.Rescore, ASR's pairing rule of claims.json).
 func scoreRun(e *env, cmd *cobra.Command, src string, f scoreFlags) error {
 	runPath := filepath.Join(src, schemas.RunFile)
 	if st, err := os.Stat(src); err != nil || st.IsDir() {
@@ -165,18 +165,21 @@ func scoreRun(e *env, cmd *cobra.Command, src string, f scoreFlags) error {
 	if !fl.Changed("failures-as-deletions") {
 		f.failuresDel = run.Scoring.Failures == score.FailuresDeletions
 	}
+	if name := task.NameOf(&run); name != task.ASR.Name() {
+		return fmt.Errorf("score run: %s: the run's task is %q; score rescores transcripts, the %q task's", runPath, name, task.ASR.Name())
+	}
 	o, err := f.options()
 	if err != nil {
 		return err
 	}
-	if len(claims.References(run)) == 0 {
+	if len(task.References(run)) == 0 {
 		return withHint(fmt.Errorf("score run: %s: no clip of the corpus has a reference text", runPath), "give references in the corpus (a .txt next to each WAV, or \"text\" in the manifest)")
 	}
 	if len(run.Targets) == 0 {
 		return fmt.Errorf("score run: %s: no targets", runPath)
 	}
-	scores, err := claims.Rescore(run, r.Records, o)
-	var nr *claims.NoRecordsError
+	scores, err := task.Rescore(run, r.Records, o)
+	var nr *task.NoRecordsError
 	if errors.As(err, &nr) {
 		return fmt.Errorf("score run: target %q: no records in %s", nr.Target, filepath.Join(src, schemas.RecordsDir, nr.Target))
 	}

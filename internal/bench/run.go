@@ -246,7 +246,7 @@ func (r *runner) create() error {
 		Schema: schemas.RunSchema, Tool: r.cfg.tool, StartedAt: r.d.Anchor.UTC(), Seed: p.Seed,
 		Protocol: schemas.Protocol{Levels: p.Levels, Requests: p.Requests, Passes: p.Passes, Warmup: p.Warmup,
 			Repeats: p.Repeats, Perturb: !p.NoPerturb, TimeoutS: r.cfg.timeout.Seconds(),
-			SuccessRule: schemas.SuccessRule, Stream: p.Stream, TargetOrder: "alternate", WarmupOnce: p.WarmupOnce, WarmupRetries: WarmupRetries,
+			SuccessRule: r.task.SuccessRule(), Stream: p.Stream, TargetOrder: "alternate", WarmupOnce: p.WarmupOnce, WarmupRetries: WarmupRetries,
 			Task: r.task.Name(), CacheProbe: p.CacheProbe},
 		Scoring: p.Scoring, Command: p.Command, Targets: []schemas.Target{}, Corpus: []schemas.Clip{},
 		// Replaced when the sweep ends; a process that exits during it (a
@@ -480,13 +480,9 @@ sweep:
 // writeClaims computes claims.json from the files just written, the same
 // way a verifier will.
 func (r *runner) writeClaims() (schemas.Claims, error) {
-	run, recs, tel, err := claims.LoadDirTelemetry(os.DirFS(r.d.Path))
+	_, _, cl, err := claims.RecomputeDir(os.DirFS(r.d.Path))
 	if err != nil {
-		return schemas.Claims{}, fmt.Errorf("read back the records: %w", err)
-	}
-	cl, err := claims.Compute(run, recs, claims.WithTelemetry(tel), claims.WithQuality(r.task))
-	if err != nil {
-		return cl, fmt.Errorf("compute claims: %w", err)
+		return cl, fmt.Errorf("compute claims from the records: %w", err)
 	}
 	b, err := json.MarshalIndent(cl, "", "  ")
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/benchseal/benchseal/internal/score"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -46,14 +47,7 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 	if sc.Unit == "" && sc.Normalizer != "" {
 		sc.Unit = score.UnitOf(sc.Normalizer)
 	}
-	refs := map[string]string{}
-	audio := map[string]float64{}
-	for _, c := range run.Corpus {
-		if c.Text != "" {
-			refs[c.ID] = c.Text
-		}
-		audio[c.ID] = c.Seconds
-	}
+	refs := task.References(run)
 	if len(refs) > 0 {
 		out.Scoring = &sc
 	}
@@ -135,8 +129,7 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 
 // repeatMetrics computes one level/repeat; ok is false when it has no
 // measured record.
-func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Scoring,
-	quality func([]schemas.Record, map[string]string, schemas.Scoring) (*float64, error)) (schemas.Metrics, bool, error) {
+func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Scoring, quality task.Quality) (schemas.Metrics, bool, error) {
 	m := schemas.Metrics{Errors: map[string]int{}}
 	m.PeakInFlight, m.WarmupPeakInFlight = phasePeaks(recs)
 	var first, last int64
@@ -197,7 +190,7 @@ func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Sco
 		m.TTFBP50S = ptr(Percentile(ttfb, 50))
 	}
 	if len(refs) > 0 {
-		w, err := quality(measured, refs, sc)
+		w, err := quality.Quality(measured, refs, sc)
 		if err != nil {
 			return m, false, err
 		}

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -35,7 +36,7 @@ type Option func(*options)
 
 type options struct {
 	tel     *Telemetry
-	quality Quality
+	quality task.Quality
 }
 
 // WithTelemetry makes Compute fill gpu_util_mean, gpu_util_max,

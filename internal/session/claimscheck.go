@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"github.com/benchseal/benchseal/internal/claims"
-	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -34,8 +33,7 @@ func (e *ClaimsMismatchError) Error() string {
 }
 
 // CheckClaims recomputes claims.json of runDir from its records and
-// telemetry exactly as a verifier does (claims.LoadDirTelemetry,
-// claims.Compute with telemetry) and compares every figure after a JSON
+// telemetry exactly as a verifier does (claims.RecomputeDir) and compares every figure after a JSON
 // round trip, which is how claims.json is written. A mismatch is a
 // *ClaimsMismatchError. A run directory without claims.json is not
 // checked (nil): sealing names what is missing itself.
@@ -47,15 +45,7 @@ func CheckClaims(runDir string) error {
 	if err != nil {
 		return err
 	}
-	run, recs, tel, err := claims.LoadDirTelemetry(os.DirFS(runDir))
-	if err != nil {
-		return fmt.Errorf("claims.json cannot be recomputed from the records: %w", err)
-	}
-	q, err := task.ClaimsOption(&run)
-	if err != nil {
-		return fmt.Errorf("claims.json cannot be recomputed from the records: %w", err)
-	}
-	got, err := claims.Compute(run, recs, claims.WithTelemetry(tel), q)
+	_, _, got, err := claims.RecomputeDir(os.DirFS(runDir))
 	if err != nil {
 		return fmt.Errorf("claims.json cannot be recomputed from the records: %w", err)
 	}

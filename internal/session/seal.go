@@ -12,7 +12,6 @@ import (
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/newfile"
-	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -85,15 +84,7 @@ func WriteMissingClaims(runDir string) (written bool, records int, err error) {
 	if json.Unmarshal(b, &run) != nil || run.Complete {
 		return false, 0, nil
 	}
-	run, recs, tel, err := claims.LoadDirTelemetry(os.DirFS(runDir))
-	if err != nil {
-		return false, 0, fmt.Errorf("claims.json is missing and cannot be computed from the records: %w", err)
-	}
-	q, err := task.ClaimsOption(&run)
-	if err != nil {
-		return false, 0, fmt.Errorf("claims.json is missing and cannot be computed from the records: %w", err)
-	}
-	cl, err := claims.Compute(run, recs, claims.WithTelemetry(tel), q)
+	_, recs, cl, err := claims.RecomputeDir(os.DirFS(runDir))
 	if err != nil {
 		return false, 0, fmt.Errorf("claims.json is missing and cannot be computed from the records: %w", err)
 	}

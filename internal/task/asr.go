@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
@@ -19,7 +18,7 @@ import (
 
 // ASR is the OpenAI audio transcription task: the clip is a WAV sent as
 // the multipart "file" of POST /v1/audio/transcriptions, the answer is a
-// transcript, scored after claims.ScoredText; RTFx counts the clip's
+// transcript, scored after ScoredText; RTFx counts the clip's
 // audio seconds.
 var ASR Task = asr{}
 
@@ -37,10 +36,14 @@ func (asr) DecodeStream(br *bufio.Reader, onText func()) (string, string, error)
 	return readSSE(br, onText)
 }
 
+// SuccessRule is schemas.SuccessRule: HTTP 200 and a transcript that is
+// not empty once scored.
+func (asr) SuccessRule() string { return schemas.SuccessRule }
+
 // Score: a transcript that is empty once Qwen3-ASR's raw prefix is
 // removed is no success.
 func (asr) Score(text string) (string, string, string) {
-	scored := claims.ScoredText(text)
+	scored := ScoredText(text)
 	if strings.TrimSpace(scored) == "" {
 		return scored, schemas.ErrEmptyText, "HTTP 200 with an empty transcript"
 	}
@@ -53,9 +56,9 @@ func (asr) Seconds(frames int64, rate int) float64 { return float64(frames) / fl
 
 // Quality is the word (or, per run.json's scoring, character) error
 // rate of the scored transcripts against the corpus' reference text
-// (claims.WER).
+// (WER).
 func (asr) Quality(measured []schemas.Record, refs map[string]string, sc schemas.Scoring) (*float64, error) {
-	return claims.WER(measured, refs, sc)
+	return WER(measured, refs, sc)
 }
 
 // Positions is the clip's samples: frames times channels.

@@ -18,8 +18,18 @@
 // protocol.task is "asr" (runs made before it was recorded were all
 // ASR; this is the only default), any other name must be registered
 // (Register, from an init function), else the run is refused with an
-// *UnknownError, never verified as ASR. claims.Compute takes the metric
-// as claims.WithQuality(task) and refuses a non-ASR run without it.
+// *UnknownError, never verified as ASR. claims computes the metric of
+// the run's task with ForRun too (claims.Recompute).
+//
+// # Scoring (scoring.go)
+//
+// A Task's scoring side is two small interfaces: Rule, the success rule
+// the runner applies to an answer and verify's check 7 applies again to
+// every record (its name is run.json's protocol.success_rule), and
+// Quality, the metric claims.json keeps per level and repeat. ASR's
+// rules live here, not in claims: ScoredText (what scoring sees of a
+// transcript), WER (its metric), and Rescore (benchseal score), with one
+// pairing rule, ScorePair, for both.
 //
 // # Adding a task (text-to-speech, say)
 //
@@ -75,6 +85,6 @@
 // measures it).
 //
 // This package imports schemas, perturb, internal/engine and
-// internal/claims' text rule and WER; it never imports the runner, so
-// verify may use it.
+// internal/score; it never imports the runner or internal/claims (which
+// imports it for the metric), so claims and verify may use it.
 package task

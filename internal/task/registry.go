@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -45,14 +44,17 @@ func Lookup(name string) (Task, error) {
 	return t, nil
 }
 
-// ForRun returns the task run.json records (protocol.task). A run
+// ForRun returns the task run.json records (protocol.task), by NameOf.
+func ForRun(run *schemas.Run) (Task, error) { return Lookup(NameOf(run)) }
+
+// NameOf is the name of the task run.json records (protocol.task). A run
 // without it was made before the task was recorded, when ASR was the
 // only task: absent is "asr", the one documented default.
-func ForRun(run *schemas.Run) (Task, error) {
+func NameOf(run *schemas.Run) string {
 	if run.Protocol.Task == "" {
-		return ASR, nil
+		return ASR.Name()
 	}
-	return Lookup(run.Protocol.Task)
+	return run.Protocol.Task
 }
 
 // Names lists the registered tasks, sorted.
@@ -65,14 +67,4 @@ func Names() []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// ClaimsOption is claims.WithQuality of the run's task (ForRun), for
-// whoever computes a run's claims.
-func ClaimsOption(run *schemas.Run) (claims.Option, error) {
-	t, err := ForRun(run)
-	if err != nil {
-		return nil, err
-	}
-	return claims.WithQuality(t), nil
 }

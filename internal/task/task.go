@@ -25,9 +25,6 @@ type Task interface {
 	// first output arrives; id is a server-made id the stream carried.
 	// A stream that did not end as a good one does is a *StreamError.
 	DecodeStream(br *bufio.Reader, onText func()) (text, id string, err error)
-	// Score is the success rule: the output as scored, and the
-	// schemas.Err* class and message when the answer is no success.
-	Score(text string) (scored, class, msg string)
 	// Seconds is the input's duration that RTFx counts, from the frames
 	// and rate run.json's corpus keeps for the input.
 	Seconds(frames int64, rate int) float64
@@ -40,9 +37,9 @@ type Task interface {
 	// re-derives records' positions with it when the inputs are not at
 	// hand.
 	Positions(c schemas.Clip) int64
-	// Quality is the task's quality metric over one level and repeat's
-	// measured records (claims.json's "wer"), nil when unknown.
-	Quality(measured []schemas.Record, refs map[string]string, sc schemas.Scoring) (*float64, error)
+	// Rule and Quality are the scoring side (scoring.go).
+	Rule
+	Quality
 }
 
 // Input is one corpus input and its variants: the bytes a request sends

@@ -1,4 +1,4 @@
-package claims
+package task
 
 import "testing"
 
