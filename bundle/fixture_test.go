@@ -62,7 +62,7 @@ func writeRunDir(t testing.TB, dir string, fx fixture) {
 	wer := 0.05
 	m := schemas.Metrics{Requests: 8, Succeeded: 8, WindowS: 2, ReqPerS: 4, RTFx: f64(2), LatencyMeanS: f64(0.25),
 		LatencyP50S: f64(0.2), LatencyP90S: f64(0.3), LatencyP95S: f64(0.35), LatencyP99S: f64(0.4), LatencyMaxS: f64(0.41), TTFBP50S: f64(0.1),
-		PeakInFlight: 1, WER: &wer, Errors: map[string]int{}}
+		PeakInFlight: 1, Quality: &wer, Errors: map[string]int{}}
 	claims := schemas.Claims{Schema: schemas.ClaimsSchema}
 	for _, tg := range []string{"a", "b"} {
 		tc := schemas.TargetClaims{Target: tg}
@@ -72,8 +72,8 @@ func writeRunDir(t testing.TB, dir string, fx fixture) {
 			for i := range fx.records {
 				r := schemas.Record{Target: tg, Concurrency: c, Repeat: 1, Phase: schemas.PhaseMeasure, Seq: i, Clip: "clip0",
 					SampleIndex: int64(rng.IntN(8000)), InputSHA256: hex.EncodeToString(sha256.New().Sum([]byte{byte(i)}))[:64],
-					AudioSeconds: fx.clipSeconds, StartNs: int64(i) * 1e8, EndNs: int64(i)*1e8 + 2e8, Status: 200, OK: true,
-					Text: "hello world", TextScored: "hello world"}
+					Seconds: fx.clipSeconds, StartNs: int64(i) * 1e8, EndNs: int64(i)*1e8 + 2e8, Status: 200, OK: true,
+					Output: schemas.Output{Text: "hello world", Scored: "hello world"}}
 				b, _ := json.Marshal(r)
 				recs = append(append(recs, b...), '\n')
 			}

@@ -70,7 +70,7 @@ func TestSealOpenVerify(t *testing.T) {
 	}
 	if !p.Run.Complete || p.Run.Seed != 42 || len(p.Run.Targets) != 2 || p.Run.Targets[1].URL != "http://127.0.0.1:8001" ||
 		len(p.Claims) != 2 || p.Claims[0].Levels[1].Concurrency != 4 || p.Claims[0].Levels[0].ReqPerS != 4 ||
-		*p.Claims[1].Levels[0].WER != 0.05 || p.Files != 11 || p.Sealer.Version != "test" {
+		*p.Claims[1].Levels[0].Quality != 0.05 || p.Files != 11 || p.Sealer.Version != "test" {
 		t.Errorf("predicate = %+v", p)
 	}
 	payload, _ := marshalStatement(st)

@@ -54,12 +54,17 @@ type LevelClaims struct {
 	Max         Metrics   `json:"max"`
 }
 
-// Metrics of one level/repeat (or the median/min/max of them). Times are in
-// seconds. WER is null when the corpus has no references; it holds CER when
-// scoring counts characters (Claims.Scoring.Unit == "char"). RTFx, the
-// latencies and TTFB are null when no request succeeded (no TTFB: none
-// carried a first byte), never 0 s: nothing was measured. Older claims
-// published 0 there; they still decode (as 0).
+// Metrics of one level/repeat (or the median/min/max of them): the core
+// every task has (counts, window, throughput, RTFx, latency, in-flight,
+// telemetry) and the task's quality figure (Quality), which run.json's
+// protocol.task discriminates: internal/task's Quality of that task
+// computes it. Its JSON name is ASR's, the first task's ("wer": the word
+// error rate, or the character error rate when Claims.Scoring.Unit is
+// "char"), so claims written before the split decode as ASR's. Quality
+// is null when the corpus has no references. Times are in seconds. RTFx,
+// the latencies and TTFB are null when no request succeeded (no TTFB:
+// none carried a first byte), never 0 s: nothing was measured. Older
+// claims published 0 there; they still decode (as 0).
 type Metrics struct {
 	Requests     int            `json:"requests"`
 	Succeeded    int            `json:"succeeded"`
@@ -75,7 +80,7 @@ type Metrics struct {
 	LatencyMaxS  *float64       `json:"latency_max_s"`
 	TTFBP50S     *float64       `json:"ttfb_p50_s"`
 	PeakInFlight int            `json:"peak_in_flight"` // measured phase only
-	WER          *float64       `json:"wer"`
+	Quality      *float64       `json:"wer"`
 	Errors       map[string]int `json:"errors"`
 
 	// MeanInFlight is the measured requests' mean in flight over the

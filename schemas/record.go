@@ -52,8 +52,15 @@ const (
 )
 
 // Record is one line of records/<target>/c<C>-r<R>.jsonl: one request,
-// warm-ups included. The *_ns fields are monotonic nanosecond offsets from
-// Run.StartedAt.
+// warm-ups included. It is a core every task's request has (ids, phase,
+// variant, the seconds RTFx counts, timing, status) and the task's
+// payload (Output), which the core never reads: internal/task decodes,
+// scores and counts it. run.json's protocol.task discriminates the
+// payload (a run has one task; absent, the run predates the field and is
+// ASR's, internal/task.ForRun). The JSON names are those of the first
+// task's records, ASR's, so every record written before the split
+// decodes as an ASR payload. The *_ns fields are monotonic nanosecond
+// offsets from Run.StartedAt.
 type Record struct {
 	Target      string `json:"target"`
 	Concurrency int    `json:"concurrency"`
@@ -64,20 +71,22 @@ type Record struct {
 	Clip        string `json:"clip"` // Clip.ID
 	// Variant counts the variants of this clip across the run (0-based); the
 	// plan maps (seed, clip, variant) to SampleIndex. -1 with --no-perturb.
-	Variant      int64   `json:"variant"`
-	SampleIndex  int64   `json:"sample_index"` // -1 with --no-perturb
-	ByteOffset   int64   `json:"byte_offset"`  // -1 with --no-perturb
-	InputSHA256  string  `json:"input_sha256"` // of the bytes sent
-	AudioSeconds float64 `json:"audio_seconds"`
-	StartNs      int64   `json:"start_ns"`
-	FirstByteNs  int64   `json:"first_byte_ns"` // headers' arrival, or streamed: the first event carrying text (delta or final); 0 if none
-	EndNs        int64   `json:"end_ns"`
-	Status       int     `json:"status"` // HTTP status, 0 if none
-	OK           bool    `json:"ok"`
-	ErrorClass   string  `json:"error_class"`
-	Error        string  `json:"error"`
-	Text         string  `json:"text"`        // as returned
-	TextScored   string  `json:"text_scored"` // what scoring saw, before normalisation
+	Variant     int64  `json:"variant"`
+	SampleIndex int64  `json:"sample_index"` // -1 with --no-perturb
+	ByteOffset  int64  `json:"byte_offset"`  // -1 with --no-perturb
+	InputSHA256 string `json:"input_sha256"` // of the bytes sent
+	// Seconds is what RTFx counts of the request, as its task counts it
+	// (internal/task's Seconds; ASR's: the clip's audio seconds, hence
+	// the JSON name).
+	Seconds     float64 `json:"audio_seconds"`
+	StartNs     int64   `json:"start_ns"`
+	FirstByteNs int64   `json:"first_byte_ns"` // headers' arrival, or streamed: the first event carrying output (delta or final); 0 if none
+	EndNs       int64   `json:"end_ns"`
+	Status      int     `json:"status"` // HTTP status, 0 if none
+	OK          bool    `json:"ok"`
+	ErrorClass  string  `json:"error_class"`
+	Error       string  `json:"error"`
+	Output
 	// RequestID is the X-Request-Id benchseal sent (bench.RequestID:
 	// derived from the run's seed, the target, level, repeat and seq, so a
 	// verifier re-derives it). ServerRequestID is the id the server gave
@@ -90,4 +99,14 @@ type Record struct {
 	// (NoteJSONBody) or how a subtitle was read (NoteSubtitleCues);
 	// absent when it was read as asked.
 	ResponseNote string `json:"response_note,omitempty"`
+}
+
+// Output is a record's task payload: the answer's output as the task
+// decoded it (Text) and as its success rule scored it (Scored), before
+// any normalisation. What they hold is the task's (ASR: the transcript
+// as returned and without Qwen3-ASR's raw prefix); a failure's may be
+// partial or empty.
+type Output struct {
+	Text   string `json:"text"`
+	Scored string `json:"text_scored"`
 }

@@ -77,7 +77,7 @@ type Protocol struct {
 	Repeats     int     `json:"repeats"`
 	Perturb     bool    `json:"perturb"` // false only with --no-perturb
 	TimeoutS    float64 `json:"timeout_s"`
-	SuccessRule string  `json:"success_rule"` // "http_200_nonempty_text"
+	SuccessRule string  `json:"success_rule"` // the task's rule, SuccessRule for ASR
 	Stream      bool    `json:"stream"`
 	TargetOrder string  `json:"target_order"` // "alternate": reversed on every other repeat
 
@@ -103,7 +103,9 @@ type Protocol struct {
 	CacheProbe int `json:"cache_probe,omitempty"`
 }
 
-// SuccessRule is the only success rule: HTTP 200 and non-empty text.
+// SuccessRule is the ASR task's success rule: HTTP 200 and a non-empty
+// scored transcript. Each task names its own rule (internal/task's
+// Rule.SuccessRule); run.json records the run's task's.
 const SuccessRule = "http_200_nonempty_text"
 
 // Scoring names how transcripts were scored, so a verifier scores the same way.

@@ -47,7 +47,7 @@ func TestGoTypesMatchSchemas(t *testing.T) {
 		t.Errorf("record: %v", err)
 	}
 	wer := 0.1
-	m := Metrics{WER: &wer, Errors: map[string]int{}}
+	m := Metrics{Quality: &wer, Errors: map[string]int{}}
 	cl, _ := json.Marshal(Claims{Schema: ClaimsSchema, Targets: []TargetClaims{{Target: "a",
 		Levels: []LevelClaims{{Concurrency: 1, Repeats: []Metrics{m}, Median: m, Min: m, Max: m}}}}})
 	if err := Validate("claims", cl); err != nil {

@@ -58,8 +58,8 @@ type PredicateReplayOf struct {
 // for throughput, latency and the counts (0.1 is 10 %), WERPoints for wer
 // in percentage points.
 type ReplayTolerance struct {
-	Relative  float64 `json:"relative"`
-	WERPoints float64 `json:"wer_points"`
+	Relative      float64 `json:"relative"`
+	QualityPoints float64 `json:"wer_points"`
 	// TailRule names the rule that makes a percentile of too few requests
 	// UNSTABLE rather than OK or DIFF ("percentile_95_bound",
 	// internal/claims.StableRequests); absent in replays sealed before
@@ -119,7 +119,7 @@ type PredicateLevel struct {
 	RTFx        *float64 `json:"rtfx"`
 	LatencyP50S *float64 `json:"latency_p50_s"`
 	LatencyP99S *float64 `json:"latency_p99_s"`
-	WER         *float64 `json:"wer"`
+	Quality     *float64 `json:"wer"`
 }
 
 // PredicateKey identifies the signing key: "sha256:" and the hex SHA-256 of
@@ -156,7 +156,7 @@ func PredicateFromRun(run *Run, claims *Claims) Predicate {
 			m := l.Median
 			pt.Levels = append(pt.Levels, PredicateLevel{Concurrency: l.Concurrency, Repeats: len(l.Repeats),
 				Requests: m.Requests, Succeeded: m.Succeeded, ReqPerS: m.ReqPerS, RTFx: m.RTFx,
-				LatencyP50S: m.LatencyP50S, LatencyP99S: m.LatencyP99S, WER: m.WER})
+				LatencyP50S: m.LatencyP50S, LatencyP99S: m.LatencyP99S, Quality: m.Quality})
 		}
 		p.Claims = append(p.Claims, pt)
 	}

@@ -58,7 +58,7 @@ func boundOf(ev *evidence, eng *engine.Engine, k stepKey, recs []schemas.Record,
 		if keep != nil && !keep(r) {
 			continue
 		}
-		_, hi := c.EngineRequests(r.AudioSeconds, stream, detect)
+		_, hi := c.EngineRequests(r.Seconds, stream, detect)
 		if n, ok := parts[r.RequestID]; ok && n > 0 {
 			hi = n
 		}

@@ -542,7 +542,7 @@ func corpusKinds() []kind {
 					a.InputSHA256, b.InputSHA256 = b.InputSHA256, a.InputSHA256
 					a.ByteOffset, b.ByteOffset = b.ByteOffset, a.ByteOffset
 					a.Text, b.Text = b.Text, a.Text
-					a.TextScored, b.TextScored = b.TextScored, a.TextScored
+					a.Scored, b.Scored = b.Scored, a.Scored
 					return recs
 				})
 				refresh(tb, dir)
@@ -680,7 +680,7 @@ func corpusKinds() []kind {
 		{name: "report-stale", class: "claims", check: 6, status: fail, text: "does not follow from the sealed data",
 			doctor: func(tb testing.TB, dir string) {
 				editRecords(tb, dir, "records/a/c3-r1.jsonl", func(recs []schemas.Record) []schemas.Record {
-					return measured(recs, func(r *schemas.Record) { r.Text, r.TextScored = refs[3], refs[3] })
+					return measured(recs, func(r *schemas.Record) { r.Text, r.Scored = refs[3], refs[3] })
 				})
 				var run schemas.Run
 				getJSON(tb, filepath.Join(dir, "run.json"), &run)
@@ -859,7 +859,7 @@ func corpusKinds() []kind {
 			doctor: func(tb testing.TB, dir string) {
 				editRecords(tb, dir, "records/a/c1-r1.jsonl", func(recs []schemas.Record) []schemas.Record {
 					return measured(recs, func(r *schemas.Record) {
-						r.OK, r.Status, r.ErrorClass, r.Text, r.TextScored = false, 500, "http_5xx", "", ""
+						r.OK, r.Status, r.ErrorClass, r.Text, r.Scored = false, 500, "http_5xx", "", ""
 					})
 				})
 				refresh(tb, dir)
@@ -868,7 +868,7 @@ func corpusKinds() []kind {
 			doctor: func(tb testing.TB, dir string) {
 				editRecords(tb, dir, "records/b/c1-r2.jsonl", func(recs []schemas.Record) []schemas.Record {
 					r := &recs[len(recs)-1]
-					r.OK, r.Status, r.ErrorClass, r.Text, r.TextScored = false, 500, "http_5xx", "", ""
+					r.OK, r.Status, r.ErrorClass, r.Text, r.Scored = false, 500, "http_5xx", "", ""
 					return recs
 				})
 				refresh(tb, dir)

@@ -279,8 +279,8 @@ func checkOutcome(c *Check, f string, line int, rule task.Rule, r schemas.Record
 	case !r.OK && r.ErrorClass == "":
 		c.add(Finding{Status: Fail, Path: f, Line: line, Reason: "failed, yet no error_class"})
 	}
-	if r.TextScored != scored && (r.OK || r.TextScored != "") {
-		c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("text_scored %q is not what text %q scores as (%q)", r.TextScored, r.Text, scored)})
+	if r.Scored != scored && (r.OK || r.Scored != "") {
+		c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("text_scored %q is not what text %q scores as (%q)", r.Scored, r.Text, scored)})
 	}
 }
 

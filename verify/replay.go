@@ -127,7 +127,7 @@ func checkReplay(c *Check, ev *evidence, got schemas.Claims, no *notObserved) st
 	env := replayEnvDiff(ev, fail)
 	hw := env.HardwareDiffers()
 	launched := launchDiffers(env)
-	what := fmt.Sprintf("%d figures, %s within %s %% (wer %g points)", len(p.Comparison), p.Verdict, fmtPercent(tol.Relative), tol.WERPoints)
+	what := fmt.Sprintf("%d figures, %s within %s %% (wer %g points)", len(p.Comparison), p.Verdict, fmtPercent(tol.Relative), tol.QualityPoints)
 	o := ev.original
 	switch {
 	case o == nil:

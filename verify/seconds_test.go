@@ -152,7 +152,7 @@ func doubleAudioSeconds(t testing.TB, dir string) {
 		editLines(t, f, func(i int, l []byte) []byte {
 			var r schemas.Record
 			must(t, json.Unmarshal(l, &r))
-			return setField(t, l, "audio_seconds", r.AudioSeconds*2)
+			return setField(t, l, "audio_seconds", r.Seconds*2)
 		})
 	}
 }

@@ -157,8 +157,8 @@ func makeSeedBundle(tb testing.TB) (string, *bundle.Signer, int) {
 						lat := int64(150*time.Millisecond) + rng.Int64N(int64(300*time.Millisecond))
 						start := free[w] + 60_000
 						r := &schemas.Record{Target: t, Concurrency: conc, Repeat: rp, Phase: ph, Seq: s, Worker: w, Clip: clips[ci].c.ID,
-							Variant: used[ci], AudioSeconds: clips[ci].c.Seconds, StartNs: start, FirstByteNs: start + lat - 1000, EndNs: start + lat,
-							Status: 200, OK: true, Text: clips[ci].c.Text, TextScored: task.ScoredText(clips[ci].c.Text)}
+							Variant: used[ci], Seconds: clips[ci].c.Seconds, StartNs: start, FirstByteNs: start + lat - 1000, EndNs: start + lat,
+							Status: 200, OK: true, Output: schemas.Output{Text: clips[ci].c.Text, Scored: task.ScoredText(clips[ci].c.Text)}}
 						used[ci]++
 						free[w] = r.EndNs
 						end = max(end, r.EndNs)

@@ -286,9 +286,9 @@ func checkSeconds(c *Check, ev *evidence, tk task.Task, order []*clipData, clips
 			if !ok || cd.clip.SampleRate <= 0 {
 				continue // reported with the variants
 			}
-			if want := tk.Seconds(cd.clip.Frames, cd.clip.SampleRate); r.AudioSeconds != want {
+			if want := tk.Seconds(cd.clip.Frames, cd.clip.SampleRate); r.Seconds != want {
 				c.add(Finding{Status: Fail, Path: f, Line: i + 1, Reason: fmt.Sprintf("audio_seconds %v, but clip %s is %v s (%d frames at %d Hz)",
-					r.AudioSeconds, r.Clip, want, cd.clip.Frames, cd.clip.SampleRate)})
+					r.Seconds, r.Clip, want, cd.clip.Frames, cd.clip.SampleRate)})
 			}
 		}
 	}

@@ -70,7 +70,7 @@ differ, 2 on a usage error.`,
 	fl.StringArrayVar(&f.pairs, "pair", nil, "compare A's target x with B's target y, as A:x=B:y (repeatable; default: targets of the same name)")
 	fl.StringVar(&f.format, "format", "md", "md, html or json")
 	fl.StringVar(&f.tolerance, "tolerance", "10%", "a figure differs when the larger value exceeds the smaller by more than this, e.g. 10%")
-	fl.Float64Var(&f.werTolerance, "wer-tolerance", claims.DefaultTolerance.WERPoints, "largest change of wer that still agrees, in percentage points")
+	fl.Float64Var(&f.werTolerance, "wer-tolerance", claims.DefaultTolerance.QualityPoints, "largest change of wer that still agrees, in percentage points")
 	return cmd
 }
 
@@ -104,7 +104,7 @@ func runCompare(ctx context.Context, e *env, f *compareFlags, a, b string) error
 			return err
 		}
 	}
-	c, err := report.Compare(sides[0], sides[1], pairs, claims.Tolerance{Relative: rel, WERPoints: f.werTolerance})
+	c, err := report.Compare(sides[0], sides[1], pairs, claims.Tolerance{Relative: rel, QualityPoints: f.werTolerance})
 	var (
 		pe *report.ProtocolError
 		pa *report.PairError

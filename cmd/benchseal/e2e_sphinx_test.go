@@ -211,10 +211,10 @@ func TestEndToEndWithPocketSphinx(t *testing.T) {
 	var n int
 	for _, lv := range cl.Targets[0].Levels {
 		for _, m := range lv.Repeats {
-			if m.WER == nil {
+			if m.Quality == nil {
 				t.Fatalf("c=%d: wer is null although the corpus has references", lv.Concurrency)
 			}
-			measuredWER += *m.WER * float64(m.Succeeded)
+			measuredWER += *m.Quality * float64(m.Succeeded)
 			n += m.Succeeded
 		}
 	}

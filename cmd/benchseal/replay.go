@@ -129,7 +129,7 @@ naming the flag.`,
 	fl.StringVar(&f.audio, "audio", "", "folder of the original clips, for a bundle sealed with --no-audio")
 	fl.StringVarP(&f.out, "out", "o", "", "run directory of the replay to create (must not exist)")
 	fl.StringVar(&f.tolerance, "tolerance", "10%", "a figure differs when the larger value exceeds the smaller by more than this, e.g. 10%")
-	fl.Float64Var(&f.werTolerance, "wer-tolerance", claims.DefaultTolerance.WERPoints, "largest change of wer that still agrees, in percentage points")
+	fl.Float64Var(&f.werTolerance, "wer-tolerance", claims.DefaultTolerance.QualityPoints, "largest change of wer that still agrees, in percentage points")
 	fl.StringVar(&f.apiKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never recorded")
 	fl.DurationVar(&f.timeout, "timeout", 0, "limit per request (default: the sealed run's)")
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variants' sample indices (default: the sealed run's, variants numbered from a random point past its)")
@@ -170,7 +170,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	if f.werTolerance < 0 {
 		return usageErrorf("--wer-tolerance %v: must be at least 0", f.werTolerance)
 	}
-	tol := claims.Tolerance{Relative: rel, WERPoints: f.werTolerance}
+	tol := claims.Tolerance{Relative: rel, QualityPoints: f.werTolerance}
 	if cmd.Flags().Changed("timeout") && f.timeout <= 0 {
 		return usageErrorf("--timeout %v: must be positive", f.timeout)
 	}
@@ -257,7 +257,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	probes := claims.CompareProbes(want, res.Claims)
 	if f.asJSON {
 		err = claims.Comparison{Source: src, BundleSHA256: origin.BundleSHA256, KeyFingerprint: origin.KeyFingerprint,
-			KeyPinned: origin.KeyPinned, Replay: res.Dir, Tolerance: claims.ComparisonTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints},
+			KeyPinned: origin.KeyPinned, Replay: res.Dir, Tolerance: claims.ComparisonTolerance{Relative: tol.Relative, QualityPoints: tol.QualityPoints},
 			OK: nd == 0 && nc == 0, Differ: nd, Differences: diffs, Probes: probes, Environment: envDiffOrNil(envDiff)}.WriteJSON(e.stdout)
 	} else {
 		err = claims.WriteComparison(e.stdout, diffs)

@@ -28,7 +28,7 @@ func TestTextFormatScoresTranscript(t *testing.T) {
 					t.Errorf("seq %d: ok %v text %q note %q, want %q and note %q", r.Seq, r.OK, r.Text, r.ResponseNote, refs[r.Seq%2], wantNote)
 				}
 			}
-			if w := res.Claims.Targets[0].Levels[0].Median.WER; w == nil || *w != 0 {
+			if w := res.Claims.Targets[0].Levels[0].Median.Quality; w == nil || *w != 0 {
 				t.Errorf("WER = %v, want 0: the JSON was scored", w)
 			}
 		})

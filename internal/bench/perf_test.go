@@ -113,8 +113,8 @@ func TestStreamFirstDeltaAndRawPrefix(t *testing.T) {
 		t.Error("stream not recorded")
 	}
 	for _, r := range l.recs {
-		if !r.OK || r.Text != sim.RawPrefix+refs[0] || r.TextScored != refs[0] {
-			t.Errorf("seq %d: ok %v text %q scored %q", r.Seq, r.OK, r.Text, r.TextScored)
+		if !r.OK || r.Text != sim.RawPrefix+refs[0] || r.Scored != refs[0] {
+			t.Errorf("seq %d: ok %v text %q scored %q", r.Seq, r.OK, r.Text, r.Scored)
 		}
 		// Words are spread over the service time: the first delta comes
 		// well before the end.

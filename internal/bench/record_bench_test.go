@@ -33,9 +33,9 @@ func BenchmarkRecordWrite(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		rec := schemas.Record{Target: "null", Concurrency: 64, Repeat: 1, Phase: schemas.PhaseMeasure, Seq: 1234, Worker: 12,
 			Clip: "clip", Variant: 77, SampleIndex: 51234, ByteOffset: 102512,
-			InputSHA256:  "9ba5f5c9c7519ba5f5c9c7519ba5f5c9c7519ba5f5c9c7519ba5f5c9c7519ba5",
-			AudioSeconds: 6.48, StartNs: 123456789, FirstByteNs: 123456999, EndNs: 123457999, Status: 200, OK: true,
-			Text: "ok", TextScored: "ok"}
+			InputSHA256: "9ba5f5c9c7519ba5f5c9c7519ba5f5c9c7519ba5f5c9c7519ba5f5c9c7519ba5",
+			Seconds:     6.48, StartNs: 123456789, FirstByteNs: 123456999, EndNs: 123457999, Status: 200, OK: true,
+			Output: schemas.Output{Text: "ok", Scored: "ok"}}
 		for pb.Next() {
 			rf.write(&rec)
 		}
@@ -58,7 +58,7 @@ func TestRecordFileConcurrentWrites(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				rf.write(&schemas.Record{Target: "t", Worker: w, Seq: i, Text: strings.Repeat("x", i%97)})
+				rf.write(&schemas.Record{Target: "t", Worker: w, Seq: i, Output: schemas.Output{Text: strings.Repeat("x", i%97)}})
 			}
 		}()
 	}

@@ -857,7 +857,7 @@ func errorSummary(m map[string]int) string {
 func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schemas.Record) {
 	p := r.plan
 	c := j.clip
-	rec.Clip, rec.Variant, rec.InputSHA256, rec.AudioSeconds = c.ID, j.variant, j.sha, r.task.Seconds(c.WAV.Frames(), int(c.WAV.Format.SampleRate))
+	rec.Clip, rec.Variant, rec.InputSHA256, rec.Seconds = c.ID, j.variant, j.sha, r.task.Seconds(c.WAV.Frames(), int(c.WAV.Format.SampleRate))
 	b := &body{}
 	if j.in == nil { // --no-perturb, or the cache probe's repeats
 		rec.SampleIndex, rec.ByteOffset = -1, -1
@@ -944,7 +944,7 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 	text = fingerprint.ScrubSecrets(text)
 	rec.Text = text
 	var class, msg string
-	if rec.TextScored, class, msg = r.task.Score(text); class != "" {
+	if rec.Scored, class, msg = r.task.Score(text); class != "" {
 		rec.ErrorClass, rec.Error = class, msg
 		return
 	}

@@ -74,8 +74,8 @@ func TestRunAgainstSim(t *testing.T) {
 					}
 					seen[r.InputSHA256] = true
 					variantOK(t, wavs, r)
-					if r.TextScored != refs[slices.IndexFunc(clips, func(x Clip) bool { return x.ID == r.Clip })%3] {
-						t.Errorf("%s seq %d: text %q", name, r.Seq, r.TextScored)
+					if r.Scored != refs[slices.IndexFunc(clips, func(x Clip) bool { return x.ID == r.Clip })%3] {
+						t.Errorf("%s seq %d: text %q", name, r.Seq, r.Scored)
 					}
 				}
 				if warm != c || meas != p.Requests[li] {
@@ -96,7 +96,7 @@ func TestRunAgainstSim(t *testing.T) {
 	if lv.Median.PeakInFlight != 4 || lv.Median.Succeeded != 12 || len(lv.Repeats) != 2 {
 		t.Errorf("claims a c=4: %+v", lv.Median)
 	}
-	if w := lv.Median.WER; w == nil || *w != 0 {
+	if w := lv.Median.Quality; w == nil || *w != 0 {
 		t.Errorf("wer against a server answering the references = %v, want 0", w)
 	}
 }

@@ -113,7 +113,7 @@ func TestWarmupRetriesAndAnswered(t *testing.T) {
 			t.Fatalf("want 1 warm-up, 3 measured, 1 retry of seq 0 that succeeded: %+v", recs)
 		}
 		// A retry after a warm-up that succeeded is not the runner's rule.
-		recs[0].OK, recs[0].Status, recs[0].ErrorClass, recs[0].Error, recs[0].Text, recs[0].TextScored = true, 200, "", "", "x", "x"
+		recs[0].OK, recs[0].Status, recs[0].ErrorClass, recs[0].Error, recs[0].Text, recs[0].Scored = true, 200, "", "", "x", "x"
 		rewriteRecords(t, filepath.Join(dir, "records/a/c1-r1.jsonl"), recs)
 		wantProtocolFail(t, dir, "warm-up seq 0 succeeded, yet 1 warm-ups were sent again")
 	})

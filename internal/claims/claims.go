@@ -154,7 +154,7 @@ func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Sco
 			continue
 		}
 		m.Succeeded++
-		audioS += r.AudioSeconds
+		audioS += r.Seconds
 		lat = append(lat, seconds(r.EndNs-r.StartNs))
 		if r.FirstByteNs > 0 {
 			ttfb = append(ttfb, seconds(r.FirstByteNs-r.StartNs))
@@ -194,7 +194,7 @@ func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Sco
 		if err != nil {
 			return m, false, err
 		}
-		m.WER = w
+		m.Quality = w
 	}
 	return m, true, nil
 }
@@ -290,7 +290,7 @@ func summarize(reps []schemas.Metrics) (med, lo, hi schemas.Metrics) {
 		func(m *schemas.Metrics) **float64 { return &m.TTFBP50S },
 		func(m *schemas.Metrics) **float64 { return &m.MeanInFlight },
 		func(m *schemas.Metrics) **float64 { return &m.FullConcurrencyShare },
-		func(m *schemas.Metrics) **float64 { return &m.WER },
+		func(m *schemas.Metrics) **float64 { return &m.Quality },
 		func(m *schemas.Metrics) **float64 { return &m.GPUUtilMean },
 		func(m *schemas.Metrics) **float64 { return &m.GPUUtilMax },
 		func(m *schemas.Metrics) **float64 { return &m.GPUMemPeakBytes },

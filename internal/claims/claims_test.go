@@ -73,7 +73,7 @@ func testRun() schemas.Run {
 
 func rec(target string, rep int, phase string, start, fb, end int64, ok bool, class string, audio float64) schemas.Record {
 	return schemas.Record{Target: target, Concurrency: 2, Repeat: rep, Phase: phase, Clip: "x",
-		StartNs: start * ms, FirstByteNs: fb * ms, EndNs: end * ms, OK: ok, ErrorClass: class, AudioSeconds: audio,
+		StartNs: start * ms, FirstByteNs: fb * ms, EndNs: end * ms, OK: ok, ErrorClass: class, Seconds: audio,
 		InputSHA256: strings.Repeat("0", 64)}
 }
 
@@ -125,8 +125,8 @@ func TestComputeByHand(t *testing.T) {
 	if len(m.Errors) != 1 || m.Errors[schemas.ErrTimeout] != 1 {
 		t.Errorf("errors = %v", m.Errors)
 	}
-	if m.WER != nil {
-		t.Errorf("wer = %v without references, want null", *m.WER)
+	if m.Quality != nil {
+		t.Errorf("wer = %v without references, want null", *m.Quality)
 	}
 	b, _ := json.Marshal(c)
 	if err := schemas.Validate("claims", b); err != nil {
@@ -154,9 +154,9 @@ func TestPeakInFlight(t *testing.T) {
 func TestSummarizeOverRepeats(t *testing.T) {
 	w1, w3 := 0.1, 0.3
 	reps := []schemas.Metrics{
-		{Requests: 10, ReqPerS: 10, PeakInFlight: 4, WER: nil, Errors: map[string]int{"http": 2}},
-		{Requests: 10, ReqPerS: 30, PeakInFlight: 3, WER: &w1, Errors: map[string]int{"timeout": 1}},
-		{Requests: 10, ReqPerS: 20, PeakInFlight: 4, WER: &w3, Errors: map[string]int{}},
+		{Requests: 10, ReqPerS: 10, PeakInFlight: 4, Quality: nil, Errors: map[string]int{"http": 2}},
+		{Requests: 10, ReqPerS: 30, PeakInFlight: 3, Quality: &w1, Errors: map[string]int{"timeout": 1}},
+		{Requests: 10, ReqPerS: 20, PeakInFlight: 4, Quality: &w3, Errors: map[string]int{}},
 	}
 	med, lo, hi := summarize(reps)
 	if med.ReqPerS != 20 || lo.ReqPerS != 10 || hi.ReqPerS != 30 {
@@ -165,8 +165,8 @@ func TestSummarizeOverRepeats(t *testing.T) {
 	if med.PeakInFlight != 4 || lo.PeakInFlight != 3 {
 		t.Errorf("peak median/min = %d/%d", med.PeakInFlight, lo.PeakInFlight)
 	}
-	if med.WER == nil || !near(*med.WER, 0.2) || *lo.WER != 0.1 || *hi.WER != 0.3 {
-		t.Errorf("wer over the two repeats that have it: %v %v %v", med.WER, lo.WER, hi.WER)
+	if med.Quality == nil || !near(*med.Quality, 0.2) || *lo.Quality != 0.1 || *hi.Quality != 0.3 {
+		t.Errorf("wer over the two repeats that have it: %v %v %v", med.Quality, lo.Quality, hi.Quality)
 	}
 	if len(med.Errors) != 0 || len(lo.Errors) != 0 || hi.Errors["http"] != 2 || hi.Errors["timeout"] != 1 {
 		t.Errorf("errors med %v min %v max %v", med.Errors, lo.Errors, hi.Errors)
@@ -248,9 +248,9 @@ func TestComputeWERWithReferences(t *testing.T) {
 	run.Corpus[0].Text = "one two three four"
 	rs := oneRepeat("a", 1)
 	for i := range rs {
-		rs[i].TextScored = "one two three four"
+		rs[i].Scored = "one two three four"
 	}
-	rs[2].TextScored = "one two tree four" // 1 of 4 words wrong
+	rs[2].Scored = "one two tree four" // 1 of 4 words wrong
 	c, err := Compute(run, rs)
 	if err != nil {
 		t.Fatal(err)
@@ -258,8 +258,8 @@ func TestComputeWERWithReferences(t *testing.T) {
 	m := c.Targets[0].Levels[0].Repeats[0]
 	// three successful measured: 12 reference words, one substitution;
 	// the failed one is excluded.
-	if m.WER == nil || !near(*m.WER, 1.0/12) {
-		t.Errorf("wer = %v, want 1/12", m.WER)
+	if m.Quality == nil || !near(*m.Quality, 1.0/12) {
+		t.Errorf("wer = %v, want 1/12", m.Quality)
 	}
 	if c.Scoring == nil || c.Scoring.Unit != "word" {
 		t.Errorf("claims.scoring = %+v", c.Scoring)
@@ -276,23 +276,23 @@ func TestComputeWERNullWhenNothingScored(t *testing.T) {
 	run.Corpus[0].Text = "one two three four"
 	rs := oneRepeat("a", 1)
 	for i := range rs {
-		rs[i].OK, rs[i].ErrorClass, rs[i].TextScored = false, "http", ""
+		rs[i].OK, rs[i].ErrorClass, rs[i].Scored = false, "http", ""
 	}
 	c, err := Compute(run, rs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	l := c.Targets[0].Levels[0]
-	if m := l.Repeats[0]; m.WER != nil || l.Median.WER != nil {
-		t.Errorf("wer = %v (median %v) with nothing scored, want null", m.WER, l.Median.WER)
+	if m := l.Repeats[0]; m.Quality != nil || l.Median.Quality != nil {
+		t.Errorf("wer = %v (median %v) with nothing scored, want null", m.Quality, l.Median.Quality)
 	}
 	// With failures as deletions every reference word is a deletion.
 	run.Scoring.Failures = "deletions"
 	if c, err = Compute(run, rs); err != nil {
 		t.Fatal(err)
 	}
-	if m := c.Targets[0].Levels[0].Repeats[0]; m.WER == nil || *m.WER != 1 {
-		t.Errorf("wer = %v with failures as deletions, want 1", m.WER)
+	if m := c.Targets[0].Levels[0].Repeats[0]; m.Quality == nil || *m.Quality != 1 {
+		t.Errorf("wer = %v with failures as deletions, want 1", m.Quality)
 	}
 }
 
@@ -313,8 +313,8 @@ func TestNothingSucceededIsNull(t *testing.T) {
 		Targets:  []schemas.Target{{Name: "t"}},
 		Corpus:   []schemas.Clip{{ID: "a", Seconds: 2}}}
 	recs := []schemas.Record{
-		{Target: "t", Concurrency: 1, Repeat: 1, Phase: schemas.PhaseMeasure, Seq: 0, Clip: "a", StartNs: 0, EndNs: 3e8, ErrorClass: schemas.ErrTimeout, AudioSeconds: 2},
-		{Target: "t", Concurrency: 1, Repeat: 1, Phase: schemas.PhaseMeasure, Seq: 1, Clip: "a", StartNs: 3e8, EndNs: 6e8, ErrorClass: schemas.ErrTimeout, AudioSeconds: 2},
+		{Target: "t", Concurrency: 1, Repeat: 1, Phase: schemas.PhaseMeasure, Seq: 0, Clip: "a", StartNs: 0, EndNs: 3e8, ErrorClass: schemas.ErrTimeout, Seconds: 2},
+		{Target: "t", Concurrency: 1, Repeat: 1, Phase: schemas.PhaseMeasure, Seq: 1, Clip: "a", StartNs: 3e8, EndNs: 6e8, ErrorClass: schemas.ErrTimeout, Seconds: 2},
 	}
 	c, err := Compute(run, recs)
 	if err != nil {

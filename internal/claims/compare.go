@@ -16,7 +16,7 @@ type Tolerance struct {
 	Relative float64
 	// WERPoints bounds |replayed - sealed| of wer in percentage points (1
 	// is one point: 0.050 -> 0.059 is within it).
-	WERPoints float64
+	QualityPoints float64
 	// AllTails judges every percentile by the tolerance alone, however
 	// few requests it rests on (no Unstable verdict): how a replay sealed
 	// before the tail rule was judged (its predicate's tolerance has no
@@ -52,7 +52,7 @@ func percentileOf(metric string) float64 {
 }
 
 // DefaultTolerance: 10% on throughput, latency and counts, one point of WER.
-var DefaultTolerance = Tolerance{Relative: 0.10, WERPoints: 1}
+var DefaultTolerance = Tolerance{Relative: 0.10, QualityPoints: 1}
 
 // Verdict of one compared figure.
 type Verdict string
@@ -177,19 +177,19 @@ func compareLevel(target string, sl, rl schemas.LevelClaims, tol Tolerance) []Di
 		d := Difference{Target: target, Concurrency: sl.Concurrency, Metric: m}
 		switch m {
 		case "wer":
-			if s.WER == nil && r.WER == nil {
+			if s.Quality == nil && r.Quality == nil {
 				continue
 			}
-			d.Sealed, d.Replayed, d.ChangeUnit = ptr2(s.WER), ptr2(r.WER), ChangePoints
+			d.Sealed, d.Replayed, d.ChangeUnit = ptr2(s.Quality), ptr2(r.Quality), ChangePoints
 			switch {
-			case s.WER == nil:
+			case s.Quality == nil:
 				d.Reason = "wer is null in the sealed claims"
-			case r.WER == nil:
+			case r.Quality == nil:
 				d.Reason = "wer is null in the replay"
 			default:
-				d.Change = ptr((*r.WER - *s.WER) * 100)
+				d.Change = ptr((*r.Quality - *s.Quality) * 100)
 			}
-			d.Verdict = within(d.Change, tol.WERPoints)
+			d.Verdict = within(d.Change, tol.QualityPoints)
 		case "succeeded", "failed":
 			sv, rv := float64(s.Succeeded), float64(r.Succeeded)
 			if m == "failed" {

@@ -32,8 +32,8 @@ func ForTargets(c schemas.Claims, keep func(target string) bool) schemas.Claims 
 
 // ComparisonTolerance is Tolerance as Comparison's JSON gives it.
 type ComparisonTolerance struct {
-	Relative  float64 `json:"relative"`
-	WERPoints float64 `json:"wer_points"`
+	Relative      float64 `json:"relative"`
+	QualityPoints float64 `json:"wer_points"`
 }
 
 // Comparison is a replay compared with the run it replays: what benchseal

@@ -12,7 +12,7 @@ import (
 func TestWriteComparison(t *testing.T) {
 	wer := func(v float64) *float64 { return &v }
 	lv := func(c int, rps, p50 float64, w *float64) schemas.LevelClaims {
-		m := schemas.Metrics{Requests: 8, Succeeded: 8, ReqPerS: rps, RTFx: wer(rps / 2), LatencyP50S: wer(p50), LatencyP99S: wer(p50), WER: w}
+		m := schemas.Metrics{Requests: 8, Succeeded: 8, ReqPerS: rps, RTFx: wer(rps / 2), LatencyP50S: wer(p50), LatencyP99S: wer(p50), Quality: w}
 		return schemas.LevelClaims{Concurrency: c, Median: m}
 	}
 	sealed := schemas.Claims{Targets: []schemas.TargetClaims{{Target: "vllm", Levels: []schemas.LevelClaims{lv(1, 20, 0.05, wer(0.04)), lv(8, 90, 0.09, nil)}}}}
@@ -47,7 +47,7 @@ vllm    8  -              -       -         -        DIFF  level not in the repl
 // Comparison's JSON keeps replay --json's keys, and no differences are [].
 func TestComparisonJSON(t *testing.T) {
 	var b strings.Builder
-	c := Comparison{Source: "e.tar.zst", Replay: "out", Tolerance: ComparisonTolerance{Relative: 0.1, WERPoints: 1}, OK: true}
+	c := Comparison{Source: "e.tar.zst", Replay: "out", Tolerance: ComparisonTolerance{Relative: 0.1, QualityPoints: 1}, OK: true}
 	if err := c.WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}

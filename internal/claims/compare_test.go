@@ -12,7 +12,7 @@ import (
 
 func level(c int, rps, p50 float64, ok, failed int, wer *float64) schemas.LevelClaims {
 	m := schemas.Metrics{Requests: ok + failed, Succeeded: ok, Failed: failed, ReqPerS: rps, RTFx: ptr(rps * 2),
-		LatencyP50S: ptr(p50), LatencyP99S: ptr(p50 * 3), WER: wer}
+		LatencyP50S: ptr(p50), LatencyP99S: ptr(p50 * 3), Quality: wer}
 	return schemas.LevelClaims{Concurrency: c, Repeats: []schemas.Metrics{m}, Median: m, Min: m, Max: m}
 }
 
@@ -79,7 +79,7 @@ a c4 failed DIFF +0.200
 	}
 	// The same replay within a tolerance wide enough for all of it (a
 	// tail of too few requests stays unstable, within or beyond).
-	for _, d := range Compare(sealed, replayed, Tolerance{Relative: 2, WERPoints: 2}) {
+	for _, d := range Compare(sealed, replayed, Tolerance{Relative: 2, QualityPoints: 2}) {
 		if d.Verdict != Same && d.Verdict != Unstable {
 			t.Errorf("with tolerance 200%%/2pt: %+v is %s", d, d.Verdict)
 		}
@@ -201,7 +201,7 @@ func TestCompareToleranceIsSymmetric(t *testing.T) {
 		m := schemas.Metrics{Requests: 400, Succeeded: 400, ReqPerS: rps, RTFx: &rps, LatencyP50S: &p50, LatencyP99S: &p50}
 		return schemas.Claims{Targets: []schemas.TargetClaims{{Target: "a", Levels: []schemas.LevelClaims{{Concurrency: 1, Median: m}}}}}
 	}
-	diffs := Compare(level(25, 0.04), level(2.5, 0.4), Tolerance{Relative: 2, WERPoints: 1})
+	diffs := Compare(level(25, 0.04), level(2.5, 0.4), Tolerance{Relative: 2, QualityPoints: 1})
 	for _, d := range diffs {
 		want := Diff
 		if d.Metric == "succeeded" || d.Metric == "failed" {
@@ -212,7 +212,7 @@ func TestCompareToleranceIsSymmetric(t *testing.T) {
 		}
 	}
 	// Within the ratio both ways: 25 -> 10 is 2.5x, beyond 100 % but within 200 %.
-	for _, d := range Compare(level(25, 0.04), level(10, 0.1), Tolerance{Relative: 2, WERPoints: 1}) {
+	for _, d := range Compare(level(25, 0.04), level(10, 0.1), Tolerance{Relative: 2, QualityPoints: 1}) {
 		if d.Verdict != Same {
 			t.Errorf("%s: %s, want OK within 200 %%", d.Metric, d.Verdict)
 		}
@@ -269,7 +269,7 @@ func TestCompareUnstableTail(t *testing.T) {
 	if d := Compare(at(368, 0.200), at(368, 0.2204), DefaultTolerance)[3]; d.Metric != "latency_p99_s" || d.Verdict != Diff || d.Reason != "" {
 		t.Errorf("p99 of 368 requests: %+v, want a DIFF", d)
 	}
-	if d := Compare(at(8, 0.200), at(8, 0.2204), Tolerance{Relative: 0.1, WERPoints: 1, AllTails: true})[3]; d.Verdict != Diff {
+	if d := Compare(at(8, 0.200), at(8, 0.2204), Tolerance{Relative: 0.1, QualityPoints: 1, AllTails: true})[3]; d.Verdict != Diff {
 		t.Errorf("AllTails: %+v, want a DIFF", d)
 	}
 	// Within the tolerance it is as unstable: too few requests confirm

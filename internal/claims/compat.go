@@ -241,7 +241,7 @@ func seedTTSRepeat(recs []schemas.Record, clips map[string]schemas.Clip, norm st
 			continue // "Empty reference after normalization": not evaluated
 		}
 		f.Evaluated++
-		hyp := r.TextScored
+		hyp := r.Scored
 		if !r.OK {
 			hyp = ""
 		}

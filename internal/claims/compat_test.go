@@ -24,8 +24,8 @@ func compatRun() (schemas.Run, []schemas.Record) {
 		k := int64(rep) // repeat 2 takes twice as long
 		mk := func(seq int, clipID string, start, end int64, status int, ok bool, class, text string) schemas.Record {
 			return schemas.Record{Target: "a", Concurrency: 2, Repeat: rep, Phase: schemas.PhaseMeasure, Seq: seq, Clip: clipID,
-				StartNs: k * start * ms, EndNs: k * end * ms, Status: status, OK: ok, ErrorClass: class, Text: text, TextScored: text,
-				InputSHA256: "00", AudioSeconds: secs[clipID]}
+				StartNs: k * start * ms, EndNs: k * end * ms, Status: status, OK: ok, ErrorClass: class, Output: schemas.Output{Text: text, Scored: text},
+				InputSHA256: "00", Seconds: secs[clipID]}
 		}
 		recs = append(recs,
 			mk(0, "x", 0, 500, 200, true, "", "the cat sat"),
@@ -33,7 +33,7 @@ func compatRun() (schemas.Run, []schemas.Record) {
 			mk(2, "x", 250, 300, 500, false, schemas.ErrHTTP, ""),
 			mk(3, "z", 500, 1000, 200, true, "", "hello"),
 			// A warm-up never counts.
-			schemas.Record{Target: "a", Concurrency: 2, Repeat: rep, Phase: schemas.PhaseWarmup, Clip: "x", StartNs: -5000 * ms, EndNs: -4000 * ms, Status: 200, OK: true, TextScored: "x"})
+			schemas.Record{Target: "a", Concurrency: 2, Repeat: rep, Phase: schemas.PhaseWarmup, Clip: "x", StartNs: -5000 * ms, EndNs: -4000 * ms, Status: 200, OK: true, Output: schemas.Output{Scored: "x"}})
 	}
 	return run, recs
 }

@@ -20,8 +20,8 @@ func TestComputeQualityOfRunsTask(t *testing.T) {
 		Targets: []schemas.Target{{Name: "a"}}, Corpus: []schemas.Clip{{ID: "c", Text: "hello", Seconds: 1}},
 		Scoring: schemas.Scoring{Normalizer: "none", Aligner: "unit", Unit: "word", Failures: "excluded"}}
 	recs := []schemas.Record{{Target: "a", Concurrency: 1, Repeat: 1, Phase: schemas.PhaseMeasure, Clip: "c",
-		OK: true, TextScored: "hello world", StartNs: 0, EndNs: 1e9, AudioSeconds: 1}}
-	wer := func(cl schemas.Claims) float64 { return *cl.Targets[0].Levels[0].Median.WER }
+		OK: true, Output: schemas.Output{Scored: "hello world"}, StartNs: 0, EndNs: 1e9, Seconds: 1}}
+	wer := func(cl schemas.Claims) float64 { return *cl.Targets[0].Levels[0].Median.Quality }
 
 	// Absent task: ASR's WER (one insertion over one word).
 	cl, err := Compute(run, recs)

@@ -17,7 +17,7 @@ func ReplayPredicate(of schemas.PredicateReplayOf, tol Tolerance, diffs []Differ
 	if tol.AllTails {
 		rule = ""
 	}
-	p := schemas.PredicateReplay{Of: of, Tolerance: schemas.ReplayTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints, TailRule: rule},
+	p := schemas.PredicateReplay{Of: of, Tolerance: schemas.ReplayTolerance{Relative: tol.Relative, QualityPoints: tol.QualityPoints, TailRule: rule},
 		Comparison: make([]schemas.ReplayFigure, 0, len(diffs)), Differ: Differing(diffs), Verdict: schemas.Reproduced}
 	for _, d := range diffs {
 		p.Comparison = append(p.Comparison, schemas.ReplayFigure{Target: d.Target, Concurrency: d.Concurrency, Metric: d.Metric,
@@ -62,7 +62,7 @@ func MarkNotComparable(diffs []Difference, hw []string) int {
 // replay sealed before the tail rule (no tail_rule) judged every
 // percentile by the tolerance alone.
 func ReplayTolerance(p schemas.PredicateReplay) Tolerance {
-	return Tolerance{Relative: p.Tolerance.Relative, WERPoints: p.Tolerance.WERPoints, AllTails: p.Tolerance.TailRule == ""}
+	return Tolerance{Relative: p.Tolerance.Relative, QualityPoints: p.Tolerance.QualityPoints, AllTails: p.Tolerance.TailRule == ""}
 }
 
 // SealedSide rebuilds, from a sealed comparison's figures, the medians of
@@ -124,7 +124,7 @@ func SealedSide(p schemas.PredicateReplay, replay schemas.Claims) schemas.Claims
 		case "latency_p99_s":
 			m.LatencyP99S = v
 		case "wer":
-			m.WER = v
+			m.Quality = v
 		case "succeeded":
 			if v != nil {
 				m.Succeeded = int(*v)

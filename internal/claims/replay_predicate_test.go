@@ -114,7 +114,7 @@ func TestReplayPredicateUnstable(t *testing.T) {
 		t.Fatalf("re-derived:\n%+v\nwant:\n%+v", again, p)
 	}
 	// Sealed before the rule: the p99 was a DIFF, and so it re-derives.
-	old := Tolerance{Relative: tol.Relative, WERPoints: tol.WERPoints, AllTails: true}
+	old := Tolerance{Relative: tol.Relative, QualityPoints: tol.QualityPoints, AllTails: true}
 	q := ReplayPredicate(of, old, Compare(sealed, replayed, old))
 	if q.Tolerance.TailRule != "" || q.Verdict != schemas.NotReproduced || q.Differ != 1 {
 		t.Fatalf("old predicate %+v", q)

@@ -32,7 +32,7 @@ func TestCompatFiguresHoldAsPeerFiles(t *testing.T) {
 		k := int64(rep + 1)
 		mk := func(seq int, c string, start, end int64, status int, ok bool, class, text string) schemas.Record {
 			return schemas.Record{Target: "a", Concurrency: 2, Repeat: rep, Phase: schemas.PhaseMeasure, Seq: seq, Clip: c,
-				StartNs: k * start * ms, EndNs: k * (end + int64(rep)) * ms, Status: status, OK: ok, ErrorClass: class, TextScored: text}
+				StartNs: k * start * ms, EndNs: k * (end + int64(rep)) * ms, Status: status, OK: ok, ErrorClass: class, Output: schemas.Output{Scored: text}}
 		}
 		recs = append(recs,
 			mk(0, "w", 0, 700, 200, true, "", "the color of sea"),
@@ -63,7 +63,7 @@ func TestCompatFiguresHoldAsPeerFiles(t *testing.T) {
 			if r.Status != 200 || !(r.OK || r.ErrorClass == schemas.ErrEmptyText) {
 				s.err = fmt.Sprintf("HTTP %d: boom", r.Status)
 			} else {
-				s.hypText = r.TextScored
+				s.hypText = r.Scored
 				s.refNorm, _ = score.Normalize(score.NormalizerWhisperEN, s.refText)
 				s.hypNorm, _ = score.Normalize(score.NormalizerWhisperEN, s.hypText)
 				s.audio, s.latency = claims.SeedTTSAudioSeconds(cl), float64(r.EndNs-r.StartNs)/1e9

@@ -272,7 +272,7 @@ func Compare(a, b CompareSide, pairs []Pair, tol claims.Tolerance) (*Comparison,
 		usedA[p.A], usedB[p.B] = true, true
 	}
 	c := &Comparison{A: bundleOf(a), B: bundleOf(b), Protocol: a.In.Run.Protocol,
-		Tolerance: claims.ComparisonTolerance{Relative: tol.Relative, WERPoints: tol.WERPoints}, Pairs: []ComparedPair{}}
+		Tolerance: claims.ComparisonTolerance{Relative: tol.Relative, QualityPoints: tol.QualityPoints}, Pairs: []ComparedPair{}}
 	for _, sv := range []struct {
 		label string
 		v     *view
@@ -494,7 +494,7 @@ func (cm *Comparison) blocks() []block {
 		fmt.Sprintf("a lead of at most the tolerance (%s %%) is within noise, so a lead named here is a req_per_s figure beyond the tolerance below. ", strconv.FormatFloat(cm.Tolerance.Relative*100, 'g', 6, 64)) +
 		fmt.Sprintf("Figures: B's medians against A's; beyond the tolerance (%s %% on throughput, latency and counts, as a ratio both ways; %g points of WER) is DIFF, "+
 			"but a latency percentile of fewer successful requests per repeat than bound it at 95 %% (p99: %d, p50: %d) is UNSTABLE, within the tolerance or beyond: shown, counted neither way.",
-			strconv.FormatFloat(cm.Tolerance.Relative*100, 'g', 6, 64), cm.Tolerance.WERPoints, claims.StableRequests(0.99), claims.StableRequests(0.5)))}})
+			strconv.FormatFloat(cm.Tolerance.Relative*100, 'g', 6, 64), cm.Tolerance.QualityPoints, claims.StableRequests(0.99), claims.StableRequests(0.5)))}})
 	return out
 }
 

@@ -621,7 +621,7 @@ func (v *view) accuracy() []block {
 	any := false
 	for _, tg := range v.targets {
 		for _, c := range v.levels {
-			if l := v.lookup(tg, c); l != nil && l.Median.WER != nil {
+			if l := v.lookup(tg, c); l != nil && l.Median.Quality != nil {
 				any = true
 			}
 		}
@@ -649,13 +649,13 @@ func (v *view) accuracy() []block {
 		caption: v.tr("%s of the successful measured requests, median [min–max] over %s.", unit, v.plural(v.repeats, "%d repeat", "%d repeats")) + " " + covered,
 		header:  v.byTargetHeader(), right: allRight(len(v.targets) + 1),
 		rows: v.levelsRows(func(l *schemas.LevelClaims) string {
-			if l.Median.WER == nil {
+			if l.Median.Quality == nil {
 				return "—"
 			}
-			if l.Min.WER != nil && l.Max.WER != nil && pct(*l.Min.WER) != pct(*l.Max.WER) {
-				return v.measured(l, pctNum(*l.Median.WER)+" ["+pctNum(*l.Min.WER)+"–"+pctNum(*l.Max.WER)+"] %")
+			if l.Min.Quality != nil && l.Max.Quality != nil && pct(*l.Min.Quality) != pct(*l.Max.Quality) {
+				return v.measured(l, pctNum(*l.Median.Quality)+" ["+pctNum(*l.Min.Quality)+"–"+pctNum(*l.Max.Quality)+"] %")
 			}
-			return v.measured(l, pct(*l.Median.WER))
+			return v.measured(l, pct(*l.Median.Quality))
 		}),
 	})
 	detail := []span{t(v.tr("Scored with normalizer ")), c(orDash(sc.Normalizer)), t(v.tr(", aligner ")), c(orDash(sc.Aligner)), t(v.tr(", failed requests ")), c(orDash(sc.Failures)), t(".")}

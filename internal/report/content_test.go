@@ -55,7 +55,7 @@ func TestNoReferences(t *testing.T) {
 	for ti := range in.Claims.Targets {
 		for li := range in.Claims.Targets[ti].Levels {
 			l := &in.Claims.Targets[ti].Levels[li]
-			l.Median.WER, l.Min.WER, l.Max.WER = nil, nil, nil
+			l.Median.Quality, l.Min.Quality, l.Max.Quality = nil, nil, nil
 		}
 	}
 	in.Claims.Scoring.Unit = "char"
@@ -235,7 +235,7 @@ func TestFailuresShown(t *testing.T) {
 		if ti == 1 {
 			for r := range l.Repeats {
 				m := &l.Repeats[r]
-				m.Failed, m.Succeeded, m.ReqPerS, m.RTFx, m.LatencyP50S, m.WER = m.Requests, 0, 0, nil, nil, nil
+				m.Failed, m.Succeeded, m.ReqPerS, m.RTFx, m.LatencyP50S, m.Quality = m.Requests, 0, 0, nil, nil, nil
 				m.Errors = map[string]int{"http": m.Requests}
 			}
 			l.Median, l.Min, l.Max = summarize(l.Repeats)

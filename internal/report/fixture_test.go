@@ -53,7 +53,7 @@ func fixture() Input {
 					WindowS: float64(run.Protocol.Requests[li]) / rps, ReqPerS: rps, RTFx: ptr(rps * 6.5),
 					LatencyMeanS: ptr(lat * 1.05), LatencyP50S: ptr(lat), LatencyP90S: ptr(lat * 1.4), LatencyP95S: ptr(lat * 1.6),
 					LatencyP99S: ptr(lat * 2.1), LatencyMaxS: ptr(lat * 2.5), TTFBP50S: ptr(lat * 0.9), PeakInFlight: c,
-					WER:         ptr(0.041 + 0.01*float64(ti) + 0.001*float64(r)),
+					Quality:     ptr(0.041 + 0.01*float64(ti) + 0.001*float64(r)),
 					Errors:      map[string]int{},
 					GPUUtilMean: ptr(math.Min(97, 20*float64(li+1)+float64(r))), GPUUtilMax: ptr(math.Min(100, 25*float64(li+1))),
 					GPUMemPeakBytes: ptr(float64(70<<30) + float64(c)*(1<<28)), GPUPowerPeakW: ptr(300 + 20*float64(li)),
@@ -137,7 +137,7 @@ func summarize(reps []schemas.Metrics) (med, lo, hi schemas.Metrics) {
 	optional(func(m *schemas.Metrics) **float64 { return &m.LatencyP50S })
 	optional(func(m *schemas.Metrics) **float64 { return &m.LatencyP90S })
 	optional(func(m *schemas.Metrics) **float64 { return &m.LatencyP99S })
-	optional(func(m *schemas.Metrics) **float64 { return &m.WER })
+	optional(func(m *schemas.Metrics) **float64 { return &m.Quality })
 	optional(func(m *schemas.Metrics) **float64 { return &m.GPUUtilMean })
 	optional(func(m *schemas.Metrics) **float64 { return &m.GPUUtilMax })
 	optional(func(m *schemas.Metrics) **float64 { return &m.GPUMemPeakBytes })

@@ -63,7 +63,7 @@ func variants() []Input {
 		for ti := range in.Claims.Targets {
 			for li := range in.Claims.Targets[ti].Levels {
 				l := &in.Claims.Targets[ti].Levels[li]
-				l.Median.WER, l.Min.WER, l.Max.WER = nil, nil, nil
+				l.Median.Quality, l.Min.Quality, l.Max.Quality = nil, nil, nil
 				l.Repeats[0].CacheHits = ptr(3.0)
 				// Every repeat the same: no difference shown, one lead.
 				for r := range l.Repeats {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -268,8 +269,8 @@ func (s *Sealed) Plan(o ReplayOptions) (bench.Plan, time.Duration, map[string][]
 	if pr.TargetOrder != "" && pr.TargetOrder != "alternate" {
 		return p, 0, nil, fmt.Errorf("the sealed run's target order %q is not one benchseal runs", pr.TargetOrder)
 	}
-	if pr.SuccessRule != schemas.SuccessRule {
-		return p, 0, nil, fmt.Errorf("the sealed run's success rule %q is not one benchseal runs", pr.SuccessRule)
+	if tk, err := task.ForRun(&run); err != nil || pr.SuccessRule != tk.SuccessRule() {
+		return p, 0, nil, fmt.Errorf("the sealed run's success rule %q is not one benchseal runs for its task %q", pr.SuccessRule, task.NameOf(&run))
 	}
 	gpus := map[string][]int{}
 	for k, v := range o.GPUs {

@@ -34,7 +34,7 @@ func ScorePair(id string, r schemas.Record, refs map[string]string) (p score.Pai
 	if !ok {
 		return p, false
 	}
-	return score.Pair{ID: id, Ref: ref, Hyp: r.TextScored, Failed: !r.OK}, true
+	return score.Pair{ID: id, Ref: ref, Hyp: r.Scored, Failed: !r.OK}, true
 }
 
 // TargetScore is one target's rescored records: over the whole run, and

@@ -23,10 +23,10 @@ func TestRescoreAgreesWithCompute(t *testing.T) {
 	recs = append(recs, oneRepeat("b", 1)...)
 	recs = append(recs, oneRepeat("b", 2)...)
 	for i := range recs {
-		recs[i].TextScored = "one two three four"
+		recs[i].Scored = "one two three four"
 	}
-	recs[2].TextScored = "one two tree four"
-	recs[8].TextScored = "one" // a, repeat 2: three deletions
+	recs[2].Scored = "one two tree four"
+	recs[8].Scored = "one" // a, repeat 2: three deletions
 	c, err := claims.Compute(run, recs)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestRescoreAgreesWithCompute(t *testing.T) {
 	}
 	for ti, ts := range got {
 		for _, l := range ts.Levels {
-			want := c.Targets[ti].Levels[0].Repeats[l.Repeat-1].WER
+			want := c.Targets[ti].Levels[0].Repeats[l.Repeat-1].Quality
 			if want == nil || !near(l.Rate, *want) {
 				t.Errorf("%s c=%d r=%d: rescored %v, claims %v", ts.Target, l.Concurrency, l.Repeat, l.Rate, want)
 			}
@@ -78,7 +78,7 @@ func oneRepeat(target string, rep int) []schemas.Record {
 	const ms = 1_000_000
 	rec := func(phase string, start, fb, end int64, ok bool, class string, audio float64) schemas.Record {
 		return schemas.Record{Target: target, Concurrency: 2, Repeat: rep, Phase: phase, Clip: "x",
-			StartNs: start * ms, FirstByteNs: fb * ms, EndNs: end * ms, OK: ok, ErrorClass: class, AudioSeconds: audio,
+			StartNs: start * ms, FirstByteNs: fb * ms, EndNs: end * ms, OK: ok, ErrorClass: class, Seconds: audio,
 			InputSHA256: strings.Repeat("0", 64)}
 	}
 	return []schemas.Record{

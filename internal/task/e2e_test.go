@@ -60,7 +60,7 @@ func (echo) Quality(measured []schemas.Record, refs map[string]string, sc schema
 	for _, r := range measured {
 		if ref, ok := refs[r.Clip]; ok {
 			n++
-			if r.TextScored != ref {
+			if r.Scored != ref {
 				bad++
 			}
 		}
@@ -126,8 +126,8 @@ func TestSecondTaskEndToEnd(t *testing.T) {
 	var cl schemas.Claims
 	readJSON(t, filepath.Join(dir, schemas.ClaimsFile), &cl)
 	m := cl.Targets[0].Levels[0].Median
-	if m.Succeeded == 0 || m.WER == nil || *m.WER != 0 {
-		t.Fatalf("claims: succeeded %d, quality %v; want the echo metric 0", m.Succeeded, m.WER)
+	if m.Succeeded == 0 || m.Quality == nil || *m.Quality != 0 {
+		t.Fatalf("claims: succeeded %d, quality %v; want the echo metric 0", m.Succeeded, m.Quality)
 	}
 	// Every body the server got is a recorded variant, whose sha256 the
 	// input derived (not the clip itself).
@@ -140,8 +140,8 @@ func TestSecondTaskEndToEnd(t *testing.T) {
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatal(err)
 		}
-		if want := e.Seconds(w.Frames(), int(w.Format.SampleRate)); r.AudioSeconds != want {
-			t.Errorf("audio_seconds %v, want the task's %v", r.AudioSeconds, want)
+		if want := e.Seconds(w.Frames(), int(w.Format.SampleRate)); r.Seconds != want {
+			t.Errorf("audio_seconds %v, want the task's %v", r.Seconds, want)
 		}
 		if r.InputSHA256 == run.Corpus[0].SHA256 || !seen[r.InputSHA256] {
 			t.Errorf("record %d: input_sha256 %s is the clip's, or no body the server got", r.Seq, r.InputSHA256)
