@@ -112,7 +112,7 @@ const SuccessRule = "http_200_nonempty_text"
 type Scoring struct {
 	Normalizer string `json:"normalizer"` // "whisper-en", "basic", "zh", "none"
 	Aligner    string `json:"aligner"`    // "unit" or "sclite"
-	Unit       string `json:"unit"`       // "word" (WER) or "char" (CER)
+	Unit       string `json:"unit"`       // "word" or "char": what the error rate counts
 	Failures   string `json:"failures"`   // "excluded" or "deletions"
 }
 

@@ -82,6 +82,24 @@ func TestSuccessRule(t *testing.T) {
 	}
 }
 
+// TestSuccessRuleOfTask: run.json names the success rule its task
+// applies; a run.json naming another rule (the schema no longer pins
+// one) must FAIL check 7, so a run cannot publish successes under a rule
+// verify never applied.
+func TestSuccessRuleOfTask(t *testing.T) {
+	dir := damagedRun(t, func(dir string) {
+		editRun(t, dir, func(r *schemas.Run) { r.Protocol.SuccessRule = "http_200" })
+		recomputeClaims(t, dir)
+	})
+	s := testSigner(t)
+	rep, err := verify.Bundle(context.Background(), bytes.NewReader(seal(t, dir, s, bundle.SealOptions{})), verify.Options{PublicKey: s.PublicKey()})
+	must(t, err)
+	c := rep.Check(verify.CheckProtocol)
+	if c.Status != verify.Fail || !strings.Contains(fmt.Sprint(c.Findings), `the rule of task "asr" is "http_200_nonempty_text"`) {
+		t.Errorf("check 7 is %s with success_rule http_200, want FAIL naming the task's rule: %+v", c.Status, c.Findings)
+	}
+}
+
 // TestTextScoredRederived: a record whose text_scored is not what its text
 // scores as (a transcript the server never sent, scored in its place), with
 // claims recomputed and re-sealed, must FAIL check 7.

@@ -108,8 +108,12 @@ func runCompare(ctx context.Context, e *env, f *compareFlags, a, b string) error
 	var (
 		pe *report.ProtocolError
 		pa *report.PairError
+		te *report.TaskError
 	)
 	switch {
+	case errors.As(err, &te):
+		return withHint(usageErrorf("compare: %s and %s are runs of different tasks: %v", a, b, te),
+			"compare sets side by side only runs of one task; compare each with a run of its own task")
 	case errors.As(err, &pe):
 		return withHint(fmt.Errorf("compare: %s and %s are not the same protocol: %s", a, b, strings.Join(pe.Differences, "; ")),
 			"compare sets side by side only runs of one protocol; replay A's bundle to measure B's servers under it")

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchseal/benchseal/internal/bench"
-	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/task/seedtts"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
 )
@@ -23,8 +23,8 @@ func compatFlag(cmd *cobra.Command, p *string, what string) {
 }
 
 func checkCompat(name string) error {
-	if name != "" && !slices.Contains(claims.Compats, name) {
-		return usageErrorf("--compat %q: want %s", name, strings.Join(claims.Compats, ", "))
+	if name != "" && !slices.Contains(seedtts.Compats, name) {
+		return usageErrorf("--compat %q: want %s", name, strings.Join(seedtts.Compats, ", "))
 	}
 	return nil
 }
@@ -82,7 +82,7 @@ func printCompat(e *env, src, name string, asJSON bool) error {
 // "corpus WER" column is the max over repeats), one row per target and
 // level, then the residual no mode removes; or the figures as JSON.
 func writeCompat(w io.Writer, name string, run schemas.Run, recs []schemas.Record, asJSON bool) error {
-	c, err := claims.SeedTTSClaims(run, recs)
+	c, err := seedtts.SeedTTSClaims(run, recs)
 	if err != nil {
 		return fmt.Errorf("--compat %s: %w", name, err)
 	}

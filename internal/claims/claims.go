@@ -95,7 +95,7 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 					m.MeanInFlight, m.FullConcurrencyShare = &mean, &full
 				}
 				if ok && o.tel != nil {
-					from, to := measuredWindow(recs)
+					from, to := MeasuredWindow(recs)
 					applyTelemetry(&m, o.tel, window{t.Name, c, rep, from, to, t.GPUs})
 					applyServer(&m, o.tel, t.Name, c, rep)
 				}
@@ -199,8 +199,8 @@ func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Sco
 	return m, true, nil
 }
 
-// measuredWindow is the first start and last end of the measured records.
-func measuredWindow(recs []schemas.Record) (from, to int64) {
+// MeasuredWindow is the first start and last end of the measured records.
+func MeasuredWindow(recs []schemas.Record) (from, to int64) {
 	first := true
 	for _, r := range recs {
 		if r.Phase != schemas.PhaseMeasure {

@@ -9,7 +9,8 @@ import (
 
 type fakeQuality struct{ name string }
 
-func (f fakeQuality) Name() string { return f.name }
+func (f fakeQuality) Name() string                { return f.name }
+func (fakeQuality) Metric(schemas.Scoring) string { return "fake" }
 func (fakeQuality) Quality([]schemas.Record, map[string]string, schemas.Scoring) (*float64, error) {
 	v := 0.125
 	return &v, nil

@@ -7,8 +7,8 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/score"
+	"github.com/benchseal/benchseal/internal/task/seedtts"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -43,7 +43,7 @@ func TestCompatFiguresHoldAsPeerFiles(t *testing.T) {
 			recs[len(recs)-2] = mk(2, "y", 500, 560, 500, false, schemas.ErrHTTP, "")
 		}
 	}
-	c, err := claims.SeedTTSClaims(run, recs)
+	c, err := seedtts.SeedTTSClaims(run, recs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestCompatFiguresHoldAsPeerFiles(t *testing.T) {
 				s.hypText = r.Scored
 				s.refNorm, _ = score.Normalize(score.NormalizerWhisperEN, s.refText)
 				s.hypNorm, _ = score.Normalize(score.NormalizerWhisperEN, s.hypText)
-				s.audio, s.latency = claims.SeedTTSAudioSeconds(cl), float64(r.EndNs-r.StartNs)/1e9
+				s.audio, s.latency = seedtts.SeedTTSAudioSeconds(cl), float64(r.EndNs-r.StartNs)/1e9
 				if s.refNorm == "" {
 					s.err = emptyRefError
 				} else {
@@ -89,7 +89,7 @@ func TestCompatFiguresHoldAsPeerFiles(t *testing.T) {
 		reps = append(reps, o)
 	}
 	agg := obj{{"concurrency", 2}, {"repeats", lv.Repeats}, {"evaluated", lv.Evaluated}, {"total", lv.Total}, {"skipped", lv.Skipped}}
-	for _, name := range claims.SeedTTSStatNames {
+	for _, name := range seedtts.SeedTTSStatNames {
 		st := lv.Stats[name]
 		agg = append(agg, kv{name, obj{{"mean", opt(st.Mean)}, {"min", opt(st.Min)}, {"max", opt(st.Max)}, {"n", st.N}}})
 	}

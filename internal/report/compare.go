@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/internal/verdict"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -48,6 +49,15 @@ func (e *ProtocolError) Error() string {
 	return "the protocols differ: " + strings.Join(e.Differences, "; ")
 }
 
+// TaskError says two runs are of different tasks (run.json's
+// protocol.task, absent being ASR's): their figures are not of the same
+// requests, and their quality figures not of the same metric.
+type TaskError struct{ A, B string }
+
+func (e *TaskError) Error() string {
+	return fmt.Sprintf("A is a run of task %q, B of task %q", e.A, e.B)
+}
+
 // PairError is a pairing of targets that cannot be made: a name that
 // neither side has, a target paired twice, or no target in common.
 type PairError struct{ Reason string }
@@ -59,7 +69,9 @@ func (e *PairError) Error() string { return e.Reason }
 // digest) and the scoring; empty when they are the same.
 func ProtocolDiff(a, b *schemas.Run) []string {
 	var out []string
-	va, vb := reflect.ValueOf(a.Protocol), reflect.ValueOf(b.Protocol)
+	pa, pb := a.Protocol, b.Protocol
+	pa.Task, pb.Task = task.NameOf(a), task.NameOf(b) // absent is ASR's, as recorded since
+	va, vb := reflect.ValueOf(pa), reflect.ValueOf(pb)
 	for i := range va.NumField() {
 		x, y := va.Field(i).Interface(), vb.Field(i).Interface()
 		if reflect.DeepEqual(x, y) {
@@ -168,6 +180,8 @@ type Comparison struct {
 	OnlyB []string `json:"only_b,omitempty"`
 	// Differ counts the figures beyond the tolerance over all pairs.
 	Differ int `json:"differ"`
+	// metric names the runs' task's quality figure (view.metric).
+	metric string
 	// RequestsDiffer counts the pairs whose requests differ
 	// (ComparedPair.RequestDifferences).
 	RequestsDiffer int `json:"requests_differ"`
@@ -243,6 +257,9 @@ type LevelSide struct {
 // (*ProtocolError otherwise). Targets are matched by name, or by pairs
 // when given (*PairError for a name a side lacks or one used twice).
 func Compare(a, b CompareSide, pairs []Pair, tol claims.Tolerance) (*Comparison, error) {
+	if ta, tb := task.NameOf(&a.In.Run), task.NameOf(&b.In.Run); ta != tb {
+		return nil, &TaskError{A: ta, B: tb}
+	}
 	if d := ProtocolDiff(&a.In.Run, &b.In.Run); len(d) > 0 {
 		return nil, &ProtocolError{Differences: d}
 	}
@@ -271,7 +288,7 @@ func Compare(a, b CompareSide, pairs []Pair, tol claims.Tolerance) (*Comparison,
 		}
 		usedA[p.A], usedB[p.B] = true, true
 	}
-	c := &Comparison{A: bundleOf(a), B: bundleOf(b), Protocol: a.In.Run.Protocol,
+	c := &Comparison{A: bundleOf(a), B: bundleOf(b), Protocol: a.In.Run.Protocol, metric: va.metric(),
 		Tolerance: claims.ComparisonTolerance{Relative: tol.Relative, QualityPoints: tol.QualityPoints}, Pairs: []ComparedPair{}}
 	for _, sv := range []struct {
 		label string
@@ -492,9 +509,9 @@ func (cm *Comparison) blocks() []block {
 		"with a seeded bootstrap interval over requests within repeats and over repeats (over repeats only where a side's records could not be read). " +
 		"Verdict by the report's rule: a target that failed more than 1 % of its requests, whose server counted cache hits although every request was distinct, or that answered from its cache in a run without perturbation, is not comparable; a level whose repeat never reached steady state (mean in flight below 0.9·C, or all C busy for less than 80 % of the window) claims no lead; overlapping repeats show no difference; one repeat claims no lead; " +
 		fmt.Sprintf("a lead of at most the tolerance (%s %%) is within noise, so a lead named here is a req_per_s figure beyond the tolerance below. ", strconv.FormatFloat(cm.Tolerance.Relative*100, 'g', 6, 64)) +
-		fmt.Sprintf("Figures: B's medians against A's; beyond the tolerance (%s %% on throughput, latency and counts, as a ratio both ways; %g points of WER) is DIFF, "+
+		fmt.Sprintf("Figures: B's medians against A's; beyond the tolerance (%s %% on throughput, latency and counts, as a ratio both ways; %g points of %s) is DIFF, "+
 			"but a latency percentile of fewer successful requests per repeat than bound it at 95 %% (p99: %d, p50: %d) is UNSTABLE, within the tolerance or beyond: shown, counted neither way.",
-			strconv.FormatFloat(cm.Tolerance.Relative*100, 'g', 6, 64), cm.Tolerance.QualityPoints, claims.StableRequests(0.99), claims.StableRequests(0.5)))}})
+			strconv.FormatFloat(cm.Tolerance.Relative*100, 'g', 6, 64), cm.Tolerance.QualityPoints, cm.qualityName(), claims.StableRequests(0.99), claims.StableRequests(0.5)))}})
 	return out
 }
 
@@ -539,6 +556,15 @@ func (cm *Comparison) figures(cp ComparedPair) []block {
 	}
 	return []block{para{spans: head}, table{header: []string{"concurrency", "metric", la, lb, "change", "verdict"},
 		right: []bool{true, false, true, true, true, false}, rows: rows}}
+}
+
+// qualityName is the compared runs' quality figure's name ("WER"), or
+// "quality" for a comparison not made by Compare.
+func (cm *Comparison) qualityName() string {
+	if cm.metric == "" {
+		return "quality"
+	}
+	return cm.metric
 }
 
 // figure2 words a compared figure: wer as a percentage, counts whole.

@@ -89,6 +89,19 @@ func TestCompareBundles(t *testing.T) {
 		pr.Differences[1] != "protocol.stream: A false, B true" || !strings.HasPrefix(pr.Differences[2], "corpus: A 20 clips (digest ") {
 		t.Errorf("protocol: %v", err)
 	}
+
+	// Tasks: a run of another task is refused before its protocol is
+	// compared; an absent task is ASR's, the same as "asr".
+	b3 := fixture()
+	b3.Run.Protocol.Task = "tts"
+	var te *TaskError
+	if _, err := Compare(CompareSide{In: a}, CompareSide{In: b3}, nil, claims.DefaultTolerance); !errors.As(err, &te) || te.A != "asr" || te.B != "tts" {
+		t.Errorf("another task: err = %v, want a *TaskError naming asr and tts", err)
+	}
+	a.Run.Protocol.Task, b3.Run.Protocol.Task = "", "asr"
+	if _, err := Compare(CompareSide{In: a}, CompareSide{In: b3}, nil, claims.DefaultTolerance); err != nil {
+		t.Errorf("absent task against \"asr\": %v", err)
+	}
 }
 
 // The requests paired targets sent (model and form fields) are held equal

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
 )
@@ -227,15 +228,19 @@ func (v *view) gpuLine() string {
 	return s
 }
 
-func (v *view) unit() (name string, char bool) {
+// metric is the name of the run's task's quality figure (task.Quality's
+// Metric under the run's scoring), the task's name for a task this build
+// does not know.
+func (v *view) metric() string {
 	sc := v.in.Run.Scoring
 	if v.in.Claims.Scoring != nil {
 		sc = *v.in.Claims.Scoring
 	}
-	if sc.Unit == "char" {
-		return "CER", true
+	tk, err := task.ForRun(&v.in.Run)
+	if err != nil {
+		return task.NameOf(&v.in.Run)
 	}
-	return "WER", false
+	return tk.Metric(sc)
 }
 
 // build lays out the whole report: a failed verification first, then the
@@ -616,7 +621,7 @@ func spreadX(med, lo, hi float64) string {
 }
 
 func (v *view) accuracy() []block {
-	unit, _ := v.unit()
+	unit := v.metric()
 	out := []block{heading{2, v.tr("Accuracy (%s)", unit)}}
 	any := false
 	for _, tg := range v.targets {

@@ -61,6 +61,15 @@ func (asr) Quality(measured []schemas.Record, refs map[string]string, sc schemas
 	return WER(measured, refs, sc)
 }
 
+// Metric is "WER", or "CER" when the scoring counts characters
+// (sc.Unit "char").
+func (asr) Metric(sc schemas.Scoring) string {
+	if sc.Unit == "char" {
+		return "CER"
+	}
+	return "WER"
+}
+
 // Positions is the clip's samples: frames times channels.
 func (asr) Positions(c schemas.Clip) int64 { return c.Frames * int64(c.Channels) }
 

@@ -43,7 +43,8 @@ func (echo) DecodeStream(br *bufio.Reader, onText func()) (string, string, error
 	b, err := io.ReadAll(br)
 	return string(b), "", err
 }
-func (echo) SuccessRule() string { return "http_200_text_ok" }
+func (echo) Metric(schemas.Scoring) string { return "mismatch" }
+func (echo) SuccessRule() string           { return "http_200_text_ok" }
 func (echo) Score(text string) (string, string, string) {
 	if text != "ok" {
 		return text, schemas.ErrEmptyText, "not ok"

@@ -22,6 +22,10 @@ type Rule interface {
 type Quality interface {
 	// Name is the task's name, as run.json's protocol.task records it.
 	Name() string
+	// Metric is the figure's name as reports and compare print it, under
+	// run.json's scoring sc (ASR: "WER", or "CER" when sc counts
+	// characters).
+	Metric(sc schemas.Scoring) string
 	// Quality computes the metric over one level and repeat's measured
 	// records, with refs the reference text of each corpus entry that
 	// has one (run.json's corpus text) and sc run.json's scoring. nil

@@ -1,4 +1,4 @@
-package claims
+package seedtts
 
 import (
 	"cmp"
@@ -7,9 +7,17 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/score"
 	"github.com/benchseal/benchseal/schemas"
 )
+
+// groupKey is one target, level and repeat.
+type groupKey struct {
+	target      string
+	concurrency int
+	repeat      int
+}
 
 // CompatSeedTTS names the SGLang-Omni seed client's definitions (see
 // SeedTTSClaims), for --compat.
@@ -145,7 +153,7 @@ func SeedTTSClaims(run schemas.Run, records []schemas.Record) (SeedTTSCompat, er
 	groups := map[groupKey][]schemas.Record{}
 	for i, r := range records {
 		if _, ok := clips[r.Clip]; !ok {
-			return out, &RecordError{i, r.Target, fmt.Sprintf("clip %q is not in the corpus", r.Clip)}
+			return out, &claims.RecordError{Index: i, Target: r.Target, Reason: fmt.Sprintf("clip %q is not in the corpus", r.Clip)}
 		}
 		if r.Phase == schemas.PhaseMeasure {
 			k := groupKey{r.Target, r.Concurrency, r.Repeat}
@@ -216,8 +224,8 @@ func seedTTSRepeat(recs []schemas.Record, clips map[string]schemas.Clip, norm st
 	// Score in a fixed order: records arrive in completion order.
 	recs = slices.Clone(recs)
 	slices.SortStableFunc(recs, func(a, b schemas.Record) int { return cmp.Compare(a.Seq, b.Seq) })
-	from, to := measuredWindow(recs)
-	f.WallClockS = seconds(to - from)
+	from, to := claims.MeasuredWindow(recs)
+	f.WallClockS = float64(to-from) / 1e9
 	var pairs []score.Pair
 	var lat, rtfSpeed, rtfAll []float64
 	var audio float64
@@ -225,7 +233,7 @@ func seedTTSRepeat(recs []schemas.Record, clips map[string]schemas.Clip, norm st
 		if r.Status != 200 || !(r.OK || r.ErrorClass == schemas.ErrEmptyText) {
 			continue
 		}
-		l := seconds(r.EndNs - r.StartNs)
+		l := float64(r.EndNs-r.StartNs) / 1e9
 		a := SeedTTSAudioSeconds(clips[r.Clip])
 		if a > 0 {
 			audio += a
@@ -286,7 +294,7 @@ func seedTTSRepeat(recs []schemas.Record, clips map[string]schemas.Clip, norm st
 		p := func(q float64) *float64 {
 			v := 0.0
 			if len(lat) > 0 {
-				v = Percentile(lat, q)
+				v = claims.Percentile(lat, q)
 			}
 			return &v
 		}
@@ -294,7 +302,7 @@ func seedTTSRepeat(recs []schemas.Record, clips map[string]schemas.Clip, norm st
 	}
 	if len(rtfAll) > 0 {
 		slices.Sort(rtfAll)
-		p95 := round(Percentile(rtfAll, 95), 4)
+		p95 := round(claims.Percentile(rtfAll, 95), 4)
 		rm := 0.0
 		for _, x := range rtfSpeed {
 			rm += x

@@ -1,11 +1,33 @@
-package claims
+package seedtts
 
 import (
 	"math"
 	"testing"
+	"time"
 
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/schemas"
 )
+
+const ms = int64(time.Millisecond)
+
+func fval(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+func testRun() schemas.Run {
+	return schemas.Run{
+		Schema: schemas.RunSchema, Seed: 1,
+		Protocol: schemas.Protocol{Levels: []int{2}, Requests: []int{4}, Warmup: []int{2}, Repeats: 3,
+			Perturb: true, TimeoutS: 60, SuccessRule: schemas.SuccessRule, TargetOrder: "alternate"},
+		Scoring: schemas.Scoring{Normalizer: "whisper-en", Aligner: "unit", Unit: "word", Failures: "excluded"},
+		Targets: []schemas.Target{{Name: "a"}, {Name: "b"}},
+		Corpus:  []schemas.Clip{{ID: "x", Seconds: 1}},
+	}
+}
 
 // compatRun: three 16 kHz 16-bit mono clips; y carries a 100-byte extra
 // chunk, which the seed client counts as audio; z has no reference.
@@ -86,7 +108,7 @@ func TestSeedTTSClaimsByHand(t *testing.T) {
 	}
 	// benchseal's own claims count the empty transcript as a failure and
 	// the frames as audio: the two quantities differ on the same records.
-	own, err := Compute(run, recs)
+	own, err := claims.Compute(run, recs)
 	if err != nil {
 		t.Fatal(err)
 	}
