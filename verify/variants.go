@@ -72,18 +72,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 	for _, f := range ev.recFiles {
 		nrec += len(ev.records[f])
 	}
-	clips := map[string]*clipData{}
-	order := make([]*clipData, 0, len(run.Corpus))
-	for _, cl := range run.Corpus {
-		cd := &clipData{clip: cl}
-		if b, err := hex.DecodeString(cl.SHA256); err != nil || len(b) != 32 {
-			c.failf("run.json", nil, "clip %s: sha256 %q is not a SHA-256", cl.ID, cl.SHA256)
-		} else {
-			copy(cd.sum[:], b)
-		}
-		clips[cl.ID] = cd
-		order = append(order, cd)
-	}
+	clips, order := corpusClips(c, run)
 	tk, err := task.ForRun(run)
 	if err != nil {
 		c.failf("run.json", err, "%v", err)
@@ -93,61 +82,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 	checkSeconds(c, ev, tk, order, clips)
 
 	if !run.Protocol.Perturb {
-		c.warnKindf(KindNoPerturb, "run.json", "PERTURBATION WAS OFF: every request sent its clip unchanged, so a server cache could answer repeats; these numbers do not measure uncached serving")
-		var probeVars []recRef // the probe's variant half: perturbed even here
-		for _, f := range ev.recFiles {
-			for i, r := range ev.records[f] {
-				if r.Phase == schemas.PhaseProbe && r.SampleIndex >= 0 {
-					probeVars = append(probeVars, recRef{f, i})
-					continue
-				}
-				if cd, ok := clips[r.Clip]; !ok {
-					c.failf(f, nil, "record %d: clip %q is not in run.json's corpus", i+1, r.Clip)
-				} else if r.InputSHA256 != cd.clip.SHA256 {
-					c.add(Finding{Status: Fail, Path: f, Line: i + 1, Reason: fmt.Sprintf("perturbation off, yet input_sha256 %s is not clip %s's", r.InputSHA256, r.Clip)})
-				}
-			}
-		}
-		// The clips' bytes and lengths are still checked: RTFx rests on them.
-		if _, err := findClips(ev, order, audioDir); err != nil {
-			return err
-		}
-		plan := perturb.Plan{Seed: run.Seed}
-		seen := map[string]recRef{}
-		for _, ref := range probeVars {
-			r := ev.records[ref.file][ref.i]
-			cd, ok := clips[r.Clip]
-			if !ok {
-				c.add(Finding{Status: Fail, Path: ref.file, Line: ref.i + 1, Reason: fmt.Sprintf("clip %q is not in run.json's corpus", r.Clip)})
-				continue
-			}
-			if prev, dup := seen[r.InputSHA256]; dup {
-				c.add(Finding{Status: Fail, Path: ref.file, Line: ref.i + 1, Reason: fmt.Sprintf("input_sha256 %s was also sent by %s:%d: two probe variants sent the same bytes", short(r.InputSHA256), prev.file, prev.i+1)})
-				continue
-			}
-			seen[r.InputSHA256] = ref
-			queueVariant(c, plan, tk, cd, ref, r)
-		}
-		res, err := derive(ctx, ev, tk, order)
-		if err != nil {
-			return err
-		}
-		for _, f := range res.clips {
-			c.add(f)
-		}
-		for _, e := range res.errs {
-			c.add(Finding{Status: Fail, Path: e.Path, Line: e.Line, Reason: e.reason(), Err: e})
-		}
-		c.Summary = fmt.Sprintf("%d records sent unperturbed clips", nrec-len(probeVars))
-		switch {
-		case len(probeVars) > 0 && c.Status == Fail:
-			c.Summary += fmt.Sprintf("; the cache probe's %s checked, %d re-derived", probeHalf(ev, probeVars, "variants"), res.derived)
-		case len(probeVars) > 0 && res.derived == len(probeVars):
-			c.Summary += fmt.Sprintf("; the cache probe's %s re-derive from their clip, all distinct", probeHalf(ev, probeVars, "variants"))
-		case len(probeVars) > 0:
-			c.Summary += fmt.Sprintf("; the cache probe's %s: plan indices match, all distinct, %d re-derived (audio not at hand for the rest)", probeHalf(ev, probeVars, "variants"), res.derived)
-		}
-		return nil
+		return checkUnperturbed(ctx, c, ev, tk, clips, order, audioDir, nrec)
 	}
 
 	missing, err := findClips(ev, order, audioDir)
@@ -164,6 +99,123 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 		c.warnKindf(KindAudioMissing, "", "%s: variants of %d clips not re-derived and their lengths (seconds, sample rate, frames) unverified, so RTFx rests on run.json alone; plan indices and distinct hashes still checked", how, missing)
 	}
 
+	probeRepeats, err := queueRecords(ctx, c, ev, tk, clips, nrec)
+	if err != nil {
+		return err
+	}
+
+	res, err := derive(ctx, ev, tk, order)
+	if err != nil {
+		return err
+	}
+	for _, f := range res.clips {
+		c.add(f)
+	}
+	slices.SortFunc(res.errs, func(a, b *VariantError) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
+	})
+	for _, e := range res.errs {
+		c.add(Finding{Status: Fail, Path: e.Path, Line: e.Line, Reason: e.reason(), Err: e})
+	}
+	switch c.Status {
+	case Pass:
+		c.Summary = fmt.Sprintf("%d records: every variant re-derives from its clip, one byte differs, all input hashes distinct", nrec)
+	case Warn:
+		c.Summary = fmt.Sprintf("%d records: %d variants re-derived, plan indices match, all input hashes distinct", nrec, res.derived)
+	default:
+		c.Summary = fmt.Sprintf("%d records checked, %d variants re-derived", nrec, res.derived)
+	}
+	if len(probeRepeats) > 0 && c.Status != Fail {
+		// "all distinct" holds for every other record: say which are not.
+		c.Summary += fmt.Sprintf(" but the cache probe's %s, which send their clip's own bytes by design", probeHalf(ev, probeRepeats, "repeats"))
+	}
+	return nil
+}
+
+// corpusClips is run.json's corpus as check 5 works through it: by id,
+// and in run.json's order.
+func corpusClips(c *Check, run *schemas.Run) (map[string]*clipData, []*clipData) {
+	clips := map[string]*clipData{}
+	order := make([]*clipData, 0, len(run.Corpus))
+	for _, cl := range run.Corpus {
+		cd := &clipData{clip: cl}
+		if b, err := hex.DecodeString(cl.SHA256); err != nil || len(b) != 32 {
+			c.failf("run.json", nil, "clip %s: sha256 %q is not a SHA-256", cl.ID, cl.SHA256)
+		} else {
+			copy(cd.sum[:], b)
+		}
+		clips[cl.ID] = cd
+		order = append(order, cd)
+	}
+	return clips, order
+}
+
+// checkUnperturbed is check 5 of a run without perturbation: every
+// record sent its clip's own bytes, but the cache probe's variant half,
+// which is re-derived; the clips' bytes and lengths are still checked.
+func checkUnperturbed(ctx context.Context, c *Check, ev *evidence, tk task.Task, clips map[string]*clipData, order []*clipData, audioDir string, nrec int) error {
+	c.warnKindf(KindNoPerturb, "run.json", "PERTURBATION WAS OFF: every request sent its clip unchanged, so a server cache could answer repeats; these numbers do not measure uncached serving")
+	var probeVars []recRef // the probe's variant half: perturbed even here
+	for _, f := range ev.recFiles {
+		for i, r := range ev.records[f] {
+			if r.Phase == schemas.PhaseProbe && r.SampleIndex >= 0 {
+				probeVars = append(probeVars, recRef{f, i})
+				continue
+			}
+			if cd, ok := clips[r.Clip]; !ok {
+				c.failf(f, nil, "record %d: clip %q is not in run.json's corpus", i+1, r.Clip)
+			} else if r.InputSHA256 != cd.clip.SHA256 {
+				c.add(Finding{Status: Fail, Path: f, Line: i + 1, Reason: fmt.Sprintf("perturbation off, yet input_sha256 %s is not clip %s's", r.InputSHA256, r.Clip)})
+			}
+		}
+	}
+	// The clips' bytes and lengths are still checked: RTFx rests on them.
+	if _, err := findClips(ev, order, audioDir); err != nil {
+		return err
+	}
+	plan := perturb.Plan{Seed: ev.run.Seed}
+	seen := map[string]recRef{}
+	for _, ref := range probeVars {
+		r := ev.records[ref.file][ref.i]
+		cd, ok := clips[r.Clip]
+		if !ok {
+			c.add(Finding{Status: Fail, Path: ref.file, Line: ref.i + 1, Reason: fmt.Sprintf("clip %q is not in run.json's corpus", r.Clip)})
+			continue
+		}
+		if prev, dup := seen[r.InputSHA256]; dup {
+			c.add(Finding{Status: Fail, Path: ref.file, Line: ref.i + 1, Reason: fmt.Sprintf("input_sha256 %s was also sent by %s:%d: two probe variants sent the same bytes", short(r.InputSHA256), prev.file, prev.i+1)})
+			continue
+		}
+		seen[r.InputSHA256] = ref
+		queueVariant(c, plan, tk, cd, ref, r)
+	}
+	res, err := derive(ctx, ev, tk, order)
+	if err != nil {
+		return err
+	}
+	for _, f := range res.clips {
+		c.add(f)
+	}
+	for _, e := range res.errs {
+		c.add(Finding{Status: Fail, Path: e.Path, Line: e.Line, Reason: e.reason(), Err: e})
+	}
+	c.Summary = fmt.Sprintf("%d records sent unperturbed clips", nrec-len(probeVars))
+	switch {
+	case len(probeVars) > 0 && c.Status == Fail:
+		c.Summary += fmt.Sprintf("; the cache probe's %s checked, %d re-derived", probeHalf(ev, probeVars, "variants"), res.derived)
+	case len(probeVars) > 0 && res.derived == len(probeVars):
+		c.Summary += fmt.Sprintf("; the cache probe's %s re-derive from their clip, all distinct", probeHalf(ev, probeVars, "variants"))
+	case len(probeVars) > 0:
+		c.Summary += fmt.Sprintf("; the cache probe's %s: plan indices match, all distinct, %d re-derived (audio not at hand for the rest)", probeHalf(ev, probeVars, "variants"), res.derived)
+	}
+	return nil
+}
+
+// queueRecords holds every record of a perturbed run to the plan and to
+// distinct bytes and variants, and queues it for re-deriving; it returns
+// the cache probe's repeat half, which sends its clip's own bytes.
+func queueRecords(ctx context.Context, c *Check, ev *evidence, tk task.Task, clips map[string]*clipData, nrec int) ([]recRef, error) {
+	run := ev.run
 	plan := perturb.Plan{Seed: run.Seed}
 	type loc struct {
 		file string
@@ -212,36 +264,11 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 			queueVariant(c, plan, tk, cd, recRef{f, i}, r)
 		}
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 
-	res, err := derive(ctx, ev, tk, order)
-	if err != nil {
-		return err
-	}
-	for _, f := range res.clips {
-		c.add(f)
-	}
-	slices.SortFunc(res.errs, func(a, b *VariantError) int {
-		return cmp.Or(strings.Compare(a.Path, b.Path), cmp.Compare(a.Line, b.Line))
-	})
-	for _, e := range res.errs {
-		c.add(Finding{Status: Fail, Path: e.Path, Line: e.Line, Reason: e.reason(), Err: e})
-	}
-	switch c.Status {
-	case Pass:
-		c.Summary = fmt.Sprintf("%d records: every variant re-derives from its clip, one byte differs, all input hashes distinct", nrec)
-	case Warn:
-		c.Summary = fmt.Sprintf("%d records: %d variants re-derived, plan indices match, all input hashes distinct", nrec, res.derived)
-	default:
-		c.Summary = fmt.Sprintf("%d records checked, %d variants re-derived", nrec, res.derived)
-	}
-	if len(probeRepeats) > 0 && c.Status != Fail {
-		// "all distinct" holds for every other record: say which are not.
-		c.Summary += fmt.Sprintf(" but the cache probe's %s, which send their clip's own bytes by design", probeHalf(ev, probeRepeats, "repeats"))
-	}
-	return nil
+	return probeRepeats, nil
 }
 
 // queueVariant holds record r (at ref) to the seeded plan's sample index
@@ -358,151 +385,168 @@ func derive(ctx context.Context, ev *evidence, tk task.Task, order []*clipData) 
 			shares = append(shares, share{clip: ci, from: from, to: min(from+clipChunk, len(cd.todo))})
 		}
 	}
-	// open is a clip being worked on: loaded by its first share, dropped
-	// by its last.
-	type open struct {
-		once    sync.Once
-		hasher  task.Input // nil when the clip is not usable
-		buf     *[]byte    // pooled buffer holding the bytes, nil for kept files
-		pending atomic.Int32
-	}
-	opened := make([]*open, len(order))
+	d := &deriver{ev: ev, tk: tk, order: order, opened: make([]*openClip, len(order)), clipFindings: make([]*Finding, len(order))}
 	for _, t := range shares {
-		if opened[t.clip] == nil {
-			opened[t.clip] = &open{}
+		if d.opened[t.clip] == nil {
+			d.opened[t.clip] = &openClip{}
 		}
-		opened[t.clip].pending.Add(1)
-	}
-	clipFindings := make([]*Finding, len(order))
-	var (
-		mu      sync.Mutex
-		out     derived
-		ioErr   error
-		stopped atomic.Bool
-	)
-	// Free buffers for clips read from disk: a plain free list, not a
-	// sync.Pool, which may drop what it is given (and does, on purpose,
-	// under the race detector), so that reading clip after clip reuses
-	// about one buffer per core.
-	var free []*[]byte
-	getBuf := func() *[]byte {
-		mu.Lock()
-		defer mu.Unlock()
-		if n := len(free); n > 0 {
-			b := free[n-1]
-			free = free[:n-1]
-			return b
-		}
-		return new([]byte)
-	}
-	putBuf := func(b *[]byte) {
-		mu.Lock()
-		free = append(free, b)
-		mu.Unlock()
-	}
-	load := func(ci int, o *open) {
-		cd := order[ci]
-		var b []byte
-		var err error
-		name := cd.name
-		switch {
-		case cd.name != "" && ev.f.mem[cd.name] != nil:
-			b = ev.f.mem[cd.name]
-		case cd.name != "":
-			o.buf = getBuf()
-			b, err = ev.f.readInto(cd.name, *o.buf)
-			*o.buf = b
-		default:
-			name = cd.path
-			o.buf = getBuf()
-			b, err = readFileInto(cd.path, *o.buf)
-			*o.buf = b
-		}
-		if err != nil {
-			mu.Lock()
-			ioErr = cmp.Or(ioErr, err)
-			mu.Unlock()
-			stopped.Store(true)
-			return
-		}
-		cl := cd.clip
-		h, err := tk.Input(name, b)
-		digest := cd.digest
-		if digest == "" && h != nil {
-			s := h.Sum() // makes every checkpoint too: the variants hash only their tails
-			digest = hex.EncodeToString(s[:])
-		} else if digest == "" {
-			s := sha256.Sum256(b)
-			digest = hex.EncodeToString(s[:])
-		}
-		var f *Finding
-		switch {
-		case digest != cl.SHA256:
-			f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: sha256 %s, run.json says %s", cl.ID, short(digest), short(cl.SHA256))}
-		case err != nil:
-			f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: %v", cl.ID, err), Err: err}
-		case h.Check(cl) != nil:
-			f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: %v", cl.ID, h.Check(cl))}
-		default:
-			o.hasher = h
-		}
-		clipFindings[ci] = f
-	}
-	run := func(t share) {
-		o := opened[t.clip]
-		o.once.Do(func() { load(t.clip, o) })
-		defer func() {
-			if o.pending.Add(-1) == 0 {
-				o.hasher = nil
-				if o.buf != nil {
-					putBuf(o.buf)
-				}
-			}
-		}()
-		if o.hasher == nil {
-			return
-		}
-		var errs []*VariantError
-		for _, ref := range order[t.clip].todo[t.from:t.to] {
-			r := ev.records[ref.file][ref.i]
-			e := &VariantError{Path: ref.file, Line: ref.i + 1, Clip: r.Clip, Variant: r.Variant, Index: r.SampleIndex}
-			v, err := o.hasher.Variant(r.SampleIndex)
-			switch {
-			case err != nil:
-				e.What, e.Want, e.Got = "sample_index", fmt.Sprint(r.SampleIndex), err.Error()
-			case hex.EncodeToString(v.SHA256[:]) != r.InputSHA256:
-				e.What, e.Want, e.Got = "input_sha256", short(r.InputSHA256), short(hex.EncodeToString(v.SHA256[:]))
-			case v.ByteOffset != r.ByteOffset:
-				e.What, e.Want, e.Got = "byte_offset", fmt.Sprint(r.ByteOffset), fmt.Sprint(v.ByteOffset)
-			default:
-				continue
-			}
-			errs = append(errs, e)
-		}
-		mu.Lock()
-		out.errs = append(out.errs, errs...)
-		out.derived += t.to - t.from
-		mu.Unlock()
+		d.opened[t.clip].pending.Add(1)
 	}
 	par.For(len(shares), func(_, k int) bool {
-		if stopped.Load() || ctx.Err() != nil {
+		if d.stopped.Load() || ctx.Err() != nil {
 			return false
 		}
-		run(shares[k])
+		d.run(shares[k])
 		return true
 	})
-	if ioErr != nil {
-		return nil, ioErr
+	if d.ioErr != nil {
+		return nil, d.ioErr
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	for _, f := range clipFindings {
+	for _, f := range d.clipFindings {
 		if f != nil {
-			out.clips = append(out.clips, *f)
+			d.out.clips = append(d.out.clips, *f)
 		}
 	}
-	return &out, nil
+	return &d.out, nil
+}
+
+// deriver is one derive's state, shared by the cores.
+type deriver struct {
+	ev           *evidence
+	tk           task.Task
+	order        []*clipData
+	opened       []*openClip
+	clipFindings []*Finding // by clip: its bytes or length not run.json's
+
+	mu      sync.Mutex // guards out, ioErr and free
+	out     derived
+	ioErr   error
+	stopped atomic.Bool
+	// free are buffers for clips read from disk: a plain free list, not
+	// a sync.Pool, which may drop what it is given (and does, on
+	// purpose, under the race detector), so that reading clip after clip
+	// reuses about one buffer per core.
+	free []*[]byte
+}
+
+// openClip is a clip being worked on: loaded by its first share, dropped
+// by its last.
+type openClip struct {
+	once    sync.Once
+	hasher  task.Input // nil when the clip is not usable
+	buf     *[]byte    // pooled buffer holding the bytes, nil for kept files
+	pending atomic.Int32
+}
+
+func (d *deriver) getBuf() *[]byte {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if n := len(d.free); n > 0 {
+		b := d.free[n-1]
+		d.free = d.free[:n-1]
+		return b
+	}
+	return new([]byte)
+}
+
+func (d *deriver) putBuf(b *[]byte) {
+	d.mu.Lock()
+	d.free = append(d.free, b)
+	d.mu.Unlock()
+}
+
+// load reads clip ci and opens it as the task's input, after checking
+// its bytes and length against run.json (a finding when they differ:
+// the clip is then not used).
+func (d *deriver) load(ci int, o *openClip) {
+	cd := d.order[ci]
+	var b []byte
+	var err error
+	name := cd.name
+	switch {
+	case cd.name != "" && d.ev.f.mem[cd.name] != nil:
+		b = d.ev.f.mem[cd.name]
+	case cd.name != "":
+		o.buf = d.getBuf()
+		b, err = d.ev.f.readInto(cd.name, *o.buf)
+		*o.buf = b
+	default:
+		name = cd.path
+		o.buf = d.getBuf()
+		b, err = readFileInto(cd.path, *o.buf)
+		*o.buf = b
+	}
+	if err != nil {
+		d.mu.Lock()
+		d.ioErr = cmp.Or(d.ioErr, err)
+		d.mu.Unlock()
+		d.stopped.Store(true)
+		return
+	}
+	cl := cd.clip
+	h, err := d.tk.Input(name, b)
+	digest := cd.digest
+	if digest == "" && h != nil {
+		s := h.Sum() // makes every checkpoint too: the variants hash only their tails
+		digest = hex.EncodeToString(s[:])
+	} else if digest == "" {
+		s := sha256.Sum256(b)
+		digest = hex.EncodeToString(s[:])
+	}
+	var f *Finding
+	switch {
+	case digest != cl.SHA256:
+		f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: sha256 %s, run.json says %s", cl.ID, short(digest), short(cl.SHA256))}
+	case err != nil:
+		f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: %v", cl.ID, err), Err: err}
+	case h.Check(cl) != nil:
+		f = &Finding{Status: Fail, Path: name, Reason: fmt.Sprintf("clip %s: %v", cl.ID, h.Check(cl))}
+	default:
+		o.hasher = h
+	}
+	d.clipFindings[ci] = f
+}
+
+// run re-derives one share's records, loading its clip first if no share
+// did and dropping it after the clip's last share.
+func (d *deriver) run(t share) {
+	o := d.opened[t.clip]
+	o.once.Do(func() { d.load(t.clip, o) })
+	defer func() {
+		if o.pending.Add(-1) == 0 {
+			o.hasher = nil
+			if o.buf != nil {
+				d.putBuf(o.buf)
+			}
+		}
+	}()
+	if o.hasher == nil {
+		return
+	}
+	var errs []*VariantError
+	for _, ref := range d.order[t.clip].todo[t.from:t.to] {
+		r := d.ev.records[ref.file][ref.i]
+		e := &VariantError{Path: ref.file, Line: ref.i + 1, Clip: r.Clip, Variant: r.Variant, Index: r.SampleIndex}
+		v, err := o.hasher.Variant(r.SampleIndex)
+		switch {
+		case err != nil:
+			e.What, e.Want, e.Got = "sample_index", fmt.Sprint(r.SampleIndex), err.Error()
+		case hex.EncodeToString(v.SHA256[:]) != r.InputSHA256:
+			e.What, e.Want, e.Got = "input_sha256", short(r.InputSHA256), short(hex.EncodeToString(v.SHA256[:]))
+		case v.ByteOffset != r.ByteOffset:
+			e.What, e.Want, e.Got = "byte_offset", fmt.Sprint(r.ByteOffset), fmt.Sprint(v.ByteOffset)
+		default:
+			continue
+		}
+		errs = append(errs, e)
+	}
+	d.mu.Lock()
+	d.out.errs = append(d.out.errs, errs...)
+	d.out.derived += t.to - t.from
+	d.mu.Unlock()
 }
 
 // indexAudio hashes every .wav under dir.

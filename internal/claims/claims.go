@@ -51,35 +51,9 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 	if len(refs) > 0 {
 		out.Scoring = &sc
 	}
-	targets := map[string]bool{}
-	for _, t := range run.Targets {
-		targets[t.Name] = true
-	}
-	levels := map[int]bool{}
-	for _, c := range run.Protocol.Levels {
-		if levels[c] {
-			return out, fmt.Errorf("run lists concurrency level %d twice", c)
-		}
-		levels[c] = true
-	}
-	groups := map[groupKey][]schemas.Record{}
-	probes := map[string][]schemas.Record{} // the cache probe's, by target: not the sweep's
-	for i, r := range records {
-		switch {
-		case !targets[r.Target]:
-			return out, &RecordError{i, r.Target, "the run has no such target"}
-		case r.Phase == schemas.PhaseProbe:
-			probes[r.Target] = append(probes[r.Target], r)
-			continue
-		case !levels[r.Concurrency]:
-			return out, &RecordError{i, r.Target, fmt.Sprintf("the run has no concurrency level %d", r.Concurrency)}
-		case r.Repeat < 1 || r.Repeat > run.Protocol.Repeats:
-			return out, &RecordError{i, r.Target, fmt.Sprintf("repeat %d is outside 1..%d", r.Repeat, run.Protocol.Repeats)}
-		case r.Phase != schemas.PhaseMeasure && r.Phase != schemas.PhaseWarmup:
-			return out, &RecordError{i, r.Target, fmt.Sprintf("unknown phase %q", r.Phase)}
-		}
-		k := groupKey{r.Target, r.Concurrency, r.Repeat}
-		groups[k] = append(groups[k], r)
+	groups, probes, err := group(run, records)
+	if err != nil {
+		return out, err
 	}
 	for _, t := range run.Targets {
 		tc := schemas.TargetClaims{Target: t.Name, Levels: []schemas.LevelClaims{}}
@@ -125,6 +99,43 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 		}
 	}
 	return out, nil
+}
+
+// group sorts the records of run by target, level and repeat (the
+// sweep's) and by target (the cache probe's); it fails on a record of a
+// target, level, repeat or phase the run does not have.
+func group(run schemas.Run, records []schemas.Record) (map[groupKey][]schemas.Record, map[string][]schemas.Record, error) {
+	targets := map[string]bool{}
+	for _, t := range run.Targets {
+		targets[t.Name] = true
+	}
+	levels := map[int]bool{}
+	for _, c := range run.Protocol.Levels {
+		if levels[c] {
+			return nil, nil, fmt.Errorf("run lists concurrency level %d twice", c)
+		}
+		levels[c] = true
+	}
+	groups := map[groupKey][]schemas.Record{}
+	probes := map[string][]schemas.Record{} // the cache probe's, by target: not the sweep's
+	for i, r := range records {
+		switch {
+		case !targets[r.Target]:
+			return nil, nil, &RecordError{i, r.Target, "the run has no such target"}
+		case r.Phase == schemas.PhaseProbe:
+			probes[r.Target] = append(probes[r.Target], r)
+			continue
+		case !levels[r.Concurrency]:
+			return nil, nil, &RecordError{i, r.Target, fmt.Sprintf("the run has no concurrency level %d", r.Concurrency)}
+		case r.Repeat < 1 || r.Repeat > run.Protocol.Repeats:
+			return nil, nil, &RecordError{i, r.Target, fmt.Sprintf("repeat %d is outside 1..%d", r.Repeat, run.Protocol.Repeats)}
+		case r.Phase != schemas.PhaseMeasure && r.Phase != schemas.PhaseWarmup:
+			return nil, nil, &RecordError{i, r.Target, fmt.Sprintf("unknown phase %q", r.Phase)}
+		}
+		k := groupKey{r.Target, r.Concurrency, r.Repeat}
+		groups[k] = append(groups[k], r)
+	}
+	return groups, probes, nil
 }
 
 // repeatMetrics computes one level/repeat; ok is false when it has no
@@ -265,39 +276,42 @@ func PeakInFlight(recs []schemas.Record) int {
 	return peak
 }
 
+// The fields summarize takes over repeats: counts, figures always
+// present, and figures null where a repeat did not measure them.
+var metricInts = []func(*schemas.Metrics) *int{
+	func(m *schemas.Metrics) *int { return &m.Requests },
+	func(m *schemas.Metrics) *int { return &m.Succeeded },
+	func(m *schemas.Metrics) *int { return &m.Failed },
+	func(m *schemas.Metrics) *int { return &m.PeakInFlight },
+}
+var metricFloats = []func(*schemas.Metrics) *float64{
+	func(m *schemas.Metrics) *float64 { return &m.WindowS },
+	func(m *schemas.Metrics) *float64 { return &m.ReqPerS },
+}
+var metricOptionals = []func(*schemas.Metrics) **float64{
+	// Null where no request succeeded: the median is over the
+	// repeats that measured it.
+	func(m *schemas.Metrics) **float64 { return &m.RTFx },
+	func(m *schemas.Metrics) **float64 { return &m.LatencyMeanS },
+	func(m *schemas.Metrics) **float64 { return &m.LatencyP50S },
+	func(m *schemas.Metrics) **float64 { return &m.LatencyP90S },
+	func(m *schemas.Metrics) **float64 { return &m.LatencyP95S },
+	func(m *schemas.Metrics) **float64 { return &m.LatencyP99S },
+	func(m *schemas.Metrics) **float64 { return &m.LatencyMaxS },
+	func(m *schemas.Metrics) **float64 { return &m.TTFBP50S },
+	func(m *schemas.Metrics) **float64 { return &m.MeanInFlight },
+	func(m *schemas.Metrics) **float64 { return &m.FullConcurrencyShare },
+	func(m *schemas.Metrics) **float64 { return &m.Quality },
+	func(m *schemas.Metrics) **float64 { return &m.GPUUtilMean },
+	func(m *schemas.Metrics) **float64 { return &m.GPUUtilMax },
+	func(m *schemas.Metrics) **float64 { return &m.GPUMemPeakBytes },
+	func(m *schemas.Metrics) **float64 { return &m.GPUPowerPeakW },
+	func(m *schemas.Metrics) **float64 { return &m.HostCPUMean },
+	func(m *schemas.Metrics) **float64 { return &m.CacheHits },
+}
+
 // summarize takes the median, min and max of every field over repeats.
 func summarize(reps []schemas.Metrics) (med, lo, hi schemas.Metrics) {
-	ints := []func(*schemas.Metrics) *int{
-		func(m *schemas.Metrics) *int { return &m.Requests },
-		func(m *schemas.Metrics) *int { return &m.Succeeded },
-		func(m *schemas.Metrics) *int { return &m.Failed },
-		func(m *schemas.Metrics) *int { return &m.PeakInFlight },
-	}
-	floats := []func(*schemas.Metrics) *float64{
-		func(m *schemas.Metrics) *float64 { return &m.WindowS },
-		func(m *schemas.Metrics) *float64 { return &m.ReqPerS },
-	}
-	opts := []func(*schemas.Metrics) **float64{
-		// Null where no request succeeded: the median is over the
-		// repeats that measured it.
-		func(m *schemas.Metrics) **float64 { return &m.RTFx },
-		func(m *schemas.Metrics) **float64 { return &m.LatencyMeanS },
-		func(m *schemas.Metrics) **float64 { return &m.LatencyP50S },
-		func(m *schemas.Metrics) **float64 { return &m.LatencyP90S },
-		func(m *schemas.Metrics) **float64 { return &m.LatencyP95S },
-		func(m *schemas.Metrics) **float64 { return &m.LatencyP99S },
-		func(m *schemas.Metrics) **float64 { return &m.LatencyMaxS },
-		func(m *schemas.Metrics) **float64 { return &m.TTFBP50S },
-		func(m *schemas.Metrics) **float64 { return &m.MeanInFlight },
-		func(m *schemas.Metrics) **float64 { return &m.FullConcurrencyShare },
-		func(m *schemas.Metrics) **float64 { return &m.Quality },
-		func(m *schemas.Metrics) **float64 { return &m.GPUUtilMean },
-		func(m *schemas.Metrics) **float64 { return &m.GPUUtilMax },
-		func(m *schemas.Metrics) **float64 { return &m.GPUMemPeakBytes },
-		func(m *schemas.Metrics) **float64 { return &m.GPUPowerPeakW },
-		func(m *schemas.Metrics) **float64 { return &m.HostCPUMean },
-		func(m *schemas.Metrics) **float64 { return &m.CacheHits },
-	}
 	{
 		var v []int
 		for i := range reps {
@@ -311,7 +325,7 @@ func summarize(reps []schemas.Metrics) (med, lo, hi schemas.Metrics) {
 			med.WarmupPeakInFlight, lo.WarmupPeakInFlight, hi.WarmupPeakInFlight = &a, &b, &c
 		}
 	}
-	for _, f := range ints {
+	for _, f := range metricInts {
 		v := make([]int, len(reps))
 		for i := range reps {
 			v[i] = *f(&reps[i])
@@ -319,7 +333,7 @@ func summarize(reps []schemas.Metrics) (med, lo, hi schemas.Metrics) {
 		*f(&med) = medianInt(v)
 		*f(&lo), *f(&hi) = v[0], v[len(v)-1] // medianInt sorted v
 	}
-	for _, f := range floats {
+	for _, f := range metricFloats {
 		v := make([]float64, len(reps))
 		for i := range reps {
 			v[i] = *f(&reps[i])
@@ -327,7 +341,7 @@ func summarize(reps []schemas.Metrics) (med, lo, hi schemas.Metrics) {
 		*f(&med) = median(v)
 		*f(&lo), *f(&hi) = v[0], v[len(v)-1]
 	}
-	for _, f := range opts {
+	for _, f := range metricOptionals {
 		var v []float64
 		for i := range reps {
 			if p := *f(&reps[i]); p != nil {

@@ -3,6 +3,8 @@ package claims
 import (
 	"math"
 	"slices"
+
+	"github.com/benchseal/benchseal/internal/verdict"
 )
 
 // Percentile is the p-th percentile (0..100) of sorted, ascending values
@@ -26,19 +28,8 @@ func Percentile(sorted []float64, p float64) float64 {
 	return a + (b-a)*(r-lo)
 }
 
-// median of values, which it sorts; the mean of the two middle ones for an
-// even count.
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	slices.Sort(v)
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
-}
+// median is verdict.Median, the one median (it sorts v).
+func median(v []float64) float64 { return verdict.Median(v) }
 
 // medianInt rounds the mean of the two middle values down.
 func medianInt(v []int) int {

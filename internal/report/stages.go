@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchseal/benchseal/internal/verdict"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -84,17 +85,9 @@ type timeTarget struct {
 	http    bool              // the HTTP handler's time stands in for server e2e
 }
 
-// median of xs (the mean of the middle two for an even count), as
-// internal/claims takes medians over repeats.
-func median(xs []float64) float64 {
-	xs = slices.Clone(xs)
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
-}
+// median of xs, which it leaves as they are: verdict.Median, the median
+// internal/claims takes over repeats.
+func median(xs []float64) float64 { return verdict.Median(slices.Clone(xs)) }
 
 func findStage(s *schemas.ServerStages, stage string) *schemas.StageStat {
 	for i := range s.Stages {

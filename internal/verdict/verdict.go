@@ -119,7 +119,7 @@ func Exceeds(lead, min float64) bool { return lead > min*(1+1e-9)+1e-12 }
 // Result is the comparison of A with B.
 type Result struct {
 	Kind Kind
-	// Ratio is median(A)/median(B); NaN when a side has no value.
+	// Ratio is Median(A)/Median(B); NaN when a side has no value.
 	Ratio float64
 	// Lo and Hi bound the 95 % bootstrap interval of Ratio; NaN when
 	// there is none (NotComparable, SingleRepeat).
@@ -172,7 +172,7 @@ func Compare(a, b Side, opts Options) Result {
 	r := Result{Ratio: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Leader: -1, Culprit: -1, MinEffect: opts.Effect()}
 	va, vb := a.values(), b.values()
 	if len(va) > 0 && len(vb) > 0 {
-		r.Ratio = median(va) / median(vb)
+		r.Ratio = Median(va) / Median(vb)
 	}
 	for i, s := range []Side{a, b} {
 		v := [][]float64{va, vb}[i]
@@ -259,7 +259,7 @@ func interval(va, vb []float64, opts Options) (lo, hi float64) {
 		for j := range rb {
 			rb[j] = vb[rng.IntN(len(vb))]
 		}
-		ratios[i] = median(ra) / median(rb)
+		ratios[i] = Median(ra) / Median(rb)
 	}
 	slices.Sort(ratios)
 	return rank(ratios, 0.025), rank(ratios, 0.975)
@@ -324,7 +324,7 @@ func nestedInterval(a, b Side, opts Options) (lo, hi float64) {
 	for i := range ratios {
 		draw(va, la, ma, ra)
 		draw(vb, lb, mb, rb)
-		ratios[i] = median(ra) / median(rb)
+		ratios[i] = Median(ra) / Median(rb)
 	}
 	slices.Sort(ratios)
 	return rank(ratios, 0.025), rank(ratios, 0.975)
@@ -348,9 +348,13 @@ func rank(xs []float64, p float64) float64 {
 	return xs[min(max(k, 0), len(xs)-1)]
 }
 
-// median of xs (the mean of the middle two for an even count); xs is
-// sorted in place.
-func median(xs []float64) float64 {
+// Median is the median of xs (the mean of the middle two for an even
+// count, 0 for none); xs is sorted in place. It is benchseal's one median:
+// claims' medians over repeats, the report's and the verdict's.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
 	slices.Sort(xs)
 	n := len(xs)
 	if n%2 == 1 {
@@ -360,7 +364,7 @@ func median(xs []float64) float64 {
 }
 
 // RatioInterval is the seeded 95 % percentile bootstrap interval of
-// median(va)/median(vb), resampling each side's values independently
+// Median(va)/Median(vb), resampling each side's values independently
 // (opts' zero values take the defaults). It is the interval Compare uses
 // over repeats, for callers with plain samples (the cache probe's
 // latencies).
