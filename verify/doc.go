@@ -19,7 +19,9 @@
 //	4 schemas    every document validates against its schema: run.json, claims.json,
 //	             records (each line), telemetry JSONL, and every JSON document whose
 //	             "schema" is benchseal.<name>/v1; the signed predicate
-//	5 variants   each record's sample_index is perturb.Plan{Seed: run.seed}.Index(clip
+//	5 variants   through the run's task (internal/task.ForRun: its Input,
+//	             Positions and Seconds; ASR's below): each record's
+//	             sample_index is perturb.Plan{Seed: run.seed}.Index(clip
 //	             sha256, samples, variant); flipping it re-derives the recorded
 //	             input_sha256 and byte_offset from the clip; variant numbers of a
 //	             clip and input hashes are distinct across the run; each
@@ -34,7 +36,7 @@
 //	             or moved) leaves a gap; a retried warm-up (seq w+n+k) sends
 //	             warm-up k mod w's clip and variant again, the only bytes
 //	             that may be sent twice
-//	6 claims     internal/claims.Compute over the records equals claims.json and
+//	6 claims     internal/claims.Recompute over the records equals claims.json and
 //	             the predicate, field by field, exactly (integers, and float64
 //	             after a JSON round trip); the cache counters of
 //	             telemetry/steps.jsonl (from which cache_hits come) equal those
@@ -55,9 +57,12 @@
 //	             declared warm-ups and measured requests, and at most
 //	             protocol.warmup_retries retried warm-ups, only after every
 //	             planned one failed, one at a time, each after the one before
-//	             it failed, seqs w+n.. in order; the success rule held
-//	             by every record (ok only with HTTP 200, no error_class and a
-//	             non-empty text_scored; a failure names its class); seqs distinct; start <=
+//	             it failed, seqs w+n.. in order; the run's task's
+//	             success rule (task.Rule), the one run.json names, held by
+//	             every record (ok only with HTTP 200, no error_class and
+//	             an output the rule calls a success: for ASR a non-empty
+//	             text_scored; text_scored what the rule scores text as; a
+//	             failure names its class); seqs distinct; start <=
 //	             first byte <= end; a worker sends one request at a time; warm-ups
 //	             end before measurement starts; never more than C in flight
 //	             (FAIL); while measuring, peak in-flight == C (or the step's

@@ -1,7 +1,18 @@
 // Package claims turns records into claims: it is the one place where
-// benchseal computes a published number. The runner, the verifier and the
-// report all call Compute, so a claim recomputed from the records of a
-// bundle is the same number, bit for bit, as the one the run published.
+// benchseal computes a published number. The runner, sealing, the
+// verifier and a replay all call Recompute (Compute with the run's
+// telemetry and its task's metric), so a claim recomputed from the
+// records of a bundle is the same number, bit for bit, as the one the
+// run published.
+//
+// claims computes the core every task shares (counts, window,
+// throughput, RTFx, latency, in-flight, telemetry, the server's stages,
+// the cache probe) and owns no task's rule: whether a request succeeded
+// is its record's ok (the task's success rule, applied by the runner and
+// checked again by verify), the seconds RTFx counts are its record's
+// (the task's Seconds), and the quality figure (claims.json's "wer") is
+// the task's Quality (internal/task: for ASR its WER), picked with
+// task.ForRun from run.json's protocol.task.
 //
 // # Definitions
 //
@@ -10,13 +21,15 @@
 // in warmup_peak_in_flight, below):
 //
 //   - requests, succeeded, failed: counts of measured records; a record
-//     succeeded when ok is true (HTTP 200 and non-empty text).
+//     succeeded when ok is true (its task's success rule; ASR's: HTTP 200
+//     and non-empty text).
 //   - window_s: last end_ns minus first start_ns over every measured
 //     record, successful or not: a failed request occupied the server and
 //     the client as much as a successful one, and leaving it out would
 //     shrink the window a failing server is judged on.
 //   - req_per_s: succeeded / window_s (0 when the window is empty).
-//   - rtfx: the audio seconds of the successful requests / window_s: how
+//   - rtfx: the seconds of the successful requests (their records'
+//     audio_seconds, as the task counts them) / window_s: for ASR, how
 //     many seconds of audio the server transcribed per wall-clock second.
 //     Null when no request succeeded (or the window is empty).
 //   - latency_*_s: end_ns - start_ns of the successful requests. The mean
@@ -47,11 +60,13 @@
 //     says why, and SteadyRequests how many requests would reach it).
 //     Absent in claims sealed by a build that did not compute them.
 //   - wer: when at least one clip of the corpus has a reference text, the
-//     corpus rate of internal/score over the measured requests whose clip
-//     has a reference (hypothesis: text_scored), with the run's Scoring
-//     options; it holds CER when the scoring unit is "char". Null without
-//     references, and null when no reference unit was scored (every such
-//     request failed and failures are excluded): unknown, not 0.
+//     task's quality figure over the measured requests (task.Quality).
+//     ASR's: the corpus rate of internal/score over the measured
+//     requests whose clip has a reference (hypothesis: text_scored), with
+//     the run's Scoring options; it holds CER when the scoring unit is
+//     "char". Null without references, and null when no reference unit
+//     was scored (every such request failed and failures are excluded):
+//     unknown, not 0.
 //   - errors: failed measured requests by error_class.
 //
 // Over repeats, median, min and max are taken field by field, each field
@@ -123,10 +138,11 @@
 // verify recomputes the block with the rest (check 6) and holds it to the
 // records (check 9, claims.ServerOf).
 //
-// A verifier must pass the same telemetry to recompute claims.json:
+// A verifier must pass the same telemetry to recompute claims.json, as
+// Recompute and RecomputeDir do:
 //
 //	run, recs, tel, err := claims.LoadDirTelemetry(fsys)
-//	cl, err := claims.Compute(run, recs, claims.WithTelemetry(tel))
+//	cl, err := claims.Recompute(run, recs, tel)
 //
 // Levels appear in run order, repeats in order, targets in run.json order.
 // A level/repeat without measured records (an interrupted run) is left out;
@@ -144,6 +160,7 @@
 // # Imports
 //
 // It owns the one metrics implementation: records and telemetry to claims.
+// It imports internal/task for the task's metric (task never imports it).
 // Must never import: internal/bench, internal/sim, verify, internal/report.
 // Why: the runner and the verifier both recompute claims with it; it
 // depends on neither.

@@ -51,7 +51,8 @@
 //     length and SHA-256, or its transcript if the task transcribes it;
 //     records do not keep raw audio).
 //   - Score: the success rule on that output (TTS: non-empty audio) and
-//     the schemas.Err* class of a failure.
+//     the schemas.Err* class of a failure; SuccessRule its name, which
+//     run.json records and verify and replay hold the run to.
 //   - Seconds: the seconds RTFx counts, from the frames and rate run.json's
 //     corpus keeps for the input (for TTS, the seconds of audio produced
 //     would be a record's, not the input's: see "Not yet" below).
@@ -67,7 +68,8 @@
 //     corpus' references. For TTS this might be an ASR round trip: the
 //     produced audio transcribed and its WER against the input text (the
 //     transcript kept as the record's text, so verify recomputes it
-//     without a server); claims.json keeps it as "wer".
+//     without a server); claims.json keeps it as "wer", and Metric names
+//     it for the report and compare.
 //
 // # Not yet behind Task
 //
@@ -75,8 +77,7 @@
 // files, and run.json's corpus entries (frames, channels, sample rate,
 // check 5's length check, the variant budget) describe WAV clips. A text
 // corpus needs a loader and corpus entries of its own; Input.Check is
-// where verify compares an input with its entry. The success rule's
-// name in run.json (protocol.success_rule) is ASR's only rule.
+// where verify compares an input with its entry.
 //
 // The runner calls a Task on its hot path: Envelope is called once per
 // target, Input once per input before its first step; Variant, Splice
