@@ -269,36 +269,9 @@ func seedTTSRepeat(recs []schemas.Record, clips map[string]schemas.Clip, norm st
 		}
 	}
 	if f.Evaluated > 0 {
-		res, err := score.Score(pairs, score.Options{Normalizer: norm, Aligner: score.AlignerUnit})
-		if err != nil {
-			return f, fmt.Errorf("score transcripts: %w", err)
+		if err := f.scoreEvaluated(pairs, lat, norm); err != nil {
+			return f, err
 		}
-		w, mx := 0.0, 0.0
-		if res.RefUnits() > 0 {
-			w = res.Rate
-		}
-		for _, u := range res.Utterances {
-			if u.RefUnits() > 0 {
-				mx = max(mx, float64(u.Substitutions+u.Deletions+u.Insertions)/float64(u.RefUnits()))
-			}
-		}
-		f.CorpusWER, f.PerSampleWERMax = &w, &mx
-		slices.Sort(lat)
-		mean := 0.0
-		for _, l := range lat {
-			mean += l
-		}
-		if len(lat) > 0 {
-			mean /= float64(len(lat))
-		}
-		p := func(q float64) *float64 {
-			v := 0.0
-			if len(lat) > 0 {
-				v = claims.Percentile(lat, q)
-			}
-			return &v
-		}
-		f.LatencyMeanS, f.LatencyMedianS, f.LatencyP95S, f.LatencyP99S = &mean, p(50), p(95), p(99)
 	}
 	if len(rtfAll) > 0 {
 		slices.Sort(rtfAll)
@@ -313,6 +286,42 @@ func seedTTSRepeat(recs []schemas.Record, clips map[string]schemas.Clip, norm st
 		f.RTFP95, f.RTFMean = &p95, &rm
 	}
 	return f, nil
+}
+
+// scoreEvaluated sets the figures of the evaluated requests: the corpus
+// and worst per-sample error rate of pairs, and the latencies lat.
+func (f *SeedTTSFigures) scoreEvaluated(pairs []score.Pair, lat []float64, norm string) error {
+	res, err := score.Score(pairs, score.Options{Normalizer: norm, Aligner: score.AlignerUnit})
+	if err != nil {
+		return fmt.Errorf("score transcripts: %w", err)
+	}
+	w, mx := 0.0, 0.0
+	if res.RefUnits() > 0 {
+		w = res.Rate
+	}
+	for _, u := range res.Utterances {
+		if u.RefUnits() > 0 {
+			mx = max(mx, float64(u.Substitutions+u.Deletions+u.Insertions)/float64(u.RefUnits()))
+		}
+	}
+	f.CorpusWER, f.PerSampleWERMax = &w, &mx
+	slices.Sort(lat)
+	mean := 0.0
+	for _, l := range lat {
+		mean += l
+	}
+	if len(lat) > 0 {
+		mean /= float64(len(lat))
+	}
+	p := func(q float64) *float64 {
+		v := 0.0
+		if len(lat) > 0 {
+			v = claims.Percentile(lat, q)
+		}
+		return &v
+	}
+	f.LatencyMeanS, f.LatencyMedianS, f.LatencyP95S, f.LatencyP99S = &mean, p(50), p(95), p(99)
+	return nil
 }
 
 // round is Python's round(x, digits): the double nearest the correctly
