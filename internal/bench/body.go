@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"io"
 	"strings"
 
@@ -8,21 +9,32 @@ import (
 	"github.com/benchseal/benchseal/perturb"
 )
 
-// form is a target's multipart/form-data envelope, built once: every
-// request sends prefix, the variant's bytes straight from the clip (head,
-// one byte, tail) and suffix, so no request copies its clip.
+// form is one (target, item)'s request envelope, built before the sweep
+// (task.Envelopes.For): every request sends prefix, the variant's bytes
+// straight from the clip (head, one byte, tail) and suffix, so no request
+// copies its clip. Items whose envelope says nothing of them share their
+// target's slices (ASR: every item).
 type form struct {
 	contentType string
-	prefix      []byte // the form fields and the file part's header
-	suffix      []byte // the closing boundary
+	prefix      []byte // e.g. the form fields and the file part's header
+	suffix      []byte // e.g. the closing boundary
 }
 
-func newForm(t task.Task, model string, fields map[string]string, stream bool) (form, error) {
-	e, err := t.Envelope(model, fields, stream)
+// newForms is target t's envelope of each corpus item, in corpus order.
+func newForms(tk task.Task, t Target, stream bool, corpus []Clip) ([]form, error) {
+	es, err := tk.Envelope(task.Target{Model: t.Model, Fields: t.Fields, Stream: stream})
 	if err != nil {
-		return form{}, err
+		return nil, err
 	}
-	return form{contentType: e.ContentType, prefix: e.Prefix, suffix: e.Suffix}, nil
+	forms := make([]form, len(corpus))
+	for i := range corpus {
+		e, err := es.For(corpus[i].Item())
+		if err != nil {
+			return nil, fmt.Errorf("clip %q: %w", corpus[i].ID, err)
+		}
+		forms[i] = form{contentType: e.ContentType, prefix: e.Prefix, suffix: e.Suffix}
+	}
+	return forms, nil
 }
 
 // body reads prefix, head, byte, tail, suffix. Each request gets its own

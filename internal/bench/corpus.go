@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/perturb"
 )
 
@@ -25,6 +26,11 @@ type Clip struct {
 	Language string
 	WAV      *perturb.WAV
 	SHA256   [32]byte
+}
+
+// Item is what the task's envelope may say of the clip (task.Item).
+func (c *Clip) Item() task.Item {
+	return task.Item{ID: c.ID, Text: c.Text, Language: c.Language}
 }
 
 // CorpusError says which corpus file (and line) is wrong and why.

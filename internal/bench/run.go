@@ -163,7 +163,7 @@ type runner struct {
 	task   task.Task
 	cfg    *config
 	d      Dir
-	forms  []form
+	forms  [][]form // per target, per corpus item
 	urls   []string
 	client []*http.Client
 	auth   []string
@@ -197,7 +197,7 @@ func newRunner(p Plan, cfg *config, dir string) (*runner, error) {
 	r.d.Path = dir
 	maxC := slices.Max(p.Levels)
 	for _, t := range p.Targets {
-		f, err := newForm(r.task, t.Model, t.Fields, p.Stream)
+		f, err := newForms(r.task, t, p.Stream, p.Corpus)
 		if err != nil {
 			return nil, planErrorf("target %q: %v", t.Name, err)
 		}
@@ -499,6 +499,7 @@ func (r *runner) writeClaims() (schemas.Claims, error) {
 // phase starts.
 type job struct {
 	clip    *Clip
+	item    int // the clip's index in the corpus (its envelope's)
 	variant int64
 	in      task.Input // nil with --no-perturb
 	v       perturb.Variant
@@ -537,7 +538,7 @@ func (r *runner) jobs(li, repeat int) ([]job, error) {
 			i = seq - w
 		}
 		c := &p.Corpus[i%len(p.Corpus)]
-		jobs[seq].clip = c
+		jobs[seq].clip, jobs[seq].item = c, i%len(p.Corpus)
 		if p.NoPerturb {
 			jobs[seq].variant = -1
 			jobs[seq].sha = hex.EncodeToString(c.SHA256[:])
@@ -863,12 +864,13 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 	c := j.clip
 	rec.Clip, rec.Variant, rec.InputSHA256, rec.AudioSeconds = c.ID, j.variant, j.sha, r.task.Seconds(c.WAV.Frames(), int(c.WAV.Format.SampleRate))
 	b := &body{}
+	f := &r.forms[ti][j.item]
 	if j.in == nil { // --no-perturb, or the cache probe's repeats
 		rec.SampleIndex, rec.ByteOffset = -1, -1
-		b.reset(&r.forms[ti], perturb.Splice{}, c.WAV.Bytes)
+		b.reset(f, perturb.Splice{}, c.WAV.Bytes)
 	} else {
 		rec.SampleIndex, rec.ByteOffset = j.v.SampleIndex, j.v.ByteOffset
-		b.reset(&r.forms[ti], j.in.Splice(j.v), nil)
+		b.reset(f, j.in.Splice(j.v), nil)
 	}
 	segs := b.segs
 	ctx, cancel := context.WithTimeout(base, r.cfg.timeout)
@@ -882,7 +884,7 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 	// A retry on a keep-alive connection the server had closed re-reads
 	// the same bytes; b is never written again, so sharing its byte is safe.
 	req.GetBody = func() (io.ReadCloser, error) { return &body{segs: segs}, nil }
-	req.Header["Content-Type"] = []string{r.forms[ti].contentType}
+	req.Header["Content-Type"] = []string{f.contentType}
 	req.Header["Accept"] = []string{"*/*"}
 	req.Header["X-Request-Id"] = []string{rec.RequestID}
 	if r.auth != nil {

@@ -92,8 +92,17 @@ func (in *wavInput) Check(c schemas.Clip) error {
 
 // Envelope is the multipart/form-data envelope of a target: model, the
 // target's fields sorted, stream, then the file part's header; the
-// closing boundary is the suffix.
-func (asr) Envelope(model string, fields map[string]string, stream bool) (Envelope, error) {
+// closing boundary is the suffix. The item is not in the form: every item
+// of a target shares the one envelope (Shared).
+func (asr) Envelope(t Target) (Envelopes, error) {
+	e, err := asrForm(t.Model, t.Fields, t.Stream)
+	if err != nil {
+		return nil, err
+	}
+	return Shared(e), nil
+}
+
+func asrForm(model string, fields map[string]string, stream bool) (Envelope, error) {
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	var rnd [12]byte

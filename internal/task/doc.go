@@ -30,12 +30,14 @@
 //   - Name: the name run.json records ("tts"); never change it once runs
 //     carry it.
 //   - Path: the endpoint, e.g. "/v1/audio/speech".
-//   - Envelope: the body around the input, built once per target: for
-//     TTS a JSON object {"model":…,"voice":…,"input":" with the input's
-//     text between Prefix and Suffix ("…"}), the target's fields as JSON
-//     members. The runner sends Prefix, the variant's bytes (Input.Splice)
-//     and Suffix, copying nothing per request, so the input's bytes must
-//     be valid inside the envelope as they are (JSON-escaped text).
+//   - Envelope (request.go): the body around the input, per target and
+//     item: for TTS a JSON object {"model":…,"voice":…,"input":"<the
+//     item's Speak>","ref_audio":"data:audio/wav;base64, with the
+//     input's bytes between Prefix and Suffix ("}), the target's fields
+//     as JSON members. The runner builds every (target, item)'s envelope
+//     before the sweep and sends Prefix, the variant's bytes
+//     (Input.Splice) and Suffix, copying nothing per request, so the
+//     input's bytes must be valid inside the envelope as they are.
 //   - Decode, DecodeStream: the answer's output as a string the records
 //     keep as text (for TTS, whatever Quality needs: e.g. the audio's
 //     length and SHA-256, or its transcript if the task transcribes it;
@@ -69,7 +71,7 @@
 // name in run.json (protocol.success_rule) is ASR's only rule.
 //
 // The runner calls a Task on its hot path: Envelope is called once per
-// target, Input once per input before its first step; Variant, Splice
+// target and its For once per (target, item) before the sweep, Input once per input before its first step; Variant, Splice
 // and the per-request methods allocate nothing of their own beyond what
 // decoding the answer needs (BenchmarkRequestPath in internal/bench
 // measures it).

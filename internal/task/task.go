@@ -13,10 +13,8 @@ type Task interface {
 	Name() string
 	// Path is the endpoint, appended to a target's base URL.
 	Path() string
-	// Envelope builds a target's request envelope once: every request
-	// sends Prefix, the input's bytes and Suffix, so the runner builds
-	// bodies from shared slices and copies no input.
-	Envelope(model string, fields map[string]string, stream bool) (Envelope, error)
+	// Enveloper builds a target's envelopes, per item (request.go).
+	Enveloper
 	// Decode reads the output of a whole 200 answer; fields are the
 	// target's form fields (which may ask for a format), note a
 	// schemas.Note* when the server answered otherwise than asked.
@@ -66,11 +64,4 @@ type Input interface {
 	// Check says whether the input is the one run.json's corpus entry c
 	// describes, beyond its sha256 (ASR: its frames, channels and rate).
 	Check(c schemas.Clip) error
-}
-
-// Envelope is what a request carries around its input.
-type Envelope struct {
-	ContentType string
-	Prefix      []byte
-	Suffix      []byte
 }

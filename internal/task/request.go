@@ -1,0 +1,55 @@
+package task
+
+// The request side of a task: what a request's body is around its input.
+// Each role is its own small interface, so a task is the sum of what it
+// does (the Task interface in task.go composes them).
+
+// Target is what a request's envelope says of the server it goes to:
+// the model, the target's own form fields or members (language,
+// response_format, a voice...), and whether it asks for a stream.
+type Target struct {
+	Model  string
+	Fields map[string]string
+	Stream bool
+}
+
+// Item is what an envelope may say of the corpus item it carries besides
+// the input's bytes: ASR's envelope says nothing of it, a text-to-speech
+// envelope carries Speak (the text to speak) as a member of its body.
+type Item struct {
+	ID       string
+	Text     string // the reference (ASR: the transcript), "" if none
+	Language string
+	Speak    string // the text a speech request speaks (SeedTTS meta.lst's fourth field), "" if none
+}
+
+// Enveloper builds a target's request envelopes.
+type Enveloper interface {
+	// Envelope prepares target's envelopes; the runner calls it once per
+	// target before the sweep, and rejects the target on its error.
+	Envelope(target Target) (Envelopes, error)
+}
+
+// Envelopes is one target's request envelopes, item by item.
+type Envelopes interface {
+	// For is the envelope item is sent in. The runner calls it once per
+	// (target, item) before the sweep and keeps what it returns: every
+	// request then sends Prefix, the variant's bytes (Input.Splice) and
+	// Suffix, copying no input. Items whose envelope says nothing of
+	// them share one envelope's slices (ASR: all items of a target).
+	For(item Item) (Envelope, error)
+}
+
+// Envelope is what a request carries around its input; the runner only
+// reads its slices, shared by every request of a (target, item).
+type Envelope struct {
+	ContentType string
+	Prefix      []byte
+	Suffix      []byte
+}
+
+// Shared is Envelopes whose every item has the same envelope.
+type Shared Envelope
+
+// For returns the shared envelope, whatever the item.
+func (s Shared) For(Item) (Envelope, error) { return Envelope(s), nil }
