@@ -37,24 +37,19 @@ func newForms(tk task.Task, t Target, stream bool, corpus []Clip) ([]form, error
 	return forms, nil
 }
 
-// body reads prefix, head, byte, tail, suffix. Each request gets its own
+// body reads prefix, head, mid, tail, suffix. Each request gets its own
 // (a few words): the transport may still read a body after RoundTrip
 // returned, so a body is never reused; the segments themselves are shared
 // and never written.
 type body struct {
 	segs [5][]byte
-	one  [1]byte
 	i    int
 	off  int
 }
 
-func (b *body) reset(f *form, s perturb.Splice, whole []byte) {
-	if whole != nil { // --no-perturb: the clip as it is
-		b.segs = [5][]byte{f.prefix, whole, nil, nil, f.suffix}
-	} else {
-		b.one[0] = s.Byte
-		b.segs = [5][]byte{f.prefix, s.Head, b.one[:], s.Tail, f.suffix}
-	}
+// reset makes b the body of s (the input's bytes as sent) in f.
+func (b *body) reset(f *form, s perturb.Splice) {
+	b.segs = [5][]byte{f.prefix, s.Head, s.Mid, s.Tail, f.suffix}
 	b.i, b.off = 0, 0
 }
 

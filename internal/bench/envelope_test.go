@@ -3,10 +3,12 @@ package bench
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -73,5 +75,63 @@ func TestEnvelopePerItem(t *testing.T) {
 	}
 	if len(l.recs) != 6 {
 		t.Errorf("%d records, want 6", len(l.recs))
+	}
+}
+
+// dataURLTask is ASR with the clip sent as the base64 `data:` URL of a
+// JSON body, as a voice-cloning request sends its reference clip.
+type dataURLTask struct{ task.Task }
+
+func (dataURLTask) Envelope(task.Target) (task.Envelopes, error) {
+	return task.Shared{ContentType: "application/json", Prefix: []byte(`{"audio":"data:audio/wav;base64,`), Suffix: []byte(`"}`)}, nil
+}
+
+func (dataURLTask) Input(name string, b []byte) (task.Input, error) { return task.WAVBase64(name, b) }
+
+// TestBase64Input: every request's data URL decodes to the WAV whose
+// SHA-256 its record names, variants and the cache probe's unchanged
+// repeats alike: the base64 splice is the variant, sent whole.
+func TestBase64Input(t *testing.T) {
+	clips, _ := testCorpus(t, 2, 0.1)
+	var mu sync.Mutex
+	got := map[string]int{} // sha256 of each WAV the server decoded
+	bad := 0
+	ts := httptestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			io.WriteString(w, `{"object":"list","data":[{"id":"m","object":"model"}]}`)
+			return
+		}
+		var in struct{ Audio string }
+		err := json.NewDecoder(r.Body).Decode(&in)
+		b64, ok := strings.CutPrefix(in.Audio, "data:audio/wav;base64,")
+		wav, err2 := base64.StdEncoding.DecodeString(b64)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil || !ok || err2 != nil {
+			bad++
+			w.WriteHeader(400)
+			return
+		}
+		s := sha256.Sum256(wav)
+		got[hex.EncodeToString(s[:])]++
+		io.WriteString(w, `{"text":"hello"}`)
+	})
+	dir, _, err := runPlan(t, Plan{Task: dataURLTask{task.ASR}, Targets: []Target{{Name: "a", URL: ts.URL, Model: "m"}}, Corpus: clips,
+		Levels: []int{2}, Requests: []int{4}, Repeats: 1, CacheProbe: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := loadRun(t, dir)
+	repeats := 0
+	for _, r := range l.recs {
+		if !r.OK || got[r.InputSHA256] == 0 {
+			t.Errorf("%s seq %d: ok %v, the server decoded no WAV of sha256 %s", r.Phase, r.Seq, r.OK, r.InputSHA256)
+		}
+		if r.SampleIndex < 0 {
+			repeats++
+		}
+	}
+	if bad > 0 || repeats == 0 || len(l.recs) < 6 {
+		t.Errorf("%d bodies not a data URL, %d unchanged repeats, %d records", bad, repeats, len(l.recs))
 	}
 }

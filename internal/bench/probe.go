@@ -2,13 +2,10 @@ package bench
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 
 	"github.com/benchseal/benchseal/internal/claims"
-	"github.com/benchseal/benchseal/internal/task"
-	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -34,34 +31,20 @@ func (r *runner) probe(ctx context.Context, ti int) error {
 	t := p.Targets[ti]
 	c := &p.Corpus[0]
 	jobs := make([]job, claims.ProbeWarmup+2*p.CacheProbe)
+	in, err := r.input(c)
+	if err != nil {
+		return err
+	}
 	for seq := range jobs {
 		j := &jobs[seq]
-		j.clip = c
-		if claims.ProbeIsRepeat(seq, p.CacheProbe) {
-			j.variant, j.sha = -1, hex.EncodeToString(c.SHA256[:])
-			continue
+		j.clip, j.variant = c, -1
+		if !claims.ProbeIsRepeat(seq, p.CacheProbe) {
+			j.variant = r.used[c.SHA256]
+			r.used[c.SHA256]++
 		}
-		if r.inputs[c.SHA256] == nil {
-			if r.inputs == nil {
-				r.inputs = map[[32]byte]task.Input{}
-			}
-			in, err := r.task.Input(c.ID, c.WAV.Bytes)
-			if err != nil {
-				return fmt.Errorf("clip %q: %w", c.ID, err)
-			}
-			r.inputs[c.SHA256] = in
+		if err := r.variant(j, in); err != nil {
+			return err
 		}
-		j.in = r.inputs[c.SHA256]
-		j.variant = r.used[c.SHA256]
-		r.used[c.SHA256]++
-		idx, err := perturb.Plan{Seed: p.Seed}.Index(c.SHA256, j.in.Positions(), j.variant)
-		if err == nil {
-			j.v, err = j.in.Variant(idx)
-		}
-		if err != nil {
-			return fmt.Errorf("clip %q variant %d: %w", c.ID, j.variant, err)
-		}
-		j.sha = hex.EncodeToString(j.v.SHA256[:])
 	}
 	rf, err := createRecordFile(filepath.Join(r.d.Path, filepath.FromSlash(schemas.ProbeRecordsPath(t.Name, 1))))
 	if err != nil {

@@ -499,11 +499,46 @@ func (r *runner) writeClaims() (schemas.Claims, error) {
 // phase starts.
 type job struct {
 	clip    *Clip
-	item    int // the clip's index in the corpus (its envelope's)
-	variant int64
-	in      task.Input // nil with --no-perturb
+	item    int   // the clip's index in the corpus (its envelope's)
+	variant int64 // -1: the clip unchanged (--no-perturb, the cache probe's repeats)
 	v       perturb.Variant
+	s       perturb.Splice // the bytes sent: the variant's, or the clip's as it is
 	sha     string
+}
+
+// input is clip c's task.Input, opened once per run.
+func (r *runner) input(c *Clip) (task.Input, error) {
+	if in := r.inputs[c.SHA256]; in != nil {
+		return in, nil
+	}
+	if r.inputs == nil {
+		r.inputs = map[[32]byte]task.Input{}
+	}
+	in, err := r.task.Input(c.ID, c.WAV.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("clip %q: %w", c.ID, err)
+	}
+	r.inputs[c.SHA256] = in
+	return in, nil
+}
+
+// variant settles j as variant number j.variant of its clip, or as the
+// clip unchanged when j.variant is -1 (sha then the clip's).
+func (r *runner) variant(j *job, in task.Input) error {
+	c := j.clip
+	if j.variant < 0 {
+		j.sha, j.s = hex.EncodeToString(c.SHA256[:]), task.Whole(in, c.WAV.Bytes)
+		return nil
+	}
+	idx, err := perturb.Plan{Seed: r.plan.Seed}.Index(c.SHA256, in.Positions(), j.variant)
+	if err == nil {
+		j.v, err = in.Variant(idx)
+	}
+	if err != nil {
+		return fmt.Errorf("clip %q variant %d: %w", c.ID, j.variant, err)
+	}
+	j.sha, j.s = hex.EncodeToString(j.v.SHA256[:]), in.Splice(j.v)
+	return nil
 }
 
 // skip hands out the variant numbers of a step that is not run (its
@@ -526,53 +561,36 @@ func (r *runner) skip(li, repeat int) {
 	}
 }
 
-// plan hands out the step's variants in schedule order, then hashes them
+// jobs hands out the step's variants in schedule order, then hashes them
 // on every core.
 func (r *runner) jobs(li, repeat int) ([]job, error) {
 	p := r.plan
 	w, n := p.warmupAt(li, repeat), p.Requests[li]
 	jobs := make([]job, w+n)
+	ins := make([]task.Input, len(jobs))
 	for seq := range jobs {
 		i := seq
 		if seq >= w {
 			i = seq - w
 		}
 		c := &p.Corpus[i%len(p.Corpus)]
-		jobs[seq].clip, jobs[seq].item = c, i%len(p.Corpus)
-		if p.NoPerturb {
-			jobs[seq].variant = -1
-			jobs[seq].sha = hex.EncodeToString(c.SHA256[:])
-			continue
+		j := &jobs[seq]
+		j.clip, j.item, j.variant = c, i%len(p.Corpus), -1
+		var err error
+		if ins[seq], err = r.input(c); err != nil {
+			return nil, err
 		}
-		jobs[seq].variant = r.used[c.SHA256]
-		r.used[c.SHA256]++
-		if r.inputs[c.SHA256] == nil {
-			if r.inputs == nil {
-				r.inputs = map[[32]byte]task.Input{}
-			}
-			in, err := r.task.Input(c.ID, c.WAV.Bytes)
-			if err != nil {
-				return nil, fmt.Errorf("clip %q: %w", c.ID, err)
-			}
-			r.inputs[c.SHA256] = in
+		if !p.NoPerturb {
+			j.variant = r.used[c.SHA256]
+			r.used[c.SHA256]++
 		}
-		jobs[seq].in = r.inputs[c.SHA256]
-	}
-	if p.NoPerturb {
-		return jobs, nil
 	}
 	errs := make([]error, par.Workers(len(jobs)))
 	par.For(len(jobs), func(g, i int) bool {
-		j := &jobs[i]
-		idx, err := perturb.Plan{Seed: p.Seed}.Index(j.clip.SHA256, j.in.Positions(), j.variant)
-		if err == nil {
-			j.v, err = j.in.Variant(idx)
-		}
-		if err != nil {
-			errs[g] = fmt.Errorf("clip %q variant %d: %w", j.clip.ID, j.variant, err)
+		if err := r.variant(&jobs[i], ins[i]); err != nil {
+			errs[g] = err
 			return false
 		}
-		j.sha = hex.EncodeToString(j.v.SHA256[:])
 		return true
 	})
 	return jobs, errors.Join(errs...)
@@ -863,15 +881,13 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 	p := r.plan
 	c := j.clip
 	rec.Clip, rec.Variant, rec.InputSHA256, rec.AudioSeconds = c.ID, j.variant, j.sha, r.task.Seconds(c.WAV.Frames(), int(c.WAV.Format.SampleRate))
+	rec.SampleIndex, rec.ByteOffset = -1, -1 // --no-perturb, or the cache probe's repeats
+	if j.variant >= 0 {
+		rec.SampleIndex, rec.ByteOffset = j.v.SampleIndex, j.v.ByteOffset
+	}
 	b := &body{}
 	f := &r.forms[ti][j.item]
-	if j.in == nil { // --no-perturb, or the cache probe's repeats
-		rec.SampleIndex, rec.ByteOffset = -1, -1
-		b.reset(f, perturb.Splice{}, c.WAV.Bytes)
-	} else {
-		rec.SampleIndex, rec.ByteOffset = j.v.SampleIndex, j.v.ByteOffset
-		b.reset(f, j.in.Splice(j.v), nil)
-	}
+	b.reset(f, j.s)
 	segs := b.segs
 	ctx, cancel := context.WithTimeout(base, r.cfg.timeout)
 	defer cancel()

@@ -110,7 +110,7 @@ func TestASRInputPositions(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := in.Splice(v)
-	sent := append(append(slices.Clone(s.Head), s.Byte), s.Tail...)
+	sent := append(append(slices.Clone(s.Head), s.Mid...), s.Tail...)
 	if sha256.Sum256(sent) != v.SHA256 || bytes.Equal(sent, b) || len(sent) != len(b) {
 		t.Error("the splice is not the variant's bytes")
 	}

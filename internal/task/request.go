@@ -1,5 +1,7 @@
 package task
 
+import "github.com/benchseal/benchseal/perturb"
+
 // The request side of a task: what a request's body is around its input.
 // Each role is its own small interface, so a task is the sum of what it
 // does (the Task interface in task.go composes them).
@@ -53,3 +55,44 @@ type Shared Envelope
 
 // For returns the shared envelope, whatever the item.
 func (s Shared) For(Item) (Envelope, error) { return Envelope(s), nil }
+
+// Unchanged is an Input whose bytes as sent are not its file's (a base64
+// view): what a request sends of the input as it is (--no-perturb, the
+// cache probe's repeats). An Input without it sends its file's bytes.
+type Unchanged interface {
+	Unchanged() perturb.Splice
+}
+
+// Whole is what a request sends of in unchanged: in's Unchanged, or
+// file (the input's bytes) as they are.
+func Whole(in Input, file []byte) perturb.Splice {
+	if u, ok := in.(Unchanged); ok {
+		return u.Unchanged()
+	}
+	return perturb.Splice{Head: file}
+}
+
+// WAVBase64 opens a WAV input sent as its base64 text (a reference clip
+// in a `data:audio/wav;base64,` URL of a JSON body): its positions and
+// variants are the WAV's (a variant's SHA-256, a record's input_sha256,
+// is the perturbed WAV's, as ASR's is), its Splice the base64 text of
+// the variant, re-encoding only the changed 4-character group
+// (perturb.Base64), so check 5 re-derives the text sent from the WAV.
+func WAVBase64(name string, b []byte) (Input, error) {
+	w, err := perturb.Parse(name, b)
+	if err != nil {
+		return nil, err
+	}
+	return &base64Input{wavInput{w: w, h: perturb.NewHasher(w)}, perturb.NewBase64(b)}, nil
+}
+
+type base64Input struct {
+	wavInput
+	b *perturb.Base64
+}
+
+func (in *base64Input) Splice(v perturb.Variant) perturb.Splice {
+	return in.b.Splice(in.w.Splice(v))
+}
+
+func (in *base64Input) Unchanged() perturb.Splice { return perturb.Splice{Head: in.b.Text} }

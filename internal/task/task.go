@@ -48,7 +48,8 @@ type Task interface {
 // significant bit), the position drawn by perturb.Plan{Seed}.Index(the
 // input's sha256, Positions(), variant number). Every method is safe for
 // concurrent use once Input returned; Variant and Splice are on the
-// runner's path and must not allocate.
+// runner's path: Variant must not allocate, Splice (called while a step is
+// planned, before its timed phase) only for a Mid wider than a byte.
 type Input interface {
 	// Positions is how many variants the input has (Plan.Index's n).
 	Positions() int64
@@ -59,7 +60,7 @@ type Input interface {
 	// sample_index and byte_offset, which check 5 compares).
 	Variant(i int64) (perturb.Variant, error)
 	// Splice is the variant's bytes as sent, sharing the input's bytes:
-	// Head, one Byte, Tail.
+	// Head, Mid (the changed bytes, of any width), Tail (request.go).
 	Splice(v perturb.Variant) perturb.Splice
 	// Check says whether the input is the one run.json's corpus entry c
 	// describes, beyond its sha256 (ASR: its frames, channels and rate).
