@@ -504,6 +504,7 @@ type job struct {
 	v       perturb.Variant
 	s       perturb.Splice // the bytes sent: the variant's, or the clip's as it is
 	sha     string
+	seconds float64 // the clip's seconds (Task.Seconds), for RecordSeconds
 }
 
 // input is clip c's task.Input, opened once per run.
@@ -526,6 +527,7 @@ func (r *runner) input(c *Clip) (task.Input, error) {
 // clip unchanged when j.variant is -1 (sha then the clip's).
 func (r *runner) variant(j *job, in task.Input) error {
 	c := j.clip
+	j.seconds = r.task.Seconds(c.WAV.Frames(), c.WAV.Format.SampleRate)
 	if j.variant < 0 {
 		j.sha, j.s = hex.EncodeToString(c.SHA256[:]), task.Whole(in, c.WAV.Bytes)
 		return nil
@@ -878,23 +880,42 @@ func errorSummary(m map[string]int) string {
 
 // do sends one request and fills rec with what happened.
 func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schemas.Record) {
-	p := r.plan
-	c := j.clip
-	rec.Clip, rec.Variant, rec.InputSHA256, rec.AudioSeconds = c.ID, j.variant, j.sha, r.task.Seconds(c.WAV.Frames(), int(c.WAV.Format.SampleRate))
+	rec.Clip, rec.Variant, rec.InputSHA256 = j.clip.ID, j.variant, j.sha
 	rec.SampleIndex, rec.ByteOffset = -1, -1 // --no-perturb, or the cache probe's repeats
 	if j.variant >= 0 {
 		rec.SampleIndex, rec.ByteOffset = j.v.SampleIndex, j.v.ByteOffset
 	}
+	ctx, cancel := context.WithTimeout(base, r.cfg.timeout)
+	defer cancel()
+	text, ok := r.send(ctx, ti, wk, j, rec)
+	// The seconds RTF counts: ASR's are the clip's whatever the answer,
+	// another task's may be its output's.
+	rec.AudioSeconds = r.task.RecordSeconds(j.seconds, text)
+	if !ok {
+		return
+	}
+	// Scored as written, so that rescoring the record gives the same.
+	text = fingerprint.ScrubSecrets(text)
+	rec.Text = text
+	var class, msg string
+	if rec.TextScored, class, msg = r.task.Score(text); class != "" {
+		rec.ErrorClass, rec.Error = class, msg
+		return
+	}
+	rec.OK = true
+}
+
+// send sends j's request and reads the answer: its output, and whether
+// it is one to score (rec holds the error class otherwise).
+func (r *runner) send(ctx context.Context, ti int, wk *worker, j *job, rec *schemas.Record) (string, bool) {
 	b := &body{}
 	f := &r.forms[ti][j.item]
 	b.reset(f, j.s)
 	segs := b.segs
-	ctx, cancel := context.WithTimeout(base, r.cfg.timeout)
-	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.urls[ti], b)
 	if err != nil {
 		rec.ErrorClass, rec.Error = schemas.ErrConnect, err.Error()
-		return
+		return "", false
 	}
 	req.ContentLength = b.len()
 	// A retry on a keep-alive connection the server had closed re-reads
@@ -912,65 +933,65 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 	if err != nil {
 		rec.EndNs = time.Since(anchor).Nanoseconds()
 		rec.ErrorClass, rec.Error = classify(ctx, err), unwrapURLError(err).Error()
-		return
+		return "", false
 	}
 	defer resp.Body.Close()
-	respBody := &capReader{r: resp.Body, left: maxResponseBytes}
 	rec.Status = resp.StatusCode
 	// SGLang-Omni names its own id (transcription-<uuid>) in this header.
 	rec.ServerRequestID = resp.Header.Get("X-Request-Id")
-	if !p.Stream || resp.StatusCode != http.StatusOK {
-		rec.FirstByteNs = time.Since(anchor).Nanoseconds()
+	// The task says which answers are streams (ASR: SSE); any other is
+	// read whole, its first output its headers.
+	if r.plan.Stream && resp.StatusCode == http.StatusOK && r.task.IsStream(resp.Header.Get("Content-Type")) {
+		return r.readStream(ctx, wk, resp, rec)
 	}
-	var text string
-	if p.Stream && resp.StatusCode == http.StatusOK && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		wk.br.Reset(respBody)
-		var id string
-		text, id, err = r.task.DecodeStream(wk.br, func() { rec.FirstByteNs = time.Since(anchor).Nanoseconds() })
-		rec.EndNs = time.Since(anchor).Nanoseconds()
-		wk.br.Reset(nil)
-		if rec.ServerRequestID == "" && id != "" && id != rec.RequestID {
-			rec.ServerRequestID = id // vLLM: transcribe-<X-Request-Id>
-		}
-		if err != nil {
-			rec.ErrorClass, rec.Error = classify(ctx, err), err.Error()
-			rec.Text = text
-			return
-		}
-	} else {
-		if p.Stream && resp.StatusCode == http.StatusOK && rec.FirstByteNs == 0 {
-			rec.FirstByteNs = time.Since(anchor).Nanoseconds()
-		}
-		wk.buf.Reset()
-		_, err = wk.buf.ReadFrom(respBody)
-		rec.EndNs = time.Since(anchor).Nanoseconds()
-		if err != nil {
-			rec.ErrorClass, rec.Error = classify(ctx, err), "reading the response: "+err.Error()
-			return
-		}
-		if resp.StatusCode != http.StatusOK {
-			rec.ErrorClass = schemas.ErrHTTP
-			if _, shed := engine.Shed(resp.StatusCode, string(wk.buf.Bytes())); shed {
-				rec.ErrorClass = schemas.ErrShed
-			}
-			rec.Error = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, safeString(wk.buf.Bytes(), 300))
-			return
-		}
-		text, rec.ResponseNote, err = r.task.Decode(r.plan.Targets[ti].Fields, resp.Header.Get("Content-Type"), wk.buf.Bytes())
-		if err != nil {
-			rec.ErrorClass, rec.Error = schemas.ErrDecode, err.Error()
-			return
-		}
+	rec.FirstByteNs = time.Since(anchor).Nanoseconds()
+	return r.readWhole(ctx, ti, wk, resp, rec)
+}
+
+// readStream reads a streamed 200 answer through the task, which marks
+// the first output.
+func (r *runner) readStream(ctx context.Context, wk *worker, resp *http.Response, rec *schemas.Record) (string, bool) {
+	anchor := r.d.Anchor
+	wk.br.Reset(&capReader{r: resp.Body, left: maxResponseBytes})
+	text, id, err := r.task.DecodeStream(wk.br, func() { rec.FirstByteNs = time.Since(anchor).Nanoseconds() })
+	rec.EndNs = time.Since(anchor).Nanoseconds()
+	wk.br.Reset(nil)
+	if rec.ServerRequestID == "" && id != "" && id != rec.RequestID {
+		rec.ServerRequestID = id // vLLM: transcribe-<X-Request-Id>
 	}
-	// Scored as written, so that rescoring the record gives the same.
-	text = fingerprint.ScrubSecrets(text)
-	rec.Text = text
-	var class, msg string
-	if rec.TextScored, class, msg = r.task.Score(text); class != "" {
-		rec.ErrorClass, rec.Error = class, msg
-		return
+	if err != nil {
+		rec.ErrorClass, rec.Error = classify(ctx, err), err.Error()
+		rec.Text = text
+		return "", false
 	}
-	rec.OK = true
+	return text, true
+}
+
+// readWhole reads a whole answer: an error's class and message, or a
+// 200's output decoded by the task.
+func (r *runner) readWhole(ctx context.Context, ti int, wk *worker, resp *http.Response, rec *schemas.Record) (string, bool) {
+	wk.buf.Reset()
+	_, err := wk.buf.ReadFrom(&capReader{r: resp.Body, left: maxResponseBytes})
+	rec.EndNs = time.Since(r.d.Anchor).Nanoseconds()
+	if err != nil {
+		rec.ErrorClass, rec.Error = classify(ctx, err), "reading the response: "+err.Error()
+		return "", false
+	}
+	if resp.StatusCode != http.StatusOK {
+		rec.ErrorClass = schemas.ErrHTTP
+		if _, shed := engine.Shed(resp.StatusCode, string(wk.buf.Bytes())); shed {
+			rec.ErrorClass = schemas.ErrShed
+		}
+		rec.Error = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, safeString(wk.buf.Bytes(), 300))
+		return "", false
+	}
+	text, note, err := r.task.Decode(r.plan.Targets[ti].Fields, resp.Header.Get("Content-Type"), wk.buf.Bytes())
+	rec.ResponseNote = note
+	if err != nil {
+		rec.ErrorClass, rec.Error = schemas.ErrDecode, err.Error()
+		return "", false
+	}
+	return text, true
 }
 
 // maxResponseBytes bounds the response body read per request: a

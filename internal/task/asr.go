@@ -47,6 +47,17 @@ func (asr) Score(text string) (string, string, string) {
 	return scored, "", ""
 }
 
+// IsStream: only an SSE answer is a stream (the OpenAI transcription
+// stream; internal/engine's rows).
+func (asr) IsStream(contentType string) bool {
+	return strings.HasPrefix(contentType, "text/event-stream")
+}
+
+// RecordSeconds is the clip's audio seconds, whatever the answer: RTFx
+// counts the audio transcribed (verify's check 5 holds every record to
+// its clip's).
+func (asr) RecordSeconds(input float64, _ string) float64 { return input }
+
 // Seconds is frames / rate, the clip's audio seconds (a record's
 // audio_seconds).
 func (asr) Seconds(frames int64, rate int) float64 { return float64(frames) / float64(rate) }

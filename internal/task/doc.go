@@ -44,9 +44,13 @@
 //     records do not keep raw audio).
 //   - Score: the success rule on that output (TTS: non-empty audio) and
 //     the schemas.Err* class of a failure.
-//   - Seconds: the seconds RTFx counts, from the frames and rate run.json's
-//     corpus keeps for the input (for TTS, the seconds of audio produced
-//     would be a record's, not the input's: see "Not yet" below).
+//   - IsStream: which 200 answers to a stream request are streams read
+//     by DecodeStream (ASR: text/event-stream; TTS: audio/pcm, whose
+//     first bytes are its first output).
+//   - Seconds, RecordSeconds: the input's seconds from the frames and
+//     rate run.json's corpus keeps, and the seconds a record's RTF
+//     counts (ASR: the input's; TTS: the audio it produced, from its
+//     decoded output).
 //   - Input: the input's variants. Positions is how many there are, a
 //     variant changes one position (one byte) of the input, Variant
 //     returns the SHA-256 of the changed bytes and the changed byte's
@@ -70,11 +74,12 @@
 // where verify compares an input with its entry. The success rule's
 // name in run.json (protocol.success_rule) is ASR's only rule.
 //
-// The runner calls a Task on its hot path: Envelope is called once per
-// target and its For once per (target, item) before the sweep, Input once per input before its first step; Variant, Splice
-// and the per-request methods allocate nothing of their own beyond what
-// decoding the answer needs (BenchmarkRequestPath in internal/bench
-// measures it).
+// The runner calls a Task on its hot path: Envelope once per target and
+// its For once per (target, item) before the sweep, Input once per input
+// before its first step, Variant and Splice while a step is planned
+// (before its timed phase); the per-request methods allocate nothing of
+// their own beyond what decoding the answer needs (BenchmarkRequestPath
+// in internal/bench measures it).
 //
 // This package imports schemas, perturb, internal/engine and
 // internal/claims' text rule and WER; it never imports the runner, so

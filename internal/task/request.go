@@ -96,3 +96,23 @@ func (in *base64Input) Splice(v perturb.Variant) perturb.Splice {
 }
 
 func (in *base64Input) Unchanged() perturb.Splice { return perturb.Splice{Head: in.b.Text} }
+
+// Streamer says which answers are streams.
+type Streamer interface {
+	// IsStream says whether a 200 answer of contentType, to a request
+	// that asked for a stream, is one the task reads with DecodeStream,
+	// which marks the first output (ASR: text/event-stream; a speech
+	// task's raw audio/pcm). Any other answer is read whole, its first
+	// output the response's headers.
+	IsStream(contentType string) bool
+}
+
+// Seconder is the seconds a request's RTF divides by.
+type Seconder interface {
+	// RecordSeconds is a record's audio_seconds from input, the seconds
+	// of its input (Task.Seconds of its corpus entry), and output, its
+	// output as decoded ("" when the request failed before one). ASR
+	// counts the input's whatever the answer; a task that produces audio
+	// may count its output's.
+	RecordSeconds(input float64, output string) float64
+}

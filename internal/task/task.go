@@ -13,8 +13,12 @@ type Task interface {
 	Name() string
 	// Path is the endpoint, appended to a target's base URL.
 	Path() string
-	// Enveloper builds a target's envelopes, per item (request.go).
+	// Enveloper builds a target's envelopes, per item; Streamer says
+	// which answers are streams; Seconder is a record's seconds
+	// (request.go).
 	Enveloper
+	Streamer
+	Seconder
 	// Decode reads the output of a whole 200 answer; fields are the
 	// target's form fields (which may ask for a format), note a
 	// schemas.Note* when the server answered otherwise than asked.
