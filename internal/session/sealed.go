@@ -14,16 +14,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -161,8 +160,8 @@ func (s *Sealed) LoadClips(src, audio string) error {
 		if !ok && audio != "" {
 			if byHash == nil {
 				var err error
-				if byHash, err = IndexWAVs(audio); err != nil {
-					return err
+				if byHash, err = task.IndexWAVs(audio); err != nil {
+					return &AudioError{Dir: audio, Err: err}
 				}
 			}
 			if p, found := byHash[cl.SHA256]; found {
@@ -198,34 +197,6 @@ func (s *Sealed) LoadClips(src, audio string) error {
 		err.Reason = "not in " + src + " nor, by SHA-256, in " + audio
 	}
 	return err
-}
-
-// IndexWAVs hashes every .wav under dir: the file of each SHA-256.
-func IndexWAVs(dir string) (map[string]string, error) {
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || !d.Type().IsRegular() || !strings.EqualFold(filepath.Ext(p), ".wav") {
-			return nil
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
-			return err
-		}
-		out[hex.EncodeToString(h.Sum(nil))] = p
-		return nil
-	})
-	if err != nil {
-		return nil, &AudioError{Dir: dir, Err: err}
-	}
-	return out, nil
 }
 
 // ReplayOptions are a replay's departures from the sealed run; each one

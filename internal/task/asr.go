@@ -69,6 +69,9 @@ func (asr) Quality(measured []schemas.Record, refs map[string]string, sc schemas
 	return claims.WER(measured, refs, sc)
 }
 
+// LoadCorpus reads a corpus of WAV clips (LoadWAVCorpus).
+func (asr) LoadCorpus(path string) ([]Clip, error) { return LoadWAVCorpus(path) }
+
 // Positions is the clip's samples: frames times channels.
 func (asr) Positions(c schemas.Clip) int64 { return c.Frames * int64(c.Channels) }
 

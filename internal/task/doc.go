@@ -67,12 +67,17 @@
 //
 // # Not yet behind Task
 //
-// The corpus is WAV clips: internal/bench's corpus loader parses WAV
-// files, and run.json's corpus entries (frames, channels, sample rate,
-// check 5's length check, the variant budget) describe WAV clips. A text
-// corpus needs a loader and corpus entries of its own; Input.Check is
-// where verify compares an input with its entry. The success rule's
-// name in run.json (protocol.success_rule) is ASR's only rule.
+// The corpus is the task's (Loader, corpus.go): a Clip is one item, a WAV
+// and what a request may say of it (its reference, language, and Speak,
+// the text a speech request speaks: SeedTTS meta.lst's fourth field).
+// LoadWAVCorpus is the one WAV corpus loader (folders, JSONL manifests,
+// SeedTTS meta.lst, one file) and IndexWAVs the one index of a folder's
+// clips by SHA-256 (replay's --audio, verify's). run.json's corpus entries
+// (frames, channels, sample rate, check 5's length check, the variant
+// budget) still describe WAV clips: a text corpus needs entries of its
+// own; Input.Check is where verify compares an input with its entry.
+// The success rule's name in run.json (protocol.success_rule) is ASR's
+// only rule.
 //
 // The runner calls a Task on its hot path: Envelope once per target and
 // its For once per (target, item) before the sweep, Input once per input

@@ -19,6 +19,8 @@ type Task interface {
 	Enveloper
 	Streamer
 	Seconder
+	// Loader reads the task's corpus (corpus.go).
+	Loader
 	// Decode reads the output of a whole 200 answer; fields are the
 	// target's form fields (which may ask for a format), note a
 	// schemas.Note* when the server answered otherwise than asked.
