@@ -53,8 +53,8 @@ type Plan struct {
 	// 0: none. See probe.go.
 	CacheProbe int
 
-	// Task is what one request is (internal/task); nil is task.ASR, the
-	// only task benchseal has.
+	// Task is what one request is (internal/task); nil is
+	// task.Named(""), the registry's default.
 	Task task.Task
 }
 
@@ -76,6 +76,13 @@ func planErrorf(format string, args ...any) error {
 func (p Plan) normalize() (Plan, error) {
 	if len(p.Targets) == 0 {
 		return p, planErrorf("no target")
+	}
+	if p.Task == nil {
+		t, err := task.Named("")
+		if err != nil {
+			return p, planErrorf("%v", err)
+		}
+		p.Task = t
 	}
 	seen := map[string]bool{}
 	for _, t := range p.Targets {

@@ -188,9 +188,6 @@ type runner struct {
 
 func newRunner(p Plan, cfg *config, dir string) (*runner, error) {
 	r := &runner{plan: p, task: p.Task, cfg: cfg, used: maps.Clone(p.FirstVariant), gone: map[string]string{}, answered: map[string]bool{}}
-	if r.task == nil {
-		r.task = task.ASR
-	}
 	if r.used == nil {
 		r.used = map[[32]byte]int64{}
 	}

@@ -242,6 +242,13 @@ func (s *Sealed) Plan(o ReplayOptions) (bench.Plan, time.Duration, map[string][]
 	if pr.SuccessRule != schemas.SuccessRule {
 		return p, 0, nil, fmt.Errorf("the sealed run's success rule %q is not one benchseal runs", pr.SuccessRule)
 	}
+	// The sealed run's task: a run of another task replays as that task,
+	// and one this benchseal does not know is refused, never run as ASR.
+	tk, err := task.ForRun(&run)
+	if err != nil {
+		return p, 0, nil, err
+	}
+	p.Task = tk
 	gpus := map[string][]int{}
 	for k, v := range o.GPUs {
 		gpus[k] = v
