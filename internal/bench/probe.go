@@ -29,22 +29,11 @@ import (
 func (r *runner) probe(ctx context.Context, ti int) error {
 	p := r.plan
 	t := p.Targets[ti]
-	c := &p.Corpus[0]
-	jobs := make([]job, claims.ProbeWarmup+2*p.CacheProbe)
-	in, err := r.input(c)
+	jobs, err := r.newJobs(claims.ProbeWarmup+2*p.CacheProbe, func(seq int) (int, bool) {
+		return 0, !claims.ProbeIsRepeat(seq, p.CacheProbe)
+	})
 	if err != nil {
 		return err
-	}
-	for seq := range jobs {
-		j := &jobs[seq]
-		j.clip, j.variant = c, -1
-		if !claims.ProbeIsRepeat(seq, p.CacheProbe) {
-			j.variant = r.used[c.SHA256]
-			r.used[c.SHA256]++
-		}
-		if err := r.variant(j, in); err != nil {
-			return err
-		}
 	}
 	rf, err := createRecordFile(filepath.Join(r.d.Path, filepath.FromSlash(schemas.ProbeRecordsPath(t.Name, 1))))
 	if err != nil {
