@@ -1,10 +1,13 @@
-// Package task says what one request of a benchmark is: the endpoint it
-// goes to, the request envelope its input is sent in, how the answer is
-// decoded (a whole body or a stream), the rule that makes it a success,
-// the seconds of input that RTFx counts, how an input's variants are
-// derived (and re-derived by verify's check 5), and the quality metric
-// claims.json keeps. Task is the seam: the runner (internal/bench) sends
-// and decodes through it, claims computes the metric through it, verify
+// Package task says what one request of a benchmark is: its corpus (the
+// item type and its loaders), the endpoint it goes to, the request
+// envelope its input is sent in (per target and item), the input's
+// variants and the bytes they are sent as (a splice of any width,
+// including a base64 view), which answers are streams and how an answer
+// is decoded, the rule that makes it a success, the seconds RTFx counts,
+// and the quality metric claims.json keeps. Task is the seam, composed of
+// small roles (request.go: Enveloper, Streamer, Seconder; corpus.go:
+// Loader; task.go: the rest): the runner (internal/bench) sends and
+// decodes through it, claims computes the metric through it, verify
 // re-derives through it.
 //
 // ASR, the OpenAI audio transcription request (POST
