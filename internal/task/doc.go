@@ -16,10 +16,11 @@
 //
 // # The registry and run.json
 //
-// A run records its task's Name in run.json (protocol.task). verify and
-// claims' callers pick the implementation with ForRun: an absent
-// protocol.task is "asr" (runs made before it was recorded were all
-// ASR; this is the only default), any other name must be registered
+// A run records its task's Name in run.json (protocol.task). verify,
+// replay (session.Sealed.Plan) and claims' callers pick the
+// implementation with ForRun, run --task NAME with Named: an absent
+// name is DefaultName, "asr" (runs made before it was recorded were all
+// ASR; Named is the only place that defaults), any other name must be registered
 // (Register, from an init function), else the run is refused with an
 // *UnknownError, never verified as ASR. claims.Compute takes the metric
 // as claims.WithQuality(task) and refuses a non-ASR run without it.
@@ -27,7 +28,8 @@
 // # Adding a task (text-to-speech, say)
 //
 // A TTS task is a new file here, a Task implementation and its tests,
-// registered in an init function; bench.Plan.Task selects it for a run.
+// registered in an init function; run --task (bench.Plan.Task) selects it
+// for a run.
 // What each method must provide, for TTS (input text, output audio):
 //
 //   - Name: the name run.json records ("tts"); never change it once runs
@@ -54,10 +56,14 @@
 //     rate run.json's corpus keeps, and the seconds a record's RTF
 //     counts (ASR: the input's; TTS: the audio it produced, from its
 //     decoded output).
+//   - LoadCorpus: the task's items (Clip; LoadWAVCorpus for WAV inputs,
+//     whose SeedTTS meta.lst items carry Speak).
 //   - Input: the input's variants. Positions is how many there are, a
-//     variant changes one position (one byte) of the input, Variant
-//     returns the SHA-256 of the changed bytes and the changed byte's
-//     offset, Splice the bytes as sent. For text, a position could be
+//     variant changes one position of the input, Variant returns the
+//     SHA-256 of the changed input and the changed byte's offset, Splice
+//     the bytes as sent, of any width (WAVBase64: a reference clip as the
+//     base64 text of a data: URL, re-encoding only the changed
+//     4-character group; Whole, the input sent unchanged). For text, a position could be
 //     one ASCII letter whose case is flipped (one byte, the text still
 //     valid UTF-8 and JSON); whatever it is, it must be a pure function
 //     of the input and the position, since check 5 re-derives every
