@@ -54,10 +54,13 @@ type Variant struct {
 	SHA256      [32]byte
 }
 
-// Splice is a variant's bytes without a copy: Head, then Byte, then Tail.
+// Splice is a variant's bytes without a copy: Head, then Mid (the changed
+// bytes, of any width), then Tail. Head and Tail share the original's
+// bytes; so does a one-byte Mid (WAV.Splice's, from a static table).
+// Nothing may write to any of them.
 type Splice struct {
 	Head []byte
-	Byte byte
+	Mid  []byte
 	Tail []byte
 }
 
@@ -66,4 +69,4 @@ var (
 )
 
 // Len is the variant's length in bytes.
-func (s Splice) Len() int64 { return int64(len(s.Head)) + 1 + int64(len(s.Tail)) }
+func (s Splice) Len() int64 { return int64(len(s.Head)) + int64(len(s.Mid)) + int64(len(s.Tail)) }

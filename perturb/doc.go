@@ -49,6 +49,14 @@
 // KiB (at most 64 states per clip) and hashes a variant only from the state
 // at or before its changed byte.
 //
+// A Splice is Head, Mid and Tail: the changed bytes (Mid) may be of any
+// width. Base64 is the standard padded base64 view of a file (a clip sent
+// in a `data:` URL): its Splice of a variant's splice is the base64 text
+// of the variant, sharing the file's encoded text but for the 4-character
+// groups that hold the changed bytes, which it re-encodes. It is a pure
+// function of the file and the variant, so a verifier re-derives the text
+// sent; the variant's SHA-256 stays the perturbed file's.
+//
 // # Plans
 //
 // Plan.Index(clip, samples, n) gives the sample index of the n-th variant of

@@ -35,7 +35,7 @@ func (w *WAV) Variant(index int64) (Variant, error) {
 	h := sha256.New()
 	s := w.Splice(v)
 	h.Write(s.Head)
-	h.Write(oneByte[s.Byte : int(s.Byte)+1])
+	h.Write(s.Mid)
 	h.Write(s.Tail)
 	h.Sum(v.SHA256[:0])
 	return v, nil
@@ -88,7 +88,8 @@ func (f Format) value(s []byte) (float64, error) {
 	return float64(x), nil
 }
 
-// Splice returns the variant's bytes as shared slices around the one byte.
+// Splice returns the variant's bytes as shared slices around the one byte
+// (Mid, a slice of a static table: it allocates nothing).
 // It panics if v's byte offset is not inside w, a variant of another file.
 func (w *WAV) Splice(v Variant) Splice {
 	if v.ByteOffset < w.DataOffset || v.ByteOffset >= w.DataOffset+w.DataSize {
@@ -96,13 +97,13 @@ func (w *WAV) Splice(v Variant) Splice {
 	}
 	// The full slice expression keeps an append to Head from overwriting
 	// the original byte.
-	return Splice{Head: w.Bytes[:v.ByteOffset:v.ByteOffset], Byte: v.Byte, Tail: w.Bytes[v.ByteOffset+1:]}
+	return Splice{Head: w.Bytes[:v.ByteOffset:v.ByteOffset], Mid: oneByte[v.Byte : int(v.Byte)+1 : int(v.Byte)+1], Tail: w.Bytes[v.ByteOffset+1:]}
 }
 
 // WriteTo writes the variant's bytes to dst.
 func (s Splice) WriteTo(dst io.Writer) (int64, error) {
 	var total int64
-	for _, p := range [3][]byte{s.Head, oneByte[s.Byte : int(s.Byte)+1], s.Tail} {
+	for _, p := range [3][]byte{s.Head, s.Mid, s.Tail} {
 		n, err := dst.Write(p)
 		total += int64(n)
 		if err != nil {
@@ -144,14 +145,14 @@ func (r *spliceReader) Read(p []byte) (int, error) {
 // part returns the part the reader is in and the offset within it, or nil
 // at the end.
 func (r *spliceReader) part() ([]byte, int64) {
-	h := int64(len(r.s.Head))
+	h, m := int64(len(r.s.Head)), int64(len(r.s.Mid))
 	switch {
 	case r.off < h:
 		return r.s.Head, r.off
-	case r.off == h:
-		return oneByte[r.s.Byte : int(r.s.Byte)+1], 0
+	case r.off < h+m:
+		return r.s.Mid, r.off - h
 	case r.off < r.s.Len():
-		return r.s.Tail, r.off - h - 1
+		return r.s.Tail, r.off - h - m
 	}
 	return nil, 0
 }

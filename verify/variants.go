@@ -6,8 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -336,8 +334,8 @@ func findClips(ev *evidence, order []*clipData, audioDir string) (int, error) {
 		default:
 			if byHash == nil {
 				var err error
-				if byHash, err = indexAudio(audioDir); err != nil {
-					return 0, err
+				if byHash, err = task.IndexWAVs(audioDir); err != nil {
+					return 0, fmt.Errorf("reading the clips in %s: %w", audioDir, err)
 				}
 			}
 			if p, ok := byHash[cd.clip.SHA256]; ok {
@@ -547,30 +545,6 @@ func (d *deriver) run(t share) {
 	d.out.errs = append(d.out.errs, errs...)
 	d.out.derived += t.to - t.from
 	d.mu.Unlock()
-}
-
-// indexAudio hashes every .wav under dir.
-func indexAudio(dir string) (map[string]string, error) {
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || !d.Type().IsRegular() || !strings.EqualFold(filepath.Ext(p), ".wav") {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(b)
-		out[hex.EncodeToString(sum[:])] = p
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("reading the clips in %s: %w", dir, err)
-	}
-	return out, nil
 }
 
 // short abbreviates a hex digest for a finding; the full one is in Err.

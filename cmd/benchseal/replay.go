@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -248,17 +247,12 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	writeRunReport(e, res.Dir)
 	infof(e.stderr, "replay written to %s", res.Dir)
 
-	want := claims.ForTargets(sealed.Claims, func(name string) bool {
-		return slices.ContainsFunc(plan.Targets, func(p bench.Target) bool { return p.Name == name })
-	})
-	diffs := claims.Compare(want, res.Claims, tol)
-	nc := markNotComparable(diffs, envDiff)
-	nd := claims.Differing(diffs)
-	probes := claims.CompareProbes(want, res.Claims)
+	cmp := sealed.Compare(res.Claims, plan.Targets, tol, envDiff)
+	diffs, nc, nd, probes := cmp.Diffs, cmp.NotComparable, cmp.Differ, cmp.Probes
 	if f.asJSON {
 		err = claims.Comparison{Source: src, BundleSHA256: origin.BundleSHA256, KeyFingerprint: origin.KeyFingerprint,
 			KeyPinned: origin.KeyPinned, Replay: res.Dir, Tolerance: claims.ComparisonTolerance{Relative: tol.Relative, QualityPoints: tol.QualityPoints},
-			OK: nd == 0 && nc == 0, Differ: nd, Differences: diffs, Probes: probes, Environment: envDiffOrNil(envDiff)}.WriteJSON(e.stdout)
+			OK: cmp.OK(), Differ: nd, Differences: diffs, Probes: probes, Environment: envDiffOrNil(envDiff)}.WriteJSON(e.stdout)
 	} else {
 		err = claims.WriteComparison(e.stdout, diffs)
 		if err == nil && len(probes) > 0 {

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/benchseal/benchseal/internal/bench"
-	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/newfile"
 	"github.com/benchseal/benchseal/internal/session"
@@ -247,10 +246,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// markNotComparable is claims.MarkNotComparable with the hardware rows of
-// the replay's environment diff.
-func markNotComparable(diffs []claims.Difference, d schemas.ReplayDiff) int {
-	return claims.MarkNotComparable(diffs, d.HardwareDiffers())
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/benchseal/benchseal/internal/report"
 	"github.com/benchseal/benchseal/internal/score"
 	"github.com/benchseal/benchseal/internal/session"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -28,6 +29,7 @@ func init() { register(newRunCmd) }
 type runFlags struct {
 	targets, models, forms  []string
 	audio, corpus, out      string
+	task                    string
 	concurrency, requests   string
 	passes, warmup, repeats int
 	seed                    uint64
@@ -115,6 +117,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringArrayVar(&f.targets, "target", nil, "a server under test as NAME=URL (its base URL; a trailing /v1 is dropped, with a note); repeat for several")
 	fl.StringArrayVar(&f.models, "model", nil, "model to request: M for every target, or NAME=M for one (default: the one the server lists)")
 	fl.StringVar(&f.audio, "audio", "", "one WAV clip (reference: a same-named .txt next to it)")
+	fl.StringVar(&f.task, "task", "", fmt.Sprintf("what one request is: %s (default %s; recorded as protocol.task)", strings.Join(task.Names(), ", "), task.DefaultName))
 	fl.StringVar(&f.corpus, "corpus", "", "a folder of WAVs (+ same-named .txt), a JSONL manifest or a SeedTTS meta.lst")
 	fl.StringVar(&f.concurrency, "concurrency", "1,16,32,64,128", "concurrency levels, comma-separated")
 	fl.StringVar(&f.requests, "requests", "", "measured requests per level and repeat: N, or one per level")
@@ -320,6 +323,11 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	if (f.audio == "") == (f.corpus == "") {
 		return p, usageErrorf("give exactly one of --audio FILE and --corpus PATH")
 	}
+	tk, err := task.Named(f.task)
+	if err != nil {
+		return p, usageErrorf("--task %q: want one of %s", f.task, strings.Join(task.Names(), ", "))
+	}
+	p.Task = tk
 	if f.requests != "" && f.passes != 0 {
 		return p, usageErrorf("give --requests or --passes, not both")
 	}
@@ -344,7 +352,7 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		}
 		p.Corpus = []bench.Clip{c}
 	} else {
-		clips, err := bench.LoadCorpus(f.corpus)
+		clips, err := tk.LoadCorpus(f.corpus)
 		if err != nil && !corpusPathError(err, f.corpus) {
 			return p, runError(err)
 		}

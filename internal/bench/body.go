@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"io"
 	"strings"
 
@@ -8,41 +9,47 @@ import (
 	"github.com/benchseal/benchseal/perturb"
 )
 
-// form is a target's multipart/form-data envelope, built once: every
-// request sends prefix, the variant's bytes straight from the clip (head,
-// one byte, tail) and suffix, so no request copies its clip.
+// form is one (target, item)'s request envelope, built before the sweep
+// (task.Envelopes.For): every request sends prefix, the variant's bytes
+// straight from the clip (head, one byte, tail) and suffix, so no request
+// copies its clip. Items whose envelope says nothing of them share their
+// target's slices (ASR: every item).
 type form struct {
 	contentType string
-	prefix      []byte // the form fields and the file part's header
-	suffix      []byte // the closing boundary
+	prefix      []byte // e.g. the form fields and the file part's header
+	suffix      []byte // e.g. the closing boundary
 }
 
-func newForm(t task.Task, model string, fields map[string]string, stream bool) (form, error) {
-	e, err := t.Envelope(model, fields, stream)
+// newForms is target t's envelope of each corpus item, in corpus order.
+func newForms(tk task.Task, t Target, stream bool, corpus []Clip) ([]form, error) {
+	es, err := tk.Envelope(task.Target{Model: t.Model, Fields: t.Fields, Stream: stream})
 	if err != nil {
-		return form{}, err
+		return nil, err
 	}
-	return form{contentType: e.ContentType, prefix: e.Prefix, suffix: e.Suffix}, nil
+	forms := make([]form, len(corpus))
+	for i := range corpus {
+		e, err := es.For(corpus[i].Item())
+		if err != nil {
+			return nil, fmt.Errorf("clip %q: %w", corpus[i].ID, err)
+		}
+		forms[i] = form{contentType: e.ContentType, prefix: e.Prefix, suffix: e.Suffix}
+	}
+	return forms, nil
 }
 
-// body reads prefix, head, byte, tail, suffix. Each request gets its own
+// body reads prefix, head, mid, tail, suffix. Each request gets its own
 // (a few words): the transport may still read a body after RoundTrip
 // returned, so a body is never reused; the segments themselves are shared
 // and never written.
 type body struct {
 	segs [5][]byte
-	one  [1]byte
 	i    int
 	off  int
 }
 
-func (b *body) reset(f *form, s perturb.Splice, whole []byte) {
-	if whole != nil { // --no-perturb: the clip as it is
-		b.segs = [5][]byte{f.prefix, whole, nil, nil, f.suffix}
-	} else {
-		b.one[0] = s.Byte
-		b.segs = [5][]byte{f.prefix, s.Head, b.one[:], s.Tail, f.suffix}
-	}
+// reset makes b the body of s (the input's bytes as sent) in f.
+func (b *body) reset(f *form, s perturb.Splice) {
+	b.segs = [5][]byte{f.prefix, s.Head, s.Mid, s.Tail, f.suffix}
 	b.i, b.off = 0, 0
 }
 

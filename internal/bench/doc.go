@@ -1,12 +1,17 @@
 // Package bench is benchseal's closed-loop runner: it drives the targets'
-// /v1/audio/transcriptions with a concurrency sweep and writes the run
-// directory of docs/bundle.md as it goes.
+// endpoint of the run's task (ASR: /v1/audio/transcriptions) with a
+// concurrency sweep and writes the run directory of docs/bundle.md as it
+// goes.
 //
-// What one request is (its endpoint, the envelope around the clip, how the
-// answer is decoded, the success rule and the seconds RTFx counts) is the
-// Plan's Task (internal/task; task.ASR, the transcription request, when
-// nil): the runner owns the schedule, the variants, the shared-slice
-// bodies and the records, and asks the Task for the rest.
+// What one request is (its endpoint, the envelope around the input per
+// target and corpus item, the input's variants and the bytes they are sent
+// as, which answers are streams and how an answer is decoded, the success
+// rule and the seconds RTFx counts) is the Plan's Task (internal/task; nil
+// is task.Named(""), the registry's default, ASR), and so is the corpus
+// (Plan.Corpus is the task's items, task.Clip, read by its Loader; Clip,
+// LoadCorpus and LoadClip here are those names kept for the runner's
+// callers). The runner owns the schedule, the variant numbering, the
+// shared-slice bodies and the records, and asks the Task for the rest.
 //
 // # Protocol
 //
@@ -41,12 +46,17 @@
 // target stopped, and the unsent rest of the step it stopped in, keep
 // their numbers, so the numbering is run.json's alone (a verifier
 // re-derives it) and the other targets' numbers do not depend on when a
-// server went away. A step's variants
-// and their SHA-256 are computed, on every core, before its first request;
-// the hot loop only sends. The body is multipart/form-data with a
-// Content-Length: a per-target prefix (model, sorted form fields, stream,
-// the file part header), the variant as shared slices of the clip (head,
-// one byte, tail) and the closing boundary; no request copies its clip.
+// server went away. A step's variants, their SHA-256 and the bytes each
+// sends (the task's Splice) are computed, on every core, before its first
+// request, by the one job builder steps and the cache probe share
+// (newJobs); the hot loop only sends. The body has a Content-Length and
+// is the task's envelope of the (target, item), built before the sweep,
+// around the variant's bytes as shared slices (head, the changed bytes,
+// tail): for ASR multipart/form-data, a per-target prefix (model, sorted
+// form fields, stream, the file part header), the clip with one byte
+// changed and the closing boundary; for an input sent as base64
+// (task.WAVBase64) the clip's text with the one changed 4-character group
+// re-encoded. No request copies its input.
 //
 // Success is HTTP 200 and a non-empty transcript (after text_scored's
 // stripping: a bare Qwen3-ASR prefix is empty_text). A non-200 answer
@@ -55,8 +65,11 @@
 // request queue is full." is shedding, not a server failure). A response body past
 // 64 MiB fails the request (decode) rather than being buffered. start_ns is taken just
 // before the request is sent, end_ns after the last byte of the response;
-// first_byte_ns is when the response headers arrived, or with Stream when
-// the first SSE event carrying text arrived, whatever its kind: a
+// first_byte_ns is when the response headers arrived, or, with Stream and
+// an answer the task reads as a stream (Task.IsStream: ASR's
+// text/event-stream; a raw audio/pcm stream's first bytes for a task
+// that says so), its first output; for ASR the first SSE event carrying
+// text, whatever its kind: a
 // non-empty delta (vLLM's {"choices":[{"delta":{"content"}}]} chunks or
 // OpenAI's transcript.text.delta events) or, when no delta came before it,
 // the final transcript.text.done with its text; a stream with no text has
@@ -101,7 +114,9 @@
 // write(2) when workers finish together, so a crash leaves valid JSONL
 // minus at most the lines not yet written), and at the end
 // run.json again (replaced atomically, complete=true, ended_at) and
-// claims.json, computed by internal/claims from the files on disk.
+// claims.json, computed by internal/claims from the files on disk. Every
+// file is created through internal/newfile: none is ever overwritten but
+// run.json, which is replaced whole.
 //
 // # Interrupts
 //

@@ -150,7 +150,7 @@ func BenchmarkRequestPath(b *testing.B) {
 		b.Fatal(err)
 	}
 	v, _ := in.Variant(1234)
-	j := job{clip: &clip, in: in, v: v, sha: hexSum(v.SHA256)}
+	j := job{clip: &clip, v: v, s: in.Splice(v), sha: hexSum(v.SHA256)}
 	wk := &worker{br: nil}
 	var rec schemas.Record
 	b.SetBytes(int64(len(w.Bytes)))

@@ -16,9 +16,9 @@ import (
 // Target is one server under test.
 type Target struct {
 	Name   string            // label, also the records/<name>/ folder
-	URL    string            // base URL: requests go to URL + "/v1/audio/transcriptions"
+	URL    string            // base URL: requests go to URL + the task's Path (ASR: "/v1/audio/transcriptions")
 	Model  string            // empty: the one model the server lists in /v1/models
-	Fields map[string]string // form fields besides file, model and stream (language, response_format, ...)
+	Fields map[string]string // the task's request fields besides its input, model and stream (ASR: language, response_format, ...)
 }
 
 // Plan is what to measure: the protocol of docs/DESIGN.md, "Measurement protocol".
@@ -39,7 +39,7 @@ type Plan struct {
 	// past every variant that run sent, so it sends none of them again: the
 	// plan is a permutation, so numbers never used give indices never used.
 	FirstVariant map[[32]byte]int64
-	Stream       bool // stream=true: first_byte_ns is the first text delta over SSE
+	Stream       bool // ask for a stream: first_byte_ns is its first output (ASR: the first text delta over SSE)
 	Scoring      schemas.Scoring
 	Command      []string // the client's command line, already redacted
 
@@ -53,8 +53,8 @@ type Plan struct {
 	// 0: none. See probe.go.
 	CacheProbe int
 
-	// Task is what one request is (internal/task); nil is task.ASR, the
-	// only task benchseal has.
+	// Task is what one request is (internal/task); nil is
+	// task.Named(""), the registry's default.
 	Task task.Task
 }
 
@@ -76,6 +76,13 @@ func planErrorf(format string, args ...any) error {
 func (p Plan) normalize() (Plan, error) {
 	if len(p.Targets) == 0 {
 		return p, planErrorf("no target")
+	}
+	if p.Task == nil {
+		t, err := task.Named("")
+		if err != nil {
+			return p, planErrorf("%v", err)
+		}
+		p.Task = t
 	}
 	seen := map[string]bool{}
 	for _, t := range p.Targets {

@@ -2,13 +2,10 @@ package bench
 
 import (
 	"context"
-	"encoding/hex"
 	"fmt"
 	"path/filepath"
 
 	"github.com/benchseal/benchseal/internal/claims"
-	"github.com/benchseal/benchseal/internal/task"
-	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -32,36 +29,11 @@ import (
 func (r *runner) probe(ctx context.Context, ti int) error {
 	p := r.plan
 	t := p.Targets[ti]
-	c := &p.Corpus[0]
-	jobs := make([]job, claims.ProbeWarmup+2*p.CacheProbe)
-	for seq := range jobs {
-		j := &jobs[seq]
-		j.clip = c
-		if claims.ProbeIsRepeat(seq, p.CacheProbe) {
-			j.variant, j.sha = -1, hex.EncodeToString(c.SHA256[:])
-			continue
-		}
-		if r.inputs[c.SHA256] == nil {
-			if r.inputs == nil {
-				r.inputs = map[[32]byte]task.Input{}
-			}
-			in, err := r.task.Input(c.ID, c.WAV.Bytes)
-			if err != nil {
-				return fmt.Errorf("clip %q: %w", c.ID, err)
-			}
-			r.inputs[c.SHA256] = in
-		}
-		j.in = r.inputs[c.SHA256]
-		j.variant = r.used[c.SHA256]
-		r.used[c.SHA256]++
-		idx, err := perturb.Plan{Seed: p.Seed}.Index(c.SHA256, j.in.Positions(), j.variant)
-		if err == nil {
-			j.v, err = j.in.Variant(idx)
-		}
-		if err != nil {
-			return fmt.Errorf("clip %q variant %d: %w", c.ID, j.variant, err)
-		}
-		j.sha = hex.EncodeToString(j.v.SHA256[:])
+	jobs, err := r.newJobs(claims.ProbeWarmup+2*p.CacheProbe, func(seq int) (int, bool) {
+		return 0, !claims.ProbeIsRepeat(seq, p.CacheProbe)
+	})
+	if err != nil {
+		return err
 	}
 	rf, err := createRecordFile(filepath.Join(r.d.Path, filepath.FromSlash(schemas.ProbeRecordsPath(t.Name, 1))))
 	if err != nil {

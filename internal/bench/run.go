@@ -25,6 +25,7 @@ import (
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/newfile"
 	"github.com/benchseal/benchseal/internal/par"
 	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/perturb"
@@ -163,7 +164,7 @@ type runner struct {
 	task   task.Task
 	cfg    *config
 	d      Dir
-	forms  []form
+	forms  [][]form // per target, per corpus item
 	urls   []string
 	client []*http.Client
 	auth   []string
@@ -188,16 +189,13 @@ type runner struct {
 
 func newRunner(p Plan, cfg *config, dir string) (*runner, error) {
 	r := &runner{plan: p, task: p.Task, cfg: cfg, used: maps.Clone(p.FirstVariant), gone: map[string]string{}, answered: map[string]bool{}}
-	if r.task == nil {
-		r.task = task.ASR
-	}
 	if r.used == nil {
 		r.used = map[[32]byte]int64{}
 	}
 	r.d.Path = dir
 	maxC := slices.Max(p.Levels)
 	for _, t := range p.Targets {
-		f, err := newForm(r.task, t.Model, t.Fields, p.Stream)
+		f, err := newForms(r.task, t, p.Stream, p.Corpus)
 		if err != nil {
 			return nil, planErrorf("target %q: %v", t.Name, err)
 		}
@@ -280,7 +278,7 @@ func (r *runner) create() error {
 	for _, c := range p.Corpus {
 		sum := hex.EncodeToString(c.SHA256[:])
 		file := "inputs/" + sum + ".wav"
-		if err := writeNew(filepath.Join(r.d.Path, file), c.WAV.Bytes); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := newfile.Write(filepath.Join(r.d.Path, file), c.WAV.Bytes, 0o644); err != nil && !errors.Is(err, fs.ErrExist) {
 			return err
 		}
 		f := c.WAV.Format
@@ -320,42 +318,7 @@ func (r *runner) writeRun() error {
 	if err != nil {
 		return err
 	}
-	return replaceFile(filepath.Join(r.d.Path, schemas.RunFile), append(b, '\n'))
-}
-
-func replaceFile(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
-}
-
-// writeNew writes a file that must not exist yet.
-func writeNew(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return newfile.WriteAtomic(filepath.Join(r.d.Path, schemas.RunFile), true, bytes.NewReader(append(b, '\n')).WriteTo)
 }
 
 func (r *runner) hookErr(where string, err error) {
@@ -366,6 +329,8 @@ func (r *runner) hookErr(where string, err error) {
 	r.cfg.progress.Warnf("%s: %v", where, err)
 }
 
+// sweep runs the hooks' BeforeSweep, every step (sweepSteps), the cache
+// probe, the AfterSweep hooks, and writes the run's end (finish).
 func (r *runner) sweep(ctx context.Context) (*Result, error) {
 	for _, h := range r.cfg.hooks {
 		if h.BeforeSweep != nil {
@@ -378,46 +343,9 @@ func (r *runner) sweep(ctx context.Context) (*Result, error) {
 	}
 	sweepCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	interrupted := false
 	p := r.plan
-	order := slices.Clone(p.Targets)
 	r.cfg.progress.Sweep(p.sizes())
-sweep:
-	for li, c := range p.Levels {
-		for rep := 1; rep <= p.Repeats; rep++ {
-			// Alternate the order so no target always runs right after
-			// another one warmed the host up.
-			order = slices.Clone(p.Targets)
-			if rep%2 == 0 {
-				slices.Reverse(order)
-			}
-			for _, t := range order {
-				if sweepCtx.Err() != nil {
-					interrupted = true
-					break sweep
-				}
-				if r.stopped(t.Name) {
-					r.noteStopped(t.Name)
-					r.skip(li, rep)
-					continue
-				}
-				ti := slices.IndexFunc(p.Targets, func(x Target) bool { return x.Name == t.Name })
-				res, err := r.step(sweepCtx, ti, Step{Target: t.Name, Level: li, Concurrency: c, Repeat: rep})
-				if err != nil {
-					r.fatal = err
-					break sweep
-				}
-				r.steps = append(r.steps, res)
-				if res.Stopped {
-					r.noteStopped(t.Name)
-				}
-				if res.Interrupted {
-					interrupted = true
-					break sweep
-				}
-			}
-		}
-	}
+	interrupted := r.sweepSteps(sweepCtx)
 	if interrupted {
 		r.d.Event("", "interrupted", "the sweep was stopped; in-flight requests were drained")
 	}
@@ -444,14 +372,63 @@ sweep:
 			r.hookErr("after sweep", h.AfterSweep(context.WithoutCancel(ctx), &r.d))
 		}
 	}
+	return r.finish(interrupted)
+}
+
+// sweepSteps runs level -> repeat -> target, the target order reversed
+// on even repeats, and says whether the sweep was interrupted; a step's
+// error is r.fatal.
+func (r *runner) sweepSteps(ctx context.Context) (interrupted bool) {
+	p := r.plan
+	for li, c := range p.Levels {
+		for rep := 1; rep <= p.Repeats; rep++ {
+			// Alternate the order so no target always runs right after
+			// another one warmed the host up.
+			order := slices.Clone(p.Targets)
+			if rep%2 == 0 {
+				slices.Reverse(order)
+			}
+			for _, t := range order {
+				if ctx.Err() != nil {
+					return true
+				}
+				if r.stopped(t.Name) {
+					r.noteStopped(t.Name)
+					r.skip(li, rep)
+					continue
+				}
+				ti := slices.IndexFunc(p.Targets, func(x Target) bool { return x.Name == t.Name })
+				res, err := r.step(ctx, ti, Step{Target: t.Name, Level: li, Concurrency: c, Repeat: rep})
+				if err != nil {
+					r.fatal = err
+					return false
+				}
+				r.steps = append(r.steps, res)
+				if res.Stopped {
+					r.noteStopped(t.Name)
+				}
+				if res.Interrupted {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// finish writes run.json's end and claims.json, and returns the Result
+// with the run's error: the fatal one, ErrInterrupted, or the targets
+// stopped.
+func (r *runner) finish(interrupted bool) (*Result, error) {
 	run := r.d.Run
 	run.EndedAt = time.Now().UTC()
+	stopped := len(r.gone) > 0 || len(r.warmFailed) > 0 || len(r.unreachable) > 0
 	switch {
 	case r.fatal != nil:
 		run.Incomplete = "failed: " + r.fatal.Error()
 	case interrupted:
 		run.Incomplete = "interrupted"
-	case len(r.gone) > 0 || len(r.warmFailed) > 0 || len(r.unreachable) > 0:
+	case stopped:
 		run.Incomplete = r.stoppedError().Error()
 	default:
 		run.Complete, run.Incomplete = true, ""
@@ -465,13 +442,12 @@ sweep:
 		return res, err
 	}
 	res.Claims = cl
-	if r.fatal != nil {
+	switch {
+	case r.fatal != nil:
 		return res, r.fatal
-	}
-	if interrupted {
+	case interrupted:
 		return res, ErrInterrupted
-	}
-	if len(r.gone) > 0 || len(r.warmFailed) > 0 || len(r.unreachable) > 0 {
+	case stopped:
 		return res, r.stoppedError()
 	}
 	return res, nil
@@ -488,17 +464,55 @@ func (r *runner) writeClaims() (schemas.Claims, error) {
 	if err != nil {
 		return cl, err
 	}
-	return cl, writeNew(filepath.Join(r.d.Path, schemas.ClaimsFile), append(b, '\n'))
+	return cl, newfile.Write(filepath.Join(r.d.Path, schemas.ClaimsFile), append(b, '\n'), 0o644)
 }
 
 // job is one request of a step, its variant settled before the timed
 // phase starts.
 type job struct {
 	clip    *Clip
-	variant int64
-	in      task.Input // nil with --no-perturb
+	item    int   // the clip's index in the corpus (its envelope's)
+	variant int64 // -1: the clip unchanged (--no-perturb, the cache probe's repeats)
 	v       perturb.Variant
+	s       perturb.Splice // the bytes sent: the variant's, or the clip's as it is
 	sha     string
+	seconds float64 // the clip's seconds (Task.Seconds), for RecordSeconds
+}
+
+// input is clip c's task.Input, opened once per run.
+func (r *runner) input(c *Clip) (task.Input, error) {
+	if in := r.inputs[c.SHA256]; in != nil {
+		return in, nil
+	}
+	if r.inputs == nil {
+		r.inputs = map[[32]byte]task.Input{}
+	}
+	in, err := r.task.Input(c.ID, c.WAV.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("clip %q: %w", c.ID, err)
+	}
+	r.inputs[c.SHA256] = in
+	return in, nil
+}
+
+// variant settles j as variant number j.variant of its clip, or as the
+// clip unchanged when j.variant is -1 (sha then the clip's).
+func (r *runner) variant(j *job, in task.Input) error {
+	c := j.clip
+	j.seconds = r.task.Seconds(c.WAV.Frames(), c.WAV.Format.SampleRate)
+	if j.variant < 0 {
+		j.sha, j.s = hex.EncodeToString(c.SHA256[:]), task.Whole(in, c.WAV.Bytes)
+		return nil
+	}
+	idx, err := perturb.Plan{Seed: r.plan.Seed}.Index(c.SHA256, in.Positions(), j.variant)
+	if err == nil {
+		j.v, err = in.Variant(idx)
+	}
+	if err != nil {
+		return fmt.Errorf("clip %q variant %d: %w", c.ID, j.variant, err)
+	}
+	j.sha, j.s = hex.EncodeToString(j.v.SHA256[:]), in.Splice(j.v)
+	return nil
 }
 
 // skip hands out the variant numbers of a step that is not run (its
@@ -521,53 +535,48 @@ func (r *runner) skip(li, repeat int) {
 	}
 }
 
-// plan hands out the step's variants in schedule order, then hashes them
-// on every core.
+// jobs are the step's requests in schedule order (newJobs): its
+// warm-ups, then its measured requests, each pass over the corpus in
+// order.
 func (r *runner) jobs(li, repeat int) ([]job, error) {
 	p := r.plan
-	w, n := p.warmupAt(li, repeat), p.Requests[li]
-	jobs := make([]job, w+n)
-	for seq := range jobs {
-		i := seq
+	w := p.warmupAt(li, repeat)
+	return r.newJobs(w+p.Requests[li], func(seq int) (int, bool) {
 		if seq >= w {
-			i = seq - w
+			seq -= w
 		}
-		c := &p.Corpus[i%len(p.Corpus)]
-		jobs[seq].clip = c
-		if p.NoPerturb {
-			jobs[seq].variant = -1
-			jobs[seq].sha = hex.EncodeToString(c.SHA256[:])
-			continue
+		return seq % len(p.Corpus), !p.NoPerturb
+	})
+}
+
+// newJobs is the one job builder, for steps and the cache probe: n jobs,
+// job seq sending corpus item pick(seq) as its next variant, or unchanged
+// when pick says so. Variant numbers are handed out in seq order, then
+// the variants are hashed on every core.
+func (r *runner) newJobs(n int, pick func(seq int) (item int, variant bool)) ([]job, error) {
+	p := r.plan
+	jobs := make([]job, n)
+	ins := make([]task.Input, n)
+	for seq := range jobs {
+		i, perturbed := pick(seq)
+		c := &p.Corpus[i]
+		j := &jobs[seq]
+		j.clip, j.item, j.variant = c, i, -1
+		var err error
+		if ins[seq], err = r.input(c); err != nil {
+			return nil, err
 		}
-		jobs[seq].variant = r.used[c.SHA256]
-		r.used[c.SHA256]++
-		if r.inputs[c.SHA256] == nil {
-			if r.inputs == nil {
-				r.inputs = map[[32]byte]task.Input{}
-			}
-			in, err := r.task.Input(c.ID, c.WAV.Bytes)
-			if err != nil {
-				return nil, fmt.Errorf("clip %q: %w", c.ID, err)
-			}
-			r.inputs[c.SHA256] = in
+		if perturbed {
+			j.variant = r.used[c.SHA256]
+			r.used[c.SHA256]++
 		}
-		jobs[seq].in = r.inputs[c.SHA256]
-	}
-	if p.NoPerturb {
-		return jobs, nil
 	}
 	errs := make([]error, par.Workers(len(jobs)))
 	par.For(len(jobs), func(g, i int) bool {
-		j := &jobs[i]
-		idx, err := perturb.Plan{Seed: p.Seed}.Index(j.clip.SHA256, j.in.Positions(), j.variant)
-		if err == nil {
-			j.v, err = j.in.Variant(idx)
-		}
-		if err != nil {
-			errs[g] = fmt.Errorf("clip %q variant %d: %w", j.clip.ID, j.variant, err)
+		if err := r.variant(&jobs[i], ins[i]); err != nil {
+			errs[g] = err
 			return false
 		}
-		j.sha = hex.EncodeToString(j.v.SHA256[:])
 		return true
 	})
 	return jobs, errors.Join(errs...)
@@ -596,7 +605,7 @@ func createRecordFile(path string) (*recordFile, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+	f, err := newfile.Create(path, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -683,6 +692,8 @@ type worker struct {
 
 func newWorker(id int) *worker { return &worker{id: id, br: bufio.NewReaderSize(nil, 16<<10)} }
 
+// step runs one step: its records file, its warm-ups (retried when all
+// failed), its measured requests, and the hooks around them.
 func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 	p := r.plan
 	res := StepResult{Step: s, Errors: map[string]int{}}
@@ -702,68 +713,28 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 	w := p.warmupAt(s.Level, s.Repeat)
 	res.Planned = len(jobs) - w
 	r.cfg.progress.Begin(s, w, len(jobs)-w)
-	recs := make([]schemas.Record, len(jobs), len(jobs)+WarmupRetries)
-	workers := make([]*worker, s.Concurrency)
-	for i := range workers {
-		workers[i] = newWorker(i)
+	st := &stepRun{r: r, s: s, ti: ti, jobs: jobs, rf: rf,
+		recs: make([]schemas.Record, len(jobs), len(jobs)+WarmupRetries), workers: make([]*worker, s.Concurrency),
+		// In-flight requests outlive an interrupt: they drain within the timeout.
+		reqBase: context.WithoutCancel(ctx), runCtx: ctx}
+	for i := range st.workers {
+		st.workers[i] = newWorker(i)
 	}
-	// In-flight requests outlive an interrupt: they drain within the timeout.
-	reqBase := context.WithoutCancel(ctx)
 	// A server that goes away ends the step: no new request starts.
-	runCtx := ctx
-	if st, ok := r.cfg.stops[s.Target]; ok {
+	if sc, ok := r.cfg.stops[s.Target]; ok {
 		var cancel context.CancelFunc
-		runCtx, cancel = context.WithCancel(ctx)
+		st.runCtx, cancel = context.WithCancel(ctx)
 		defer cancel()
 		go func() {
 			select {
-			case <-st.ch:
+			case <-sc.ch:
 				cancel()
-			case <-runCtx.Done():
+			case <-st.runCtx.Done():
 			}
 		}()
 	}
-	phase := func(name string, from, to int) {
-		var next atomic.Int64
-		next.Store(int64(from))
-		var wg sync.WaitGroup
-		for _, wk := range workers {
-			wg.Go(func() {
-				for runCtx.Err() == nil {
-					seq := int(next.Add(1) - 1)
-					if seq >= to {
-						return
-					}
-					rec := &recs[seq]
-					rec.RequestID = RequestID(p.Seed, s.Target, s.Concurrency, s.Repeat, seq)
-					r.do(reqBase, ti, wk, &jobs[seq], rec)
-					rec.Target, rec.Concurrency, rec.Repeat, rec.Phase, rec.Seq, rec.Worker = s.Target, s.Concurrency, s.Repeat, name, seq, wk.id
-					rf.write(rec)
-					r.cfg.progress.Done(name, rec.OK)
-				}
-			})
-		}
-		wg.Wait()
-	}
-	phase(schemas.PhaseWarmup, 0, w)
-	// Retried warm-ups take the seqs after the measured ones, so that the
-	// planned seqs keep their numbers whether or not a retry was sent.
-	warm := recs[:w]
-	for retry(warm, w) && runCtx.Err() == nil && !r.stopped(s.Target) {
-		k := len(warm) - w
-		if k == 0 {
-			r.cfg.progress.Warnf("%s: all %d warm-up requests failed (the first: %s); sending one again, at most %d times", stepName(s), w, firstError(warm), WarmupRetries)
-		}
-		seq := len(jobs) + k
-		recs = append(recs, schemas.Record{})
-		rec := &recs[seq]
-		rec.RequestID = RequestID(p.Seed, s.Target, s.Concurrency, s.Repeat, seq)
-		r.do(reqBase, ti, workers[0], &jobs[k%w], rec)
-		rec.Target, rec.Concurrency, rec.Repeat, rec.Phase, rec.Seq, rec.Worker = s.Target, s.Concurrency, s.Repeat, schemas.PhaseWarmup, seq, 0
-		rf.write(rec)
-		r.cfg.progress.Done(schemas.PhaseWarmup, rec.OK)
-		warm = append(warm[:w:w], recs[len(jobs):]...)
-	}
+	st.phase(schemas.PhaseWarmup, 0, w)
+	warm := st.retryWarmups(w)
 	warmFailed := allFailed(warm)
 	if !r.judgeWarmups(s, warm, w) {
 		for i := range warm {
@@ -776,47 +747,17 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 				r.hookErr("before measuring "+stepName(s), h.BeforeMeasure(ctx, &r.d, res.Step))
 			}
 		}
-		phase(schemas.PhaseMeasure, w, len(jobs))
+		st.phase(schemas.PhaseMeasure, w, len(jobs))
 	} else {
 		warmFailed = false // stopped already
 	}
 	if err := rf.close(); err != nil {
 		return res, fmt.Errorf("write records of %s: %w", stepName(s), err)
 	}
-	first := true
-	for i := range recs {
-		rec := &recs[i]
-		if rec.Target == "" { // never sent: interrupted, or the server went away
-			if ctx.Err() == nil && r.stopped(s.Target) {
-				res.Stopped = true
-			} else {
-				res.Interrupted = true
-			}
-			continue
-		}
-		if rec.OK {
-			r.answered[s.Target] = true
-		}
-		if rec.Phase == schemas.PhaseWarmup {
-			res.Warmup++
-			continue
-		}
-		res.Requests++
-		if first || rec.StartNs < res.StartNs {
-			res.StartNs = rec.StartNs
-		}
-		if first || rec.EndNs > res.EndNs {
-			res.EndNs = rec.EndNs
-		}
-		first = false
-		if rec.OK {
-			res.Succeeded++
-		} else {
-			res.Errors[rec.ErrorClass]++
-		}
-	}
-	if ctx.Err() == nil && !r.stopUnreachable(s, recs[w:len(jobs)]) && warmFailed && res.Requests > 0 && res.Succeeded == 0 {
-		r.stopMeasuredFailed(s, recs[w:len(jobs)])
+	r.tally(ctx, &res, st.recs)
+	measured := st.recs[w:len(jobs)]
+	if ctx.Err() == nil && !r.stopUnreachable(s, measured) && warmFailed && res.Requests > 0 && res.Succeeded == 0 {
+		r.stopMeasuredFailed(s, measured)
 	}
 	if res.Requests > 0 && res.Succeeded == 0 {
 		msg := fmt.Sprintf("target %q failed every request of concurrency %d, repeat %d (%s)", s.Target, s.Concurrency, s.Repeat, errorSummary(res.Errors))
@@ -838,6 +779,110 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 	return res, nil
 }
 
+// stepRun is one step's requests as they are sent.
+type stepRun struct {
+	r       *runner
+	s       Step
+	ti      int
+	jobs    []job
+	recs    []schemas.Record // one per job, then the warm-ups retried
+	rf      *recordFile
+	workers []*worker
+	reqBase context.Context // what requests run under: outlives an interrupt
+	runCtx  context.Context // ends when no new request may start
+}
+
+// phase sends jobs [from, to) on the step's workers, each taking the
+// next seq when it is free (a closed loop), and writes each record as
+// it ends.
+func (st *stepRun) phase(name string, from, to int) {
+	var next atomic.Int64
+	next.Store(int64(from))
+	var wg sync.WaitGroup
+	for _, wk := range st.workers {
+		wg.Go(func() {
+			for st.runCtx.Err() == nil {
+				seq := int(next.Add(1) - 1)
+				if seq >= to {
+					return
+				}
+				st.send(wk, seq, &st.jobs[seq], name)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// send sends job j as request seq of phase on worker wk, and writes its
+// record.
+func (st *stepRun) send(wk *worker, seq int, j *job, phase string) {
+	r, s := st.r, st.s
+	rec := &st.recs[seq]
+	rec.RequestID = RequestID(r.plan.Seed, s.Target, s.Concurrency, s.Repeat, seq)
+	r.do(st.reqBase, st.ti, wk, j, rec)
+	rec.Target, rec.Concurrency, rec.Repeat, rec.Phase, rec.Seq, rec.Worker = s.Target, s.Concurrency, s.Repeat, phase, seq, wk.id
+	st.rf.write(rec)
+	r.cfg.progress.Done(phase, rec.OK)
+}
+
+// retryWarmups sends one warm-up again, up to WarmupRetries times, while
+// every one sent failed; it returns the step's warm-up records. Retried
+// warm-ups take the seqs after the measured ones, so that the planned
+// seqs keep their numbers whether or not a retry was sent.
+func (st *stepRun) retryWarmups(w int) []schemas.Record {
+	r, s := st.r, st.s
+	warm := st.recs[:w]
+	for retry(warm, w) && st.runCtx.Err() == nil && !r.stopped(s.Target) {
+		k := len(warm) - w
+		if k == 0 {
+			r.cfg.progress.Warnf("%s: all %d warm-up requests failed (the first: %s); sending one again, at most %d times", stepName(s), w, firstError(warm), WarmupRetries)
+		}
+		seq := len(st.jobs) + k
+		st.recs = append(st.recs, schemas.Record{})
+		st.send(st.workers[0], seq, &st.jobs[k%w], schemas.PhaseWarmup)
+		warm = append(warm[:w:w], st.recs[len(st.jobs):]...)
+	}
+	return warm
+}
+
+// tally counts a step's records into res: warm-ups, measured requests,
+// their span and outcomes; a record never sent marks the step stopped
+// (its server went away) or interrupted.
+func (r *runner) tally(ctx context.Context, res *StepResult, recs []schemas.Record) {
+	first := true
+	for i := range recs {
+		rec := &recs[i]
+		if rec.Target == "" { // never sent: interrupted, or the server went away
+			if ctx.Err() == nil && r.stopped(res.Target) {
+				res.Stopped = true
+			} else {
+				res.Interrupted = true
+			}
+			continue
+		}
+		if rec.OK {
+			r.answered[res.Target] = true
+		}
+		if rec.Phase == schemas.PhaseWarmup {
+			res.Warmup++
+			continue
+		}
+		res.Requests++
+		if first || rec.StartNs < res.StartNs {
+			res.StartNs = rec.StartNs
+		}
+		if first || rec.EndNs > res.EndNs {
+			res.EndNs = rec.EndNs
+		}
+		first = false
+		if rec.OK {
+			res.Succeeded++
+		} else {
+			res.Errors[rec.ErrorClass]++
+		}
+	}
+}
+
 func stepName(s Step) string { return fmt.Sprintf("%s c=%d r=%d", s.Target, s.Concurrency, s.Repeat) }
 
 func errorSummary(m map[string]int) string {
@@ -855,30 +900,48 @@ func errorSummary(m map[string]int) string {
 
 // do sends one request and fills rec with what happened.
 func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schemas.Record) {
-	p := r.plan
-	c := j.clip
-	rec.Clip, rec.Variant, rec.InputSHA256, rec.Seconds = c.ID, j.variant, j.sha, r.task.Seconds(c.WAV.Frames(), int(c.WAV.Format.SampleRate))
-	b := &body{}
-	if j.in == nil { // --no-perturb, or the cache probe's repeats
-		rec.SampleIndex, rec.ByteOffset = -1, -1
-		b.reset(&r.forms[ti], perturb.Splice{}, c.WAV.Bytes)
-	} else {
+	rec.Clip, rec.Variant, rec.InputSHA256 = j.clip.ID, j.variant, j.sha
+	rec.SampleIndex, rec.ByteOffset = -1, -1 // --no-perturb, or the cache probe's repeats
+	if j.variant >= 0 {
 		rec.SampleIndex, rec.ByteOffset = j.v.SampleIndex, j.v.ByteOffset
-		b.reset(&r.forms[ti], j.in.Splice(j.v), nil)
 	}
-	segs := b.segs
 	ctx, cancel := context.WithTimeout(base, r.cfg.timeout)
 	defer cancel()
+	text, ok := r.send(ctx, ti, wk, j, rec)
+	// The seconds RTF counts: ASR's are the clip's whatever the answer,
+	// another task's may be its output's.
+	rec.Seconds = r.task.RecordSeconds(j.seconds, text)
+	if !ok {
+		return
+	}
+	// Scored as written, so that rescoring the record gives the same.
+	text = fingerprint.ScrubSecrets(text)
+	rec.Text = text
+	var class, msg string
+	if rec.Scored, class, msg = r.task.Score(text); class != "" {
+		rec.ErrorClass, rec.Error = class, msg
+		return
+	}
+	rec.OK = true
+}
+
+// send sends j's request and reads the answer: its output, and whether
+// it is one to score (rec holds the error class otherwise).
+func (r *runner) send(ctx context.Context, ti int, wk *worker, j *job, rec *schemas.Record) (string, bool) {
+	b := &body{}
+	f := &r.forms[ti][j.item]
+	b.reset(f, j.s)
+	segs := b.segs
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.urls[ti], b)
 	if err != nil {
 		rec.ErrorClass, rec.Error = schemas.ErrConnect, err.Error()
-		return
+		return "", false
 	}
 	req.ContentLength = b.len()
 	// A retry on a keep-alive connection the server had closed re-reads
 	// the same bytes; b is never written again, so sharing its byte is safe.
 	req.GetBody = func() (io.ReadCloser, error) { return &body{segs: segs}, nil }
-	req.Header["Content-Type"] = []string{r.forms[ti].contentType}
+	req.Header["Content-Type"] = []string{f.contentType}
 	req.Header["Accept"] = []string{"*/*"}
 	req.Header["X-Request-Id"] = []string{rec.RequestID}
 	if r.auth != nil {
@@ -890,65 +953,65 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 	if err != nil {
 		rec.EndNs = time.Since(anchor).Nanoseconds()
 		rec.ErrorClass, rec.Error = classify(ctx, err), unwrapURLError(err).Error()
-		return
+		return "", false
 	}
 	defer resp.Body.Close()
-	respBody := &capReader{r: resp.Body, left: maxResponseBytes}
 	rec.Status = resp.StatusCode
 	// SGLang-Omni names its own id (transcription-<uuid>) in this header.
 	rec.ServerRequestID = resp.Header.Get("X-Request-Id")
-	if !p.Stream || resp.StatusCode != http.StatusOK {
-		rec.FirstByteNs = time.Since(anchor).Nanoseconds()
+	// The task says which answers are streams (ASR: SSE); any other is
+	// read whole, its first output its headers.
+	if r.plan.Stream && resp.StatusCode == http.StatusOK && r.task.IsStream(resp.Header.Get("Content-Type")) {
+		return r.readStream(ctx, wk, resp, rec)
 	}
-	var text string
-	if p.Stream && resp.StatusCode == http.StatusOK && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		wk.br.Reset(respBody)
-		var id string
-		text, id, err = r.task.DecodeStream(wk.br, func() { rec.FirstByteNs = time.Since(anchor).Nanoseconds() })
-		rec.EndNs = time.Since(anchor).Nanoseconds()
-		wk.br.Reset(nil)
-		if rec.ServerRequestID == "" && id != "" && id != rec.RequestID {
-			rec.ServerRequestID = id // vLLM: transcribe-<X-Request-Id>
-		}
-		if err != nil {
-			rec.ErrorClass, rec.Error = classify(ctx, err), err.Error()
-			rec.Text = text
-			return
-		}
-	} else {
-		if p.Stream && resp.StatusCode == http.StatusOK && rec.FirstByteNs == 0 {
-			rec.FirstByteNs = time.Since(anchor).Nanoseconds()
-		}
-		wk.buf.Reset()
-		_, err = wk.buf.ReadFrom(respBody)
-		rec.EndNs = time.Since(anchor).Nanoseconds()
-		if err != nil {
-			rec.ErrorClass, rec.Error = classify(ctx, err), "reading the response: "+err.Error()
-			return
-		}
-		if resp.StatusCode != http.StatusOK {
-			rec.ErrorClass = schemas.ErrHTTP
-			if _, shed := engine.Shed(resp.StatusCode, string(wk.buf.Bytes())); shed {
-				rec.ErrorClass = schemas.ErrShed
-			}
-			rec.Error = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, safeString(wk.buf.Bytes(), 300))
-			return
-		}
-		text, rec.ResponseNote, err = r.task.Decode(r.plan.Targets[ti].Fields, resp.Header.Get("Content-Type"), wk.buf.Bytes())
-		if err != nil {
-			rec.ErrorClass, rec.Error = schemas.ErrDecode, err.Error()
-			return
-		}
+	rec.FirstByteNs = time.Since(anchor).Nanoseconds()
+	return r.readWhole(ctx, ti, wk, resp, rec)
+}
+
+// readStream reads a streamed 200 answer through the task, which marks
+// the first output.
+func (r *runner) readStream(ctx context.Context, wk *worker, resp *http.Response, rec *schemas.Record) (string, bool) {
+	anchor := r.d.Anchor
+	wk.br.Reset(&capReader{r: resp.Body, left: maxResponseBytes})
+	text, id, err := r.task.DecodeStream(wk.br, func() { rec.FirstByteNs = time.Since(anchor).Nanoseconds() })
+	rec.EndNs = time.Since(anchor).Nanoseconds()
+	wk.br.Reset(nil)
+	if rec.ServerRequestID == "" && id != "" && id != rec.RequestID {
+		rec.ServerRequestID = id // vLLM: transcribe-<X-Request-Id>
 	}
-	// Scored as written, so that rescoring the record gives the same.
-	text = fingerprint.ScrubSecrets(text)
-	rec.Text = text
-	var class, msg string
-	if rec.Scored, class, msg = r.task.Score(text); class != "" {
-		rec.ErrorClass, rec.Error = class, msg
-		return
+	if err != nil {
+		rec.ErrorClass, rec.Error = classify(ctx, err), err.Error()
+		rec.Text = text
+		return "", false
 	}
-	rec.OK = true
+	return text, true
+}
+
+// readWhole reads a whole answer: an error's class and message, or a
+// 200's output decoded by the task.
+func (r *runner) readWhole(ctx context.Context, ti int, wk *worker, resp *http.Response, rec *schemas.Record) (string, bool) {
+	wk.buf.Reset()
+	_, err := wk.buf.ReadFrom(&capReader{r: resp.Body, left: maxResponseBytes})
+	rec.EndNs = time.Since(r.d.Anchor).Nanoseconds()
+	if err != nil {
+		rec.ErrorClass, rec.Error = classify(ctx, err), "reading the response: "+err.Error()
+		return "", false
+	}
+	if resp.StatusCode != http.StatusOK {
+		rec.ErrorClass = schemas.ErrHTTP
+		if _, shed := engine.Shed(resp.StatusCode, string(wk.buf.Bytes())); shed {
+			rec.ErrorClass = schemas.ErrShed
+		}
+		rec.Error = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, safeString(wk.buf.Bytes(), 300))
+		return "", false
+	}
+	text, note, err := r.task.Decode(r.plan.Targets[ti].Fields, resp.Header.Get("Content-Type"), wk.buf.Bytes())
+	rec.ResponseNote = note
+	if err != nil {
+		rec.ErrorClass, rec.Error = schemas.ErrDecode, err.Error()
+		return "", false
+	}
+	return text, true
 }
 
 // maxResponseBytes bounds the response body read per request: a

@@ -25,6 +25,9 @@ type Engine struct {
 	Repo    string // the GitHub repository the facts were read in
 	Version string // the release the facts describe
 	Facts   []Fact // each behaviour in words, with its source
+	// Tasks are what it does per task (tasks.go): the route, the stream
+	// shape, and so the route filter of its per-route counters.
+	Tasks []TaskRow
 
 	Models        Models
 	Transcription Transcription
@@ -252,6 +255,11 @@ type Metrics struct {
 	DefaultOff bool
 	// Labels every family of the engine carries besides model_name.
 	Labels []string
+	// RouteLabel is the label naming the HTTP route on its request
+	// counter and stage families ("" when they count the engine's
+	// requests whatever the route): a run reads them filtered by its
+	// task's Route (RequestCountersFor).
+	RouteLabel string
 	// CacheCounters are its cache counters, in order of preference of
 	// their hits; empty (with Source saying so) when it exposes none.
 	CacheCounters []CacheCounter
@@ -332,7 +340,9 @@ type RequestCounter struct {
 	Engine string
 	Name   string // counter family, as exposed (with _total)
 	// Match are label values a sample must carry to count (others are
-	// summed over): SGLang-Omni counts every route it serves.
+	// summed over): in the lists RequestCountersFor gives, the task's
+	// route on an engine with a RouteLabel (SGLang-Omni counts every
+	// route it serves); nil in the table's rows.
 	Match map[string]string
 	// StatusLabel is the label holding the HTTP status ("" when the
 	// counter counts requests the engine finished, whatever the answer).

@@ -39,6 +39,7 @@ var mayBeEmpty = map[string]bool{
 	"Transcription.Chunking.LangDetectSuffix": true, // SGLang-Omni: none
 	"Transcription.Chunking.LangDetectModel":  true,
 	"Transcription.IgnoresModelSource":        false,
+	"Metrics.RouteLabel":                      true,
 }
 
 // TestEveryEngineComplete walks every row of the table: a fact left zero

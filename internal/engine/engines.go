@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"cmp"
 	"net/http"
-	"slices"
 )
 
 // The /metrics cache counters benchseal knows, by the names the engines
@@ -105,7 +103,7 @@ var sglangOmniCaches = []UncountedCache{{
 }}
 
 var sglangOmniStages = []StageFamily{
-	{Stage: StageHTTP, Family: "sglang_omni_http_request_duration_seconds", Match: map[string]string{"route": TranscriptionsPath},
+	{Stage: StageHTTP, Family: "sglang_omni_http_request_duration_seconds",
 		Buckets:  sglangOmniDurationBuckets,
 		Observed: "once per HTTP request answered on the route, whatever its status, when the handler returns (for a stream: not the whole stream)",
 		Source:   "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request, DEFAULT_DURATION_BUCKETS; labels method, model_name, route)"},
@@ -119,6 +117,11 @@ var sglangStages = []StageFamily{
 		Observed: "once per finished request (observe_one_finished_request)",
 		Source:   "sgl-project/sglang python/sglang/srt/metrics/collector.py@00ae9c15 (observe_one_finished_request); buckets not read"},
 }
+
+// vllmTasks: vLLM (and vLLM-Omni, through vLLM's API server) serve
+// transcriptions on the OpenAI route, streamed as transcription.chunk.
+var vllmTasks = []TaskRow{{Task: TaskASR, Route: TranscriptionsPath, Stream: ChunkEvents,
+	Source: "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/api_router.py@029329a8, speech_to_text.py@024e0772 (_speech_to_text_stream_generator)"}}
 
 var vllmModels = Models{OwnedBy: "vllm", MaxModelLen: true, Source: "vllm-project/vllm vllm/entrypoints/openai/engine/protocol.py@040a2cc2 (ModelCard)"}
 
@@ -206,7 +209,7 @@ var sglangKnobKeys = []KnobKey{
 // prefer them. engine_test.go checks every row is complete.
 var table = []*Engine{
 	{
-		Name: VLLM, Repo: "vllm-project/vllm", Version: "0.28.0", Facts: vllmFacts,
+		Name: VLLM, Repo: "vllm-project/vllm", Version: "0.28.0", Facts: vllmFacts, Tasks: vllmTasks,
 		Models: vllmModels, Transcription: vllmTranscription, Stream: vllmStream, Errors: vllmErrors,
 		Health: Health{Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (Response(status_code=200)); newer: vllm/frontend/entrypoints/serve/instrumentator/health.py@b59bccae (503 on EngineDeadError)"},
 		Metrics: Metrics{Prefix: "vllm:", Labels: []string{"engine"}, CacheCounters: vllmCache, Requests: vllmRequests, Stages: vllmStages,
@@ -217,7 +220,7 @@ var table = []*Engine{
 	// shapes), but relabels every vllm:* family's engine as stage and
 	// replica and adds vllm_omni:* families.
 	{
-		Name: VLLMOmni, Repo: "vllm-project/vllm-omni", Version: "0.28.0",
+		Name: VLLMOmni, Repo: "vllm-project/vllm-omni", Version: "0.28.0", Tasks: vllmTasks,
 		Facts:  append(append([]Fact(nil), vllmFacts...), vllmOmniFacts...),
 		Models: vllmModels, Transcription: vllmTranscription, Stream: vllmStream, Errors: vllmErrors,
 		Health: Health{Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (vLLM's API server)"},
@@ -227,6 +230,8 @@ var table = []*Engine{
 	},
 	{
 		Name: SGLangOmni, Repo: "sgl-project/sglang-omni", Version: "0.1.4", Facts: sglangOmniFacts,
+		Tasks: []TaskRow{{Task: TaskASR, Route: TranscriptionsPath, Stream: TranscriptEvents,
+			Source: "sgl-project/sglang-omni sglang_omni/serve/transcriptions.py@0ac0a86e (TRANSCRIPTIONS_ENDPOINT), speech_to_text.py@070fc3b5 (speech_to_text_stream)"}},
 		Models: Models{OwnedBy: "sglang-omni", CreatedZero: true, Source: "sgl-project/sglang-omni sglang_omni/serve/protocol.py@1b4b3750 (ModelCard)"},
 		Transcription: Transcription{Path: TranscriptionsPath, VerboseJSON: true, MissingFileStatus: http.StatusUnprocessableEntity,
 			IgnoresModel: true,
@@ -247,10 +252,10 @@ var table = []*Engine{
 				"sglang_omni/preprocessing/transcription.py@abc99547 (\"accepts audio up to\"), transcriptions.py@70c4540 (the stream limit)",
 			Source: "sgl-project/sglang-omni sglang_omni/serve/speech_errors.py@0ac0a86e (resolve_served_model), transcriptions.py@0ac0a86e (HTTPException); since then on /v1/audio/translations only (Transcription.IgnoresModel)"},
 		Health: Health{JSON: true, Source: "sgl-project/sglang-omni sglang_omni/serve/openai_api.py@2489a10e (_register_health); 503 {\"status\":\"unhealthy\"} when not running: charliechenye/sglang-omni openai_api.py@c6bbcc8"},
-		Metrics: Metrics{Prefix: "sglang_omni_", DefaultOff: true,
-			Requests: &RequestCounter{Engine: SGLangOmni, Name: "sglang_omni_http_requests_total", Match: map[string]string{"route": TranscriptionsPath},
+		Metrics: Metrics{Prefix: "sglang_omni_", DefaultOff: true, RouteLabel: "route",
+			Requests: &RequestCounter{Engine: SGLangOmni, Name: "sglang_omni_http_requests_total",
 				StatusLabel: "status", Histogram: "sglang_omni_http_request_duration_seconds",
-				Counts: "an HTTP request answered, labelled method, model_name, route and status; every route but /metrics is counted (/health too), hence the route filter; the duration histogram is the handler's time",
+				Counts: "an HTTP request answered, labelled method, model_name, route and status; every route but /metrics is counted (/health too), hence the route filter (RouteLabel, the task's Route); the duration histogram is the handler's time",
 				Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request; the route label is the FastAPI route's path), sglang_omni/serve/transcriptions.py@0ac0a86e (TRANSCRIPTIONS_ENDPOINT)"},
 			Stages:          sglangOmniStages,
 			UncountedCaches: sglangOmniCaches,
@@ -280,6 +285,8 @@ var table = []*Engine{
 	},
 	{
 		Name: SGLang, Repo: "sgl-project/sglang", Version: "not read",
+		Tasks: []TaskRow{{Task: TaskASR, Route: TranscriptionsPath, Stream: ChunkEvents,
+			Source: "not read: SGLang's OpenAI server is not imitated; route and stream assumed vLLM-like"}},
 		Facts: []Fact{
 			{"sglang:cached_tokens_total appears only after the first cache hit; other sglang: families (num_running_reqs, num_queue_reqs, cache_hit_rate, e2e_request_latency_seconds) from the start", "ENGINES.md (not re-read)"},
 			{"sglang:num_requests_total counts each finished request, with its e2e latency in sglang:e2e_request_latency_seconds", "python/sglang/srt/metrics/collector.py@00ae9c15 (observe_one_finished_request)"},
@@ -318,16 +325,14 @@ var CacheCounterNames = cacheCounters(false)
 // after a step). Query counters are never hits.
 var CacheHitCounters = cacheCounters(true)
 
-// StageFamilies are the stage histograms of the table, each family once:
-// for each stage the first present in both scrapes of a step is read. A
-// family only one engine exposes comes before one several share
-// (vLLM-Omni exposes vLLM's families too, but its own pipeline e2e is the
-// one that times what its user waited for); otherwise table order.
-var StageFamilies = stageFamilies()
+// StageFamilies are the stage histograms of the table for ASR runs
+// (StageFamiliesFor(TaskASR)).
+var StageFamilies = StageFamiliesFor(TaskASR)
 
-// RequestCounters are the request counters of the table, in order of
-// preference: the first present in both scrapes of a step is used.
-var RequestCounters = requestCounters()
+// RequestCounters are the request counters of the table for ASR runs
+// (RequestCountersFor(TaskASR)), in order of preference: the first
+// present in both scrapes of a step is used.
+var RequestCounters = RequestCountersFor(TaskASR)
 
 func cacheCounters(hitsOnly bool) []string {
 	var out []string
@@ -341,31 +346,5 @@ func cacheCounters(hitsOnly bool) []string {
 			out = append(out, c.Name)
 		}
 	}
-	return out
-}
-
-func requestCounters() []RequestCounter {
-	var out []RequestCounter
-	seen := map[string]bool{}
-	for _, e := range table {
-		if r := e.Metrics.Requests; r != nil && !seen[r.Name] {
-			seen[r.Name] = true
-			out = append(out, *r)
-		}
-	}
-	return out
-}
-
-func stageFamilies() []StageFamily {
-	rows := map[string]int{}
-	var out []StageFamily
-	for _, e := range table {
-		for _, f := range e.Metrics.Stages {
-			if rows[f.Family]++; rows[f.Family] == 1 {
-				out = append(out, f)
-			}
-		}
-	}
-	slices.SortStableFunc(out, func(a, b StageFamily) int { return cmp.Compare(min(rows[a.Family], 2), min(rows[b.Family], 2)) })
 	return out
 }

@@ -2,6 +2,9 @@
 // evidence, keys, bundles and reports are created with O_EXCL, or written
 // to a temporary file and linked into place, so that an existing file is
 // never replaced, not even one that appears while it is being written.
+// The one file replaced by design goes through WriteAtomic with replace
+// (the runner's run.json, rewritten whole when the run ends): it too
+// appears complete or not at all.
 //
 // Errors wrap fs.ErrExist when the file exists; callers word the hint
 // (this package never names a flag).

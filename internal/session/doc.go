@@ -41,6 +41,12 @@
 //     caller may mark run.json (replay sets replay_of) before the recorder
 //     writes its captures; Config.Captured runs after the recorder's
 //     captures before the sweep (replay's environment diff).
+//   - Sealed.Plan rebuilds the sealed run's plan for a replay, its task
+//     from run.json's protocol.task (task.ForRun: absent is ASR, an
+//     unknown task is refused), so a sealed run of another task replays
+//     as that task; Sealed.Compare holds the replay's claims against the
+//     sealed ones over the replayed targets (figures that moved on other
+//     hardware are not comparable). The CLI words the comparison.
 //   - Sealed.LaunchCommands gives replay --launch the sealed launch
 //     commands with their redacted values filled in (held as secrets
 //     first); Sealed.EnvDiff compares the sealed run's env/ and probes

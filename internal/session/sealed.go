@@ -14,10 +14,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -162,8 +160,8 @@ func (s *Sealed) LoadClips(src, audio string) error {
 		if !ok && audio != "" {
 			if byHash == nil {
 				var err error
-				if byHash, err = IndexWAVs(audio); err != nil {
-					return err
+				if byHash, err = task.IndexWAVs(audio); err != nil {
+					return &AudioError{Dir: audio, Err: err}
 				}
 			}
 			if p, found := byHash[cl.SHA256]; found {
@@ -199,34 +197,6 @@ func (s *Sealed) LoadClips(src, audio string) error {
 		err.Reason = "not in " + src + " nor, by SHA-256, in " + audio
 	}
 	return err
-}
-
-// IndexWAVs hashes every .wav under dir: the file of each SHA-256.
-func IndexWAVs(dir string) (map[string]string, error) {
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || !d.Type().IsRegular() || !strings.EqualFold(filepath.Ext(p), ".wav") {
-			return nil
-		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		h := sha256.New()
-		if _, err := io.Copy(h, f); err != nil {
-			return err
-		}
-		out[hex.EncodeToString(h.Sum(nil))] = p
-		return nil
-	})
-	if err != nil {
-		return nil, &AudioError{Dir: dir, Err: err}
-	}
-	return out, nil
 }
 
 // ReplayOptions are a replay's departures from the sealed run; each one
@@ -269,9 +239,16 @@ func (s *Sealed) Plan(o ReplayOptions) (bench.Plan, time.Duration, map[string][]
 	if pr.TargetOrder != "" && pr.TargetOrder != "alternate" {
 		return p, 0, nil, fmt.Errorf("the sealed run's target order %q is not one benchseal runs", pr.TargetOrder)
 	}
-	if tk, err := task.ForRun(&run); err != nil || pr.SuccessRule != tk.SuccessRule() {
-		return p, 0, nil, fmt.Errorf("the sealed run's success rule %q is not one benchseal runs for its task %q", pr.SuccessRule, task.NameOf(&run))
+	// The sealed run's task: a run of another task replays as that task,
+	// and one this benchseal does not know is refused, never run as ASR.
+	tk, err := task.ForRun(&run)
+	if err != nil {
+		return p, 0, nil, err
 	}
+	if pr.SuccessRule != tk.SuccessRule() {
+		return p, 0, nil, fmt.Errorf("the sealed run's success rule %q is not one benchseal runs for its task %q", pr.SuccessRule, tk.Name())
+	}
+	p.Task = tk
 	gpus := map[string][]int{}
 	for k, v := range o.GPUs {
 		gpus[k] = v

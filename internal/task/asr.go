@@ -50,6 +50,17 @@ func (asr) Score(text string) (string, string, string) {
 	return scored, "", ""
 }
 
+// IsStream: only an SSE answer is a stream (the OpenAI transcription
+// stream; internal/engine's rows).
+func (asr) IsStream(contentType string) bool {
+	return strings.HasPrefix(contentType, "text/event-stream")
+}
+
+// RecordSeconds is the clip's audio seconds, whatever the answer: RTFx
+// counts the audio transcribed (verify's check 5 holds every record to
+// its clip's).
+func (asr) RecordSeconds(input float64, _ string) float64 { return input }
+
 // Seconds is frames / rate, the clip's audio seconds (a record's
 // audio_seconds).
 func (asr) Seconds(frames int64, rate int) float64 { return float64(frames) / float64(rate) }
@@ -69,6 +80,9 @@ func (asr) Metric(sc schemas.Scoring) string {
 	}
 	return "WER"
 }
+
+// LoadCorpus reads a corpus of WAV clips (LoadWAVCorpus).
+func (asr) LoadCorpus(path string) ([]Clip, error) { return LoadWAVCorpus(path) }
 
 // Positions is the clip's samples: frames times channels.
 func (asr) Positions(c schemas.Clip) int64 { return c.Frames * int64(c.Channels) }
@@ -104,8 +118,17 @@ func (in *wavInput) Check(c schemas.Clip) error {
 
 // Envelope is the multipart/form-data envelope of a target: model, the
 // target's fields sorted, stream, then the file part's header; the
-// closing boundary is the suffix.
-func (asr) Envelope(model string, fields map[string]string, stream bool) (Envelope, error) {
+// closing boundary is the suffix. The item is not in the form: every item
+// of a target shares the one envelope (Shared).
+func (asr) Envelope(t Target) (Envelopes, error) {
+	e, err := asrForm(t.Model, t.Fields, t.Stream)
+	if err != nil {
+		return nil, err
+	}
+	return Shared(e), nil
+}
+
+func asrForm(model string, fields map[string]string, stream bool) (Envelope, error) {
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	var rnd [12]byte

@@ -19,9 +19,18 @@ import (
 // TestASREnvelope: prefix + audio + suffix is a multipart form a server
 // parses into the model, the fields, stream and the file, byte for byte.
 func TestASREnvelope(t *testing.T) {
-	e, err := task.ASR.Envelope("m", map[string]string{"language": "en", "response_format": "text"}, true)
+	es, err := task.ASR.Envelope(task.Target{Model: "m", Fields: map[string]string{"language": "en", "response_format": "text"}, Stream: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	e, err := es.For(task.Item{ID: "a", Text: "ref"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every item of a target shares the one form: ASR's body says
+	// nothing of the item, and the runner then keeps one prefix per target.
+	if e2, _ := es.For(task.Item{ID: "b"}); &e2.Prefix[0] != &e.Prefix[0] || &e2.Suffix[0] != &e.Suffix[0] {
+		t.Error("two items of one target got envelopes of their own")
 	}
 	audio := []byte("RIFF....WAVEfmt fake")
 	mt, params, err := mime.ParseMediaType(e.ContentType)
@@ -50,7 +59,7 @@ func TestASREnvelope(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, got[k], v)
 		}
 	}
-	if _, err := task.ASR.Envelope("m", map[string]string{"file": "x"}, false); err == nil {
+	if _, err := task.ASR.Envelope(task.Target{Model: "m", Fields: map[string]string{"file": "x"}}); err == nil {
 		t.Error("a field named file was accepted")
 	}
 }
@@ -101,7 +110,7 @@ func TestASRInputPositions(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := in.Splice(v)
-	sent := append(append(slices.Clone(s.Head), s.Byte), s.Tail...)
+	sent := append(append(slices.Clone(s.Head), s.Mid...), s.Tail...)
 	if sha256.Sum256(sent) != v.SHA256 || bytes.Equal(sent, b) || len(sent) != len(b) {
 		t.Error("the splice is not the variant's bytes")
 	}

@@ -1,10 +1,13 @@
-// Package task says what one request of a benchmark is: the endpoint it
-// goes to, the request envelope its input is sent in, how the answer is
-// decoded (a whole body or a stream), the rule that makes it a success,
-// the seconds of input that RTFx counts, how an input's variants are
-// derived (and re-derived by verify's check 5), and the quality metric
-// claims.json keeps. Task is the seam: the runner (internal/bench) sends
-// and decodes through it, claims computes the metric through it, verify
+// Package task says what one request of a benchmark is: its corpus (the
+// item type and its loaders), the endpoint it goes to, the request
+// envelope its input is sent in (per target and item), the input's
+// variants and the bytes they are sent as (a splice of any width,
+// including a base64 view), which answers are streams and how an answer
+// is decoded, the rule that makes it a success, the seconds RTFx counts,
+// and the quality metric claims.json keeps. Task is the seam, composed of
+// small roles (request.go: Enveloper, Streamer, Seconder; corpus.go:
+// Loader; task.go: the rest): the runner (internal/bench) sends and
+// decodes through it, claims computes the metric through it, verify
 // re-derives through it.
 //
 // ASR, the OpenAI audio transcription request (POST
@@ -13,10 +16,11 @@
 //
 // # The registry and run.json
 //
-// A run records its task's Name in run.json (protocol.task). verify and
-// claims' callers pick the implementation with ForRun: an absent
-// protocol.task is "asr" (runs made before it was recorded were all
-// ASR; this is the only default), any other name must be registered
+// A run records its task's Name in run.json (protocol.task). verify,
+// replay (session.Sealed.Plan) and claims' callers pick the
+// implementation with ForRun, run --task NAME with Named: an absent
+// name is DefaultName, "asr" (runs made before it was recorded were all
+// ASR; Named is the only place that defaults), any other name must be registered
 // (Register, from an init function), else the run is refused with an
 // *UnknownError, never verified as ASR. claims computes the metric of
 // the run's task with ForRun too (claims.Recompute).
@@ -34,18 +38,21 @@
 // # Adding a task (text-to-speech, say)
 //
 // A TTS task is a new file here, a Task implementation and its tests,
-// registered in an init function; bench.Plan.Task selects it for a run.
+// registered in an init function; run --task (bench.Plan.Task) selects it
+// for a run.
 // What each method must provide, for TTS (input text, output audio):
 //
 //   - Name: the name run.json records ("tts"); never change it once runs
 //     carry it.
 //   - Path: the endpoint, e.g. "/v1/audio/speech".
-//   - Envelope: the body around the input, built once per target: for
-//     TTS a JSON object {"model":…,"voice":…,"input":" with the input's
-//     text between Prefix and Suffix ("…"}), the target's fields as JSON
-//     members. The runner sends Prefix, the variant's bytes (Input.Splice)
-//     and Suffix, copying nothing per request, so the input's bytes must
-//     be valid inside the envelope as they are (JSON-escaped text).
+//   - Envelope (request.go): the body around the input, per target and
+//     item: for TTS a JSON object {"model":…,"voice":…,"input":"<the
+//     item's Speak>","ref_audio":"data:audio/wav;base64, with the
+//     input's bytes between Prefix and Suffix ("}), the target's fields
+//     as JSON members. The runner builds every (target, item)'s envelope
+//     before the sweep and sends Prefix, the variant's bytes
+//     (Input.Splice) and Suffix, copying nothing per request, so the
+//     input's bytes must be valid inside the envelope as they are.
 //   - Decode, DecodeStream: the answer's output as a string the records
 //     keep as text (for TTS, whatever Quality needs: e.g. the audio's
 //     length and SHA-256, or its transcript if the task transcribes it;
@@ -53,13 +60,21 @@
 //   - Score: the success rule on that output (TTS: non-empty audio) and
 //     the schemas.Err* class of a failure; SuccessRule its name, which
 //     run.json records and verify and replay hold the run to.
-//   - Seconds: the seconds RTFx counts, from the frames and rate run.json's
-//     corpus keeps for the input (for TTS, the seconds of audio produced
-//     would be a record's, not the input's: see "Not yet" below).
+//   - IsStream: which 200 answers to a stream request are streams read
+//     by DecodeStream (ASR: text/event-stream; TTS: audio/pcm, whose
+//     first bytes are its first output).
+//   - Seconds, RecordSeconds: the input's seconds from the frames and
+//     rate run.json's corpus keeps, and the seconds a record's RTF
+//     counts (ASR: the input's; TTS: the audio it produced, from its
+//     decoded output).
+//   - LoadCorpus: the task's items (Clip; LoadWAVCorpus for WAV inputs,
+//     whose SeedTTS meta.lst items carry Speak).
 //   - Input: the input's variants. Positions is how many there are, a
-//     variant changes one position (one byte) of the input, Variant
-//     returns the SHA-256 of the changed bytes and the changed byte's
-//     offset, Splice the bytes as sent. For text, a position could be
+//     variant changes one position of the input, Variant returns the
+//     SHA-256 of the changed input and the changed byte's offset, Splice
+//     the bytes as sent, of any width (WAVBase64: a reference clip as the
+//     base64 text of a data: URL, re-encoding only the changed
+//     4-character group; Whole, the input sent unchanged). For text, a position could be
 //     one ASCII letter whose case is flipped (one byte, the text still
 //     valid UTF-8 and JSON); whatever it is, it must be a pure function
 //     of the input and the position, since check 5 re-derives every
@@ -73,17 +88,22 @@
 //
 // # Not yet behind Task
 //
-// The corpus is WAV clips: internal/bench's corpus loader parses WAV
-// files, and run.json's corpus entries (frames, channels, sample rate,
-// check 5's length check, the variant budget) describe WAV clips. A text
-// corpus needs a loader and corpus entries of its own; Input.Check is
-// where verify compares an input with its entry.
+// The corpus is the task's (Loader, corpus.go): a Clip is one item, a WAV
+// and what a request may say of it (its reference, language, and Speak,
+// the text a speech request speaks: SeedTTS meta.lst's fourth field).
+// LoadWAVCorpus is the one WAV corpus loader (folders, JSONL manifests,
+// SeedTTS meta.lst, one file) and IndexWAVs the one index of a folder's
+// clips by SHA-256 (replay's --audio, verify's). run.json's corpus entries
+// (frames, channels, sample rate, check 5's length check, the variant
+// budget) still describe WAV clips: a text corpus needs entries of its
+// own; Input.Check is where verify compares an input with its entry.
 //
-// The runner calls a Task on its hot path: Envelope is called once per
-// target, Input once per input before its first step; Variant, Splice
-// and the per-request methods allocate nothing of their own beyond what
-// decoding the answer needs (BenchmarkRequestPath in internal/bench
-// measures it).
+// The runner calls a Task on its hot path: Envelope once per target and
+// its For once per (target, item) before the sweep, Input once per input
+// before its first step, Variant and Splice while a step is planned
+// (before its timed phase); the per-request methods allocate nothing of
+// their own beyond what decoding the answer needs (BenchmarkRequestPath
+// in internal/bench measures it).
 //
 // This package imports schemas, perturb, internal/engine and
 // internal/score; it never imports the runner or internal/claims (which

@@ -31,10 +31,13 @@ import (
 // verify would notice ASR being used instead.
 type echo struct{ asrInput task.Task }
 
-func (echo) Name() string { return "echo-test" }
-func (echo) Path() string { return "/v1/echo" }
-func (echo) Envelope(model string, fields map[string]string, stream bool) (task.Envelope, error) {
-	return task.Envelope{ContentType: "application/octet-stream"}, nil
+func (echo) Name() string                                { return "echo-test" }
+func (echo) Path() string                                { return "/v1/echo" }
+func (echo) IsStream(ct string) bool                     { return ct == "application/octet-stream" }
+func (echo) RecordSeconds(in float64, _ string) float64  { return in }
+func (echo) LoadCorpus(path string) ([]task.Clip, error) { return task.LoadWAVCorpus(path) }
+func (echo) Envelope(task.Target) (task.Envelopes, error) {
+	return task.Shared{ContentType: "application/octet-stream"}, nil
 }
 func (echo) Decode(fields map[string]string, contentType string, body []byte) (string, string, error) {
 	return string(body), "", nil

@@ -44,15 +44,30 @@ func Lookup(name string) (Task, error) {
 	return t, nil
 }
 
+// DefaultName is the task of a run.json or a command that names none:
+// ASR, the only task before run.json recorded one. Named and NameOf are
+// the places that apply it.
+const DefaultName = "asr"
+
+// Named returns the task registered under name, the empty name being
+// DefaultName (a run with no --task, a run.json without protocol.task);
+// any other unknown name is an *UnknownError.
+func Named(name string) (Task, error) {
+	if name == "" {
+		name = DefaultName
+	}
+	return Lookup(name)
+}
+
 // ForRun returns the task run.json records (protocol.task), by NameOf.
 func ForRun(run *schemas.Run) (Task, error) { return Lookup(NameOf(run)) }
 
 // NameOf is the name of the task run.json records (protocol.task). A run
 // without it was made before the task was recorded, when ASR was the
-// only task: absent is "asr", the one documented default.
+// only task: absent is DefaultName.
 func NameOf(run *schemas.Run) string {
 	if run.Protocol.Task == "" {
-		return ASR.Name()
+		return DefaultName
 	}
 	return run.Protocol.Task
 }

@@ -25,6 +25,13 @@ func TestRegistry(t *testing.T) {
 	if _, err := ForRun(&schemas.Run{Protocol: schemas.Protocol{Task: "tts"}}); !errors.As(err, &ue) || ue.Name != "tts" {
 		t.Errorf("ForRun(tts) error = %v; want an *UnknownError naming tts", err)
 	}
+	// Named is the one default: "" (no --task) is DefaultName, ASR.
+	if got, err := Named(""); err != nil || got != ASR || DefaultName != ASR.Name() {
+		t.Errorf("Named(\"\") = %v, %v; want ASR", got, err)
+	}
+	if _, err := Named("tts"); !errors.As(err, &ue) {
+		t.Errorf("Named(tts) = %v; want an *UnknownError", err)
+	}
 	defer func() {
 		if recover() == nil {
 			t.Error("registering asr twice did not panic")

@@ -13,10 +13,14 @@ type Task interface {
 	Name() string
 	// Path is the endpoint, appended to a target's base URL.
 	Path() string
-	// Envelope builds a target's request envelope once: every request
-	// sends Prefix, the input's bytes and Suffix, so the runner builds
-	// bodies from shared slices and copies no input.
-	Envelope(model string, fields map[string]string, stream bool) (Envelope, error)
+	// Enveloper builds a target's envelopes, per item; Streamer says
+	// which answers are streams; Seconder is a record's seconds
+	// (request.go).
+	Enveloper
+	Streamer
+	Seconder
+	// Loader reads the task's corpus (corpus.go).
+	Loader
 	// Decode reads the output of a whole 200 answer; fields are the
 	// target's form fields (which may ask for a format), note a
 	// schemas.Note* when the server answered otherwise than asked.
@@ -47,7 +51,8 @@ type Task interface {
 // significant bit), the position drawn by perturb.Plan{Seed}.Index(the
 // input's sha256, Positions(), variant number). Every method is safe for
 // concurrent use once Input returned; Variant and Splice are on the
-// runner's path and must not allocate.
+// runner's path: Variant must not allocate, Splice (called while a step is
+// planned, before its timed phase) only for a Mid wider than a byte.
 type Input interface {
 	// Positions is how many variants the input has (Plan.Index's n).
 	Positions() int64
@@ -58,16 +63,9 @@ type Input interface {
 	// sample_index and byte_offset, which check 5 compares).
 	Variant(i int64) (perturb.Variant, error)
 	// Splice is the variant's bytes as sent, sharing the input's bytes:
-	// Head, one Byte, Tail.
+	// Head, Mid (the changed bytes, of any width), Tail (request.go).
 	Splice(v perturb.Variant) perturb.Splice
 	// Check says whether the input is the one run.json's corpus entry c
 	// describes, beyond its sha256 (ASR: its frames, channels and rate).
 	Check(c schemas.Clip) error
-}
-
-// Envelope is what a request carries around its input.
-type Envelope struct {
-	ContentType string
-	Prefix      []byte
-	Suffix      []byte
 }

@@ -1,14 +1,22 @@
-package bench
+package task
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/perturb"
 )
+
+// makeWAV is a real 16-bit mono PCM WAV of noise, distinct per seed.
+func makeWAV(rate int, seconds float64, seed uint64) []byte {
+	return testkit.PCM16(rate, testkit.Noise(seed, int(float64(rate)*seconds)))
+}
 
 func TestLoadCorpusSources(t *testing.T) {
 	dir := t.TempDir()
@@ -20,15 +28,18 @@ func TestLoadCorpusSources(t *testing.T) {
 			`{"id": "two", "audio": "wavs/p2.wav"}`+"\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "meta.lst"), []byte(
 		"u1|prompt one text|wavs/p1|target text\nu2|prompt two|wavs/p2.wav|t2|extra\n"), 0o644)
-	m, err := LoadCorpus(filepath.Join(dir, "manifest.jsonl"))
+	m, err := LoadWAVCorpus(filepath.Join(dir, "manifest.jsonl"))
 	if err != nil || len(m) != 2 || m[0].ID != "one" || m[0].Text != "hello there" || m[0].Language != "en" || m[1].Text != "" {
 		t.Errorf("manifest: %+v %v", m, err)
 	}
-	s, err := LoadCorpus(filepath.Join(dir, "meta.lst"))
-	if err != nil || len(s) != 2 || s[0].ID != "u1" || s[0].Text != "prompt one text" || s[1].SHA256 != m[1].SHA256 {
+	s, err := LoadWAVCorpus(filepath.Join(dir, "meta.lst"))
+	// The fourth field, what a TTS run speaks, is kept (Speak), the
+	// fifth and later are not SeedTTS's.
+	if err != nil || len(s) != 2 || s[0].ID != "u1" || s[0].Text != "prompt one text" || s[0].Speak != "target text" || s[1].Speak != "t2" ||
+		s[1].SHA256 != m[1].SHA256 || s[0].Item().Speak != "target text" {
 		t.Errorf("seedtts: %+v %v", s, err)
 	}
-	f, err := LoadCorpus(filepath.Join(dir, "wavs"))
+	f, err := LoadWAVCorpus(filepath.Join(dir, "wavs"))
 	if err != nil || len(f) != 2 || f[0].ID != "p1" || f[1].ID != "p2" {
 		t.Errorf("folder: %+v %v", f, err)
 	}
@@ -53,7 +64,7 @@ func TestLoadCorpusErrorsNameFileAndLine(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p := filepath.Join(dir, tc.file)
 			os.WriteFile(p, []byte(tc.body), 0o644)
-			_, err := LoadCorpus(p)
+			_, err := LoadWAVCorpus(p)
 			var ce *CorpusError
 			if !errors.As(err, &ce) || ce.Line != tc.line || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want a *CorpusError at line %d mentioning %q", err, tc.line, tc.want)
@@ -92,9 +103,9 @@ func FuzzParseSeedTTSLine(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, line string) {
-		id, _, wav, err := parseSeedTTSLine(line)
-		if err == nil && (id == "" || wav == "" || strings.Contains(id, "|")) {
-			t.Fatalf("accepted %q as id %q wav %q", line, id, wav)
+		l, err := parseSeedTTSLine(line)
+		if err == nil && (l.id == "" || l.wav == "" || strings.Contains(l.id, "|") || strings.Contains(l.speak, "|")) {
+			t.Fatalf("accepted %q as %+v", line, l)
 		}
 	})
 }
@@ -124,7 +135,7 @@ func TestCorpusErrorsNameFileOnce(t *testing.T) {
 		"no corpus":        {filepath.Join(dir, "nope"), filepath.Join(dir, "nope") + ": no such directory", false},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := LoadCorpus(tc.path)
+			_, err := LoadWAVCorpus(tc.path)
 			var ce *CorpusError
 			if !errors.As(err, &ce) {
 				t.Fatalf("err = %v, want a *CorpusError", err)
@@ -154,7 +165,7 @@ func TestCorpusErrorsListEveryBadClip(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "b.wav"), []byte("fLaC\x00\x00\x00\x22 rest of a FLAC stream"), 0o644)
 	os.WriteFile(filepath.Join(dir, "c.wav"), nil, 0o644)
 	os.WriteFile(filepath.Join(dir, "d.wav"), []byte("ID3\x04\x00\x00\x00\x00\x00\x00\xff\xfb\x90\x64"), 0o644)
-	_, err := LoadCorpus(dir)
+	_, err := LoadWAVCorpus(dir)
 	var ces *CorpusErrors
 	if !errors.As(err, &ces) || len(ces.Errs) != 3 {
 		t.Fatalf("err = %v, want *CorpusErrors of 3", err)
@@ -170,5 +181,24 @@ func TestCorpusErrorsListEveryBadClip(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "3 clips cannot be used") {
 		t.Errorf("err = %q", err)
+	}
+}
+
+// TestIndexWAVs: every .wav under a folder, nested ones included, is found
+// by its SHA-256; other files are not.
+func TestIndexWAVs(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	a, b := makeWAV(16000, 0.1, 1), makeWAV(16000, 0.1, 2)
+	os.WriteFile(filepath.Join(dir, "a.wav"), a, 0o644)
+	os.WriteFile(filepath.Join(dir, "sub", "b.WAV"), b, 0o644)
+	os.WriteFile(filepath.Join(dir, "c.txt"), a, 0o644)
+	idx, err := IndexWAVs(dir)
+	sa, sb := sha256.Sum256(a), sha256.Sum256(b)
+	if err != nil || len(idx) != 2 || idx[hex.EncodeToString(sa[:])] != filepath.Join(dir, "a.wav") || idx[hex.EncodeToString(sb[:])] != filepath.Join(dir, "sub", "b.WAV") {
+		t.Errorf("IndexWAVs = %v, %v", idx, err)
+	}
+	if _, err := IndexWAVs(filepath.Join(dir, "none")); err == nil {
+		t.Error("a missing folder was indexed")
 	}
 }

@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+)
+
+// TaskASR is the name of the audio transcription task (internal/task's
+// ASR, run.json's protocol.task "asr").
+const TaskASR = "asr"
+
+// TaskRow is what an engine does for one task (a request kind,
+// internal/task): the route it serves the task on, the shape of the
+// task's streamed answers, and so what its per-route counters count.
+// An engine without a row for a task is not known to serve it: its
+// per-route counters are left out for that task's runs, never read as
+// zero requests of another endpoint.
+type TaskRow struct {
+	Task   string       // protocol.task, e.g. TaskASR
+	Route  string       // the endpoint path, also the value of Metrics.RouteLabel on per-route families
+	Stream StreamEvents // the shape of a streamed answer (ASR: Stream.Events)
+	Source string
+}
+
+// Task returns e's row for task, and false when it has none.
+func (e *Engine) Task(task string) (TaskRow, bool) {
+	for _, r := range e.Tasks {
+		if r.Task == task {
+			return r, true
+		}
+	}
+	return TaskRow{}, false
+}
+
+// routeMatch is the label filter of e's per-route families for task: nil
+// when e's families count every route alike (no RouteLabel), ok false
+// when they are per route and e has no row for task.
+func (e *Engine) routeMatch(task string, m map[string]string) (map[string]string, bool) {
+	if e.Metrics.RouteLabel == "" {
+		return m, true
+	}
+	r, ok := e.Task(task)
+	if !ok {
+		return nil, false
+	}
+	out := maps.Clone(m)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[e.Metrics.RouteLabel] = r.Route
+	return out, true
+}
+
+// RequestCountersFor are the request counters of the table for a run of
+// task, in order of preference (the first present in both scrapes of a
+// step is used), each with its Match: an engine whose families are per
+// route (Metrics.RouteLabel) counts only its route for task, and
+// contributes no counter when it has no row for task.
+func RequestCountersFor(task string) []RequestCounter { return requestCountersFor(table, task) }
+
+// StageFamiliesFor are the stage histograms of the table for a run of
+// task, each family once, with the route filter of RequestCountersFor:
+// a family only one engine exposes comes before one several share
+// (vLLM-Omni exposes vLLM's families too, but its own pipeline e2e is the
+// one that times what its user waited for); otherwise table order.
+func StageFamiliesFor(task string) []StageFamily { return stageFamiliesFor(table, task) }
+
+func requestCountersFor(rows []*Engine, task string) []RequestCounter {
+	var out []RequestCounter
+	seen := map[string]bool{}
+	for _, e := range rows {
+		r := e.Metrics.Requests
+		if r == nil || seen[r.Name] {
+			continue
+		}
+		m, ok := e.routeMatch(task, r.Match)
+		if !ok {
+			continue
+		}
+		seen[r.Name] = true
+		c := *r
+		c.Match = m
+		out = append(out, c)
+	}
+	return out
+}
+
+func stageFamiliesFor(rows []*Engine, task string) []StageFamily {
+	count := map[string]int{}
+	var out []StageFamily
+	for _, e := range rows {
+		for _, f := range e.Metrics.Stages {
+			m, ok := e.routeMatch(task, f.Match)
+			if !ok {
+				continue
+			}
+			if count[f.Family]++; count[f.Family] == 1 {
+				f.Match = m
+				out = append(out, f)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b StageFamily) int { return cmp.Compare(min(count[a.Family], 2), min(count[b.Family], 2)) })
+	return out
+}
