@@ -171,6 +171,8 @@ var addedLater = []laterFamily{
 		func(f string) bool {
 			return strings.HasSuffix(f, ".mean_in_flight") || strings.HasSuffix(f, ".full_concurrency_share")
 		}},
+	{"cache_hits_counter (which counter cache_hits is the growth of)", "check 8 reads the counter from telemetry/steps.jsonl itself",
+		func(f string) bool { return strings.HasSuffix(f, ".cache_hits_counter") }},
 	{"cache probe counter growth", "the probe's scrapes are compared with telemetry/cache-probes.jsonl below",
 		func(f string) bool {
 			return strings.HasPrefix(f, "probes[") && (strings.Contains(f, ".counter_growth") || strings.HasSuffix(f, ".counter_agrees"))

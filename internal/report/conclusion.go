@@ -45,7 +45,11 @@ func (v *view) side(name string, l *schemas.LevelClaims) verdict.Side {
 			x = math.NaN()
 		}
 		s.Repeats = append(s.Repeats, x)
-		if v.in.Run.Protocol.Perturb && m.CacheHits != nil {
+		// Only a counter of whole inputs says a request was answered from
+		// a cache (claims.CacheHitsAnswered, from internal/engine's row);
+		// tokens a prefix cache reused never make a side not comparable.
+		// Claims that do not name the counter are read as before: hits.
+		if answered, known := claims.CacheHitsAnswered(m); v.in.Run.Protocol.Perturb && m.CacheHits != nil && (answered || !known) {
 			s.CacheHits += *m.CacheHits
 		}
 		if lat != nil {
@@ -461,9 +465,12 @@ func (v *view) claimCaveats() [][]span {
 		}
 		items = append(items, []span{b(v.tr("Single repeat:")), t(" " + what)})
 	}
-	hits, unseen := v.cacheTally()
+	hits, tokens, unseen := v.cacheTally()
 	if len(hits) > 0 {
 		items = append(items, []span{b(v.tr("Cache hits:")), t(" " + v.tr("%s over all levels and repeats: the server reused work, so its speed is not that of transcribing new audio.", strings.Join(hits, "; ")))})
+	}
+	if len(tokens) > 0 {
+		items = append(items, []span{b(v.tr("Prefix cache:")), t(" " + v.tr("%s over all levels and repeats: tokens of a prompt prefix that distinct audio shares, not requests answered from a cache.", strings.Join(tokens, "; ")))})
 	}
 	if len(unseen) > 0 && !verifyCoversCaches(v.in.Verify) {
 		items = append(items, []span{b(v.tr("Cache hits not observable:")), t(" " + v.tr("%s exposed no cache-hit counter: whether it reused work across requests is not observed.", strings.Join(unseen, ", ")))})

@@ -36,7 +36,11 @@ var zh = map[string]string{
 	"at C = %s there is one repeat: one observation of the setup, no spread over repeats; the interval shown rests on its requests alone, so no lead is claimed.": "在 C = %s 时只有一次重复：仅一个观测值，没有跨重复的离散范围；所示区间仅基于其请求，因此不判定领先。",
 	"%s counted %s": "%s 计数 %s",
 	"Cache hits:":   "缓存命中：",
-	"%s over all levels and repeats: the server reused work, so its speed is not that of transcribing new audio.": "%s（所有级别和重复合计）：服务器复用了计算，因此其速度并非转写新音频的速度。",
+	"Prefix cache:": "前缀缓存：",
+	"%s over all levels and repeats: tokens of a prompt prefix that distinct audio shares, not requests answered from a cache.": "（所有级别和重复合计）%s：这是不同音频共享的提示前缀所复用的 token，并非由缓存直接回答的请求。",
+	"%s reused %s prompt tokens (%s)": "%s 复用了 %s 个提示 token（%s）",
+	"No target's counter of requests answered from a cache grew during measurement (%s: prompt tokens a prefix cache reused, not requests answered from it).": "测量期间，没有目标的“由缓存回答的请求”计数器增长（%s：前缀缓存复用的提示 token，并非由缓存回答的请求）。",
+	"%s over all levels and repeats: the server reused work, so its speed is not that of transcribing new audio.":                                             "%s（所有级别和重复合计）：服务器复用了计算，因此其速度并非转写新音频的速度。",
 	"Cache hits not observable:": "缓存命中不可观测：",
 	"%s exposed no cache-hit counter: whether it reused work across requests is not observed.": "%s 未提供缓存命中计数器：无法观测它是否在请求之间复用了计算。",
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
 )
@@ -158,6 +159,43 @@ func TestCacheHitsNotComparable(t *testing.T) {
 	in.Run.Protocol.Perturb = false
 	if con := section(mdOf(t, in), "Conclusion"); strings.Contains(con, "cache hits |") {
 		t.Errorf("without perturbation the cache rule applied:\n%s", con)
+	}
+}
+
+// A prefix cache's token counter never makes a level not comparable:
+// the engine row says it counts tokens reused, not requests answered
+// from a cache (plain SGLang's only counter), and the caveats say so as
+// a fact; the multimodal counter (whole inputs) still does.
+func TestCacheTokensComparable(t *testing.T) {
+	for _, tc := range []struct {
+		counter string
+		want    string
+		not     string
+	}{
+		{engine.SGLangCachedTokens, `**Prefix cache:** sglang-omni reused 39 prompt tokens (sglang:cached\_tokens\_total)`, "not comparable: sglang-omni"},
+		{engine.VLLMPrefixCacheHits, `reused 39 prompt tokens (vllm:prefix\_cache\_hits\_total)`, "not comparable: sglang-omni"},
+		{engine.VLLMMMCacheHits, "not comparable: sglang-omni counted 39 cache hits", "Prefix cache:"},
+	} {
+		t.Run(tc.counter, func(t *testing.T) {
+			in := fixture()
+			setCacheHits(&in, "sglang-omni", 1, ptr(13.0))
+			for ti := range in.Claims.Targets {
+				for li := range in.Claims.Targets[ti].Levels {
+					l := &in.Claims.Targets[ti].Levels[li]
+					for ri := range l.Repeats {
+						l.Repeats[ri].CacheHitsCounter = tc.counter
+					}
+					l.Median, l.Min, l.Max = summarize(l.Repeats)
+				}
+			}
+			md := mdOf(t, in)
+			if !strings.Contains(md, tc.want) {
+				t.Errorf("missing %q:\n%s", tc.want, section(md, "Conclusion"))
+			}
+			if strings.Contains(md, tc.not) {
+				t.Errorf("says %q:\n%s", tc.not, section(md, "Conclusion"))
+			}
+		})
 	}
 }
 
