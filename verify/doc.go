@@ -114,7 +114,16 @@
 //	             requests benchseal sent that server in between (records of
 //	             every target at the same URL that started in the gap) plus
 //	             the step's requests not yet counted when it was scraped
-//	             (WARN: other traffic, or steps taken out of the run). Its e2e latency histogram, when
+//	             (WARN: other traffic, or steps taken out of the run). The
+//	             time between consecutive steps (and from the sweep's end to
+//	             each cache probe) is at most the recorded "after" and
+//	             "before" scrapes between them (steps.jsonl scrapes, settle
+//	             included) + StepGapSlack + StepGapPerRequest per request of
+//	             the later step (gaps.go lists what else the runner does
+//	             there): longer WARNs (KindStepGap: a step taken out, or the
+//	             client paused); scrape times outside that gap FAIL; a run
+//	             recorded before scrape times is not observed ("not computed
+//	             by the build that sealed it"). Its e2e latency histogram, when
 //	             it counted exactly those requests, holds no more seconds than
 //	             the client waited and at each bucket bound at least as many
 //	             requests as the records (FAIL: the records' latencies are

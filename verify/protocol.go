@@ -108,9 +108,13 @@ func checkProtocol(rep *Report, ev *evidence) {
 	checkSuccesses(c, ev)
 	checkRunTail(c, ev)
 	checkAcrossSteps(c, ev)
+	gap := checkStepGaps(c, ev, &no)
 	if c.Status == Pass {
 		c.Summary = fmt.Sprintf("%d steps (%d targets × %d levels × %d repeats): counts, warm-ups, %s, timestamps in order",
 			steps, len(run.Targets), len(p.Levels), p.Repeats, peakHeld(p))
+		if gap >= 0 {
+			c.Summary += fmt.Sprintf(", steps back to back (at most %s between two beyond their recorded scrapes; bound %s + %s a request)", ms(int64(gap)), StepGapSlack, StepGapPerRequest)
+		}
 	} else {
 		c.Summary = fmt.Sprintf("%d steps checked", steps)
 	}
