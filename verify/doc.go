@@ -123,7 +123,14 @@
 //	             there): longer WARNs (KindStepGap: a step taken out, or the
 //	             client paused); scrape times outside that gap FAIL; a run
 //	             recorded before scrape times is not observed ("not computed
-//	             by the build that sealed it"). Its e2e latency histogram, when
+//	             by the build that sealed it"). The client as a suspect
+//	             (saturation.go, internal/claims' saturation.go): a measured
+//	             window whose client host CPU mean is at least 90 %, a
+//	             1-minute load average above env/host.json's cpus in the
+//	             sample at the start of a level, or a step's dispatch-gap
+//	             p99 above 1 ms is one WARN (KindClientSaturated) naming
+//	             each sign's steps and worst: latencies include client-side
+//	             queueing. Its e2e latency histogram, when
 //	             it counted exactly those requests, holds no more seconds than
 //	             the client waited and at each bucket bound at least as many
 //	             requests as the records (FAIL: the records' latencies are

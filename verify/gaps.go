@@ -179,3 +179,13 @@ func scrapeText(s *schemas.ScrapeTime) string {
 
 // ms words a duration in ns as milliseconds.
 func ms(ns int64) string { return fmt.Sprintf("%.1f ms", float64(ns)/1e6) }
+
+// hasKind says c has a finding of kind k.
+func hasKind(c *Check, k Kind) bool {
+	for _, f := range c.Findings {
+		if f.Kind == k {
+			return true
+		}
+	}
+	return false
+}

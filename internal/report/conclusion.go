@@ -361,6 +361,10 @@ func (v *view) findings(r *verify.Report, fairness bool) [][]span {
 				said++ // in bold under the title
 				continue
 			}
+			if f.Kind == verify.KindClientSaturated {
+				said++ // the client caveat says it (clientCaveats)
+				continue
+			}
 			if shown == 6 {
 				break
 			}
@@ -458,6 +462,7 @@ func (v *view) claimCaveats() [][]span {
 		items = append(items, []span{b(v.tr("Fewer requests than C:")), t(" " + v.tr("at C = %s a repeat measured fewer requests than the concurrency, so the level never ran at full concurrency.", strings.Join(few, ", ")))})
 	}
 	items = append(items, v.steadyCaveats()...)
+	items = append(items, v.clientCaveats()...)
 	if len(single) > 0 {
 		what := v.tr("at C = %s there is one repeat: one observation, no spread and no interval.", strings.Join(single, ", "))
 		if len(v.latencies) > 0 { // the conclusion shows an interval over the one repeat's requests
@@ -476,6 +481,78 @@ func (v *view) claimCaveats() [][]span {
 		items = append(items, []span{b(v.tr("Cache hits not observable:")), t(" " + v.tr("%s exposed no cache-hit counter: whether it reused work across requests is not observed.", strings.Join(unseen, ", ")))})
 	}
 	return append(items, v.probeCaveats()...)
+}
+
+// clientCaveats say when the client host was saturated (internal/claims'
+// three signs): a repeat whose host_cpu_mean reached claims.SaturatedCPUPct
+// and, with the records, a step whose dispatch-gap p99 is above
+// claims.SaturatedGap, from the claims and records; the load average at a
+// level's start needs the host samples, which only verify reads, so its
+// finding (verify.KindClientSaturated) is said here too, in its words,
+// when the report saw no sign itself. One line, or none.
+func (v *view) clientCaveats() [][]span {
+	type stepKey struct {
+		t    string
+		c, r int
+	}
+	steps := map[stepKey][]schemas.Record{}
+	for _, r := range v.in.Records {
+		if r.Phase == schemas.PhaseMeasure {
+			k := stepKey{r.Target, r.Concurrency, r.Repeat}
+			steps[k] = append(steps[k], r)
+		}
+	}
+	var cpuAt, gapAt []string
+	cpuMax, gapMax := 0.0, 0.0
+	for _, c := range v.levels {
+		cpuHere, gapHere := false, false
+		for _, tg := range v.targets {
+			l := v.lookup(tg, c)
+			if l == nil {
+				continue
+			}
+			for _, m := range l.Repeats {
+				if claims.CPUSaturated(m) {
+					cpuHere, cpuMax = true, max(cpuMax, *m.HostCPUMean)
+				}
+			}
+		}
+		for k, recs := range steps {
+			if k.c != c {
+				continue
+			}
+			if g, ok := claims.DispatchGapP99(recs); ok && g > claims.SaturatedGap {
+				gapHere, gapMax = true, max(gapMax, g.Seconds()*1e3)
+			}
+		}
+		if cpuHere {
+			cpuAt = append(cpuAt, strconv.Itoa(c))
+		}
+		if gapHere {
+			gapAt = append(gapAt, strconv.Itoa(c))
+		}
+	}
+	var facts []string
+	if len(cpuAt) > 0 {
+		facts = append(facts, v.tr("client CPU mean at or above 90 %% at C = %s (highest %.0f %%)", strings.Join(cpuAt, ", "), cpuMax))
+	}
+	if len(gapAt) > 0 {
+		facts = append(facts, v.tr("dispatch-gap p99 above 1 ms at C = %s (highest %.1f ms)", strings.Join(gapAt, ", "), gapMax))
+	}
+	if len(facts) == 0 && v.in.Verify != nil {
+		for _, c := range v.in.Verify.Checks {
+			for _, f := range c.Findings {
+				if f.Kind == verify.KindClientSaturated && len(facts) == 0 {
+					r := strings.TrimSuffix(strings.TrimPrefix(f.Reason, "the client host was saturated: "), ": "+verify.ClientSaturatedAdvice)
+					facts = append(facts, v.tr("benchseal verify: %s", r))
+				}
+			}
+		}
+	}
+	if len(facts) == 0 {
+		return nil
+	}
+	return [][]span{{b(v.tr("Client host saturated:")), t(" " + v.tr("the client host was saturated (%s): latencies include client-side queueing; run the client on its own host.", strings.Join(facts, "; ")))}}
 }
 
 // steadyCaveats name the levels whose repeats never reached steady state

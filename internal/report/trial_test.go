@@ -416,3 +416,38 @@ func TestSimulatedServers(t *testing.T) {
 		t.Errorf("said twice:\n%s", caveatsOf(md))
 	}
 }
+
+// The client as a suspect: a repeat whose client host CPU mean reached
+// 90 % is one caveat with the advice; a load average only verify saw
+// (the host samples) is said in the same line, in verify's words, and
+// not again under the protocol check; an unsaturated run says nothing.
+func TestClientSaturatedCaveat(t *testing.T) {
+	in := fixture()
+	if c := caveatsOf(mdOf(t, in)); strings.Contains(c, "saturated") {
+		t.Errorf("unsaturated fixture has a saturation caveat:\n%s", c)
+	}
+	for ti := range in.Claims.Targets {
+		for li := range in.Claims.Targets[ti].Levels {
+			l := &in.Claims.Targets[ti].Levels[li]
+			if l.Concurrency != 4 {
+				continue
+			}
+			for ri := range l.Repeats {
+				l.Repeats[ri].HostCPUMean = ptr(95.0 + float64(ri))
+			}
+		}
+	}
+	want := "**Client host saturated:** the client host was saturated (client CPU mean at or above 90 % at C = 4 (highest 97 %)): latencies include client-side queueing; run the client on its own host."
+	if c := caveatsOf(mdOf(t, in)); !strings.Contains(c, want) {
+		t.Errorf("missing %q:\n%s", want, c)
+	}
+	in = fixture()
+	in.Verify = fixtureVerify()
+	in.Verify.Checks[6].Status = verify.Warn
+	in.Verify.Checks[6].Findings = []verify.Finding{{Status: verify.Warn, Kind: verify.KindClientSaturated, Path: "telemetry/host.jsonl",
+		Reason: "the client host was saturated: load average above its 2 CPUs at the start of C = 8, 16 (highest 6.74): " + verify.ClientSaturatedAdvice}}
+	c := caveatsOf(mdOf(t, in))
+	if !strings.Contains(c, "the client host was saturated (benchseal verify: load average above its 2 CPUs at the start of C = 8, 16 (highest 6.74))") || strings.Count(c, "was saturated") != 1 || strings.Contains(c, "Protocol:") {
+		t.Errorf("verify's saturation not said once:\n%s", c)
+	}
+}
