@@ -218,10 +218,12 @@ func checkKnobs(c *Check, ev *evidence) string {
 		}
 		switch {
 		case len(missing) == len(targets):
-			c.warnKindf(KindKnobNotObserved, file, "%s: not observed on any target (%s); %s", name, strings.Join(missing, ", "), advice)
+			c.add(Finding{Status: Warn, Kind: KindKnobNotObserved, Path: file, Advice: advice,
+				Reason: fmt.Sprintf("%s: not observed on any target (%s); %s", name, strings.Join(missing, ", "), advice)})
 			ok = false
 		case len(missing) > 0:
-			c.warnKindf(KindKnobNotObserved, file, "%s: not observed on %s, so it cannot be compared (%s); %s", name, strings.Join(missing, ", "), strings.Join(sources, "; "), advice)
+			c.add(Finding{Status: Warn, Kind: KindKnobNotObserved, Path: file, Advice: advice,
+				Reason: fmt.Sprintf("%s: not observed on %s, so it cannot be compared (%s); %s", name, strings.Join(missing, ", "), strings.Join(sources, "; "), advice)})
 			ok = false
 		}
 		if len(missing) > 0 && advisedFor == "" {

@@ -1,12 +1,14 @@
 package report
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/verdict"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
@@ -340,7 +342,85 @@ func (v *view) caveats() []block {
 	if len(items) == 0 {
 		items = append(items, []span{t(v.tr("None found: benchseal verify passed every check, no target failed more than 1 % of its requests, and every level has more than one repeat and at least C requests."))})
 	}
-	return []block{box{title: v.tr("Caveats"), items: items, warn: true}}
+	return append([]block{box{title: v.tr("Caveats"), items: items, warn: true}}, v.advice(r)...)
+}
+
+// advice is how to observe what the caveats say was not observed, given
+// once below the box and grouped per engine (each engine's
+// Knobs.Expose from internal/engine's table, with the targets it serves),
+// instead of at the end of every finding: the caveats list facts. A
+// target whose engine its /v1/models does not name gets every engine's
+// advice. None when no finding carried advice.
+func (v *view) advice(r *verify.Report) []block {
+	if r == nil || !hasAdvice(r) {
+		return nil
+	}
+	var order []*engine.Engine
+	served := map[*engine.Engine][]string{}
+	var unknown []string
+	for _, t := range v.in.Run.Targets {
+		e := v.engineOf(t.Name)
+		switch {
+		case e == nil:
+			unknown = append(unknown, t.Name)
+		case e.Knobs.Expose == "":
+		default:
+			if _, ok := served[e]; !ok {
+				order = append(order, e)
+			}
+			served[e] = append(served[e], t.Name)
+		}
+	}
+	var items [][]span
+	for _, e := range order {
+		items = append(items, []span{b(e.Name), t(" (" + strings.Join(served[e], ", ") + "): " + e.Knobs.Expose + ".")})
+	}
+	if len(unknown) > 0 {
+		items = append(items, []span{b(strings.Join(unknown, ", ")), t(" " + v.tr("(engine not named by its /v1/models): %s.", strings.Join(engine.HowToExpose(), "; ")))})
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	return []block{para{spans: []span{b(v.tr("To observe what was not observed:")), t(" " + v.tr("what each engine needs, once for all the caveats above."))}}, bullets{items: items}}
+}
+
+// hasAdvice says a warning or failure of r carries advice (Finding.Advice).
+func hasAdvice(r *verify.Report) bool {
+	for _, c := range r.Checks {
+		for _, f := range c.Findings {
+			if f.Advice != "" && (f.Status == verify.Warn || f.Status == verify.Fail) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// engineOf is the engine of internal/engine's table that target's
+// /v1/models owned_by names (its capture before the sweep, else after),
+// nil when none does.
+func (v *view) engineOf(target string) *engine.Engine {
+	for _, sc := range v.in.Servers {
+		if sc.Target != target {
+			continue
+		}
+		for _, p := range sc.Probes {
+			if p.Path != "/v1/models" || p.Status != 200 {
+				continue
+			}
+			var list struct {
+				Data []struct {
+					OwnedBy string `json:"owned_by"`
+				} `json:"data"`
+			}
+			if json.Unmarshal([]byte(p.Body), &list) == nil && len(list.Data) > 0 {
+				if e, ok := engine.ByOwnedBy(list.Data[0].OwnedBy); ok {
+					return e
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // findings are the warnings and failures of verify's fairness check
@@ -372,6 +452,11 @@ func (v *view) findings(r *verify.Report, fairness bool) [][]span {
 			l := label + ":"
 			if f.Status == verify.Fail {
 				l = v.tr("%s (FAILED):", label)
+			}
+			// The fact alone: its advice is given once, per engine, below
+			// the box (advice).
+			if f.Advice != "" {
+				f.Reason = strings.TrimSuffix(strings.TrimSuffix(f.Reason, f.Advice), "; ")
 			}
 			// Never clipped: a finding's end is often what to do.
 			items = append(items, []span{b(l), t(" " + v.finding(f))})

@@ -451,3 +451,45 @@ func TestClientSaturatedCaveat(t *testing.T) {
 		t.Errorf("verify's saturation not said once:\n%s", c)
 	}
 }
+
+// Caveats are facts: a knob not observed is one line without its advice,
+// and the advice is given once below the box, one line per engine with
+// the targets it serves, however many knobs were not observed.
+func TestAdviceOncePerEngine(t *testing.T) {
+	in := fixture()
+	in.Verify = fixtureVerify()
+	models := func(owned string) []schemas.Probe {
+		return []schemas.Probe{{Path: "/v1/models", Status: 200, Body: `{"object":"list","data":[{"id":"m","owned_by":"` + owned + `"}]}`}}
+	}
+	in.Servers = []schemas.ServerCapture{{Target: "sglang-omni", When: "before", Probes: models("sglang-omni")}, {Target: "vllm-omni", When: "before", Probes: models("vllm")}}
+	full := "expose it: " + strings.Join(engine.HowToExpose(), "; ")
+	fair := &in.Verify.Checks[7]
+	fair.Findings = nil
+	for i, knob := range []string{"max running requests", "GPU memory fraction", "dtype", "prefix caching"} {
+		advice := full
+		if i > 0 {
+			advice = "to expose it, see max running requests above"
+		}
+		fair.Findings = append(fair.Findings, verify.Finding{Status: verify.Warn, Kind: verify.KindKnobNotObserved, Path: "servers/", Advice: advice,
+			Reason: knob + ": not observed on any target (sglang-omni, vllm-omni); " + advice})
+	}
+	md := mdOf(t, in)
+	c := caveatsOf(md)
+	if strings.Contains(c, "expose it") || strings.Contains(c, "VLLM") {
+		t.Errorf("advice in the caveats box:\n%s", c)
+	}
+	if !strings.Contains(c, "**Fairness:** servers/: dtype: not observed on any target (sglang-omni, vllm-omni)\n") {
+		t.Errorf("the fact is not one line of its own:\n%s", c)
+	}
+	for _, want := range []string{
+		`- **vllm** (vllm-omni): start vLLM with VLLM\_SERVER\_DEV\_MODE=1`,
+		"- **sglang-omni** (sglang-omni): SGLang-Omni has no self-description, so record its launch command or its config.",
+	} {
+		if n := strings.Count(md, want); n != 1 {
+			t.Errorf("%q said %d times, want once:\n%s", want, n, md)
+		}
+	}
+	if n := strings.Count(md, `VLLM\_SERVER\_DEV\_MODE`); n != 1 {
+		t.Errorf("vLLM's advice said %d times, want once", n)
+	}
+}
