@@ -60,7 +60,9 @@ func TestCheckClaimsOlderBuild(t *testing.T) {
 	if err := session.CheckClaims(run); !errors.As(err, &me) {
 		t.Fatalf("one mean_in_flight removed: %v, want a mismatch", err)
 	}
-	edit(func(m *schemas.Metrics, _ bool) { m.MeanInFlight, m.FullConcurrencyShare, m.CacheHitsCounter = nil, nil, "" })
+	edit(func(m *schemas.Metrics, _ bool) {
+		m.MeanInFlight, m.FullConcurrencyShare, m.CacheHitsCounter = nil, nil, ""
+	})
 	if err := session.CheckClaims(run); err != nil {
 		t.Errorf("claims of a build before the steady-state figures: %v", err)
 	}
