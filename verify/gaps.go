@@ -164,7 +164,11 @@ func checkStepGaps(c *Check, ev *evidence, no *notObserved) time.Duration {
 				ms(gap), prev.name, it.name, ms(scrapes), ms(bound-scrapes), StepGapSlack, StepGapPerRequest)
 		}
 	}
-	if untimed && len(items) > 1 {
+	switch {
+	case !untimed || len(items) < 2:
+	case len(ev.tel.Steps) == 0:
+		no.add("time between steps (no telemetry/steps.jsonl)")
+	default:
 		no.add("time between steps (not computed by the build that sealed it: telemetry records no scrape times)")
 	}
 	return worst
