@@ -753,7 +753,12 @@ func (v *view) cache() []block {
 			if l.Median.CacheHits == nil {
 				return v.tr("not observable")
 			}
-			return spread(*l.Median.CacheHits, deref(l.Min.CacheHits), deref(l.Max.CacheHits))
+			cell := spread(*l.Median.CacheHits, deref(l.Min.CacheHits), deref(l.Max.CacheHits))
+			if answered, known := claims.CacheHitsAnswered(l.Median); known && !answered {
+				// A prefix cache's unit: tokens reused, not requests.
+				return v.tr("%s prompt tokens", cell)
+			}
+			return cell
 		}),
 	}}
 }

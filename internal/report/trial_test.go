@@ -186,11 +186,16 @@ func TestCacheTokensComparable(t *testing.T) {
 						l.Repeats[ri].CacheHitsCounter = tc.counter
 					}
 					l.Median, l.Min, l.Max = summarize(l.Repeats)
+					l.Median.CacheHitsCounter, l.Min.CacheHitsCounter, l.Max.CacheHitsCounter = tc.counter, tc.counter, tc.counter // as claims summarizes
 				}
 			}
 			md := mdOf(t, in)
 			if !strings.Contains(md, tc.want) {
 				t.Errorf("missing %q:\n%s", tc.want, section(md, "Conclusion"))
+			}
+			// The cache table says the unit where it is tokens.
+			if tokens := strings.Contains(section(md, "Server cache hits"), "| 13.0 prompt tokens |"); tokens != (tc.counter != engine.VLLMMMCacheHits) {
+				t.Errorf("cache table says tokens: %v:\n%s", tokens, section(md, "Server cache hits"))
 			}
 			if strings.Contains(md, tc.not) {
 				t.Errorf("says %q:\n%s", tc.not, section(md, "Conclusion"))
