@@ -169,17 +169,21 @@
 //	             target exposes is WARN "not observed" with how to expose it,
 //	             never equal; for every target, no cache hits counted in
 //	             claims (cache_hits, the growth over the step, warm-ups
-//	             included, of the counter claims.CacheDelta picks from the
-//	             step's steps.jsonl line): vllm:mm_cache_hits_total counts
-//	             whole multimodal inputs answered from the cache ("in terms of
-//	             number of cached items", vllm/v1/metrics/loggers.py,
-//	             PrometheusStatLogger), which a perturbed run never sends
+//	             included, of the counter claims.json's cache_hits_counter
+//	             names, else the one claims.CacheDelta picks from the step's
+//	             steps.jsonl line); what a unit of it is comes from its row in
+//	             internal/engine (CacheCounter.Counts, with its source), as
+//	             for claims and the report: vllm:mm_cache_hits_total counts
+//	             whole multimodal inputs answered from the cache (multi-modal
+//	             data items, vllm/v1/metrics/stats.py@28ed1fb8), which a
+//	             perturbed run never sends
 //	             twice, so its growth FAILs (KindCacheHit: "the server answered
 //	             N perturbed requests from its cache"), and is a loud WARN in a
 //	             run without perturbation; prefix-cache counters count tokens
 //	             ("in terms of number of cached tokens", loggers.py@005a810b;
 //	             sglang:cached_tokens_total), which a prompt prefix shared by
-//	             distinct audio grows honestly: WARN, never FAIL. "Not
+//	             distinct audio grows honestly: WARN (KindCacheTokens), never
+//	             FAIL and never "answered from its cache". "Not
 //	             observable" (WARN) where the server exposes no cache counter,
 //	             worded from the target's engine (internal/engine's row named
 //	             by its /v1/models owned_by), with its cache probe's verdict
