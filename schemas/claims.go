@@ -107,6 +107,12 @@ type Metrics struct {
 	// cache_hits spans the whole step, warm-ups included (runs made before
 	// the measure scrape, or when it failed).
 	CacheHitsScope string `json:"cache_hits_scope,omitempty"`
+	// CacheHitsCounter is the /metrics counter cache_hits is the growth
+	// of; what one unit of it is (a whole input answered from a cache, or
+	// a prompt token reused) is that counter's row in internal/engine.
+	// Absent in claims sealed by a build that did not record it; in
+	// Median/Min/Max, when the repeats read different counters.
+	CacheHitsCounter string `json:"cache_hits_counter,omitempty"`
 	// GPUPeaks are each GPU's own peaks when the target runs on several
 	// (gpu_mem_peak_bytes and gpu_power_peak_w are sums over them).
 	GPUPeaks []GPUPeak `json:"gpu_peaks,omitempty"`

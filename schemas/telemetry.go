@@ -97,7 +97,24 @@ type StepTelemetry struct {
 	// not wait for: no request counter exposed, nothing answered, or a
 	// run made before it existed.
 	Settle map[string]ScrapeSettle `json:"settle,omitempty"`
+	// Scrapes holds, by "before", "measure" or "after", when each of the
+	// step's /metrics scrapes started and how long it took, its settle
+	// included (a settle starts with its scrape's first GET; its own wait
+	// is Settle's waited_ns), on the records' clock (ns since the run's
+	// anchor). verify bounds the time between consecutive steps by them.
+	// Absent in runs made before it existed.
+	Scrapes map[string]ScrapeTime `json:"scrapes,omitempty"`
 }
+
+// ScrapeTime is when one /metrics scrape of the recorder started and how
+// long it took, from its first GET to the kept answer written to disk.
+type ScrapeTime struct {
+	StartNs int64 `json:"start_ns"`
+	DurNs   int64 `json:"dur_ns"`
+}
+
+// End is when the scrape ended.
+func (s ScrapeTime) End() int64 { return s.StartNs + s.DurNs }
 
 // ScrapeSettle is how the recorder waited before keeping one scrape of a
 // step: it scraped /metrics until the engine's request counter had grown
@@ -133,4 +150,8 @@ type ProbeTelemetry struct {
 	// ScrapeErrors holds, by "before" or "after", why a scrape failed
 	// (redacted).
 	ScrapeErrors map[string]string `json:"scrape_errors,omitempty"`
+	// Scrapes holds, by "before" or "after", when each scrape started and
+	// how long it took (as StepTelemetry's); absent in runs made before
+	// it existed.
+	Scrapes map[string]ScrapeTime `json:"scrapes,omitempty"`
 }

@@ -168,7 +168,8 @@ func TestCacheProbe(t *testing.T) {
 				tc.edit(dir)
 			}
 			c, text := checkOf(verifyDir(t, dir), tc.check)
-			if !tc.any && c.Status != tc.status {
+			// PASS accepts the run's own WARNs on a loaded host (passes).
+			if !tc.any && c.Status != tc.status && (tc.status != verify.Pass || !passes(c)) {
 				t.Errorf("check %d is %s, want %s:\n%s", tc.check, c.Status, tc.status, text)
 			}
 			for _, w := range tc.want {

@@ -630,7 +630,19 @@ func corpusKinds() []kind {
 				editRun(tb, dir, func(r *schemas.Run) { r.Protocol.Perturb = false })
 				writeReport(tb, dir)
 			}},
-		{name: "prefix-cache-tokens", class: "fairness", check: 8, status: warn, text: "prefix-cache tokens, which a prompt prefix shared by distinct audio also counts",
+		{name: "prefix-cache-tokens", class: "fairness", check: 8, status: warn, text: "reused prompt tokens (prefix caching), which a prompt prefix shared by distinct audio also counts; not requests answered from a cache",
+			assert: func(tb testing.TB, rep *verify.Report) {
+				// The unit comes from the engine row: token reuse is its
+				// own kind, never a cache hit.
+				for _, f := range rep.Check(verify.CheckFairness).Findings {
+					if f.Kind == verify.KindCacheHit {
+						tb.Errorf("token reuse filed as a cache hit: %s", f)
+					}
+					if strings.Contains(f.Reason, "prefix caching") && f.Kind != verify.KindCacheTokens {
+						tb.Errorf("token reuse of kind %q", f.Kind)
+					}
+				}
+			},
 			doctor: func(tb testing.TB, dir string) {
 				// Without the multimodal counter (an older vLLM), claims
 				// read the prefix cache's tokens: they grow honestly.

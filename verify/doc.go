@@ -119,7 +119,23 @@
 //	             requests benchseal sent that server in between (records of
 //	             every target at the same URL that started in the gap) plus
 //	             the step's requests not yet counted when it was scraped
-//	             (WARN: other traffic, or steps taken out of the run). Its e2e latency histogram, when
+//	             (WARN: other traffic, or steps taken out of the run). The
+//	             time between consecutive steps (and from the sweep's end to
+//	             each cache probe) is at most the recorded "after" and
+//	             "before" scrapes between them (steps.jsonl scrapes, settle
+//	             included) + StepGapSlack + StepGapPerRequest per request of
+//	             the later step (gaps.go lists what else the runner does
+//	             there): longer WARNs (KindStepGap: a step taken out, or the
+//	             client paused); scrape times outside that gap FAIL; a run
+//	             recorded before scrape times is not observed ("not computed
+//	             by the build that sealed it"). The client as a suspect
+//	             (saturation.go, internal/claims' saturation.go): a measured
+//	             window whose client host CPU mean is at least 90 %, a
+//	             1-minute load average above env/host.json's cpus in the
+//	             sample at the start of a level, or a step's dispatch-gap
+//	             p99 above 1 ms is one WARN (KindClientSaturated) naming
+//	             each sign's steps and worst: latencies include client-side
+//	             queueing. Its e2e latency histogram, when
 //	             it counted exactly those requests, holds no more seconds than
 //	             the client waited and at each bucket bound at least as many
 //	             requests as the records (FAIL: the records' latencies are
@@ -158,17 +174,21 @@
 //	             target exposes is WARN "not observed" with how to expose it,
 //	             never equal; for every target, no cache hits counted in
 //	             claims (cache_hits, the growth over the step, warm-ups
-//	             included, of the counter claims.CacheDelta picks from the
-//	             step's steps.jsonl line): vllm:mm_cache_hits_total counts
-//	             whole multimodal inputs answered from the cache ("in terms of
-//	             number of cached items", vllm/v1/metrics/loggers.py,
-//	             PrometheusStatLogger), which a perturbed run never sends
+//	             included, of the counter claims.json's cache_hits_counter
+//	             names, else the one claims.CacheDelta picks from the step's
+//	             steps.jsonl line); what a unit of it is comes from its row in
+//	             internal/engine (CacheCounter.Counts, with its source), as
+//	             for claims and the report: vllm:mm_cache_hits_total counts
+//	             whole multimodal inputs answered from the cache (multi-modal
+//	             data items, vllm/v1/metrics/stats.py@28ed1fb8), which a
+//	             perturbed run never sends
 //	             twice, so its growth FAILs (KindCacheHit: "the server answered
 //	             N perturbed requests from its cache"), and is a loud WARN in a
 //	             run without perturbation; prefix-cache counters count tokens
 //	             ("in terms of number of cached tokens", loggers.py@005a810b;
 //	             sglang:cached_tokens_total), which a prompt prefix shared by
-//	             distinct audio grows honestly: WARN, never FAIL. "Not
+//	             distinct audio grows honestly: WARN (KindCacheTokens), never
+//	             FAIL and never "answered from its cache". "Not
 //	             observable" (WARN) where the server exposes no cache counter,
 //	             worded from the target's engine (internal/engine's row named
 //	             by its /v1/models owned_by), with its cache probe's verdict

@@ -218,10 +218,12 @@ func checkKnobs(c *Check, ev *evidence) string {
 		}
 		switch {
 		case len(missing) == len(targets):
-			c.warnKindf(KindKnobNotObserved, file, "%s: not observed on any target (%s); %s", name, strings.Join(missing, ", "), advice)
+			c.add(Finding{Status: Warn, Kind: KindKnobNotObserved, Path: file, Advice: advice,
+				Reason: fmt.Sprintf("%s: not observed on any target (%s); %s", name, strings.Join(missing, ", "), advice)})
 			ok = false
 		case len(missing) > 0:
-			c.warnKindf(KindKnobNotObserved, file, "%s: not observed on %s, so it cannot be compared (%s); %s", name, strings.Join(missing, ", "), strings.Join(sources, "; "), advice)
+			c.add(Finding{Status: Warn, Kind: KindKnobNotObserved, Path: file, Advice: advice,
+				Reason: fmt.Sprintf("%s: not observed on %s, so it cannot be compared (%s); %s", name, strings.Join(missing, ", "), strings.Join(sources, "; "), advice)})
 			ok = false
 		}
 		if len(missing) > 0 && advisedFor == "" {
@@ -262,21 +264,23 @@ func pick(first bool, a, b string) string {
 // cache_hits, the growth of the counter internal/claims.CacheDelta picks
 // from the step's steps.jsonl line; the scrapes are taken before the
 // step's warm-ups and after its last request, so warm-ups count too).
-// What a hit means depends on the counter (internal/engine's table):
+// What a hit means is the counter's row in internal/engine's table
+// (CacheCounter.Counts, with its source), the one place verify, claims
+// and the report read it from; the counter is claims' cache_hits_counter
+// (for claims sealed before it, the one CacheDelta picks from the step's
+// line):
 //
-//   - vllm:mm_cache_hits_total counts whole multimodal inputs found in
-//     the cache ("Multi-modal cache hits, in terms of number of cached
-//     items", vllm/v1/metrics/loggers.py, PrometheusStatLogger; the
-//     stored versions 005a810b and a6f0308c predate it). Every request
-//     of a perturbed run sends a variant no request sent before, so a hit
-//     there means the cache-proof premise is false: FAIL (KindCacheHit).
-//     In a run without perturbation it is the expected consequence the
-//     run announced: a loud WARN.
-//   - prefix-cache counters (vllm:prefix_cache_hits_total, "Prefix cache
-//     hits, in terms of number of cached tokens", loggers.py@005a810b;
-//     sglang:cached_tokens_total) count tokens, and distinct audio shares
-//     the prompt template's prefix, so they grow honestly: a WARN naming
-//     the unit, never a FAIL.
+//   - a counter of whole inputs (vllm:mm_cache_hits_total: multi-modal
+//     data items, stats.py@28ed1fb8) found in the cache: every request
+//     of a perturbed run sends a variant no request sent before, so a
+//     hit there means the cache-proof premise is false: FAIL
+//     (KindCacheHit). In a run without perturbation it is the expected
+//     consequence the run announced: a loud WARN.
+//   - a counter of tokens (vllm:prefix_cache_hits_total and its pre-0.9
+//     name, sglang:cached_tokens_total): distinct audio shares the prompt
+//     template's prefix, so it grows honestly: a WARN naming the unit
+//     (KindCacheTokens), never a FAIL and never "answered from its
+//     cache"; the report words it the same way.
 //
 // A target whose cache_hits is null everywhere has no cache counter the
 // run could read: its cache hits are not observable, a WARN worded from
@@ -306,18 +310,22 @@ func checkCacheHits(c *Check, ev *evidence) string {
 				if m.CacheHitsScope == schemas.CacheHitsMeasured {
 					over = "over the measured requests"
 				}
-				counter := cacheCounterOf(ev, t.Target, l.Concurrency, r+1)
+				counter := m.CacheHitsCounter
+				if counter == "" { // claims sealed before cache_hits_counter
+					counter = cacheCounterOf(ev, t.Target, l.Concurrency, r+1)
+				}
+				row, known := engine.CacheCounterOf(counter)
 				switch {
-				case counter == engine.VLLMMMCacheHits && perturbed:
+				case known && row.AnswersFromCache() && perturbed:
 					c.add(Finding{Status: Fail, Kind: KindCacheHit, Path: "claims.json", Reason: fmt.Sprintf(
 						"%s: the server answered %g perturbed requests from its cache (%s grew by %g %s): every request sent audio no request had sent before, so the cache-proof premise is false and these figures do not measure uncached serving",
 						step, *m.CacheHits, counter, *m.CacheHits, over)})
-				case counter == engine.VLLMMMCacheHits:
+				case known && row.AnswersFromCache():
 					c.warnKindf(KindCacheHit, "claims.json", "%s: the server answered %g requests from its cache (%s grew by %g %s): perturbation was off, so repeated clips were sent unchanged and these figures are partly cached serving",
 						step, *m.CacheHits, counter, *m.CacheHits, over)
-				case counter != "":
-					c.warnf("claims.json", "%s: %s grew by %g %s: prefix-cache tokens, which a prompt prefix shared by distinct audio also counts; not requests answered from a cache",
-						step, counter, *m.CacheHits, over)
+				case known:
+					c.warnKindf(KindCacheTokens, "claims.json", "%s: %s grew by %g %s: %s (prefix caching), which a prompt prefix shared by distinct audio also counts; not requests answered from a cache",
+						step, counter, *m.CacheHits, over, row.Noun())
 				default:
 					c.warnf("claims.json", "%s: the server's cache counters grew by %g %s", step, *m.CacheHits, over)
 				}
@@ -426,7 +434,11 @@ func probeDisagreement(latencyCaches bool) string {
 func cacheCounterOf(ev *evidence, target string, concurrency, repeat int) string {
 	for _, s := range ev.tel.Steps {
 		if s.Target == target && s.Concurrency == concurrency && s.Repeat == repeat {
-			name, _, err := claims.CacheDelta(s.CacheBefore, s.CacheAfter)
+			before := s.CacheBefore
+			if s.CacheMeasure != nil {
+				before = s.CacheMeasure
+			}
+			name, _, err := claims.CacheDelta(before, s.CacheAfter)
 			if err != nil {
 				return ""
 			}

@@ -57,6 +57,10 @@ const (
 	// (vllm:mm_cache_hits_total grew over a step): FAIL with perturbation
 	// on, WARN without.
 	KindCacheHit Kind = "cache-hit"
+	// KindCacheTokens: a server's prefix-cache token counter grew over a
+	// step (tokens reused, not requests answered from a cache:
+	// internal/engine's CacheCounter.Counts).
+	KindCacheTokens Kind = "cache-tokens"
 	// KindModelUnlisted: a target's model is not among those its
 	// /v1/models listed: FAIL, or WARN when the run was told to request
 	// it anyway.

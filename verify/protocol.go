@@ -110,13 +110,18 @@ func checkProtocol(rep *Report, ev *evidence) {
 	checkSuccesses(c, ev)
 	checkRunTail(c, ev)
 	checkAcrossSteps(c, ev)
+	gap := checkStepGaps(c, ev, &no)
+	checkClientSaturation(c, ev, &no)
 	if c.Status == Pass {
 		c.Summary = fmt.Sprintf("%d steps (%d targets × %d levels × %d repeats): counts, warm-ups, %s, timestamps in order",
 			steps, len(run.Targets), len(p.Levels), p.Repeats, peakHeld(p))
 	} else {
 		c.Summary = fmt.Sprintf("%d steps checked", steps)
 	}
-	if probes > 0 && c.Status == Pass {
+	if gap >= 0 && c.Status != Fail && !hasKind(c, KindStepGap) {
+		c.Summary += fmt.Sprintf(", steps back to back (at most %s between two beyond their recorded scrapes; bound %s + %s a request)", ms(int64(gap)), StepGapSlack, StepGapPerRequest)
+	}
+	if probes > 0 && c.Status != Fail {
 		c.Summary += fmt.Sprintf("; %d cache probe(s) one request at a time after the sweep", probes)
 	}
 	c.Summary = no.summary(c, c.Summary)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/benchseal/benchseal/bundle"
@@ -106,14 +105,11 @@ func compareDocs(c *Check, path, doc string, want, got any) int {
 	}
 	n := 0
 	var diffs []*ClaimError
-	older := map[string]bool{} // fields added later, absent from the whole of got
-	for _, f := range addedLater {
-		older[f.what] = !slices.ContainsFunc(gk, f.in)
-	}
+	older := claims.Predates(gk) // fields added later, absent from the whole of got
 	skipped := map[string]bool{}
 	for _, k := range wk {
-		if f := laterField(k); f != nil && older[f.what] {
-			skipped[f.what] = true
+		if f := claims.LaterOf(k); f != nil && older[f.What] {
+			skipped[f.What] = true
 			continue
 		}
 		if g, ok := gf[k]; !ok || g != wf[k] && !legacyZero(k, wf[k], g) {
@@ -138,9 +134,9 @@ func compareDocs(c *Check, path, doc string, want, got any) int {
 		}
 		c.add(Finding{Status: Fail, Path: path, Reason: e.Error(), Err: e})
 	}
-	for _, f := range addedLater {
-		if skipped[f.what] {
-			c.add(Finding{Status: Warn, Kind: KindClaim, Path: path, Reason: fmt.Sprintf("%s has no %s (not computed by the build that sealed it): not compared; %s", doc, f.what, f.instead)})
+	for _, f := range claims.LaterFamilies {
+		if skipped[f.What] {
+			c.add(Finding{Status: Warn, Kind: KindClaim, Path: path, Reason: fmt.Sprintf("%s has no %s (not computed by the build that sealed it): not compared; %s", doc, f.What, laterInstead[f.What])})
 		}
 	}
 	for i := range c.Findings {
@@ -153,47 +149,17 @@ func compareDocs(c *Check, path, doc string, want, got any) int {
 	return n
 }
 
-// addedLater are claims fields a build computes that earlier builds did
-// not. A sealed document with none of a family predates it: the family is
-// not compared (a WARN says so) rather than called missing. One with some
-// of it and not others was edited, and FAILs as any difference does.
-// Leaving a family out gains a forger nothing: what it summarises is
-// checked from its raw evidence elsewhere (instead).
-var addedLater = []laterFamily{
-	{"server block", "check 9 holds the server's stage histograms to the records itself",
-		func(f string) bool { return serverBlock(f) != "" }},
-	{"steady-state figures (mean_in_flight, full_concurrency_share)", "check 7 recomputes them from the records itself",
-		func(f string) bool {
-			return strings.HasSuffix(f, ".mean_in_flight") || strings.HasSuffix(f, ".full_concurrency_share")
-		}},
-	{"cache probe counter growth", "the probe's scrapes are compared with telemetry/cache-probes.jsonl below",
-		func(f string) bool {
-			return strings.HasPrefix(f, "probes[") && (strings.Contains(f, ".counter_growth") || strings.HasSuffix(f, ".counter_agrees"))
-		}},
+// laterInstead says, for each of claims.LaterFamilies, what checks its
+// fields from the raw evidence when a sealed claims.json predates it.
+var laterInstead = map[string]string{
+	"server block": "check 9 holds the server's stage histograms to the records itself",
+	"steady-state figures (mean_in_flight, full_concurrency_share)":  "check 7 recomputes them from the records itself",
+	"cache_hits_counter (which counter cache_hits is the growth of)": "check 8 reads the counter from telemetry/steps.jsonl itself",
+	"cache probe counter growth":                                     "the probe's scrapes are compared with telemetry/cache-probes.jsonl below",
 }
 
-type laterFamily struct {
-	what, instead string
-	in            func(field string) bool // a field of the family
-}
-
-func laterField(field string) *laterFamily {
-	for i := range addedLater {
-		if addedLater[i].in(field) {
-			return &addedLater[i]
-		}
-	}
-	return nil
-}
-
-// serverBlock is the path of the server block a claims field lies in
-// ("targets[a].levels[c=1].repeats[r=1].server"), "" when none.
-func serverBlock(field string) string {
-	if i := strings.Index(field, ".server."); i >= 0 {
-		return field[:i+len(".server")]
-	}
-	return ""
-}
+// serverBlock is claims.ServerBlock.
+func serverBlock(field string) string { return claims.ServerBlock(field) }
 
 // nullSinceV2 are the metrics claims publish as null when no request
 // succeeded; claims made before that published 0 there, which says the

@@ -69,6 +69,10 @@ type Finding struct {
 	Path   string `json:"path,omitempty"`
 	Line   int    `json:"line,omitempty"`
 	Reason string `json:"reason"`
+	// Advice is the end of Reason that says how to observe more (", "
+	// joined after "; "), "" when Reason has none: a report lists the
+	// fact alone and gives the advice once, below its caveats.
+	Advice string `json:"advice,omitempty"`
 	// Err is the typed cause when there is one (*bundle.DigestError,
 	// *VariantError, *ClaimError, *schemas.ValidationError, ...).
 	Err error `json:"-"`

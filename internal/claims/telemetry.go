@@ -133,7 +133,8 @@ const TelemetryNotObserved = "not observed (window shorter than --sample-interva
 //     without cache_measure (a run made before it existed, or that scrape
 //     failed) gives CacheDelta of cache_before and cache_after, the whole
 //     step with its warm-ups, and no cache_hits_scope; absent when the
-//     delta is an error.
+//     delta is an error. cache_hits_counter names the counter it is the
+//     growth of (CacheHitsAnswered says what its unit is).
 func applyTelemetry(m *schemas.Metrics, t *Telemetry, w window) {
 	var step *schemas.StepTelemetry
 	for i := range t.Steps {
@@ -144,11 +145,11 @@ func applyTelemetry(m *schemas.Metrics, t *Telemetry, w window) {
 	}
 	if step != nil {
 		if step.CacheMeasure != nil {
-			if _, d, err := CacheDelta(step.CacheMeasure, step.CacheAfter); err == nil {
-				m.CacheHits, m.CacheHitsScope = &d, schemas.CacheHitsMeasured
+			if name, d, err := CacheDelta(step.CacheMeasure, step.CacheAfter); err == nil {
+				m.CacheHits, m.CacheHitsScope, m.CacheHitsCounter = &d, schemas.CacheHitsMeasured, name
 			}
-		} else if _, d, err := CacheDelta(step.CacheBefore, step.CacheAfter); err == nil {
-			m.CacheHits = &d // the whole step, warm-ups included (no cache_hits_scope)
+		} else if name, d, err := CacheDelta(step.CacheBefore, step.CacheAfter); err == nil {
+			m.CacheHits, m.CacheHitsCounter = &d, name // the whole step, warm-ups included (no cache_hits_scope)
 		}
 		if step.SampleStartNs != nil && *step.SampleStartNs < w.fromNs {
 			w.fromNs = *step.SampleStartNs
@@ -250,6 +251,13 @@ func summarizeTelemetry(reps []schemas.Metrics, med, lo, hi *schemas.Metrics) {
 		}
 	}
 	med.CacheHitsScope, lo.CacheHitsScope, hi.CacheHitsScope = scope, scope, scope
+	counter := reps[0].CacheHitsCounter
+	for _, r := range reps {
+		if r.CacheHitsCounter != counter {
+			counter = "" // mixed: the repeats read different counters
+		}
+	}
+	med.CacheHitsCounter, lo.CacheHitsCounter, hi.CacheHitsCounter = counter, counter, counter
 	var order []int
 	mem, pow := map[int][]float64{}, map[int][]float64{}
 	for _, r := range reps {
@@ -342,4 +350,19 @@ func LoadDirTelemetry(fsys fs.FS) (schemas.Run, []schemas.Record, Telemetry, err
 		return run, recs, tel, fmt.Errorf("telemetry: %w", err)
 	}
 	return run, recs, tel, nil
+}
+
+// CacheHitsAnswered says whether m's cache_hits counts requests answered
+// from a cache: its counter's row in internal/engine counts whole inputs
+// (engine.CountsInputs). Prefix-cache token counters are not (a shared
+// prompt prefix grows them honestly). known is false when cache_hits
+// names no counter of the table (claims sealed before
+// cache_hits_counter, or repeats that read different counters); a
+// caller then cannot tell and must say so, never call it token reuse.
+func CacheHitsAnswered(m schemas.Metrics) (answered, known bool) {
+	c, ok := engine.CacheCounterOf(m.CacheHitsCounter)
+	if !ok {
+		return false, false
+	}
+	return c.AnswersFromCache(), true
 }

@@ -355,3 +355,29 @@ func TestSummarizeGPUPeaks(t *testing.T) {
 		t.Errorf("summary: %s", b)
 	}
 }
+
+// cache_hits names its counter, and what a unit of it is comes from the
+// engine row: the multimodal counter counts inputs answered from a
+// cache, SGLang's only counter counts prompt tokens reused.
+func TestCacheHitsAnswered(t *testing.T) {
+	for _, tc := range []struct {
+		counter         string
+		answered, known bool
+	}{
+		{engine.VLLMMMCacheHits, true, true},
+		{engine.VLLMPrefixCacheHits, false, true},
+		{engine.SGLangCachedTokens, false, true},
+		{"", false, false},
+	} {
+		if a, k := CacheHitsAnswered(schemas.Metrics{CacheHitsCounter: tc.counter}); a != tc.answered || k != tc.known {
+			t.Errorf("%q: answered %v known %v, want %v %v", tc.counter, a, k, tc.answered, tc.known)
+		}
+	}
+	tel := &Telemetry{Steps: []schemas.StepTelemetry{{Target: "a", Concurrency: 1, Repeat: 1,
+		CacheMeasure: map[string]float64{engine.SGLangCachedTokens: 5}, CacheAfter: map[string]float64{engine.SGLangCachedTokens: 45}}}}
+	var m schemas.Metrics
+	applyTelemetry(&m, tel, window{target: "a", concurrency: 1, repeat: 1})
+	if m.CacheHits == nil || *m.CacheHits != 40 || m.CacheHitsCounter != engine.SGLangCachedTokens {
+		t.Errorf("applyTelemetry: cache_hits %v counter %q", m.CacheHits, m.CacheHitsCounter)
+	}
+}

@@ -325,10 +325,58 @@ type CacheCounter struct {
 	Name string // as exposed, with _total
 	// Hit: its growth is cache hits (query counters are not).
 	Hit bool
+	// Counts is what one unit of it is: a whole input answered from a
+	// cache (CountsInputs), or a token reused (CountsTokens). verify,
+	// internal/claims and the report word its growth from it alone:
+	// token reuse is never "answered from its cache".
+	Counts CacheUnit
+	// Source is where the engine says what it counts (file@commit).
+	Source string
 	// LazilyCreated: the family appears only at its first increment, so
 	// its absence next to other families of the engine means 0.
 	LazilyCreated bool
 	Deprecated    string // since when it is gone, "" while current
+}
+
+// CacheUnit is what one unit of a cache counter counts.
+type CacheUnit string
+
+const (
+	// CountsInputs: a hit is a whole input (a request's audio) found in
+	// the cache, so a request whose input the server did not compute
+	// again. Every request of a perturbed run sends a variant no request
+	// sent before: such a hit there means the premise is false.
+	CountsInputs CacheUnit = "inputs"
+	// CountsTokens: a hit is a prompt token whose KV the server reused
+	// (prefix caching). Distinct audio shares the prompt template's
+	// prefix, so it grows honestly; it says nothing of whole requests.
+	CountsTokens CacheUnit = "tokens"
+)
+
+// AnswersFromCache says its growth counts requests answered from a cache
+// (CountsInputs), not tokens reused.
+func (c CacheCounter) AnswersFromCache() bool { return c.Counts == CountsInputs }
+
+// Noun is its unit in words, plural ("cached inputs", "reused prompt
+// tokens").
+func (c CacheCounter) Noun() string {
+	if c.Counts == CountsTokens {
+		return "reused prompt tokens"
+	}
+	return "cached inputs"
+}
+
+// CacheCounterOf is the table's row of a cache counter by its exposed
+// name; false when the table has none of that name.
+func CacheCounterOf(name string) (CacheCounter, bool) {
+	for _, e := range table {
+		for _, c := range e.Metrics.CacheCounters {
+			if c.Name == name {
+				return c, true
+			}
+		}
+	}
+	return CacheCounter{}, false
 }
 
 // RequestCounter is an engine's /metrics counter of the requests it

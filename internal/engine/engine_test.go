@@ -124,6 +124,18 @@ func TestCounterLists(t *testing.T) {
 	if want := []string{VLLMMMCacheHits, VLLMPrefixCacheHits, VLLMGPUPrefixHits, SGLangCachedTokens}; !slices.Equal(CacheHitCounters, want) {
 		t.Errorf("CacheHitCounters %v, want %v", CacheHitCounters, want)
 	}
+	// What each counts, from its row: only the multimodal pair counts
+	// whole inputs; every prefix counter counts tokens.
+	for name, want := range map[string]CacheUnit{VLLMMMCacheHits: CountsInputs, VLLMPrefixCacheHits: CountsTokens,
+		VLLMGPUPrefixHits: CountsTokens, SGLangCachedTokens: CountsTokens} {
+		c, ok := CacheCounterOf(name)
+		if !ok || c.Counts != want || c.AnswersFromCache() != (want == CountsInputs) {
+			t.Errorf("CacheCounterOf(%s) = %+v, %v; want it counting %s", name, c, ok, want)
+		}
+	}
+	if _, ok := CacheCounterOf("vllm:unknown_total"); ok {
+		t.Error("CacheCounterOf found a counter the table does not have")
+	}
 	var names []string
 	for _, r := range RequestCounters {
 		names = append(names, r.Engine+" "+r.Name)

@@ -27,10 +27,24 @@ const TranscriptionsPath = "/v1/audio/transcriptions"
 // template, so they may grow honestly). vllm:gpu_prefix_cache_* are the
 // names before 0.9.
 var vllmCache = []CacheCounter{
-	{Name: VLLMMMCacheHits, Hit: true}, {Name: VLLMMMCacheQueries},
-	{Name: VLLMPrefixCacheHits, Hit: true}, {Name: VLLMPrefixCacheQueries},
-	{Name: VLLMGPUPrefixHits, Hit: true, Deprecated: "0.9"}, {Name: VLLMGPUPrefixQueries, Deprecated: "0.9"},
+	{Name: VLLMMMCacheHits, Hit: true, Counts: CountsInputs, Source: vllmMMCacheSource},
+	{Name: VLLMMMCacheQueries, Counts: CountsInputs, Source: vllmMMCacheSource},
+	{Name: VLLMPrefixCacheHits, Hit: true, Counts: CountsTokens, Source: vllmPrefixCacheSource},
+	{Name: VLLMPrefixCacheQueries, Counts: CountsTokens, Source: vllmPrefixCacheSource},
+	{Name: VLLMGPUPrefixHits, Hit: true, Counts: CountsTokens, Deprecated: "0.9", Source: vllmPrefixCacheSource},
+	{Name: VLLMGPUPrefixQueries, Counts: CountsTokens, Deprecated: "0.9", Source: vllmPrefixCacheSource},
 }
+
+// What vLLM's cache counters count: its PrometheusStatLogger increments
+// the prefix-cache pair by SchedulerStats.prefix_cache_stats, whose
+// record(num_tokens, num_hits) adds tokens ("queries: the number of
+// tokens that were queried"); the multimodal pair counts multimodal
+// data items (MultiModalCacheStats: "the number of multi-modal data
+// items that were queried"; a transcription sends one, its audio).
+const (
+	vllmPrefixCacheSource = "vllm-project/vllm vllm/v1/metrics/stats.py@28ed1fb8 (PrefixCacheStats.record(num_tokens, num_hits)), vllm/v1/metrics/loggers.py@005a810b (counter_prefix_cache_hits.inc(prefix_cache_stats.hits))"
+	vllmMMCacheSource     = "vllm-project/vllm vllm/v1/metrics/stats.py@28ed1fb8 (MultiModalCacheStats: multi-modal data items); newer loggers.py: \"Multi-modal cache hits, in terms of number of cached items\" (stored copy, commit not listed)"
+)
 
 var vllmRequests = &RequestCounter{Engine: VLLM, Name: "vllm:request_success_total", Histogram: "vllm:e2e_request_latency_seconds",
 	Counts: "a request the engine finished, labelled finished_reason (stop, length, abort); requests refused before the engine (HTTP 4xx) are not counted; e2e_request_latency_seconds is observed for the same requests",
@@ -302,12 +316,13 @@ var table = []*Engine{
 		Errors: Errors{Shape: OpenAIError, ModelNotFound: ModelNotFound{Format: "The model %s does not exist.", Quote: Backticks, Type: "NotFoundError"},
 			AudioRefusalsSource: "not read", Source: "not read: SGLang's OpenAI server is not imitated"},
 		Health: Health{Source: "not read"},
-		Metrics: Metrics{Prefix: "sglang:", CacheCounters: []CacheCounter{{Name: SGLangCachedTokens, Hit: true, LazilyCreated: true}},
+		Metrics: Metrics{Prefix: "sglang:", CacheCounters: []CacheCounter{{Name: SGLangCachedTokens, Hit: true, LazilyCreated: true, Counts: CountsTokens,
+			Source: "sgl-project/sglang python/sglang/srt/metrics/collector.py@93d04878 (TokenizerMetricsCollector: \"Number of cached prompt tokens.\", inc(cached_tokens) in observe_one_finished_request only when cached_tokens > 0)"}},
 			Requests: &RequestCounter{Engine: SGLang, Name: "sglang:num_requests_total", Histogram: "sglang:e2e_request_latency_seconds",
 				Counts: "a request the engine finished (observe_one_finished_request), with its e2e latency",
 				Source: "sgl-project/sglang python/sglang/srt/metrics/collector.py@00ae9c15 (observe_one_finished_request)"},
 			Stages: sglangStages,
-			Source: "sgl-project/sglang python/sglang/srt/metrics/collector.py@00ae9c15; cached_tokens_total created at the first hit: ENGINES.md (not re-read)"},
+			Source: "sgl-project/sglang python/sglang/srt/metrics/collector.py@00ae9c15; cached_tokens_total created at the first hit: collector.py@93d04878 (inc only when cached_tokens > 0)"},
 		Knobs: Knobs{Served: []string{"/get_server_info", "/get_model_info", "/metrics"},
 			Keys:   sglangKnobKeys,
 			Source: "not re-read: SGLang's server_args keys (fingerprint knobs.go)"},

@@ -56,15 +56,20 @@ type Recorder struct {
 	measureAt *int64
 	// probes encodes telemetry/cache-probes.jsonl, created at the first
 	// ProbeEnd; probeBefore and probeErr are ProbeStart's scrape.
-	probes      *json.Encoder
-	probeBefore map[string]float64
-	probeErr    error
+	probes        *json.Encoder
+	probeBefore   map[string]float64
+	probeErr      error
+	probeBeforeAt schemas.ScrapeTime
 	// answered are the requests Expect reported since the target's last
 	// kept scrape; counted is what that scrape's request counters read;
 	// settle is how the step's scrapes so far waited.
 	answered map[string]int
 	counted  map[string]map[string]float64
 	settle   map[string]map[string]schemas.ScrapeSettle
+	// anchor is the run's start (the records' clock); scrapes are the
+	// times of the step's or probe's scrapes so far, by when.
+	anchor  time.Time
+	scrapes map[string]map[string]schemas.ScrapeTime
 }
 
 // NewRecorder returns a Recorder; nothing happens until BeforeSweep.
@@ -76,7 +81,8 @@ func NewRecorder(cfg RecorderConfig) *Recorder {
 		cfg.SettleBound = DefaultSettleBound
 	}
 	return &Recorder{cfg: cfg, before: map[string]map[string]float64{}, beforeErr: map[string]error{}, measureErr: map[string]error{}, measure: map[string]map[string]float64{},
-		answered: map[string]int{}, counted: map[string]map[string]float64{}, settle: map[string]map[string]schemas.ScrapeSettle{}}
+		answered: map[string]int{}, counted: map[string]map[string]float64{}, settle: map[string]map[string]schemas.ScrapeSettle{},
+		scrapes: map[string]map[string]schemas.ScrapeTime{}}
 }
 
 func createNew(path string) (*os.File, error) {
@@ -109,7 +115,7 @@ func writeJSON(path string, v any) error {
 // BeforeSweep writes env/client.json, host.json, gpu.json and each target's
 // servers/<t>/probes-before.json, and starts sampling into telemetry/.
 func (r *Recorder) BeforeSweep(ctx context.Context, dir string, anchor time.Time) error {
-	r.dir = dir
+	r.dir, r.anchor = dir, anchor
 	env := filepath.Join(dir, "env")
 	for name, v := range map[string]any{"client.json": Client(r.cfg.Args), "host.json": Host(r.cfg.RedactHost), "gpu.json": GPU()} {
 		if err := writeJSON(filepath.Join(env, name), v); err != nil {
@@ -155,6 +161,7 @@ func (r *Recorder) StepStart(ctx context.Context, target string, concurrency, re
 	r.measureAt = nil
 	delete(r.measure, target)
 	delete(r.settle, target)
+	delete(r.scrapes, target)
 	c, err := r.scrape(ctx, target, concurrency, repeat, "before")
 	r.before[target], r.beforeErr[target] = c, err
 	return err
@@ -188,9 +195,10 @@ func (r *Recorder) StepEnd(ctx context.Context, target string, concurrency, repe
 	r.measureAt = nil
 	after, scrapeErr := r.scrape(ctx, target, concurrency, repeat, "after")
 	st.CacheBefore, st.CacheAfter, st.CacheMeasure = r.before[target], after, r.measure[target]
-	st.Settle = r.settle[target]
+	st.Settle, st.Scrapes = r.settle[target], r.scrapes[target]
 	delete(r.measure, target)
 	delete(r.settle, target)
+	delete(r.scrapes, target)
 	defer delete(r.measureErr, target)
 	for when, err := range map[string]error{"before": r.beforeErr[target], "measure": r.measureErr[target], "after": scrapeErr} {
 		if err != nil {
@@ -213,7 +221,20 @@ func (r *Recorder) StepEnd(ctx context.Context, target string, concurrency, repe
 }
 
 func (r *Recorder) scrape(ctx context.Context, target string, concurrency, repeat int, when string) (map[string]float64, error) {
-	return r.scrapeTo(ctx, target, schemas.MetricsPath(target, concurrency, repeat, when), when)
+	start := time.Now()
+	c, err := r.scrapeTo(ctx, target, schemas.MetricsPath(target, concurrency, repeat, when), when)
+	if r.scrapes[target] == nil {
+		r.scrapes[target] = map[string]schemas.ScrapeTime{}
+	}
+	r.scrapes[target][when] = r.since(start)
+	return c, err
+}
+
+// since is the scrape that started at start and ends now, on the records'
+// clock (ns since the run's anchor), its settle and file included: what
+// verify bounds the time between steps by.
+func (r *Recorder) since(start time.Time) schemas.ScrapeTime {
+	return schemas.ScrapeTime{StartNs: start.Sub(r.anchor).Nanoseconds(), DurNs: time.Since(start).Nanoseconds()}
 }
 
 // Expect tells the recorder that n more requests to target were answered
@@ -266,7 +287,9 @@ func (r *Recorder) scrapeTo(ctx context.Context, target, name, when string) (map
 // ProbeStart scrapes the target's /metrics just before its active cache
 // probe (kept as servers/<t>/metrics/probe-1-before.prom).
 func (r *Recorder) ProbeStart(ctx context.Context, target string) error {
+	start := time.Now()
 	r.probeBefore, r.probeErr = r.scrapeTo(ctx, target, schemas.ProbeMetricsPath(target, 1, "before"), "")
+	r.probeBeforeAt = r.since(start)
 	return r.probeErr
 }
 
@@ -274,8 +297,10 @@ func (r *Recorder) ProbeStart(ctx context.Context, target string) error {
 // (probe-1-after.prom) and appends the probe's cache counters, raw, to
 // telemetry/cache-probes.jsonl: internal/claims computes their growth.
 func (r *Recorder) ProbeEnd(ctx context.Context, target string) error {
+	start := time.Now()
 	after, err := r.scrapeTo(ctx, target, schemas.ProbeMetricsPath(target, 1, "after"), "")
-	line := schemas.ProbeTelemetry{Target: target, Probe: 1, CacheBefore: r.probeBefore, CacheAfter: after}
+	line := schemas.ProbeTelemetry{Target: target, Probe: 1, CacheBefore: r.probeBefore, CacheAfter: after,
+		Scrapes: map[string]schemas.ScrapeTime{"before": r.probeBeforeAt, "after": r.since(start)}}
 	for when, e := range map[string]error{"before": r.probeErr, "after": err} {
 		if e != nil {
 			if line.ScrapeErrors == nil {

@@ -91,9 +91,16 @@ func TestRecorderRunDirectory(t *testing.T) {
 		json.Unmarshal(lines[i], &got)
 		for k := range keys {
 			if !slices.Contains([]string{"target", "concurrency", "repeat", "start_ns", "end_ns", "gpus", "cache_before", "cache_measure", "cache_after", "notes",
-				"sample_start_ns", "sample_end_ns"}, k) {
+				"sample_start_ns", "sample_end_ns", "scrapes"}, k) {
 				t.Errorf("steps.jsonl line %d has %q: %s", i+1, k, lines[i])
 			}
+		}
+		// Each scrape's time, on the records' clock, in the order the
+		// step took them: before, the warm-ups, measure, the measured
+		// window, after (verify bounds the time between steps by them).
+		b, m, a := got.Scrapes["before"], got.Scrapes["measure"], got.Scrapes["after"]
+		if b.DurNs <= 0 || m.DurNs <= 0 || a.DurNs <= 0 || b.End() > m.StartNs || m.End() > got.StartNs || got.EndNs > a.StartNs {
+			t.Errorf("steps.jsonl line %d: scrapes out of order or untimed: %+v (window %d..%d)", i+1, got.Scrapes, got.StartNs, got.EndNs)
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("steps.jsonl line %d = %+v, StepEnd returned %+v", i+1, got, want)

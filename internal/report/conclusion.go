@@ -1,12 +1,14 @@
 package report
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/verdict"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
@@ -45,7 +47,11 @@ func (v *view) side(name string, l *schemas.LevelClaims) verdict.Side {
 			x = math.NaN()
 		}
 		s.Repeats = append(s.Repeats, x)
-		if v.in.Run.Protocol.Perturb && m.CacheHits != nil {
+		// Only a counter of whole inputs says a request was answered from
+		// a cache (claims.CacheHitsAnswered, from internal/engine's row);
+		// tokens a prefix cache reused never make a side not comparable.
+		// Claims that do not name the counter are read as before: hits.
+		if answered, known := claims.CacheHitsAnswered(m); v.in.Run.Protocol.Perturb && m.CacheHits != nil && (answered || !known) {
 			s.CacheHits += *m.CacheHits
 		}
 		if lat != nil {
@@ -336,7 +342,85 @@ func (v *view) caveats() []block {
 	if len(items) == 0 {
 		items = append(items, []span{t(v.tr("None found: benchseal verify passed every check, no target failed more than 1 % of its requests, and every level has more than one repeat and at least C requests."))})
 	}
-	return []block{box{title: v.tr("Caveats"), items: items, warn: true}}
+	return append([]block{box{title: v.tr("Caveats"), items: items, warn: true}}, v.advice(r)...)
+}
+
+// advice is how to observe what the caveats say was not observed, given
+// once below the box and grouped per engine (each engine's
+// Knobs.Expose from internal/engine's table, with the targets it serves),
+// instead of at the end of every finding: the caveats list facts. A
+// target whose engine its /v1/models does not name gets every engine's
+// advice. None when no finding carried advice.
+func (v *view) advice(r *verify.Report) []block {
+	if r == nil || !hasAdvice(r) {
+		return nil
+	}
+	var order []*engine.Engine
+	served := map[*engine.Engine][]string{}
+	var unknown []string
+	for _, t := range v.in.Run.Targets {
+		e := v.engineOf(t.Name)
+		switch {
+		case e == nil:
+			unknown = append(unknown, t.Name)
+		case e.Knobs.Expose == "":
+		default:
+			if _, ok := served[e]; !ok {
+				order = append(order, e)
+			}
+			served[e] = append(served[e], t.Name)
+		}
+	}
+	var items [][]span
+	for _, e := range order {
+		items = append(items, []span{b(e.Name), t(" (" + strings.Join(served[e], ", ") + "): " + e.Knobs.Expose + ".")})
+	}
+	if len(unknown) > 0 {
+		items = append(items, []span{b(strings.Join(unknown, ", ")), t(" " + v.tr("(engine not named by its /v1/models): %s.", strings.Join(engine.HowToExpose(), "; ")))})
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	return []block{para{spans: []span{b(v.tr("To observe what was not observed:")), t(" " + v.tr("what each engine needs, once for all the caveats above."))}}, bullets{items: items}}
+}
+
+// hasAdvice says a warning or failure of r carries advice (Finding.Advice).
+func hasAdvice(r *verify.Report) bool {
+	for _, c := range r.Checks {
+		for _, f := range c.Findings {
+			if f.Advice != "" && (f.Status == verify.Warn || f.Status == verify.Fail) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// engineOf is the engine of internal/engine's table that target's
+// /v1/models owned_by names (its capture before the sweep, else after),
+// nil when none does.
+func (v *view) engineOf(target string) *engine.Engine {
+	for _, sc := range v.in.Servers {
+		if sc.Target != target {
+			continue
+		}
+		for _, p := range sc.Probes {
+			if p.Path != "/v1/models" || p.Status != 200 {
+				continue
+			}
+			var list struct {
+				Data []struct {
+					OwnedBy string `json:"owned_by"`
+				} `json:"data"`
+			}
+			if json.Unmarshal([]byte(p.Body), &list) == nil && len(list.Data) > 0 {
+				if e, ok := engine.ByOwnedBy(list.Data[0].OwnedBy); ok {
+					return e
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // findings are the warnings and failures of verify's fairness check
@@ -357,6 +441,10 @@ func (v *view) findings(r *verify.Report, fairness bool) [][]span {
 				said++ // in bold under the title
 				continue
 			}
+			if f.Kind == verify.KindClientSaturated {
+				said++ // the client caveat says it (clientCaveats)
+				continue
+			}
 			if shown == 6 {
 				break
 			}
@@ -364,6 +452,11 @@ func (v *view) findings(r *verify.Report, fairness bool) [][]span {
 			l := label + ":"
 			if f.Status == verify.Fail {
 				l = v.tr("%s (FAILED):", label)
+			}
+			// The fact alone: its advice is given once, per engine, below
+			// the box (advice).
+			if f.Advice != "" {
+				f.Reason = strings.TrimSuffix(strings.TrimSuffix(f.Reason, f.Advice), "; ")
 			}
 			// Never clipped: a finding's end is often what to do.
 			items = append(items, []span{b(l), t(" " + v.finding(f))})
@@ -454,6 +547,7 @@ func (v *view) claimCaveats() [][]span {
 		items = append(items, []span{b(v.tr("Fewer requests than C:")), t(" " + v.tr("at C = %s a repeat measured fewer requests than the concurrency, so the level never ran at full concurrency.", strings.Join(few, ", ")))})
 	}
 	items = append(items, v.steadyCaveats()...)
+	items = append(items, v.clientCaveats()...)
 	if len(single) > 0 {
 		what := v.tr("at C = %s there is one repeat: one observation, no spread and no interval.", strings.Join(single, ", "))
 		if len(v.latencies) > 0 { // the conclusion shows an interval over the one repeat's requests
@@ -461,14 +555,89 @@ func (v *view) claimCaveats() [][]span {
 		}
 		items = append(items, []span{b(v.tr("Single repeat:")), t(" " + what)})
 	}
-	hits, unseen := v.cacheTally()
+	hits, tokens, unseen := v.cacheTally()
 	if len(hits) > 0 {
 		items = append(items, []span{b(v.tr("Cache hits:")), t(" " + v.tr("%s over all levels and repeats: the server reused work, so its speed is not that of transcribing new audio.", strings.Join(hits, "; ")))})
+	}
+	if len(tokens) > 0 {
+		items = append(items, []span{b(v.tr("Prefix cache:")), t(" " + v.tr("%s over all levels and repeats: tokens of a prompt prefix that distinct audio shares, not requests answered from a cache.", strings.Join(tokens, "; ")))})
 	}
 	if len(unseen) > 0 && !verifyCoversCaches(v.in.Verify) {
 		items = append(items, []span{b(v.tr("Cache hits not observable:")), t(" " + v.tr("%s exposed no cache-hit counter: whether it reused work across requests is not observed.", strings.Join(unseen, ", ")))})
 	}
 	return append(items, v.probeCaveats()...)
+}
+
+// clientCaveats say when the client host was saturated (internal/claims'
+// three signs): a repeat whose host_cpu_mean reached claims.SaturatedCPUPct
+// and, with the records, a step whose dispatch-gap p99 is above
+// claims.SaturatedGap, from the claims and records; the load average at a
+// level's start needs the host samples, which only verify reads, so its
+// finding (verify.KindClientSaturated) is said here too, in its words,
+// when the report saw no sign itself. One line, or none.
+func (v *view) clientCaveats() [][]span {
+	type stepKey struct {
+		t    string
+		c, r int
+	}
+	steps := map[stepKey][]schemas.Record{}
+	for _, r := range v.in.Records {
+		if r.Phase == schemas.PhaseMeasure {
+			k := stepKey{r.Target, r.Concurrency, r.Repeat}
+			steps[k] = append(steps[k], r)
+		}
+	}
+	var cpuAt, gapAt []string
+	cpuMax, gapMax := 0.0, 0.0
+	for _, c := range v.levels {
+		cpuHere, gapHere := false, false
+		for _, tg := range v.targets {
+			l := v.lookup(tg, c)
+			if l == nil {
+				continue
+			}
+			for _, m := range l.Repeats {
+				if claims.CPUSaturated(m) {
+					cpuHere, cpuMax = true, max(cpuMax, *m.HostCPUMean)
+				}
+			}
+		}
+		for k, recs := range steps {
+			if k.c != c {
+				continue
+			}
+			if g, ok := claims.DispatchGapP99(recs); ok && g > claims.SaturatedGap {
+				gapHere, gapMax = true, max(gapMax, g.Seconds()*1e3)
+			}
+		}
+		if cpuHere {
+			cpuAt = append(cpuAt, strconv.Itoa(c))
+		}
+		if gapHere {
+			gapAt = append(gapAt, strconv.Itoa(c))
+		}
+	}
+	var facts []string
+	if len(cpuAt) > 0 {
+		facts = append(facts, v.tr("client CPU mean at or above 90 %% at C = %s (highest %.0f %%)", strings.Join(cpuAt, ", "), cpuMax))
+	}
+	if len(gapAt) > 0 {
+		facts = append(facts, v.tr("dispatch-gap p99 above 1 ms at C = %s (highest %.1f ms)", strings.Join(gapAt, ", "), gapMax))
+	}
+	if len(facts) == 0 && v.in.Verify != nil {
+		for _, c := range v.in.Verify.Checks {
+			for _, f := range c.Findings {
+				if f.Kind == verify.KindClientSaturated && len(facts) == 0 {
+					r := strings.TrimSuffix(strings.TrimPrefix(f.Reason, "the client host was saturated: "), ": "+verify.ClientSaturatedAdvice)
+					facts = append(facts, v.tr("benchseal verify: %s", r))
+				}
+			}
+		}
+	}
+	if len(facts) == 0 {
+		return nil
+	}
+	return [][]span{{b(v.tr("Client host saturated:")), t(" " + v.tr("the client host was saturated (%s): latencies include client-side queueing; run the client on its own host.", strings.Join(facts, "; ")))}}
 }
 
 // steadyCaveats name the levels whose repeats never reached steady state

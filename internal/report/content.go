@@ -304,16 +304,26 @@ func (v *view) ordered() []string {
 }
 
 // cacheTally sums each target's cache hits over all levels and repeats:
-// hits lists the targets that counted some ("a counted 26"), unseen those
-// with no cache counter at all (not observable, never zero).
-func (v *view) cacheTally() (hits, unseen []string) {
+// hits lists the targets whose counter counts whole inputs answered from
+// a cache (or names no counter: claims sealed before cache_hits_counter)
+// and grew ("a counted 26"), tokens those whose counter counts prompt
+// tokens reused (claims.CacheHitsAnswered: internal/engine's row), unseen
+// those with no cache counter at all (not observable, never zero).
+func (v *view) cacheTally() (hits, tokens, unseen []string) {
 	for _, tg := range v.targets {
-		seen, n := false, 0.0
+		seen, n, reused := false, 0.0, 0.0
+		counter := ""
 		for _, c := range v.levels {
 			if l := v.lookup(tg, c); l != nil {
 				for _, m := range l.Repeats {
-					if m.CacheHits != nil {
-						seen = true
+					if m.CacheHits == nil {
+						continue
+					}
+					seen = true
+					if answered, known := claims.CacheHitsAnswered(m); known && !answered {
+						reused += *m.CacheHits
+						counter = m.CacheHitsCounter
+					} else {
 						n += *m.CacheHits
 					}
 				}
@@ -325,8 +335,11 @@ func (v *view) cacheTally() (hits, unseen []string) {
 		case n > 0:
 			hits = append(hits, v.tr("%s counted %s", tg, count(n)))
 		}
+		if reused > 0 {
+			tokens = append(tokens, v.tr("%s reused %s prompt tokens (%s)", tg, count(reused), counter))
+		}
 	}
-	return hits, unseen
+	return hits, tokens, unseen
 }
 
 // cacheProof says what perturbation proved about caches, no more: within
@@ -334,11 +347,13 @@ func (v *view) cacheTally() (hits, unseen []string) {
 // cache held only where every target counts its cache hits and none grew.
 // It also says that a run with the same seed re-sends the same variants.
 func (v *view) cacheProof() []span {
-	hits, unseen := v.cacheTally()
+	hits, tokens, unseen := v.cacheTally()
 	s := []span{t(v.tr("Within this run, every request sent a distinct copy of its clip with one PCM sample changed by one LSB."))}
 	switch {
 	case len(hits) > 0:
 		s = append(s, t(" "), b(v.tr("The premise that no server answered from a cache failed: %s cache hits during measurement.", strings.Join(hits, "; "))))
+	case len(unseen) == 0 && len(tokens) > 0:
+		s = append(s, t(" "+v.tr("No target's counter of requests answered from a cache grew during measurement (%s: prompt tokens a prefix cache reused, not requests answered from it).", strings.Join(tokens, "; "))))
 	case len(unseen) == 0:
 		s = append(s, t(" "+v.tr("No target's cache-hit counter grew during measurement, so within this run no server answered from a cache it counts.")))
 	}
@@ -743,7 +758,12 @@ func (v *view) cache() []block {
 			if l.Median.CacheHits == nil {
 				return v.tr("not observable")
 			}
-			return spread(*l.Median.CacheHits, deref(l.Min.CacheHits), deref(l.Max.CacheHits))
+			cell := spread(*l.Median.CacheHits, deref(l.Min.CacheHits), deref(l.Max.CacheHits))
+			if answered, known := claims.CacheHitsAnswered(l.Median); known && !answered {
+				// A prefix cache's unit: tokens reused, not requests.
+				return v.tr("%s prompt tokens", cell)
+			}
+			return cell
 		}),
 	}}
 }

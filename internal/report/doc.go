@@ -27,15 +27,25 @@
 //     ("interval from requests within 2 repeats" below 3 repeats), over
 //     repeats only otherwise ("rough interval from 2 repeats"); "95 %"
 //     only with 3 or more repeats. With perturbation on, a target whose
-//     cache counters grew is "not comparable: X counted N cache hits";
-//   - "Caveats": verify's fairness findings as verify words them (server
-//     settings and their source, GPUs, caches), whole, never clipped (a
-//     finding's end is often what to do), then what the claims show
+//     cache counters grew is "not comparable: X counted N cache hits",
+//     only for a counter of whole inputs answered from a cache
+//     (claims.CacheHitsAnswered, internal/engine's row): prefix-cache
+//     tokens reused are a caveat ("Prefix cache: X reused N prompt
+//     tokens"), never a verdict;
+//   - "Caveats": facts, one line each, most important first: verify's
+//     fairness findings as verify words them (server settings and their
+//     source, GPUs, caches), whole, never clipped, less the advice a
+//     finding carries (verify.Finding.Advice), then what the claims show
 //     (targets that failed more than 1 % of a level's requests, levels
-//     with fewer requests than C or one repeat, cache hits, cache counters
-//     not observable, the last only when verify's fairness check did not
-//     run, since it says the same), then verify's other warnings and failures (an
-//     unpinned key); "Not verified" when verify did not run;
+//     with fewer requests than C or not at steady state, a saturated
+//     client host (claims' saturation signs, or verify's finding), one
+//     repeat, cache hits, prefix-cache tokens, cache counters not
+//     observable, the last only when verify's fairness check did not run,
+//     since it says the same), then verify's other warnings and failures
+//     (an unpinned key); "Not verified" when verify did not run. Below the
+//     box, once, how to observe what was not observed, one line per engine
+//     of the targets (internal/engine's Knobs.Expose, with the targets it
+//     serves, from their /v1/models);
 //
 // then the summary (targets, models, GPU, corpus, protocol, perturbation;
 // the cache-proof premise only as far as it was observed: within this run

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
 )
@@ -158,6 +159,48 @@ func TestCacheHitsNotComparable(t *testing.T) {
 	in.Run.Protocol.Perturb = false
 	if con := section(mdOf(t, in), "Conclusion"); strings.Contains(con, "cache hits |") {
 		t.Errorf("without perturbation the cache rule applied:\n%s", con)
+	}
+}
+
+// A prefix cache's token counter never makes a level not comparable:
+// the engine row says it counts tokens reused, not requests answered
+// from a cache (plain SGLang's only counter), and the caveats say so as
+// a fact; the multimodal counter (whole inputs) still does.
+func TestCacheTokensComparable(t *testing.T) {
+	for _, tc := range []struct {
+		counter string
+		want    string
+		not     string
+	}{
+		{engine.SGLangCachedTokens, `**Prefix cache:** sglang-omni reused 39 prompt tokens (sglang:cached\_tokens\_total)`, "not comparable: sglang-omni"},
+		{engine.VLLMPrefixCacheHits, `reused 39 prompt tokens (vllm:prefix\_cache\_hits\_total)`, "not comparable: sglang-omni"},
+		{engine.VLLMMMCacheHits, "not comparable: sglang-omni counted 39 cache hits", "Prefix cache:"},
+	} {
+		t.Run(tc.counter, func(t *testing.T) {
+			in := fixture()
+			setCacheHits(&in, "sglang-omni", 1, ptr(13.0))
+			for ti := range in.Claims.Targets {
+				for li := range in.Claims.Targets[ti].Levels {
+					l := &in.Claims.Targets[ti].Levels[li]
+					for ri := range l.Repeats {
+						l.Repeats[ri].CacheHitsCounter = tc.counter
+					}
+					l.Median, l.Min, l.Max = summarize(l.Repeats)
+					l.Median.CacheHitsCounter, l.Min.CacheHitsCounter, l.Max.CacheHitsCounter = tc.counter, tc.counter, tc.counter // as claims summarizes
+				}
+			}
+			md := mdOf(t, in)
+			if !strings.Contains(md, tc.want) {
+				t.Errorf("missing %q:\n%s", tc.want, section(md, "Conclusion"))
+			}
+			// The cache table says the unit where it is tokens.
+			if tokens := strings.Contains(section(md, "Server cache hits"), "| 13.0 prompt tokens |"); tokens != (tc.counter != engine.VLLMMMCacheHits) {
+				t.Errorf("cache table says tokens: %v:\n%s", tokens, section(md, "Server cache hits"))
+			}
+			if strings.Contains(md, tc.not) {
+				t.Errorf("says %q:\n%s", tc.not, section(md, "Conclusion"))
+			}
+		})
 	}
 }
 
@@ -376,5 +419,82 @@ func TestSimulatedServers(t *testing.T) {
 	}
 	if strings.Contains(caveatsOf(md), "is benchseal's simulator") {
 		t.Errorf("said twice:\n%s", caveatsOf(md))
+	}
+}
+
+// The client as a suspect: a repeat whose client host CPU mean reached
+// 90 % is one caveat with the advice; a load average only verify saw
+// (the host samples) is said in the same line, in verify's words, and
+// not again under the protocol check; an unsaturated run says nothing.
+func TestClientSaturatedCaveat(t *testing.T) {
+	in := fixture()
+	if c := caveatsOf(mdOf(t, in)); strings.Contains(c, "saturated") {
+		t.Errorf("unsaturated fixture has a saturation caveat:\n%s", c)
+	}
+	for ti := range in.Claims.Targets {
+		for li := range in.Claims.Targets[ti].Levels {
+			l := &in.Claims.Targets[ti].Levels[li]
+			if l.Concurrency != 4 {
+				continue
+			}
+			for ri := range l.Repeats {
+				l.Repeats[ri].HostCPUMean = ptr(95.0 + float64(ri))
+			}
+		}
+	}
+	want := "**Client host saturated:** the client host was saturated (client CPU mean at or above 90 % at C = 4 (highest 97 %)): latencies include client-side queueing; run the client on its own host."
+	if c := caveatsOf(mdOf(t, in)); !strings.Contains(c, want) {
+		t.Errorf("missing %q:\n%s", want, c)
+	}
+	in = fixture()
+	in.Verify = fixtureVerify()
+	in.Verify.Checks[6].Status = verify.Warn
+	in.Verify.Checks[6].Findings = []verify.Finding{{Status: verify.Warn, Kind: verify.KindClientSaturated, Path: "telemetry/host.jsonl",
+		Reason: "the client host was saturated: load average above its 2 CPUs at the start of C = 8, 16 (highest 6.74): " + verify.ClientSaturatedAdvice}}
+	c := caveatsOf(mdOf(t, in))
+	if !strings.Contains(c, "the client host was saturated (benchseal verify: load average above its 2 CPUs at the start of C = 8, 16 (highest 6.74))") || strings.Count(c, "was saturated") != 1 || strings.Contains(c, "Protocol:") {
+		t.Errorf("verify's saturation not said once:\n%s", c)
+	}
+}
+
+// Caveats are facts: a knob not observed is one line without its advice,
+// and the advice is given once below the box, one line per engine with
+// the targets it serves, however many knobs were not observed.
+func TestAdviceOncePerEngine(t *testing.T) {
+	in := fixture()
+	in.Verify = fixtureVerify()
+	models := func(owned string) []schemas.Probe {
+		return []schemas.Probe{{Path: "/v1/models", Status: 200, Body: `{"object":"list","data":[{"id":"m","owned_by":"` + owned + `"}]}`}}
+	}
+	in.Servers = []schemas.ServerCapture{{Target: "sglang-omni", When: "before", Probes: models("sglang-omni")}, {Target: "vllm-omni", When: "before", Probes: models("vllm")}}
+	full := "expose it: " + strings.Join(engine.HowToExpose(), "; ")
+	fair := &in.Verify.Checks[7]
+	fair.Findings = nil
+	for i, knob := range []string{"max running requests", "GPU memory fraction", "dtype", "prefix caching"} {
+		advice := full
+		if i > 0 {
+			advice = "to expose it, see max running requests above"
+		}
+		fair.Findings = append(fair.Findings, verify.Finding{Status: verify.Warn, Kind: verify.KindKnobNotObserved, Path: "servers/", Advice: advice,
+			Reason: knob + ": not observed on any target (sglang-omni, vllm-omni); " + advice})
+	}
+	md := mdOf(t, in)
+	c := caveatsOf(md)
+	if strings.Contains(c, "expose it") || strings.Contains(c, "VLLM") {
+		t.Errorf("advice in the caveats box:\n%s", c)
+	}
+	if !strings.Contains(c, "**Fairness:** servers/: dtype: not observed on any target (sglang-omni, vllm-omni)\n") {
+		t.Errorf("the fact is not one line of its own:\n%s", c)
+	}
+	for _, want := range []string{
+		`- **vllm** (vllm-omni): start vLLM with VLLM\_SERVER\_DEV\_MODE=1`,
+		"- **sglang-omni** (sglang-omni): SGLang-Omni has no self-description, so record its launch command or its config.",
+	} {
+		if n := strings.Count(md, want); n != 1 {
+			t.Errorf("%q said %d times, want once:\n%s", want, n, md)
+		}
+	}
+	if n := strings.Count(md, `VLLM\_SERVER\_DEV\_MODE`); n != 1 {
+		t.Errorf("vLLM's advice said %d times, want once", n)
 	}
 }

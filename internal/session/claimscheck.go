@@ -35,7 +35,10 @@ func (e *ClaimsMismatchError) Error() string {
 // CheckClaims recomputes claims.json of runDir from its records and
 // telemetry exactly as a verifier does (claims.RecomputeDir) and compares every figure after a JSON
 // round trip, which is how claims.json is written. A mismatch is a
-// *ClaimsMismatchError. A run directory without claims.json is not
+// *ClaimsMismatchError. A family of fields a later build added
+// (claims.LaterFamilies: steady-state figures, cache_hits_counter, ...)
+// absent from the whole of claims.json is not one: the run was written
+// before it, and verify says so. A run directory without claims.json is not
 // checked (nil): sealing names what is missing itself.
 func CheckClaims(runDir string) error {
 	raw, err := os.ReadFile(filepath.Join(runDir, schemas.ClaimsFile))
@@ -68,7 +71,14 @@ func CheckClaims(runDir string) error {
 			first = &ClaimsMismatchError{Field: field, Sealed: sealed, Recomputed: recomputed}
 		}
 	}
+	// A run directory written by a build that did not compute a family
+	// (claims.LaterFamilies) has none of it: not a mismatch, as verify
+	// tolerates it ("not computed by the build that sealed it").
+	older := claims.Predates(sk)
 	for _, k := range wk {
+		if f := claims.LaterOf(k); f != nil && older[f.What] {
+			continue
+		}
 		if s, ok := sf[k]; !ok || s != wf[k] {
 			note(k, s, wf[k])
 		}

@@ -46,7 +46,9 @@
 //     N % of requests"). The speed of the survivors of a target that shed
 //     load is not the speed of the target. Then a side whose server
 //     counted cache hits during measurement while perturbation was on
-//     (Side.CacheHits > 0: "not comparable: B counted N cache hits"):
+//     (Side.CacheHits > 0: "not comparable: B counted N cache hits"; the
+//     caller counts only a counter of whole inputs answered from a cache,
+//     internal/engine's CacheCounter.Counts, never prefix-cache tokens):
 //     every request was a distinct input, so a hit means the server
 //     answered from work it did for another request, and its speed is not
 //     that of transcribing new audio (a cache that pays off 84-fold must

@@ -42,7 +42,9 @@ type Side struct {
 	// CacheHits is the growth of the server's cache-hit counters during
 	// measurement, summed over repeats, when perturbation was on (every
 	// request distinct); 0 when none were counted or when the caller has
-	// no counter or ran without perturbation.
+	// no counter or ran without perturbation. Only requests answered from
+	// a cache count (a counter of whole inputs); tokens a prefix cache
+	// reused do not.
 	CacheHits float64
 	// Cached is true when the target answered from its cache with
 	// perturbation off: its cache probe says it caches identical audio

@@ -1,0 +1,76 @@
+package claims
+
+import (
+	"slices"
+	"time"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// The client as a suspect (issue 23): a closed loop measures the server
+// only while the client keeps up. A step whose client host was saturated
+// measured client-side queueing too. Three signs, each from what the run
+// sealed, any one of which marks the step:
+//
+//   - SaturatedCPUPct: the client host's CPU mean over the measured
+//     window (claims' host_cpu_mean, the mean cpu_pct of the host samples
+//     in it) at 90 % or more: the workers compete with everything else
+//     for the cores;
+//   - the 1-minute load average of the host sample taken at the start of
+//     a level's first step above the host's logical CPUs (env/host.json
+//     cpus): more runnable threads than cores when the level began;
+//   - SaturatedGap: the p99 of the measured phase's dispatch gaps (a
+//     worker's next request start minus its previous one's end,
+//     DispatchGapP99) above 1 ms. benchseal's workers take 0.05-0.07 ms
+//     (median) on a busy machine; above 1 ms at the 99th percentile the
+//     client, not the server, sets the pace of one request in a hundred
+//     (tools/loadcmp holds benchseal to that 1 ms).
+const (
+	SaturatedCPUPct = 90.0
+	SaturatedGap    = time.Millisecond
+)
+
+// DispatchGapP99 is the 99th percentile (Percentile) of the dispatch gaps
+// of recs' measured requests: for each worker, in start order, each
+// request's start minus the end of the worker's previous measured
+// request. ok is false when no worker sent two measured requests.
+func DispatchGapP99(recs []schemas.Record) (gap time.Duration, ok bool) {
+	byWorker := map[int][]schemas.Record{}
+	for _, r := range recs {
+		if r.Phase == schemas.PhaseMeasure {
+			byWorker[r.Worker] = append(byWorker[r.Worker], r)
+		}
+	}
+	var gaps []float64
+	for _, ws := range byWorker {
+		slices.SortFunc(ws, func(a, b schemas.Record) int { return int(min(max(a.StartNs-b.StartNs, -1), 1)) })
+		for j := 1; j < len(ws); j++ {
+			gaps = append(gaps, float64(max(ws[j].StartNs-ws[j-1].EndNs, 0)))
+		}
+	}
+	if len(gaps) == 0 {
+		return 0, false
+	}
+	slices.Sort(gaps)
+	return time.Duration(Percentile(gaps, 99)), true
+}
+
+// CPUSaturated says a repeat's client host CPU mean reached
+// SaturatedCPUPct; false when it was not sampled.
+func CPUSaturated(m schemas.Metrics) bool {
+	return m.HostCPUMean != nil && *m.HostCPUMean >= SaturatedCPUPct
+}
+
+// LoadAt is the 1-minute load average of the last host sample taken at or
+// before tNs (the recorder samples at each step's start), false when none.
+func LoadAt(host []schemas.HostSample, tNs int64) (float64, bool) {
+	var load float64
+	ok := false
+	best := int64(-1)
+	for _, h := range host {
+		if h.TNs <= tNs && h.TNs > best {
+			best, load, ok = h.TNs, h.Load1, true
+		}
+	}
+	return load, ok
+}
