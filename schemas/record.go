@@ -99,6 +99,13 @@ type Record struct {
 	// (NoteJSONBody) or how a subtitle was read (NoteSubtitleCues);
 	// absent when it was read as asked.
 	ResponseNote string `json:"response_note,omitempty"`
+	// PlannedNs is when an open-loop run planned to send the request, on
+	// start_ns's clock: its phase's start plus its offset in the schedule
+	// (internal/schedule, docs/protocol.md "Open loop"). start_ns −
+	// planned_ns is the send's lateness, end_ns − planned_ns the latency
+	// the user saw (the client's queue included). Absent in closed-loop
+	// runs, in older records, and on a retried warm-up (not scheduled).
+	PlannedNs int64 `json:"planned_ns,omitempty"`
 }
 
 // Output is a record's task payload: the answer's output as the task

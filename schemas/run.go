@@ -101,7 +101,26 @@ type Protocol struct {
 	// probe-1.jsonl); absent (0) when none was asked for, and in runs made
 	// before it was recorded. A verifier holds the probe records to it.
 	CacheProbe int `json:"cache_probe,omitempty"`
+
+	// Mode is ModeOpen for an open-loop run (run --request-rate); absent
+	// (closed loop) otherwise, and in runs made before it was recorded.
+	// In an open-loop run Levels number the levels 1..n (the records'
+	// concurrency and file names are that number) and level i offers
+	// RequestRates[i-1] requests per second.
+	Mode         string    `json:"mode,omitempty"`
+	RequestRates []float64 `json:"request_rates,omitempty"`
+	// Burstiness is the schedule's gamma shape as text ("1": Poisson,
+	// "inf": constant gaps; JSON has no infinity).
+	Burstiness string `json:"burstiness,omitempty"`
+	// MaxConcurrency bounds the requests in flight (0: none).
+	MaxConcurrency int `json:"max_concurrency,omitempty"`
+	// ScheduleVersion is internal/schedule's Version that derived the
+	// planned offsets.
+	ScheduleVersion int `json:"schedule_version,omitempty"`
 }
+
+// ModeOpen is Protocol.Mode of an open-loop run.
+const ModeOpen = "open"
 
 // SuccessRule is the ASR task's success rule: HTTP 200 and a non-empty
 // scored transcript. Each task names its own rule (internal/task's

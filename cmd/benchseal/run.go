@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -27,6 +28,9 @@ import (
 func init() { register(newRunCmd) }
 
 type runFlags struct {
+	requestRate             string
+	burstiness              string
+	maxConcurrency          int
 	targets, models, forms  []string
 	audio, corpus, out      string
 	task                    string
@@ -119,7 +123,10 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringVar(&f.audio, "audio", "", "one WAV clip (reference: a same-named .txt next to it)")
 	fl.StringVar(&f.task, "task", "", fmt.Sprintf("what one request is: %s (default %s; recorded as protocol.task)", strings.Join(task.Names(), ", "), task.DefaultName))
 	fl.StringVar(&f.corpus, "corpus", "", "a folder of WAVs (+ same-named .txt), a JSONL manifest or a SeedTTS meta.lst")
-	fl.StringVar(&f.concurrency, "concurrency", "1,16,32,64,128", "concurrency levels, comma-separated")
+	fl.StringVar(&f.concurrency, "concurrency", defaultConcurrency, "concurrency levels, comma-separated")
+	fl.StringVar(&f.requestRate, "request-rate", "", "open loop: offered rates in requests per second, comma-separated, one level each (instead of --concurrency; default --requests: 8 s of each rate's load); docs/protocol.md \"Open loop\"")
+	fl.StringVar(&f.burstiness, "burstiness", "1", "open loop: the arrivals' gamma shape (1 Poisson, below 1 burstier, inf constant gaps)")
+	fl.IntVar(&f.maxConcurrency, "max-concurrency", 0, "open loop: most requests in flight; a request waits for a slot after its planned time (0: no bound)")
 	fl.StringVar(&f.requests, "requests", "", "measured requests per level and repeat: N, or one per level")
 	fl.IntVar(&f.passes, "passes", 0, "measured requests per level: P passes over the corpus")
 	f.warmup = -1
@@ -340,11 +347,35 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	}
 	p.Targets = targets
 	warnSharedURLs(e, p.Targets)
-	levels, err := intList("--concurrency", f.concurrency, 1)
-	if err != nil {
-		return p, err
+	open := f.requestRate != ""
+	var levels []int
+	if open {
+		if f.concurrency != defaultConcurrency {
+			return p, usageErrorf("give --request-rate or --concurrency, not both")
+		}
+		if p.Rates, err = rateList(f.requestRate); err != nil {
+			return p, err
+		}
+		k, err := strconv.ParseFloat(f.burstiness, 64)
+		if err != nil || !(k > 0) || math.IsInf(k, -1) {
+			return p, usageErrorf("--burstiness %q: want a positive number or inf", f.burstiness)
+		}
+		if f.maxConcurrency < 0 {
+			return p, usageErrorf("--max-concurrency %d: must be at least 0", f.maxConcurrency)
+		}
+		p.Burstiness, p.MaxConcurrency = k, f.maxConcurrency
+		for _, r := range p.Rates {
+			levels = append(levels, int(math.Ceil(r))) // the default requests: 8 s of load
+		}
+	} else {
+		if f.burstiness != "1" || f.maxConcurrency != 0 {
+			return p, usageErrorf("--burstiness and --max-concurrency need --request-rate")
+		}
+		if levels, err = intList("--concurrency", f.concurrency, 1); err != nil {
+			return p, err
+		}
+		p.Levels = levels
 	}
-	p.Levels = levels
 	if f.audio != "" {
 		c, err := bench.LoadClip(f.audio)
 		if err != nil {
@@ -371,7 +402,9 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		return p, settingUsage(err)
 	}
 	p.Passes = max(f.passes, 0)
-	warnShortLevels(e, levels, p.Requests)
+	if !open {
+		warnShortLevels(e, levels, p.Requests)
+	}
 	if f.warmup >= 0 {
 		p.Warmup = []int{f.warmup}
 	}
@@ -432,6 +465,21 @@ func settingUsage(err error) error {
 		return usageErrorf("--%s %s: must be at least 1", se.Setting, se.Value)
 	}
 	return usageErrorf("--%s %q: %v", se.Setting, se.Value, se.Err)
+}
+
+const defaultConcurrency = "1,16,32,64,128"
+
+// rateList reads --request-rate: positive, finite requests per second.
+func rateList(s string) ([]float64, error) {
+	var out []float64
+	for _, part := range strings.Split(s, ",") {
+		r, err := strconv.ParseFloat(strings.TrimSpace(part), 64)
+		if err != nil || !(r > 0) || math.IsInf(r, 0) {
+			return nil, usageErrorf("--request-rate %q: want comma-separated positive numbers of requests per second", s)
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 func intList(flag, s string, minimum int) ([]int, error) {

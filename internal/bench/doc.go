@@ -1,6 +1,7 @@
-// Package bench is benchseal's closed-loop runner: it drives the targets'
-// endpoint of the run's task (ASR: /v1/audio/transcriptions) with a
-// concurrency sweep and writes the run directory of docs/bundle.md as it
+// Package bench is benchseal's runner: it drives the targets' endpoint of
+// the run's task (ASR: /v1/audio/transcriptions) with a concurrency sweep
+// (closed loop, the default) or an offered-rate sweep (open loop,
+// Plan.Rates; openloop.go) and writes the run directory of docs/bundle.md as it
 // goes.
 //
 // What one request is (its endpoint, the envelope around the input per
@@ -22,6 +23,14 @@
 // worker sends, reads the whole response, records, and only then takes the
 // next index, so never more than C requests are in flight. Request i of a
 // phase sends clip i mod len(corpus).
+//
+// An open-loop plan's levels are offered rates instead, numbered 1..n
+// (the Step's and records' concurrency is that number): each phase sends
+// request i at the phase's start plus its offset in internal/schedule's
+// schedule (seed, rate, burstiness, repeat, the phase's request count),
+// sleeping to that absolute deadline and then waiting for one of
+// MaxConcurrency slots (none: a slot per request); the record's planned_ns
+// is that deadline on start_ns's clock.
 //
 // # Warm-ups that fail
 //

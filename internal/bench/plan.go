@@ -56,7 +56,19 @@ type Plan struct {
 	// Task is what one request is (internal/task); nil is
 	// task.Named(""), the registry's default.
 	Task task.Task
+
+	// Rates makes the run open-loop (openloop.go): one level per offered
+	// rate, in requests per second, in run order; Levels must then be
+	// empty (normalize numbers the levels 1..n). Burstiness is the
+	// schedule's gamma shape (0: 1, Poisson; math.Inf(1): constant gaps);
+	// MaxConcurrency bounds the requests in flight (0: none).
+	Rates          []float64
+	Burstiness     float64
+	MaxConcurrency int
 }
+
+// Open says whether the plan is open-loop.
+func (p Plan) Open() bool { return len(p.Rates) > 0 }
 
 // DefaultRepeats is the number of repeats of every level and target.
 const DefaultRepeats = 3
@@ -96,6 +108,26 @@ func (p Plan) normalize() (Plan, error) {
 	}
 	if len(p.Corpus) == 0 {
 		return p, planErrorf("the corpus is empty")
+	}
+	if p.Open() {
+		if len(p.Levels) > 0 {
+			return p, planErrorf("give request rates or concurrency levels, not both")
+		}
+		if err := p.normalizeOpen(); err != nil {
+			return p, err
+		}
+		p.Levels = make([]int, len(p.Rates))
+		for i := range p.Levels {
+			p.Levels[i] = i + 1
+		}
+		if p.Warmup == nil {
+			p.Warmup = slices.Repeat([]int{max(1, p.MaxConcurrency)}, len(p.Rates))
+		}
+		if p.Burstiness == 0 {
+			p.Burstiness = 1
+		}
+	} else if p.MaxConcurrency != 0 || p.Burstiness != 0 {
+		return p, planErrorf("--max-concurrency and --burstiness need --request-rate")
 	}
 	if len(p.Levels) == 0 {
 		return p, planErrorf("no concurrency level")

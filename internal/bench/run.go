@@ -27,6 +27,7 @@ import (
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/newfile"
 	"github.com/benchseal/benchseal/internal/par"
+	"github.com/benchseal/benchseal/internal/schedule"
 	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
@@ -194,6 +195,12 @@ func newRunner(p Plan, cfg *config, dir string) (*runner, error) {
 	}
 	r.d.Path = dir
 	maxC := slices.Max(p.Levels)
+	if p.Open() {
+		maxC = 0
+		for li := range p.Levels {
+			maxC = max(maxC, p.openWorkers(li, 1))
+		}
+	}
 	for _, t := range p.Targets {
 		f, err := newForms(r.task, t, p.Stream, p.Corpus)
 		if err != nil {
@@ -254,7 +261,15 @@ func (r *runner) create() error {
 	if run.Tool.Modules == nil {
 		run.Tool.Modules = []schemas.Module{}
 	}
+	if p.Open() {
+		pr := &run.Protocol
+		pr.Mode, pr.RequestRates, pr.Burstiness = schemas.ModeOpen, p.Rates, FormatBurstiness(p.Burstiness)
+		pr.MaxConcurrency, pr.ScheduleVersion = p.MaxConcurrency, schedule.Version
+	}
 	for li, c := range p.Levels {
+		if p.Open() {
+			break // c numbers the level; nothing bounds it
+		}
 		// Fewer measured requests than workers never load the server
 		// with C at once: the level's figures are not concurrency C's.
 		if n := p.Requests[li]; n < c {
@@ -713,8 +728,12 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 	w := p.warmupAt(s.Level, s.Repeat)
 	res.Planned = len(jobs) - w
 	r.cfg.progress.Begin(s, w, len(jobs)-w)
+	nw := s.Concurrency
+	if p.Open() {
+		nw = p.openWorkers(s.Level, s.Repeat)
+	}
 	st := &stepRun{r: r, s: s, ti: ti, jobs: jobs, rf: rf,
-		recs: make([]schemas.Record, len(jobs), len(jobs)+WarmupRetries), workers: make([]*worker, s.Concurrency),
+		recs: make([]schemas.Record, len(jobs), len(jobs)+WarmupRetries), workers: make([]*worker, nw),
 		// In-flight requests outlive an interrupt: they drain within the timeout.
 		reqBase: context.WithoutCancel(ctx), runCtx: ctx}
 	for i := range st.workers {
@@ -796,6 +815,10 @@ type stepRun struct {
 // next seq when it is free (a closed loop), and writes each record as
 // it ends.
 func (st *stepRun) phase(name string, from, to int) {
+	if st.r.plan.Open() {
+		st.openPhase(name, from, to)
+		return
+	}
 	var next atomic.Int64
 	next.Store(int64(from))
 	var wg sync.WaitGroup

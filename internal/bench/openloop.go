@@ -1,0 +1,131 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/benchseal/benchseal/internal/schedule"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// The open loop (Plan.Rates): each phase of a step sends its requests at
+// the planned offsets internal/schedule derives from the run's seed, the
+// level's rate, the burstiness, the repeat and the phase's request count,
+// measured from the phase's start. The dispatcher sleeps until each
+// request's absolute deadline (start + offset, never a per-gap sleep,
+// so lateness does not accumulate), then takes a slot of the
+// MaxConcurrency semaphore (sleep-then-gate, as AIPerf does); a request
+// that waited for a slot is sent late, and the deadlines after it keep
+// their places (no catch-up beyond the slots that free). Each record
+// carries its planned_ns so that lateness and latency from the planned
+// arrival follow from it.
+
+func (p Plan) normalizeOpen() error {
+	seen := map[float64]bool{}
+	for _, r := range p.Rates {
+		if !(r > 0) || math.IsInf(r, 0) {
+			return planErrorf("request rate %v: must be a positive, finite number of requests per second", r)
+		}
+		if seen[r] {
+			return planErrorf("request rate %v is listed twice", r)
+		}
+		seen[r] = true
+	}
+	if p.Burstiness < 0 || math.IsNaN(p.Burstiness) {
+		return planErrorf("burstiness %v: must be positive (1 Poisson, inf constant)", p.Burstiness)
+	}
+	if p.MaxConcurrency < 0 {
+		return planErrorf("max concurrency %d: must be at least 0 (0: no bound)", p.MaxConcurrency)
+	}
+	return nil
+}
+
+// FormatBurstiness is run.json's text of a burstiness: "inf" or the
+// shortest decimal that reads back the same float64.
+func FormatBurstiness(k float64) string {
+	if math.IsInf(k, 1) {
+		return "inf"
+	}
+	return strconv.FormatFloat(k, 'g', -1, 64)
+}
+
+// ScheduleParams is the schedule of level li (0-based) and repeat of an
+// open-loop run's protocol, as run.json records it.
+func ScheduleParams(seed uint64, pr schemas.Protocol, li, repeat int) (schedule.Params, error) {
+	if li < 0 || li >= len(pr.RequestRates) {
+		return schedule.Params{}, fmt.Errorf("level %d: run.json lists %d request rates", li+1, len(pr.RequestRates))
+	}
+	k, err := strconv.ParseFloat(pr.Burstiness, 64)
+	if err != nil {
+		return schedule.Params{}, fmt.Errorf("burstiness %q: %v", pr.Burstiness, err)
+	}
+	return schedule.Params{Seed: seed, Rate: pr.RequestRates[li], Burstiness: k, Repeat: repeat}, nil
+}
+
+// openPhase sends jobs [from, to) at their planned times and writes each
+// record as it ends; it returns when every request it sent has ended.
+func (st *stepRun) openPhase(name string, from, to int) {
+	n := to - from
+	if n <= 0 {
+		return
+	}
+	p := st.r.plan
+	offs, err := schedule.Offsets(schedule.Params{Seed: p.Seed, Rate: p.Rates[st.s.Level], Burstiness: p.Burstiness, Repeat: st.s.Repeat}, n)
+	if err != nil { // normalize checked every parameter
+		panic(err)
+	}
+	slots := make(chan *worker, len(st.workers))
+	for _, wk := range st.workers {
+		slots <- wk
+	}
+	anchor := st.r.d.Anchor
+	start := time.Now()
+	startNs := start.Sub(anchor).Nanoseconds()
+	timer := time.NewTimer(0)
+	<-timer.C
+	var wg sync.WaitGroup
+	done := st.runCtx.Done()
+	for i := range n {
+		deadline := start.Add(offs[i])
+		if d := time.Until(deadline); d > 0 {
+			timer.Reset(d)
+			select {
+			case <-timer.C:
+			case <-done:
+				timer.Stop()
+				wg.Wait()
+				return
+			}
+		}
+		var wk *worker
+		select {
+		case wk = <-slots:
+		case <-done:
+			wg.Wait()
+			return
+		}
+		if st.runCtx.Err() != nil {
+			break
+		}
+		seq := from + i
+		planned := startNs + offs[i].Nanoseconds()
+		wg.Go(func() {
+			st.recs[seq].PlannedNs = planned
+			st.send(wk, seq, &st.jobs[seq], name)
+			slots <- wk
+		})
+	}
+	wg.Wait()
+}
+
+// openWorkers is the size of an open-loop step's worker pool: the bound
+// on requests in flight, or every request of the step when none.
+func (p Plan) openWorkers(li, repeat int) int {
+	if p.MaxConcurrency > 0 {
+		return p.MaxConcurrency
+	}
+	return max(1, p.warmupAt(li, repeat)+p.Requests[li])
+}
