@@ -81,6 +81,16 @@
 //	             and drain. A claims.json sealed without mean_in_flight and
 //	             full_concurrency_share is "not computed by the build that
 //	             sealed it" in check 6 (WARN, never FAIL).
+//	             An open-loop run (protocol.mode "open") is held to its
+//	             schedule instead of C and the closed loop: each phase's
+//	             planned offsets re-derive from the seed, request_rates,
+//	             burstiness, the repeat and the phase's count
+//	             (internal/schedule), and every record's planned_ns is its
+//	             phase's start plus its own offset within 1 µs (a shifted,
+//	             swapped or unplanned request FAILs, KindSchedule), never
+//	             after its start_ns; sent more than 10 ms late WARNs
+//	             (KindLate) with the lateness p50/p99 and the worst; never
+//	             more than max_concurrency in flight (FAIL).
 //	             The closed loop, always and in both phases: every worker
 //	             0..C-1 took part (unless the phase was over before a late
 //	             worker could start), each sent its next request within 50 ms

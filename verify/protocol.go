@@ -68,7 +68,11 @@ func checkProtocol(rep *Report, ev *evidence) {
 					missing++
 					continue
 				}
-				first, last := checkStep(c, f, recs, rule, t.Name, conc, r, warmupAt(p, i, r), p.Requests[i], p.WarmupRetries, complete)
+				var open *openStep
+				if p.Mode == schemas.ModeOpen {
+					open = &openStep{seed: run.Seed, proto: p, level: i}
+				}
+				first, last := checkStep(c, f, recs, rule, t.Name, conc, r, warmupAt(p, i, r), p.Requests[i], p.WarmupRetries, complete, open)
 				if len(recs) > 0 {
 					sched = append(sched, step{f, first, last})
 				}
@@ -291,8 +295,16 @@ func checkOutcome(c *Check, f string, line int, rule task.Rule, r schemas.Record
 
 // checkStep checks one records file; it returns the step's first start
 // and last end.
-func checkStep(c *Check, f string, recs []schemas.Record, rule task.Rule, target string, conc, repeat, warmup, requests, retries int, complete bool) (first, last int64) {
+//
+// An open-loop step (open non-nil) is held to its schedule instead of the
+// closed loop (checkOpenSchedule): its workers are its slots, never more of
+// them in flight, each one request at a time.
+func checkStep(c *Check, f string, recs []schemas.Record, rule task.Rule, target string, conc, repeat, warmup, requests, retries int, complete bool, open *openStep) (first, last int64) {
 	first, last = -1, 0
+	slots := conc
+	if open != nil {
+		slots = open.workers(warmup, requests)
+	}
 	warm, meas := 0, 0
 	var retried []schemas.Record // warm-ups sent again, seqs past the measured ones
 	var warmEnd, measStart int64 = -1, -1
@@ -330,8 +342,12 @@ func checkStep(c *Check, f string, recs []schemas.Record, rule task.Rule, target
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("first_byte_ns %d is outside [start_ns %d, end_ns %d]", r.FirstByteNs, r.StartNs, r.EndNs)})
 		}
 		checkOutcome(c, f, line, rule, r)
-		if r.Worker < 0 || r.Worker >= conc {
-			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("worker %d at concurrency %d", r.Worker, conc)})
+		if r.Worker < 0 || r.Worker >= slots {
+			reason := fmt.Sprintf("worker %d at concurrency %d", r.Worker, conc)
+			if open != nil {
+				reason = fmt.Sprintf("worker %d of the step's %d slots", r.Worker, slots)
+			}
+			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: reason})
 		}
 		byWorker[r.Worker] = append(byWorker[r.Worker], r)
 		if first < 0 || r.StartNs < first {
@@ -381,6 +397,13 @@ func checkStep(c *Check, f string, recs []schemas.Record, rule task.Rule, target
 				planned = append(planned, r)
 			}
 		}
+	}
+	if open != nil {
+		if peak := claims.PeakInFlight(planned); open.proto.MaxConcurrency > 0 && peak > open.proto.MaxConcurrency {
+			c.failf(f, nil, "peak in-flight %d, more than --max-concurrency %d", peak, open.proto.MaxConcurrency)
+		}
+		checkOpenSchedule(c, f, open, repeat, warmup, requests, planned)
+		return first, last
 	}
 	checkInFlight(c, f, planned, conc, complete)
 	checkClosedLoop(c, f, planned, conc, complete)

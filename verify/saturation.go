@@ -74,7 +74,9 @@ func checkClientSaturation(c *Check, ev *evidence, no *notObserved) {
 				loadMax = max(loadMax, l)
 			}
 		}
-		if g, ok := claims.DispatchGapP99(recs); ok && g > claims.SaturatedGap {
+		// An open loop's gaps are its schedule's; its lateness is
+		// check 7's (KindLate).
+		if g, ok := claims.DispatchGapP99(recs); ok && g > claims.SaturatedGap && ev.run.Protocol.Mode != schemas.ModeOpen {
 			gap.n++
 			if ms := g.Seconds() * 1e3; ms > gap.v {
 				gap.v, gap.step = ms, k.String()

@@ -1,14 +1,12 @@
 package bench
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/benchseal/benchseal/internal/schedule"
-	"github.com/benchseal/benchseal/schemas"
 )
 
 // The open loop (Plan.Rates): each phase of a step sends its requests at
@@ -50,19 +48,6 @@ func FormatBurstiness(k float64) string {
 		return "inf"
 	}
 	return strconv.FormatFloat(k, 'g', -1, 64)
-}
-
-// ScheduleParams is the schedule of level li (0-based) and repeat of an
-// open-loop run's protocol, as run.json records it.
-func ScheduleParams(seed uint64, pr schemas.Protocol, li, repeat int) (schedule.Params, error) {
-	if li < 0 || li >= len(pr.RequestRates) {
-		return schedule.Params{}, fmt.Errorf("level %d: run.json lists %d request rates", li+1, len(pr.RequestRates))
-	}
-	k, err := strconv.ParseFloat(pr.Burstiness, 64)
-	if err != nil {
-		return schedule.Params{}, fmt.Errorf("burstiness %q: %v", pr.Burstiness, err)
-	}
-	return schedule.Params{Seed: seed, Rate: pr.RequestRates[li], Burstiness: k, Repeat: repeat}, nil
 }
 
 // openPhase sends jobs [from, to) at their planned times and writes each

@@ -43,7 +43,7 @@ func TestOpenLoopFollowsSchedule(t *testing.T) {
 					}
 				}
 				slices.SortFunc(rs, func(x, y schemas.Record) int { return x.Seq - y.Seq })
-				sp, err := ScheduleParams(l.run.Seed, pr, li, rep)
+				sp, err := schedule.FromProtocol(l.run.Seed, pr, li, rep)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"time"
+
+	"github.com/benchseal/benchseal/schemas"
 )
 
 // Version is the algorithm's version, recorded in run.json.
@@ -123,4 +126,18 @@ func (g gen) gamma(k float64) float64 {
 			return d * v
 		}
 	}
+}
+
+// FromProtocol is the schedule of level li (0-based) and repeat of an
+// open-loop run, as its run.json records it.
+func FromProtocol(seed uint64, pr schemas.Protocol, li, repeat int) (Params, error) {
+	if li < 0 || li >= len(pr.RequestRates) {
+		return Params{}, fmt.Errorf("level %d: run.json lists %d request rates", li+1, len(pr.RequestRates))
+	}
+	k, err := strconv.ParseFloat(pr.Burstiness, 64)
+	if err != nil {
+		return Params{}, fmt.Errorf("burstiness %q: %v", pr.Burstiness, err)
+	}
+	p := Params{Seed: seed, Rate: pr.RequestRates[li], Burstiness: k, Repeat: repeat}
+	return p, p.Check()
 }
