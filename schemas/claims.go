@@ -91,6 +91,20 @@ type Metrics struct {
 	MeanInFlight         *float64 `json:"mean_in_flight,omitempty"`
 	FullConcurrencyShare *float64 `json:"full_concurrency_share,omitempty"`
 
+	// An open-loop run's figures (internal/claims.OpenLoop), absent in a
+	// closed loop's: the level's offered rate (run.json's request rate);
+	// the rate the measured requests were sent at ((n − 1) / (last start −
+	// first start)); their send lateness (start − planned) p50 and p99,
+	// failures included; and the latency from the planned arrival (end −
+	// planned: the user's view, the client's queue included) p50 and p99
+	// of the successes.
+	OfferedRate        *float64 `json:"offered_rate_per_s,omitempty"`
+	SendRate           *float64 `json:"send_rate_per_s,omitempty"`
+	LatenessP50S       *float64 `json:"lateness_p50_s,omitempty"`
+	LatenessP99S       *float64 `json:"lateness_p99_s,omitempty"`
+	ArrivalLatencyP50S *float64 `json:"arrival_latency_p50_s,omitempty"`
+	ArrivalLatencyP99S *float64 `json:"arrival_latency_p99_s,omitempty"`
+
 	// WarmupPeakInFlight is the peak in-flight of the warm-up requests of
 	// the level/repeat, absent when it had none.
 	WarmupPeakInFlight *int `json:"warmup_peak_in_flight,omitempty"`

@@ -31,6 +31,23 @@ func TestOpenLoopFollowsSchedule(t *testing.T) {
 		pr.MaxConcurrency != 0 || pr.ScheduleVersion != schedule.Version || !slices.Equal(pr.Levels, []int{1, 2}) {
 		t.Fatalf("run.json protocol: %+v", pr)
 	}
+	for li, lc := range l.claims.Targets[0].Levels {
+		m := lc.Median
+		if m.OfferedRate == nil || *m.OfferedRate != p.Rates[li] || m.SendRate == nil || m.LatenessP99S == nil || m.ArrivalLatencyP50S == nil {
+			t.Fatalf("level %d claims: offered %v send %v lateness p99 %v arrival p50 %v", li+1, m.OfferedRate, m.SendRate, m.LatenessP99S, m.ArrivalLatencyP50S)
+		}
+		// 30 Poisson arrivals rescaled to land the last at 30/R: the send
+		// rate between the first and last is near R.
+		if r := *m.SendRate / p.Rates[li]; r < 0.6 || r > 1.6 {
+			t.Errorf("level %d: sent at %.1f req/s for %v offered", li+1, *m.SendRate, p.Rates[li])
+		}
+		if *m.ArrivalLatencyP50S < *m.LatencyP50S {
+			t.Errorf("level %d: latency from arrival p50 %v below latency from send p50 %v", li+1, *m.ArrivalLatencyP50S, *m.LatencyP50S)
+		}
+		if m.MeanInFlight != nil {
+			t.Errorf("level %d: a closed loop's steady-state figures in an open loop's claims", li+1)
+		}
+	}
 	var late []float64
 	for li := range pr.Levels {
 		for rep := 1; rep <= 2; rep++ {

@@ -57,7 +57,7 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 	}
 	for _, t := range run.Targets {
 		tc := schemas.TargetClaims{Target: t.Name, Levels: []schemas.LevelClaims{}}
-		for _, c := range run.Protocol.Levels {
+		for li, c := range run.Protocol.Levels {
 			lc := schemas.LevelClaims{Concurrency: c, Repeats: []schemas.Metrics{}}
 			for rep := 1; rep <= run.Protocol.Repeats; rep++ {
 				recs := groups[groupKey{t.Name, c, rep}]
@@ -65,7 +65,11 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 				if err != nil {
 					return out, fmt.Errorf("target %q, concurrency %d, repeat %d: %w", t.Name, c, rep, err)
 				}
-				if mean, full, has := SteadyState(recs, c); has {
+				if run.Protocol.Mode == schemas.ModeOpen {
+					if ok {
+						OpenLoop(&m, recs, run.Protocol.RequestRates[li])
+					}
+				} else if mean, full, has := SteadyState(recs, c); has {
 					m.MeanInFlight, m.FullConcurrencyShare = &mean, &full
 				}
 				if ok && o.tel != nil {
@@ -301,6 +305,12 @@ var metricOptionals = []func(*schemas.Metrics) **float64{
 	func(m *schemas.Metrics) **float64 { return &m.TTFBP50S },
 	func(m *schemas.Metrics) **float64 { return &m.MeanInFlight },
 	func(m *schemas.Metrics) **float64 { return &m.FullConcurrencyShare },
+	func(m *schemas.Metrics) **float64 { return &m.OfferedRate },
+	func(m *schemas.Metrics) **float64 { return &m.SendRate },
+	func(m *schemas.Metrics) **float64 { return &m.LatenessP50S },
+	func(m *schemas.Metrics) **float64 { return &m.LatenessP99S },
+	func(m *schemas.Metrics) **float64 { return &m.ArrivalLatencyP50S },
+	func(m *schemas.Metrics) **float64 { return &m.ArrivalLatencyP99S },
 	func(m *schemas.Metrics) **float64 { return &m.Quality },
 	func(m *schemas.Metrics) **float64 { return &m.GPUUtilMean },
 	func(m *schemas.Metrics) **float64 { return &m.GPUUtilMax },
