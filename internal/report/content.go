@@ -450,7 +450,21 @@ func (v *view) summary() []span {
 		s = append(s, t(v.tr(", %d with reference transcripts).", refs)))
 	}
 	p := r.Protocol
-	s = append(s, t(v.tr(" Protocol: closed loop at concurrency %s; %s measured requests per level and repeat", joinInts(p.Levels), perLevel(p.Requests))))
+	if p.Mode == schemas.ModeOpen {
+		rates := make([]string, len(p.RequestRates))
+		for i, x := range p.RequestRates {
+			rates[i] = strconv.FormatFloat(x, 'g', -1, 64)
+		}
+		bound := v.tr("no bound on requests in flight")
+		if p.MaxConcurrency > 0 {
+			bound = v.tr("at most %d in flight", p.MaxConcurrency)
+		}
+		// The tables' "concurrency" column numbers the levels in this order.
+		s = append(s, t(v.tr(" Protocol: open loop at offered rates %s requests per second (levels %s in the tables, in that order; arrivals of burstiness %s, %s); %s measured requests per level and repeat",
+			strings.Join(rates, ", "), joinInts(p.Levels), p.Burstiness, bound, perLevel(p.Requests))))
+	} else {
+		s = append(s, t(v.tr(" Protocol: closed loop at concurrency %s; %s measured requests per level and repeat", joinInts(p.Levels), perLevel(p.Requests))))
+	}
 	if p.Passes > 0 {
 		s = append(s, t(" ("+v.plural(p.Passes, "%d pass over the corpus", "%d passes over the corpus")+")"))
 	}
@@ -624,7 +638,46 @@ func (v *view) performance() []block {
 			claims.StableRequests(0.50), claims.StableRequests(0.90), claims.StableRequests(0.99))
 	}
 	out = append(out, table{caption: caption, header: header, right: right, rows: rows})
-	return out
+	return append(out, v.openLoop()...)
+}
+
+// openLoop is an open-loop run's table: per level and target, the offered
+// and achieved send rates, the send lateness and the latency from the
+// planned arrival (medians over repeats); nothing for a closed loop.
+func (v *view) openLoop() []block {
+	if v.in.Run.Protocol.Mode != schemas.ModeOpen {
+		return nil
+	}
+	ms := func(p *float64) string {
+		if p == nil {
+			return "—"
+		}
+		return num(*p * 1e3)
+	}
+	header := []string{v.tr("level"), v.tr("target"), v.tr("offered req/s"), v.tr("sent req/s"), v.tr("lateness p50 ms"), v.tr("lateness p99 ms"), v.tr("from arrival p50 ms"), v.tr("from arrival p99 ms")}
+	var rows [][]string
+	for _, c := range v.levels {
+		for _, tg := range v.targets {
+			l := v.lookup(tg, c)
+			if l == nil {
+				continue
+			}
+			m := l.Median
+			row := []string{strconv.Itoa(c), tg, "—", "—"}
+			if m.OfferedRate != nil {
+				row[2] = num(*m.OfferedRate)
+			}
+			if m.SendRate != nil {
+				row[3] = num(*m.SendRate)
+			}
+			rows = append(rows, append(row, ms(m.LatenessP50S), ms(m.LatenessP99S), ms(m.ArrivalLatencyP50S), ms(m.ArrivalLatencyP99S)))
+		}
+	}
+	right := allRight(len(header))
+	right[1] = false
+	return []block{heading{2, v.tr("Open loop")}, table{
+		caption: v.tr("Open loop, medians over %s: the rate offered and the rate the measured requests were sent at; send lateness (sent − planned: time a request waited in the client, for the clock or a --max-concurrency slot); latency of successful requests from their planned arrival (the user's view, the client's queue included) beside the table above's, from the send.", v.plural(v.repeats, "%d repeat", "%d repeats")),
+		header:  header, right: right, rows: rows}}
 }
 
 // spreadX is spread with a "×" after each number (RTFx).
