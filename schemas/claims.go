@@ -104,6 +104,10 @@ type Metrics struct {
 	LatenessP99S       *float64 `json:"lateness_p99_s,omitempty"`
 	ArrivalLatencyP50S *float64 `json:"arrival_latency_p50_s,omitempty"`
 	ArrivalLatencyP99S *float64 `json:"arrival_latency_p99_s,omitempty"`
+	// Goodput is the measured successes meeting every limit of run.json's
+	// slo, per second of window_s (internal/claims.Goodput); absent
+	// without an slo.
+	Goodput *float64 `json:"goodput_per_s,omitempty"`
 
 	// WarmupPeakInFlight is the peak in-flight of the warm-up requests of
 	// the level/repeat, absent when it had none.

@@ -117,6 +117,20 @@ type Protocol struct {
 	// ScheduleVersion is internal/schedule's Version that derived the
 	// planned offsets.
 	ScheduleVersion int `json:"schedule_version,omitempty"`
+
+	// SLO is the limits goodput counts against (run --slo); absent when
+	// none was given.
+	SLO *SLO `json:"slo,omitempty"`
+}
+
+// SLO is the service-level limits of run --slo, in seconds; a nil limit
+// is not set. Goodput counts the measured successes meeting every limit
+// set: e2e (end − arrival) and ttfb (first byte − arrival), where the
+// arrival is the planned send time in an open-loop run (the user's view,
+// the client's queue included) and the send otherwise.
+type SLO struct {
+	E2ES  *float64 `json:"e2e_s,omitempty"`
+	TTFBS *float64 `json:"ttfb_s,omitempty"`
 }
 
 // ModeOpen is Protocol.Mode of an open-loop run.

@@ -29,6 +29,7 @@ func init() { register(newRunCmd) }
 
 type runFlags struct {
 	requestRate             string
+	slo                     string
 	burstiness              string
 	maxConcurrency          int
 	targets, models, forms  []string
@@ -125,6 +126,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringVar(&f.corpus, "corpus", "", "a folder of WAVs (+ same-named .txt), a JSONL manifest or a SeedTTS meta.lst")
 	fl.StringVar(&f.concurrency, "concurrency", defaultConcurrency, "concurrency levels, comma-separated")
 	fl.StringVar(&f.requestRate, "request-rate", "", "open loop: offered rates in requests per second, comma-separated, one level each (instead of --concurrency; default --requests: 8 s of each rate's load); docs/protocol.md \"Open loop\"")
+	fl.StringVar(&f.slo, "slo", "", "limits goodput counts against, comma-separated: e2e=DURATION, ttfb=DURATION (e.g. e2e=500ms,ttfb=200ms), from the planned arrival in an open loop, from the send otherwise")
 	fl.StringVar(&f.burstiness, "burstiness", "1", "open loop: the arrivals' gamma shape (1 Poisson, below 1 burstier, inf constant gaps)")
 	fl.IntVar(&f.maxConcurrency, "max-concurrency", 0, "open loop: most requests in flight; a request waits for a slot after its planned time (0: no bound)")
 	fl.StringVar(&f.requests, "requests", "", "measured requests per level and repeat: N, or one per level")
@@ -347,6 +349,11 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	}
 	p.Targets = targets
 	warnSharedURLs(e, p.Targets)
+	if f.slo != "" {
+		if p.SLO, err = parseSLO(f.slo); err != nil {
+			return p, err
+		}
+	}
 	open := f.requestRate != ""
 	var levels []int
 	if open {
@@ -468,6 +475,28 @@ func settingUsage(err error) error {
 }
 
 const defaultConcurrency = "1,16,32,64,128"
+
+// parseSLO reads --slo: e2e=D and/or ttfb=D, each a positive duration.
+func parseSLO(s string) (*schemas.SLO, error) {
+	slo := &schemas.SLO{}
+	for _, part := range strings.Split(s, ",") {
+		name, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		d, err := time.ParseDuration(val)
+		if !ok || err != nil || d <= 0 {
+			return nil, usageErrorf("--slo %q: want e2e=DURATION and/or ttfb=DURATION, comma-separated (e.g. e2e=500ms,ttfb=200ms)", s)
+		}
+		secs := d.Seconds()
+		switch name {
+		case "e2e":
+			slo.E2ES = &secs
+		case "ttfb":
+			slo.TTFBS = &secs
+		default:
+			return nil, usageErrorf("--slo %q: unknown limit %q (e2e, ttfb)", s, name)
+		}
+	}
+	return slo, nil
+}
 
 // rateList reads --request-rate: positive, finite requests per second.
 func rateList(s string) ([]float64, error) {

@@ -65,6 +65,10 @@ type Plan struct {
 	Rates          []float64
 	Burstiness     float64
 	MaxConcurrency int
+
+	// SLO is the limits claims' goodput counts against (run --slo);
+	// recorded in run.json. nil: no goodput.
+	SLO *schemas.SLO
 }
 
 // Open says whether the plan is open-loop.

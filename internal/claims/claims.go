@@ -65,6 +65,9 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 				if err != nil {
 					return out, fmt.Errorf("target %q, concurrency %d, repeat %d: %w", t.Name, c, rep, err)
 				}
+				if ok && run.Protocol.SLO != nil {
+					m.Goodput = Goodput(recs, *run.Protocol.SLO, m.WindowS)
+				}
 				if run.Protocol.Mode == schemas.ModeOpen {
 					if ok {
 						OpenLoop(&m, recs, run.Protocol.RequestRates[li])
@@ -311,6 +314,7 @@ var metricOptionals = []func(*schemas.Metrics) **float64{
 	func(m *schemas.Metrics) **float64 { return &m.LatenessP99S },
 	func(m *schemas.Metrics) **float64 { return &m.ArrivalLatencyP50S },
 	func(m *schemas.Metrics) **float64 { return &m.ArrivalLatencyP99S },
+	func(m *schemas.Metrics) **float64 { return &m.Goodput },
 	func(m *schemas.Metrics) **float64 { return &m.Quality },
 	func(m *schemas.Metrics) **float64 { return &m.GPUUtilMean },
 	func(m *schemas.Metrics) **float64 { return &m.GPUUtilMax },

@@ -43,3 +43,30 @@ func OpenLoop(m *schemas.Metrics, recs []schemas.Record, rate float64) {
 		m.ArrivalLatencyP50S, m.ArrivalLatencyP99S = ptr(Percentile(arrival, 50)), ptr(Percentile(arrival, 99))
 	}
 }
+
+// Goodput is the measured successes meeting every limit of slo per second
+// of window (seconds; nil when it is 0), each latency from the request's
+// arrival: its planned_ns when it has one (an open loop), else its start.
+func Goodput(recs []schemas.Record, slo schemas.SLO, window float64) *float64 {
+	if window <= 0 {
+		return nil
+	}
+	n := 0
+	for _, r := range recs {
+		if r.Phase != schemas.PhaseMeasure || !r.OK {
+			continue
+		}
+		from := r.StartNs
+		if r.PlannedNs != 0 {
+			from = r.PlannedNs
+		}
+		if slo.E2ES != nil && seconds(r.EndNs-from) > *slo.E2ES {
+			continue
+		}
+		if slo.TTFBS != nil && (r.FirstByteNs == 0 || seconds(r.FirstByteNs-from) > *slo.TTFBS) {
+			continue
+		}
+		n++
+	}
+	return ptr(float64(n) / window)
+}

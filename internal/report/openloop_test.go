@@ -36,4 +36,13 @@ func TestOpenLoopTable(t *testing.T) {
 	if !strings.Contains(sec, row) {
 		t.Errorf("open-loop table lacks %q:\n%s", row, sec)
 	}
+	// With --slo, a goodput column and its limits.
+	e2e := 0.5
+	p.SLO = &schemas.SLO{E2ES: &e2e}
+	l.Median.Goodput = f(7.5)
+	md, _, _ = render(t, in)
+	sec = section(string(md), "Open loop")
+	if !strings.Contains(sec, row+" 7.50 |") || !strings.Contains(sec, "meeting e2e ≤ 500 ms, from the planned arrival") {
+		t.Errorf("open-loop table with an SLO:\n%s", sec)
+	}
 }
