@@ -17,6 +17,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -292,6 +293,16 @@ func (s *Sealed) Plan(o ReplayOptions) (bench.Plan, time.Duration, map[string][]
 		p.Corpus = append(p.Corpus, bench.Clip{ID: cl.ID, Source: c.From, Text: cl.Text, Language: cl.Language, WAV: c.WAV, SHA256: c.SHA256})
 	}
 	p.Levels, p.Requests, p.Passes, p.Repeats = slices.Clone(pr.Levels), slices.Clone(pr.Requests), pr.Passes, pr.Repeats
+	if pr.Mode == schemas.ModeOpen {
+		// An open loop's levels are its rates (bench numbers them again),
+		// with the sealed burstiness and bound: the same schedule.
+		k, err := strconv.ParseFloat(pr.Burstiness, 64)
+		if err != nil {
+			return p, 0, nil, fmt.Errorf("run.json: burstiness %q: %v", pr.Burstiness, err)
+		}
+		p.Levels, p.Rates, p.Burstiness, p.MaxConcurrency = nil, slices.Clone(pr.RequestRates), k, pr.MaxConcurrency
+	}
+	p.SLO = pr.SLO
 	if len(pr.Warmup) > 0 {
 		p.Warmup = slices.Clone(pr.Warmup)
 	}
