@@ -50,6 +50,11 @@ func (o *openStep) workers(warmup, requests int) int {
 // or renumbered request breaks. No request is sent before its planned
 // time; one sent more than LatenessBound after it is a WARN. planned
 // holds the step's records less its retried warm-ups (never scheduled).
+//
+// What it cannot see: the phase's start is read from the records, so
+// every planned_ns of a phase moved later by the same amount still fits
+// the schedule. Since no request may be sent before its planned time, such
+// a move hides at most the least late request's lateness.
 func checkOpenSchedule(c *Check, f string, o *openStep, repeat, warmup, requests int, planned []schemas.Record) {
 	sp, err := arrivals.FromProtocol(o.seed, o.proto, o.level, repeat)
 	if err != nil {
