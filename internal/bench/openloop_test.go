@@ -1,14 +1,18 @@
 package bench
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -189,4 +193,47 @@ func deref(p *float64) float64 {
 		return 0
 	}
 	return *p
+}
+
+// An interrupt stops an open loop's dispatcher at once: no request is sent
+// after it, those in flight drain, and the run says it was interrupted.
+func TestOpenLoopInterrupt(t *testing.T) {
+	clips, sc := testCorpus(t, 2, 0.2)
+	s, err := sim.New(sim.Config{Corpus: sc, BaseLatency: 30 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var posts atomic.Int64
+	ts := httptestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && posts.Add(1) == 10 {
+			cancel()
+		}
+		s.ServeHTTP(w, r)
+	})
+	dir := filepath.Join(t.TempDir(), "run")
+	begin := time.Now()
+	res, err := Run(ctx, dir, Plan{Targets: []Target{{Name: "a", URL: ts.URL}}, Corpus: clips,
+		Rates: []float64{20}, Requests: []int{200}, Warmup: []int{1}, Repeats: 1})
+	if !errors.Is(err, ErrInterrupted) || res == nil {
+		t.Fatalf("err = %v, want ErrInterrupted with a result", err)
+	}
+	// 200 requests at 20 req/s is 10 s of schedule; the interrupt came at ~0.5 s.
+	if d := time.Since(begin); d > 4*time.Second {
+		t.Errorf("the run took %v after an interrupt at the 10th request", d)
+	}
+	l := loadRun(t, dir)
+	if l.run.Complete || l.run.Incomplete != "interrupted" {
+		t.Errorf("run.json: complete %v incomplete %q", l.run.Complete, l.run.Incomplete)
+	}
+	recs := l.files["records/a/c1-r1.jsonl"]
+	if len(recs) < 10 || len(recs) > 12 {
+		t.Errorf("%d records, want the 10 sent before the interrupt (and at most the ones already dispatched)", len(recs))
+	}
+	for _, r := range recs {
+		if !r.OK {
+			t.Errorf("in-flight request was not drained: %s %s", r.ErrorClass, r.Error)
+		}
+	}
 }
