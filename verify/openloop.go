@@ -119,7 +119,7 @@ func checkOpenSchedule(c *Check, f string, o *openStep, repeat, warmup, requests
 	}
 	why := "the client fell behind its schedule"
 	if o.proto.MaxConcurrency > 0 {
-		why = fmt.Sprintf("the client fell behind, or requests waited for one of --max-concurrency %d slots (the server did not keep up)", o.proto.MaxConcurrency)
+		why = fmt.Sprintf("the client fell behind, or requests waited for one of the %d slots of max_concurrency (the server did not keep up)", o.proto.MaxConcurrency)
 	}
 	c.add(Finding{Status: Warn, Kind: KindLate, Path: f, Reason: fmt.Sprintf("%d of %d requests sent more than %s after their planned time (lateness p50 %s, p99 %s, worst %s at %s seq %d): %s; the offered rate was not offered as scheduled",
 		over, len(late), LatenessBound, msec(pct(late, 50)), msec(pct(late, 99)), msec(worst.StartNs-worst.PlannedNs), worst.Phase, worst.Seq, why)})

@@ -400,7 +400,7 @@ func checkStep(c *Check, f string, recs []schemas.Record, rule task.Rule, target
 	}
 	if open != nil {
 		if peak := claims.PeakInFlight(planned); open.proto.MaxConcurrency > 0 && peak > open.proto.MaxConcurrency {
-			c.failf(f, nil, "peak in-flight %d, more than --max-concurrency %d", peak, open.proto.MaxConcurrency)
+			c.failf(f, nil, "peak in-flight %d, more than the max_concurrency %d run.json declares", peak, open.proto.MaxConcurrency)
 		}
 		checkOpenSchedule(c, f, open, repeat, warmup, requests, planned)
 		return first, last
