@@ -466,7 +466,11 @@ func (v *view) summary() []span {
 	if p.Stream {
 		s = append(s, t(v.tr("; streamed responses")))
 	}
-	s = append(s, t(v.tr("; success is HTTP 200 with non-empty text. ")))
+	if p.SuccessRule == "" || p.SuccessRule == schemas.SuccessRule {
+		s = append(s, t(v.tr("; success is HTTP 200 with non-empty text. ")))
+	} else { // another task's rule, by the name run.json records
+		s = append(s, t(v.tr("; success is the %s task's rule ", task.NameOf(&v.in.Run))), c(p.SuccessRule), t(". "))
+	}
 	if p.Perturb {
 		s = append(s, v.cacheProof()...)
 	} else {

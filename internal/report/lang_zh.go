@@ -98,6 +98,7 @@ var zh = map[string]string{
 	", targets interleaved in alternating order":                 "，各目标交替进行",
 	"; streamed responses":                                       "；流式响应",
 	"; success is HTTP 200 with non-empty text. ":                "；成功的标准是 HTTP 200 且文本非空。",
+	"; success is the %s task's rule ":                           "；成功的标准是 %s 任务的规则 ",
 	"Perturbation was OFF: repeated clips sent identical bytes.": "扰动已关闭：重复的片段发送了完全相同的字节。",
 	" Tables show the median over repeats, with [min–max] where repeats differ, and the share of failed requests where any failed; — marks a level without a successful request.": "表格显示各次重复的中位数，重复结果不同时附 [最小–最大]，有失败请求时附失败比例；— 表示该级别没有成功的请求。",
 	"driver": "驱动",
