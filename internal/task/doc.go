@@ -12,7 +12,16 @@
 //
 // ASR, the OpenAI audio transcription request (POST
 // /v1/audio/transcriptions, multipart/form-data with the clip as "file"),
-// is the first implementation.
+// is the first implementation. TTS (tts.go, tts_audio.go) is the
+// second: POST /v1/audio/speech with a JSON body whose ref_audio is the
+// reference clip as a data:audio/wav;base64, URL (WAVBase64: every
+// request sends its own 1-LSB variant); its text corpus is LoadTextCorpus
+// (JSONL, SeedTTS meta.lst, plain text), of which only items with a
+// reference clip are measured (an item without one has nothing to
+// perturb, and is refused naming its line); its output is the produced
+// audio's facts (Audio, as JSON in the record's text), its rule
+// TTSSuccessRule (classes silent, undecodable, too_short), its seconds
+// the produced audio's, and it has no quality metric yet.
 //
 // # The registry and run.json
 //
