@@ -243,6 +243,9 @@ func (s *Server) routes() {
 	m := http.NewServeMux()
 	p := s.p()
 	m.HandleFunc("POST /v1/audio/transcriptions", s.ready(s.transcribe))
+	if p.speech {
+		m.HandleFunc("POST /v1/audio/speech", s.ready(s.speech))
+	}
 	m.HandleFunc("GET /health", s.ready(func(w http.ResponseWriter, r *http.Request) {
 		if p.eng.Health.JSON {
 			writeJSON(w, http.StatusOK, s.sglangOmniHealth())
