@@ -134,7 +134,7 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.TrimSpace(req.Input) == "" {
-		s.writeError(w, http.StatusBadRequest, "Input text cannot be empty")
+		s.fail(w, http.StatusBadRequest, "Input text cannot be empty")
 		return
 	}
 	format := req.ResponseFormat
@@ -152,15 +152,17 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.RefAudio != "" {
 		if _, err := parseRef(req.RefAudio); err != nil {
-			s.writeError(w, http.StatusBadRequest, err.Error())
+			s.fail(w, http.StatusBadRequest, err.Error())
 			return
 		}
 	}
 	queued, err := s.admission.admit(r.Context())
 	if err != nil {
 		if errors.Is(err, errShed) {
-			s.writeError(w, s.p().eng.Shedding.Status, s.p().eng.Shedding.Message)
+			s.fail(w, s.p().eng.Shedding.Status, s.p().eng.Shedding.Message)
+			return
 		}
+		s.metrics.done(false, timing{}, 0) // the client left while queued
 		return
 	}
 	defer s.admission.release()
@@ -177,15 +179,25 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	service := s.cfg.BaseLatency + time.Duration(seconds*float64(s.cfg.PerAudioSecond))
 	if s.cfg.FailRate > 0 && s.draw(n) < s.cfg.FailRate {
 		if sleepUntil(r, begin.Add(service)) {
-			s.writeError(w, http.StatusInternalServerError, "Internal server error (simulated failure).")
+			s.fail(w, http.StatusInternalServerError, "Internal server error (simulated failure).")
 		}
 		return
+	}
+	// Counted in the vLLM families as a transcription is (the engine
+	// runs it; the simulator's choice: 12.5 codec frames a second as its
+	// completion tokens), before the last audio goes out.
+	prefill := time.Duration(float64(service) * PrefillShare)
+	done := func() {
+		s.metrics.done(true, timing{queue: begin.Sub(start).Seconds(), prefill: prefill.Seconds(), decode: (service - prefill).Seconds(),
+			e2e: time.Since(start).Seconds()}, int64(seconds*12.5)+1)
 	}
 	ct := "audio/" + format
 	if !raw {
 		if !sleepUntil(r, begin.Add(service)) {
+			s.metrics.done(false, timing{}, 0)
 			return
 		}
+		done()
 		body := pcm
 		if format == "wav" {
 			body = speechWAV(pcm, false)
@@ -205,7 +217,11 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	parts := (len(pcm) + chunk - 1) / chunk
 	for i := 0; i < parts; i++ {
 		if !sleepUntil(r, begin.Add(service*time.Duration(i+1)/time.Duration(parts))) {
+			s.metrics.done(false, timing{}, 0)
 			return
+		}
+		if i == parts-1 {
+			done()
 		}
 		p := pcm[i*chunk : min(len(pcm), (i+1)*chunk)]
 		if i == 0 && format == "wav" {
