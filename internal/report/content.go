@@ -659,6 +659,9 @@ func (v *view) accuracy() []block {
 			}
 		}
 	}
+	if !any && task.NameOf(&v.in.Run) == task.TTS.Name() {
+		return append(out, para{spans: []span{t(v.tr("No quality metric: the tts task does not transcribe the audio it produced yet (no ASR round trip), so no accuracy was computed."))}})
+	}
 	if !any {
 		return append(out, para{spans: []span{t(v.tr("No references: the corpus has no reference transcripts, so %s was not computed.", unit))}})
 	}
