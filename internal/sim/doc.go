@@ -51,8 +51,9 @@
 // 400s: an empty input, a ref_audio that is not http(s)://, data: or
 // file://, a reference outside 1-30 s; vLLM-Omni's SSE speech stream
 // (stream:true without stream_format) is not simulated (400, said so),
-// nor are mp3/flac/opus bodies, a reference cache, silence or cut-stream
-// injection, or the speech metrics families. The speech endpoint is the
+// nor are mp3/flac/opus bodies, a reference cache, silence injection, or
+// the speech metrics families; StreamFailRate and StreamCutRate abort a
+// raw stream halfway, with no in-band marker, as vLLM-Omni's does. The speech endpoint is the
 // same server's, so /v1/models names the simulator for it too.
 //
 // # The simulator names itself

@@ -120,7 +120,9 @@ func parseRef(ref string) (float64, error) {
 // spread over the service time. stream:true without stream_format is
 // vLLM-Omni's SSE, which the simulator does not produce (400, said so).
 // Service time is BaseLatency plus PerAudioSecond per second produced;
-// admission, shedding and FailRate are the transcription endpoint's.
+// admission, shedding and FailRate are the transcription endpoint's;
+// StreamFailRate and StreamCutRate abort a raw stream halfway (no
+// in-band marker, as vLLM-Omni's).
 func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	n := s.seq.Add(1)
@@ -215,7 +217,16 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	}
 	chunk := SpeechRate / 5 * 2 // 0.2 s of s16le
 	parts := (len(pcm) + chunk - 1) / chunk
+	fault := s.streamFault(n)
 	for i := 0; i < parts; i++ {
+		if fault != faultNone && i == parts/2 && i > 0 {
+			// vLLM-Omni re-raises a mid-stream error inside its generator:
+			// the response is aborted with no in-band marker
+			// (serving_speech.py _generate_audio_chunks@d6240742).
+			// StreamFailRate and StreamCutRate both end so.
+			s.metrics.done(false, timing{}, 0)
+			panic(http.ErrAbortHandler)
+		}
 		if !sleepUntil(r, begin.Add(service*time.Duration(i+1)/time.Duration(parts))) {
 			s.metrics.done(false, timing{}, 0)
 			return

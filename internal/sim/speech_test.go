@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -77,6 +78,15 @@ func TestSpeech(t *testing.T) {
 		if resp.StatusCode != 400 || !strings.Contains(string(b), c.msg) {
 			t.Errorf("%v: %d %s, want 400 %q", c.body, resp.StatusCode, b, c.msg)
 		}
+	}
+
+	// A stream cut halfway is aborted: the tts task reads stream_truncated.
+	_, cut := newTestServer(t, Config{Persona: PersonaVLLMOmni, StreamCutRate: 1})
+	resp = postSpeech(t, cut.URL, map[string]any{"input": text, "stream": true, "stream_format": "audio", "response_format": "pcm"})
+	out, _, err = task.TTS.DecodeStream(bufio.NewReader(resp.Body), func() {})
+	var se *task.StreamError
+	if !errors.As(err, &se) || se.Class != "stream_truncated" || out != "" {
+		t.Fatalf("cut stream: %q, %v; want stream_truncated", out, err)
 	}
 
 	_, vl := newTestServer(t, Config{Persona: PersonaVLLM})
