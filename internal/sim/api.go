@@ -126,6 +126,7 @@ type Server struct {
 
 	cacheMu sync.RWMutex
 	cache   map[digest]string // transcript by body identity
+	refs    map[[20]byte]bool // speech: references seen, by sha1 of the ref_audio string (speech.go)
 
 	logMu sync.Mutex
 

@@ -51,9 +51,12 @@
 // 400s: an empty input, a ref_audio that is not http(s)://, data: or
 // file://, a reference outside 1-30 s; vLLM-Omni's SSE speech stream
 // (stream:true without stream_format) is not simulated (400, said so),
-// nor are mp3/flac/opus bodies, a reference cache, silence injection, or
+// nor are mp3/flac/opus bodies, silence injection, or
 // the speech metrics families; StreamFailRate and StreamCutRate abort a
-// raw stream halfway, with no in-band marker, as vLLM-Omni's does. The speech endpoint is the
+// raw stream halfway, with no in-band marker, as vLLM-Omni's does. With
+// Cache, a ref_audio string seen before (by sha1, vLLM-Omni's key) takes
+// half BaseLatency less: a reference cache the tts task's 1-LSB variants
+// defeat and the cache probe's identical repeats hit. The speech endpoint is the
 // same server's, so /v1/models names the simulator for it too.
 //
 // # The simulator names itself

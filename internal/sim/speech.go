@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -122,7 +123,9 @@ func parseRef(ref string) (float64, error) {
 // Service time is BaseLatency plus PerAudioSecond per second produced;
 // admission, shedding and FailRate are the transcription endpoint's;
 // StreamFailRate and StreamCutRate abort a raw stream halfway (no
-// in-band marker, as vLLM-Omni's).
+// in-band marker, as vLLM-Omni's). With Cache, a ref_audio string seen
+// before (sha1, as vLLM-Omni's reference cache keys it) takes half the
+// base latency less.
 func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	n := s.seq.Add(1)
@@ -152,10 +155,23 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, http.StatusBadRequest, "the simulator does not produce vLLM-Omni's SSE speech stream: send stream_format \"audio\"")
 		return
 	}
+	refHit := false
 	if req.RefAudio != "" {
 		if _, err := parseRef(req.RefAudio); err != nil {
 			s.fail(w, http.StatusBadRequest, err.Error())
 			return
+		}
+		if s.cfg.Cache {
+			// vLLM-Omni's decoded-reference LRU is keyed by sha1 of the
+			// ref_audio string (serving_speech.py _resolve_ref_audio@d6240742):
+			// an identical reference skips its decoding and encoding.
+			k := sha1.Sum([]byte(req.RefAudio))
+			s.cacheMu.Lock()
+			if s.refs == nil {
+				s.refs = map[[20]byte]bool{}
+			}
+			refHit, s.refs[k] = s.refs[k], true
+			s.cacheMu.Unlock()
 		}
 	}
 	queued, err := s.admission.admit(r.Context())
@@ -179,6 +195,9 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	}
 	seconds := float64(len(samples)) / SpeechRate
 	service := s.cfg.BaseLatency + time.Duration(seconds*float64(s.cfg.PerAudioSecond))
+	if refHit {
+		service -= s.cfg.BaseLatency / 2 // the simulator's choice: half the base latency is the reference's
+	}
 	if s.cfg.FailRate > 0 && s.draw(n) < s.cfg.FailRate {
 		if sleepUntil(r, begin.Add(service)) {
 			s.fail(w, http.StatusInternalServerError, "Internal server error (simulated failure).")

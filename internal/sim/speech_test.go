@@ -89,6 +89,27 @@ func TestSpeech(t *testing.T) {
 		t.Fatalf("cut stream: %q, %v; want stream_truncated", out, err)
 	}
 
+	// With Cache, an identical reference is answered faster; a variant
+	// (one byte of the WAV changed) is not.
+	_, cached := newTestServer(t, Config{Persona: PersonaVLLMOmni, Cache: true, BaseLatency: 300 * time.Millisecond})
+	wav := makeWAV(t, 16000, 1.5, 5)
+	took := func(wav []byte) time.Duration {
+		t0 := time.Now()
+		resp := postSpeech(t, cached.URL, map[string]any{"input": "x y z", "ref_audio": "data:audio/wav;base64," + base64.StdEncoding.EncodeToString(wav)})
+		io.ReadAll(resp.Body)
+		if resp.StatusCode != 200 {
+			t.Fatalf("cache: %d", resp.StatusCode)
+		}
+		return time.Since(t0)
+	}
+	took(wav)
+	hit := took(wav)
+	wav[len(wav)-1] ^= 1
+	miss := took(wav)
+	if hit >= 250*time.Millisecond || miss < 300*time.Millisecond {
+		t.Errorf("reference cache: identical %v (want < 250ms), variant %v (want >= 300ms)", hit, miss)
+	}
+
 	_, vl := newTestServer(t, Config{Persona: PersonaVLLM})
 	if resp := postSpeech(t, vl.URL, map[string]any{"input": "x"}); resp.StatusCode != 404 {
 		t.Errorf("vllm persona: /v1/audio/speech %d, want 404", resp.StatusCode)
