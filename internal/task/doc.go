@@ -66,7 +66,7 @@
 //     keep as text (for TTS, whatever Quality needs: e.g. the audio's
 //     length and SHA-256, or its transcript if the task transcribes it;
 //     records do not keep raw audio).
-//   - Score: the success rule on that output (TTS: non-empty audio) and
+//   - Score: the success rule on that output (tts.go: decodable audio of at least MinSeconds with speech energy, TTSSuccessRule) and
 //     the schemas.Err* class of a failure; SuccessRule its name, which
 //     run.json records and verify and replay hold the run to.
 //   - IsStream: which 200 answers to a stream request are streams read
