@@ -169,7 +169,7 @@ func checkSuccesses(c *Check, ev *evidence) {
 		case good == 0:
 			c.warnf(k.file(), "none of the %d measured requests succeeded: the step has no figures (claims count successes only)", n)
 		case float64(good) < 0.5*float64(n):
-			c.warnf(k.file(), "only %d of %d measured requests succeeded, fewer than half: the figures describe the survivors, not the load (claims count successes only)", good, n)
+			c.warnKindf(KindSurvivors, k.file(), "only %d of %d measured requests succeeded, fewer than half: the figures describe the survivors, not the load (claims count successes only)", good, n)
 		case float64(good) < MinSuccessShare*float64(n):
 			c.warnf(k.file(), "%d of %d measured requests failed (%.1f %%): claims count successes only", n-good, n, 100*float64(n-good)/float64(n))
 		}

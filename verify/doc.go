@@ -20,13 +20,14 @@
 //	             records (each line), telemetry JSONL, and every JSON document whose
 //	             "schema" is benchseal.<name>/v1; the signed predicate
 //	5 variants   through the run's task (internal/task.ForRun: its Input,
-//	             Positions and Seconds; ASR's below): each record's
+//	             Positions, Seconds and RecordSeconds; ASR's below): each record's
 //	             sample_index is perturb.Plan{Seed: run.seed}.Index(clip
 //	             sha256, samples, variant); flipping it re-derives the recorded
 //	             input_sha256 and byte_offset from the clip; variant numbers of a
 //	             clip and input hashes are distinct across the run; each
 //	             clip's seconds are its frames over its sample rate (as the
-//	             WAV says) and each record's audio_seconds its clip's, since
+//	             WAV says) and each record's audio_seconds its clip's (tts:
+//	             the produced seconds its recorded output says), since
 //	             RTFx sums them; and the schedule (internal/bench, "Protocol"):
 //	             seq i of a step's phase sends clip i mod the corpus, and each
 //	             clip's variants are numbered over the whole run in schedule

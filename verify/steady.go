@@ -13,6 +13,11 @@ import (
 // drain, not of C requests in flight.
 const KindNotSteady Kind = "not-steady-state"
 
+// KindSurvivors: fewer than half of a step's measured requests succeeded
+// (check 7, WARN): its figures are those of the requests that survived
+// the load, not of the load.
+const KindSurvivors Kind = "survivors"
+
 // checkSteady (check 7) recomputes from the records the step's mean in
 // flight (Σ latency / window, Little's law) and the share of its window
 // with all C workers busy (claims.SteadyState, the figures claims.json

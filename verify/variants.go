@@ -291,8 +291,9 @@ func queueVariant(c *Check, plan perturb.Plan, tk task.Task, cd *clipData, ref r
 // checkSeconds checks the audio durations RTFx is computed from (claims
 // sum the records' audio_seconds): each clip's seconds must be its frames
 // over its sample rate, as the runner computes it, and each record's
-// audio_seconds its clip's: the seconds the task's RTFx counts
-// (internal/task's Seconds of the run's task). Without
+// audio_seconds the seconds the task's RTFx counts (internal/task's
+// RecordSeconds of the run's task: ASR's the clip's, TTS's the audio its
+// recorded output says was produced). Without
 // it, records claiming longer audio would inflate RTFx and still
 // recompute to the same claims.
 func checkSeconds(c *Check, ev *evidence, tk task.Task, order []*clipData, clips map[string]*clipData) {
@@ -311,9 +312,16 @@ func checkSeconds(c *Check, ev *evidence, tk task.Task, order []*clipData, clips
 			if !ok || cd.clip.SampleRate <= 0 {
 				continue // reported with the variants
 			}
-			if want := tk.Seconds(cd.clip.Frames, cd.clip.SampleRate); r.Seconds != want {
+			in := tk.Seconds(cd.clip.Frames, cd.clip.SampleRate)
+			want := tk.RecordSeconds(in, r.Text) // ASR: the clip's; TTS: the audio its output says was produced
+			switch {
+			case r.Seconds == want:
+			case want == in:
 				c.add(Finding{Status: Fail, Path: f, Line: i + 1, Reason: fmt.Sprintf("audio_seconds %v, but clip %s is %v s (%d frames at %d Hz)",
 					r.Seconds, r.Clip, want, cd.clip.Frames, cd.clip.SampleRate)})
+			default:
+				c.add(Finding{Status: Fail, Path: f, Line: i + 1, Reason: fmt.Sprintf("audio_seconds %v, but the output the record keeps is %v s of audio (task %s)",
+					r.Seconds, want, tk.Name())})
 			}
 		}
 	}

@@ -174,6 +174,9 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 			return err
 		}
 	}
+	if f.task != "" && f.task != task.DefaultName && !cmd.Flags().Changed("response-format") {
+		f.format = "" // the default json is ASR's: another task's server picks its own
+	}
 	plan, err := buildPlan(e, f)
 	if err != nil {
 		return err
@@ -340,8 +343,10 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	if f.requests != "" && f.passes != 0 {
 		return p, usageErrorf("give --requests or --passes, not both")
 	}
-	if err := checkResponseFormat(f.format); err != nil {
-		return p, err
+	if tk == task.ASR {
+		if err := checkResponseFormat(f.format); err != nil {
+			return p, err
+		}
 	}
 	targets, err := bench.Targets(trimV1(e, f.targets), f.models, f.forms, f.language, f.format)
 	if err != nil {

@@ -441,8 +441,13 @@ func (v *view) findings(r *verify.Report, fairness bool) [][]span {
 				said++ // in bold under the title
 				continue
 			}
-			if f.Kind == verify.KindClientSaturated {
-				said++ // the client caveat says it (clientCaveats)
+			if f.Kind == verify.KindClientSaturated || f.Kind == verify.KindSurvivors || (f.Kind == verify.KindNotSteady && v.steadyKnown()) {
+				// Said by the report's own caveats, from the same figures:
+				// the client's (clientCaveats), the failures' (Errors: a
+				// step under half successes fails more than 1 %), steady
+				// state's (steadyCaveats, from claims.json, which verify
+				// recomputes).
+				said++
 				continue
 			}
 			if shown == 6 {
@@ -638,6 +643,24 @@ func (v *view) clientCaveats() [][]span {
 		return nil
 	}
 	return [][]span{{b(v.tr("Client host saturated:")), t(" " + v.tr("the client host was saturated (%s): latencies include client-side queueing; run the client on its own host.", strings.Join(facts, "; ")))}}
+}
+
+// steadyKnown says whether claims.json carries every repeat's steady-state
+// figures, so that steadyCaveats names each level verify's check 7 finds
+// short of steady state.
+func (v *view) steadyKnown() bool {
+	for _, c := range v.levels {
+		for _, tg := range v.targets {
+			if l := v.lookup(tg, c); l != nil {
+				for i := range l.Repeats {
+					if _, known := claims.Steady(l.Repeats[i], c); !known {
+						return false
+					}
+				}
+			}
+		}
+	}
+	return true
 }
 
 // steadyCaveats name the levels whose repeats never reached steady state

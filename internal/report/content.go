@@ -243,6 +243,15 @@ func (v *view) metric() string {
 	return tk.Metric(sc)
 }
 
+// rtfxCaption is the RTFx table's caption: seconds of audio transcribed
+// (ASR), or produced (tts, whose records count the audio produced).
+func (v *view) rtfxCaption(rep string) string {
+	if v.in.Run.Protocol.SuccessRule == task.TTSSuccessRule {
+		return v.tr("RTFx, seconds of audio produced per second of wall time: median [min–max] over %s; (N %% failed) where requests failed.", rep)
+	}
+	return v.tr("RTFx, seconds of audio transcribed per second of wall time: median [min–max] over %s; (N %% failed) where requests failed.", rep)
+}
+
 // build lays out the whole report: a failed verification first, then the
 // title, the loud warnings, the conclusion and the caveats, so that the
 // first screen says who is faster where, by how much, how sure, and what
@@ -480,7 +489,14 @@ func (v *view) summary() []span {
 	if p.Stream {
 		s = append(s, t(v.tr("; streamed responses")))
 	}
-	s = append(s, t(v.tr("; success is HTTP 200 with non-empty text. ")))
+	switch p.SuccessRule {
+	case "", schemas.SuccessRule:
+		s = append(s, t(v.tr("; success is HTTP 200 with non-empty text. ")))
+	case task.TTSSuccessRule:
+		s = append(s, t(v.tr("; success is HTTP 200 with decodable audio of at least 0.3 s whose RMS is at least -50 dBFS. ")))
+	default: // another task's rule, by the name run.json records
+		s = append(s, t(v.tr("; success is the %s task's rule ", task.NameOf(&v.in.Run))), c(p.SuccessRule), t(". "))
+	}
 	if p.Perturb {
 		s = append(s, v.cacheProof()...)
 	} else {
@@ -578,7 +594,7 @@ func (v *view) performance() []block {
 		heading{2, v.tr("Real-time factor")},
 		v.fig(RTFx),
 		table{
-			caption: v.tr("RTFx, seconds of audio transcribed per second of wall time: median [min–max] over %s; (N %% failed) where requests failed.", rep),
+			caption: v.rtfxCaption(rep),
 			header:  v.byTargetHeader(), right: allRight(n),
 			rows: v.levelsRows(func(l *schemas.LevelClaims) string {
 				return v.measured(l, spreadX(deref(l.Median.RTFx), deref(l.Min.RTFx), deref(l.Max.RTFx)))
@@ -719,6 +735,9 @@ func (v *view) accuracy() []block {
 				any = true
 			}
 		}
+	}
+	if !any && task.NameOf(&v.in.Run) == task.TTS.Name() {
+		return append(out, para{spans: []span{t(v.tr("No quality metric: the tts task does not transcribe the audio it produced yet (no ASR round trip), so no accuracy was computed."))}})
 	}
 	if !any {
 		return append(out, para{spans: []span{t(v.tr("No references: the corpus has no reference transcripts, so %s was not computed.", unit))}})

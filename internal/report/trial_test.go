@@ -498,3 +498,48 @@ func TestAdviceOncePerEngine(t *testing.T) {
 		t.Errorf("vLLM's advice said %d times, want once", n)
 	}
 }
+
+// A step verify finds short of steady state, or with fewer than half of
+// its requests successful, is said once: by the report's own caveat from
+// the same figures, not again as a protocol finding; verify's words stand
+// where claims.json does not carry the figures.
+func TestStepFindingsSaidOnce(t *testing.T) {
+	in := fixture()
+	for ti := range in.Claims.Targets {
+		for li := range in.Claims.Targets[ti].Levels {
+			l := &in.Claims.Targets[ti].Levels[li]
+			for ri := range l.Repeats {
+				m := &l.Repeats[ri]
+				mean := 0.95 * float64(l.Concurrency)
+				if l.Concurrency == 4 {
+					mean = 2.0
+				}
+				m.MeanInFlight, m.FullConcurrencyShare = ptr(mean), ptr(0.95)
+			}
+		}
+	}
+	in.Verify = fixtureVerify()
+	p := &in.Verify.Checks[6]
+	p.Status = verify.Warn
+	p.Findings = []verify.Finding{
+		{Status: verify.Warn, Kind: verify.KindNotSteady, Path: "records/a/c4-r1.jsonl", Reason: "not at steady state at concurrency 4: mean 2.0 of 4 in flight"},
+		{Status: verify.Warn, Kind: verify.KindSurvivors, Path: "records/a/c4-r1.jsonl", Reason: "only 3 of 8 measured requests succeeded, fewer than half"},
+	}
+	c := caveatsOf(mdOf(t, in))
+	if strings.Count(c, "**Not at steady state:**") != 1 || strings.Contains(c, "Protocol:") {
+		t.Errorf("not said once, by the report's caveats:\n%s", c)
+	}
+	// Without the figures in claims.json, verify's finding is the only
+	// one to say it.
+	for ti := range in.Claims.Targets {
+		for li := range in.Claims.Targets[ti].Levels {
+			for ri := range in.Claims.Targets[ti].Levels[li].Repeats {
+				in.Claims.Targets[ti].Levels[li].Repeats[ri].MeanInFlight = nil
+			}
+		}
+	}
+	c = caveatsOf(mdOf(t, in))
+	if !strings.Contains(c, "**Protocol:** records/a/c4-r1.jsonl: not at steady state") || !strings.Contains(c, "**Steady state not checked:**") {
+		t.Errorf("verify's steady-state finding not shown where claims carry no figures:\n%s", c)
+	}
+}

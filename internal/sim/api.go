@@ -126,6 +126,7 @@ type Server struct {
 
 	cacheMu sync.RWMutex
 	cache   map[digest]string // transcript by body identity
+	refs    map[[20]byte]bool // speech: references seen, by sha1 of the ref_audio string (speech.go)
 
 	logMu sync.Mutex
 
@@ -243,6 +244,9 @@ func (s *Server) routes() {
 	m := http.NewServeMux()
 	p := s.p()
 	m.HandleFunc("POST /v1/audio/transcriptions", s.ready(s.transcribe))
+	if p.speech {
+		m.HandleFunc("POST /v1/audio/speech", s.ready(s.speech))
+	}
 	m.HandleFunc("GET /health", s.ready(func(w http.ResponseWriter, r *http.Request) {
 		if p.eng.Health.JSON {
 			writeJSON(w, http.StatusOK, s.sglangOmniHealth())

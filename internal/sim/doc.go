@@ -37,6 +37,28 @@
 // /server_info, /get_server_info or /get_model_info (its knobs are launch
 // arguments). Unknown paths are FastAPI's 404 {"detail":"Not Found"}.
 //
+// # Speech (speech.go)
+//
+// The vllm-omni persona also serves POST /v1/audio/speech in vLLM-Omni's
+// shapes (serving_speech.py@d6240742): a JSON body {model, input, voice,
+// response_format wav|pcm, stream, stream_format, ref_audio, ref_text}
+// answered with a WAV (audio/wav) or raw s16le (audio/pcm, no rate
+// header), or, with stream_format "audio", a raw stream whose headers go
+// out before the audio, which follows in 0.2 s chunks over the service
+// time (BaseLatency + PerAudioSecond per second produced). The voice is
+// Speech: a tone at 24 kHz whose pitch follows the text's SHA-256 and
+// whose duration is SpeechSecondsPerChar per character; not speech. Its
+// 400s: an empty input, a ref_audio that is not http(s)://, data: or
+// file://, a reference outside 1-30 s; vLLM-Omni's SSE speech stream
+// (stream:true without stream_format) is not simulated (400, said so),
+// nor are mp3/flac/opus bodies, silence injection, or
+// the speech metrics families; StreamFailRate and StreamCutRate abort a
+// raw stream halfway, with no in-band marker, as vLLM-Omni's does. With
+// Cache, a ref_audio string seen before (by sha1, vLLM-Omni's key) takes
+// half BaseLatency less: a reference cache the tts task's 1-LSB variants
+// defeat and the cache probe's identical repeats hit. The speech endpoint is the
+// same server's, so /v1/models names the simulator for it too.
+//
 // # The simulator names itself
 //
 // GET /v1/models carries one field no engine sends, at its top level:

@@ -61,13 +61,14 @@ type Clip struct {
 	Text     string // reference transcript, "" if none
 	Language string
 	Speak    string // the text to speak (SeedTTS meta.lst's target text), "" if none
+	Voice    string // the voice to speak it in (a tts text corpus's), "" if none
 	WAV      *perturb.WAV
 	SHA256   [32]byte
 }
 
 // Item is what the task's envelope may say of the clip.
 func (c *Clip) Item() Item {
-	return Item{ID: c.ID, Text: c.Text, Language: c.Language, Speak: c.Speak}
+	return Item{ID: c.ID, Text: c.Text, Language: c.Language, Speak: c.Speak, Voice: c.Voice}
 }
 
 // CorpusError says which corpus file (and line) is wrong and why.

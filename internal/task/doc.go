@@ -12,7 +12,16 @@
 //
 // ASR, the OpenAI audio transcription request (POST
 // /v1/audio/transcriptions, multipart/form-data with the clip as "file"),
-// is the first implementation.
+// is the first implementation. TTS (tts.go, tts_audio.go) is the
+// second: POST /v1/audio/speech with a JSON body whose ref_audio is the
+// reference clip as a data:audio/wav;base64, URL (WAVBase64: every
+// request sends its own 1-LSB variant); its text corpus is LoadTextCorpus
+// (JSONL, SeedTTS meta.lst, plain text), of which only items with a
+// reference clip are measured (an item without one has nothing to
+// perturb, and is refused naming its line); its output is the produced
+// audio's facts (Audio, as JSON in the record's text), its rule
+// TTSSuccessRule (classes silent, undecodable, too_short), its seconds
+// the produced audio's, and it has no quality metric yet.
 //
 // # The registry and run.json
 //
@@ -57,7 +66,7 @@
 //     keep as text (for TTS, whatever Quality needs: e.g. the audio's
 //     length and SHA-256, or its transcript if the task transcribes it;
 //     records do not keep raw audio).
-//   - Score: the success rule on that output (TTS: non-empty audio) and
+//   - Score: the success rule on that output (tts.go: decodable audio of at least MinSeconds with speech energy, TTSSuccessRule) and
 //     the schemas.Err* class of a failure; SuccessRule its name, which
 //     run.json records and verify and replay hold the run to.
 //   - IsStream: which 200 answers to a stream request are streams read

@@ -15,7 +15,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/bench"
+	"github.com/benchseal/benchseal/internal/report"
+	"github.com/benchseal/benchseal/internal/session"
 	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/perturb"
@@ -160,6 +163,47 @@ func TestSecondTaskEndToEnd(t *testing.T) {
 		if c := rep.Check(id); c.Status != verify.Pass {
 			t.Errorf("check %d %s: %s %s %v", id, c.Name, c.Status, c.Summary, c.Findings)
 		}
+	}
+
+	// Sealed, the bundle verifies as a whole and its report names the
+	// task's metric: seal, verify and report ask the task as run.json
+	// names it, with nothing of the echo task outside this file.
+	signer, err := bundle.NewEphemeralSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "echo.tar.zst")
+	if _, err := session.Seal(context.Background(), dir, file, signer, bundle.SealOptions{Sealer: schemas.Sealer{Name: "benchseal", Version: "v0.0.0-test"}}, false); err != nil {
+		t.Fatalf("seal: %v", err)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err = verify.Bundle(context.Background(), f, verify.Options{})
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Checks {
+		if c.Status == verify.Fail {
+			t.Errorf("sealed echo run: check %d %s FAILs: %s %v", c.ID, c.Name, c.Summary, c.Findings)
+		}
+	}
+	src, err := verify.Open(context.Background(), file, verify.OpenOptions{Keep: report.Keeps, Optional: schemas.IsProbesBefore, Unsigned: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := report.FromDocs(src.Docs, func(name string, err error) { t.Errorf("report skipped %s: %v", name, err) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md strings.Builder
+	if err := report.Markdown(&md, in); err != nil {
+		t.Fatal(err)
+	}
+	if r := md.String(); !strings.Contains(r, "## Accuracy (mismatch)") || !strings.Contains(r, "success is the echo-test task's rule `http_200_text_ok`") || strings.Contains(r, "WER") {
+		t.Errorf("the echo run's report does not name its metric (mismatch) and its success rule, or names WER:\n%s", r)
 	}
 
 	// The same run with its task name changed to one nobody registered

@@ -12,7 +12,7 @@ func TestRegistry(t *testing.T) {
 		t.Fatalf("Lookup(asr) = %v, %v", got, err)
 	}
 	var ue *UnknownError
-	for _, name := range []string{"", "tts", "ASR"} {
+	for _, name := range []string{"", "no-such-task", "ASR"} {
 		if got, err := Lookup(name); !errors.As(err, &ue) || got != nil {
 			t.Errorf("Lookup(%q) = %v, %v; want an *UnknownError, never ASR", name, got, err)
 		}
@@ -22,15 +22,15 @@ func TestRegistry(t *testing.T) {
 	if got, err := ForRun(&schemas.Run{}); err != nil || got != ASR {
 		t.Errorf("ForRun(no task) = %v, %v; want ASR", got, err)
 	}
-	if _, err := ForRun(&schemas.Run{Protocol: schemas.Protocol{Task: "tts"}}); !errors.As(err, &ue) || ue.Name != "tts" {
-		t.Errorf("ForRun(tts) error = %v; want an *UnknownError naming tts", err)
+	if _, err := ForRun(&schemas.Run{Protocol: schemas.Protocol{Task: "no-such-task"}}); !errors.As(err, &ue) || ue.Name != "no-such-task" {
+		t.Errorf("ForRun(no-such-task) error = %v; want an *UnknownError naming it", err)
 	}
 	// Named is the one default: "" (no --task) is DefaultName, ASR.
 	if got, err := Named(""); err != nil || got != ASR || DefaultName != ASR.Name() {
 		t.Errorf("Named(\"\") = %v, %v; want ASR", got, err)
 	}
-	if _, err := Named("tts"); !errors.As(err, &ue) {
-		t.Errorf("Named(tts) = %v; want an *UnknownError", err)
+	if _, err := Named("no-such-task"); !errors.As(err, &ue) {
+		t.Errorf("Named(no-such-task) = %v; want an *UnknownError", err)
 	}
 	defer func() {
 		if recover() == nil {

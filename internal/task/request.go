@@ -23,6 +23,7 @@ type Item struct {
 	Text     string // the reference (ASR: the transcript), "" if none
 	Language string
 	Speak    string // the text a speech request speaks (SeedTTS meta.lst's fourth field), "" if none
+	Voice    string // the voice a speech request asks for, "" if none
 }
 
 // Enveloper builds a target's request envelopes.
