@@ -434,6 +434,9 @@ type kind struct {
 	// extracted (when set): the sealed bundle is unpacked into a folder,
 	// as tar --zstd -xf does, edited by it, and verified there (verify.Dir).
 	extracted func(tb testing.TB, dir string)
+	// base (when set) is the run directory the kind doctors and seals in
+	// place of the corpus's base run (the open-loop kinds: openRun).
+	base func(tb testing.TB) string
 }
 
 func corpusKinds() []kind {
@@ -1265,7 +1268,11 @@ func TestCorpus(t *testing.T) {
 			t.Run(k.name, func(t *testing.T) {
 				t.Parallel()
 				dir := filepath.Join(t.TempDir(), "run")
-				copyDir(t, base, dir)
+				if k.base != nil {
+					copyDir(t, k.base(t), dir)
+				} else {
+					copyDir(t, base, dir)
+				}
 				if k.doctor != nil {
 					k.doctor(t, dir)
 				}
