@@ -347,37 +347,84 @@ func checkOutcome(c *Check, f string, line int, rule task.Rule, r schemas.Record
 // closed loop (checkOpenSchedule): its workers are its slots, never more of
 // them in flight, each one request at a time.
 func checkStep(c *Check, f string, recs []schemas.Record, rule task.Rule, target string, conc, repeat, warmup, requests, retries int, complete bool, open *openStep) (first, last int64) {
-	first, last = -1, 0
 	slots := conc
 	if open != nil {
 		slots = open.workers(warmup, requests)
 	}
-	warm, meas := 0, 0
-	var retried []schemas.Record // warm-ups sent again, seqs past the measured ones
-	var warmEnd, measStart int64 = -1, -1
-	seqs := make(map[int]bool, len(recs))
-	byWorker := map[int][]schemas.Record{}
+	t := tallyStep(c, f, recs, rule, target, conc, repeat, warmup, requests, slots, open)
+	for s := range t.seqs {
+		if s < 0 || s >= warmup+requests+len(t.retried) {
+			c.failf(f, nil, "seq %d outside 0..%d", s, warmup+requests+len(t.retried)-1)
+			break
+		}
+	}
+	checkRetries(c, f, recs, t.retried, warmup, requests, retries)
+	count := func(what string, got, want int) {
+		switch {
+		case got == want:
+		case got < want && !complete:
+			c.warnf(f, "%d %s of %d (the run stopped early)", got, what, want)
+		default:
+			c.failf(f, nil, "%d %s, the protocol says %d", got, what, want)
+		}
+	}
+	count("warm-up requests", t.warm, warmup)
+	count("measured requests", t.meas, requests)
+	if t.warmEnd >= 0 && t.measStart >= 0 && t.measStart < t.warmEnd {
+		c.failf(f, nil, "a measured request started (%d ns) before the warm-ups ended (%d ns)", t.measStart, t.warmEnd)
+	}
+	checkWorkersSerial(c, f, t.byWorker)
+	planned := plannedOf(recs, t.retried, warmup, requests)
+	if open != nil {
+		if peak := claims.PeakInFlight(planned); open.proto.MaxConcurrency > 0 && peak > open.proto.MaxConcurrency {
+			c.failf(f, nil, "peak in-flight %d, more than the max_concurrency %d run.json declares", peak, open.proto.MaxConcurrency)
+		}
+		checkOpenSchedule(c, f, open, repeat, warmup, requests, planned)
+		return t.first, t.last
+	}
+	checkInFlight(c, f, planned, conc, complete)
+	checkClosedLoop(c, f, planned, conc, complete)
+	checkSteady(c, f, planned, conc)
+	return t.first, t.last
+}
+
+// stepTally is what one pass over a step's records gathers for
+// checkStep's checks across them.
+type stepTally struct {
+	first, last        int64            // the step's first start (-1: no records) and last end
+	warm, meas         int              // planned warm-ups and measured requests
+	retried            []schemas.Record // warm-ups sent again, seqs past the measured ones
+	warmEnd, measStart int64            // -1 when the step has none
+	seqs               map[int]bool
+	byWorker           map[int][]schemas.Record
+}
+
+// tallyStep checks each record of a step on its own (its step, a seq
+// seen once, its phase, its timestamps, its outcome, a worker among the
+// step's slots) and tallies what the checks across records need.
+func tallyStep(c *Check, f string, recs []schemas.Record, rule task.Rule, target string, conc, repeat, warmup, requests, slots int, open *openStep) *stepTally {
+	t := &stepTally{first: -1, warmEnd: -1, measStart: -1, seqs: make(map[int]bool, len(recs)), byWorker: map[int][]schemas.Record{}}
 	for i, r := range recs {
 		line := i + 1
 		if r.Target != target || r.Concurrency != conc || r.Repeat != repeat {
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("record of %s c=%d repeat %d in the file of %s c=%d repeat %d",
 				r.Target, r.Concurrency, r.Repeat, target, conc, repeat)})
 		}
-		if seqs[r.Seq] {
+		if t.seqs[r.Seq] {
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("seq %d appears twice", r.Seq)})
 		}
-		seqs[r.Seq] = true
+		t.seqs[r.Seq] = true
 		switch {
 		case r.Phase == schemas.PhaseWarmup && warmup > 0 && r.Seq >= warmup+requests:
-			retried = append(retried, r)
-			warmEnd = max(warmEnd, r.EndNs)
+			t.retried = append(t.retried, r)
+			t.warmEnd = max(t.warmEnd, r.EndNs)
 		case r.Phase == schemas.PhaseWarmup:
-			warm++
-			warmEnd = max(warmEnd, r.EndNs)
+			t.warm++
+			t.warmEnd = max(t.warmEnd, r.EndNs)
 		case r.Phase == schemas.PhaseMeasure:
-			meas++
-			if measStart < 0 || r.StartNs < measStart {
-				measStart = r.StartNs
+			t.meas++
+			if t.measStart < 0 || r.StartNs < t.measStart {
+				t.measStart = r.StartNs
 			}
 		default:
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("phase %q", r.Phase)})
@@ -396,33 +443,19 @@ func checkStep(c *Check, f string, recs []schemas.Record, rule task.Rule, target
 			}
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: reason})
 		}
-		byWorker[r.Worker] = append(byWorker[r.Worker], r)
-		if first < 0 || r.StartNs < first {
-			first = r.StartNs
+		t.byWorker[r.Worker] = append(t.byWorker[r.Worker], r)
+		if t.first < 0 || r.StartNs < t.first {
+			t.first = r.StartNs
 		}
-		last = max(last, r.EndNs)
+		t.last = max(t.last, r.EndNs)
 	}
-	for s := range seqs {
-		if s < 0 || s >= warmup+requests+len(retried) {
-			c.failf(f, nil, "seq %d outside 0..%d", s, warmup+requests+len(retried)-1)
-			break
-		}
-	}
-	checkRetries(c, f, recs, retried, warmup, requests, retries)
-	count := func(what string, got, want int) {
-		switch {
-		case got == want:
-		case got < want && !complete:
-			c.warnf(f, "%d %s of %d (the run stopped early)", got, what, want)
-		default:
-			c.failf(f, nil, "%d %s, the protocol says %d", got, what, want)
-		}
-	}
-	count("warm-up requests", warm, warmup)
-	count("measured requests", meas, requests)
-	if warmEnd >= 0 && measStart >= 0 && measStart < warmEnd {
-		c.failf(f, nil, "a measured request started (%d ns) before the warm-ups ended (%d ns)", measStart, warmEnd)
-	}
+	return t
+}
+
+// checkWorkersSerial holds each worker to one request at a time: each of
+// its requests starts after the one before it ended. It says the first
+// overlap of each worker.
+func checkWorkersSerial(c *Check, f string, byWorker map[int][]schemas.Record) {
 	for _, w := range sortedInts(byWorker) {
 		rs := byWorker[w]
 		slices.SortFunc(rs, func(a, b schemas.Record) int { return cmpInt(a.StartNs, b.StartNs) })
@@ -434,28 +467,22 @@ func checkStep(c *Check, f string, recs []schemas.Record, rule task.Rule, target
 			}
 		}
 	}
-	// The retries are sent one at a time after the planned warm-ups: the
-	// closed loop is the planned requests'.
-	planned := recs
-	if len(retried) > 0 {
-		planned = make([]schemas.Record, 0, len(recs)-len(retried))
-		for _, r := range recs {
-			if r.Phase != schemas.PhaseWarmup || r.Seq < warmup+requests {
-				planned = append(planned, r)
-			}
+}
+
+// plannedOf is a step's records less its retried warm-ups: the retries
+// are sent one at a time after the planned warm-ups, so the closed loop
+// is the planned requests'.
+func plannedOf(recs, retried []schemas.Record, warmup, requests int) []schemas.Record {
+	if len(retried) == 0 {
+		return recs
+	}
+	planned := make([]schemas.Record, 0, len(recs)-len(retried))
+	for _, r := range recs {
+		if r.Phase != schemas.PhaseWarmup || r.Seq < warmup+requests {
+			planned = append(planned, r)
 		}
 	}
-	if open != nil {
-		if peak := claims.PeakInFlight(planned); open.proto.MaxConcurrency > 0 && peak > open.proto.MaxConcurrency {
-			c.failf(f, nil, "peak in-flight %d, more than the max_concurrency %d run.json declares", peak, open.proto.MaxConcurrency)
-		}
-		checkOpenSchedule(c, f, open, repeat, warmup, requests, planned)
-		return first, last
-	}
-	checkInFlight(c, f, planned, conc, complete)
-	checkClosedLoop(c, f, planned, conc, complete)
-	checkSteady(c, f, planned, conc)
-	return first, last
+	return planned
 }
 
 // checkRetries holds a step's retried warm-ups to the runner's rule
