@@ -38,43 +38,7 @@ func checkBetweenSteps(c *Check, ev *evidence) {
 	for _, t := range ev.run.Targets {
 		url[t.Name] = strings.TrimRight(t.URL, "/")
 	}
-	type span struct {
-		k           stepKey
-		first, last int64
-		recs        []schemas.Record
-	}
-	byTarget := map[string][]span{}
-	var all []span
-	for _, k := range schedule(ev.run) {
-		recs := ev.records[k.file()]
-		if len(recs) == 0 {
-			continue
-		}
-		sp := span{k: k, first: recs[0].StartNs, last: recs[0].EndNs, recs: recs}
-		for _, r := range recs {
-			sp.first, sp.last = min(sp.first, r.StartNs), max(sp.last, r.EndNs)
-		}
-		byTarget[k.target] = append(byTarget[k.target], sp)
-		all = append(all, sp)
-	}
-	// sent counts the records (all, and HTTP 200 only) sent to u that
-	// started in (from, to).
-	sent := func(u string, from, to int64) (n, n200 int) {
-		for _, sp := range all {
-			if url[sp.k.target] != u || sp.last <= from || sp.first >= to {
-				continue
-			}
-			for _, r := range sp.recs {
-				if r.StartNs > from && r.StartNs < to {
-					n++
-					if r.Status == 200 {
-						n200++
-					}
-				}
-			}
-		}
-		return n, n200
-	}
+	byTarget, all := stepsByTarget(ev)
 	for _, t := range ev.run.Targets {
 		steps := byTarget[t.Name]
 		for i := 0; i+1 < len(steps); i++ {
@@ -85,26 +49,20 @@ func checkBetweenSteps(c *Check, ev *evidence) {
 			if !oka || !okn || erra != nil || errn != nil {
 				continue
 			}
-			n, n200 := sent(url[t.Name], k.last, next.first)
+			n, n200 := sentBetween(all, url, url[t.Name], k.last, next.first)
 			stepN, stepN200 := len(k.recs), 0
 			for _, r := range k.recs {
 				if r.Status == 200 {
 					stepN200++
 				}
 			}
-			type series struct {
-				what            string
-				b, a, nb        float64
-				okB, okA, okNB  bool
-				allowed, inStep int
-			}
-			var ss []series
+			var ss []counterGrowth
 			for _, rc := range engine.RequestCounters {
 				status, allowed, inStep := "", n, stepN
 				if rc.StatusLabel != "" {
 					status, allowed, inStep = "200", n200, stepN200
 				}
-				var x series
+				var x counterGrowth
 				x.what, x.allowed, x.inStep = rc.Name, allowed, inStep
 				x.a, x.okA = after.counterSum(rc.Name, rc.Match, rc.StatusLabel, status)
 				x.nb, x.okNB = nextBefore.counterSum(rc.Name, rc.Match, rc.StatusLabel, status)
@@ -114,7 +72,7 @@ func checkBetweenSteps(c *Check, ev *evidence) {
 				ss = append(ss, x)
 			}
 			for _, f := range engine.StageFamilies {
-				var x series
+				var x counterGrowth
 				x.what, x.allowed, x.inStep = f.Family, n, stepN
 				ha, okA := after.histogram(f.Family, f.Match)
 				hn, okNB := nextBefore.histogram(f.Family, f.Match)
@@ -125,21 +83,86 @@ func checkBetweenSteps(c *Check, ev *evidence) {
 				}
 				ss = append(ss, x)
 			}
-			for _, x := range ss {
-				if !x.okA || !x.okNB || x.nb < x.a {
-					continue
-				}
-				late := 0.0
-				if x.okB && x.a >= x.b {
-					late = max(0, float64(x.inStep)-(x.a-x.b))
-				}
-				if g := x.nb - x.a; g > float64(x.allowed)+late {
-					c.warnKindf(KindScrape, next.k.scrapeFile("before"),
-						"%s: %s grew by %g between the scrape after %s and the one before this step, yet benchseal sent the server %d requests in between (%g of %s's not yet counted): other traffic reached the server, or steps were taken out of the run",
-						next.k, x.what, g, k.k, x.allowed, late, k.k)
-					break
+			warnGrowth(c, k.k, next.k, ss)
+		}
+	}
+}
+
+// stepRecords is one step's records and when they ran: their first start
+// and last end.
+type stepRecords struct {
+	k           stepKey
+	first, last int64
+	recs        []schemas.Record
+}
+
+// stepsByTarget is the steps with records in the order the runner ran
+// them (schedule), by target and all together.
+func stepsByTarget(ev *evidence) (map[string][]stepRecords, []stepRecords) {
+	byTarget := map[string][]stepRecords{}
+	var all []stepRecords
+	for _, k := range schedule(ev.run) {
+		recs := ev.records[k.file()]
+		if len(recs) == 0 {
+			continue
+		}
+		sp := stepRecords{k: k, first: recs[0].StartNs, last: recs[0].EndNs, recs: recs}
+		for _, r := range recs {
+			sp.first, sp.last = min(sp.first, r.StartNs), max(sp.last, r.EndNs)
+		}
+		byTarget[k.target] = append(byTarget[k.target], sp)
+		all = append(all, sp)
+	}
+	return byTarget, all
+}
+
+// sentBetween counts the records of all (all, and HTTP 200 only) sent to
+// u that started in (from, to); url is each target's URL.
+func sentBetween(all []stepRecords, url map[string]string, u string, from, to int64) (n, n200 int) {
+	for _, sp := range all {
+		if url[sp.k.target] != u || sp.last <= from || sp.first >= to {
+			continue
+		}
+		for _, r := range sp.recs {
+			if r.StartNs > from && r.StartNs < to {
+				n++
+				if r.Status == 200 {
+					n200++
 				}
 			}
+		}
+	}
+	return n, n200
+}
+
+// counterGrowth is one server counter across the gap between two steps:
+// its value at the step's scrape before (b), after (a) and the next
+// step's before (nb), each with whether it was found; the requests sent
+// in the gap (allowed) and in the step (inStep).
+type counterGrowth struct {
+	what            string
+	b, a, nb        float64
+	okB, okA, okNB  bool
+	allowed, inStep int
+}
+
+// warnGrowth warns, once, for the first counter of ss that grew between
+// step k's scrape after and next's scrape before by more than the
+// requests sent in between plus k's requests not yet counted after it.
+func warnGrowth(c *Check, k, next stepKey, ss []counterGrowth) {
+	for _, x := range ss {
+		if !x.okA || !x.okNB || x.nb < x.a {
+			continue
+		}
+		late := 0.0
+		if x.okB && x.a >= x.b {
+			late = max(0, float64(x.inStep)-(x.a-x.b))
+		}
+		if g := x.nb - x.a; g > float64(x.allowed)+late {
+			c.warnKindf(KindScrape, next.scrapeFile("before"),
+				"%s: %s grew by %g between the scrape after %s and the one before this step, yet benchseal sent the server %d requests in between (%g of %s's not yet counted): other traffic reached the server, or steps were taken out of the run",
+				next, x.what, g, k, x.allowed, late, k)
+			return
 		}
 	}
 }

@@ -72,36 +72,49 @@ type gapItem struct {
 // StepGapSlack). It returns the largest gap less its scrapes, for the
 // summary, or -1 when nothing was bounded.
 func checkStepGaps(c *Check, ev *evidence, no *notObserved) time.Duration {
+	items := gapItems(ev)
+	worst := time.Duration(-1)
+	untimed := false
+	for j := 1; j < len(items); j++ {
+		prev, it := items[j-1], items[j]
+		if !prev.timed || !it.timed {
+			untimed = true
+			continue
+		}
+		if gap, ok := checkGap(c, prev, it); ok {
+			worst = max(worst, gap)
+		}
+	}
+	switch {
+	case !untimed || len(items) < 2:
+	case len(ev.tel.Steps) == 0:
+		no.add("time between steps (no telemetry/steps.jsonl)")
+	default:
+		no.add("time between steps (not computed by the build that sealed it: telemetry records no scrape times)")
+	}
+	return worst
+}
+
+// gapItems is the steps with records in the order the runner ran them
+// (schedule), then each target's cache probe, with the scrapes the
+// telemetry records around each.
+func gapItems(ev *evidence) []gapItem {
 	var items []gapItem
 	line := map[stepKey]*schemas.StepTelemetry{}
 	for i := range ev.tel.Steps {
 		s := &ev.tel.Steps[i]
 		line[stepKey{s.Target, s.Concurrency, s.Repeat}] = s
 	}
-	span := func(recs []schemas.Record) (int64, int64) {
-		first, last := recs[0].StartNs, recs[0].EndNs
-		for _, r := range recs {
-			first, last = min(first, r.StartNs), max(last, r.EndNs)
-		}
-		return first, last
-	}
 	for _, k := range schedule(ev.run) {
 		recs := ev.records[k.file()]
 		if len(recs) == 0 {
 			continue
 		}
-		it := gapItem{name: k.file(), requests: len(recs)}
-		it.first, it.last = span(recs)
-		if l := line[k]; l != nil && l.Scrapes != nil {
-			it.timed = true
-			if s, ok := l.Scrapes["before"]; ok {
-				it.before = &s
-			}
-			if s, ok := l.Scrapes["after"]; ok {
-				it.after = &s
-			}
+		var scrapes map[string]schemas.ScrapeTime
+		if l := line[k]; l != nil {
+			scrapes = l.Scrapes
 		}
-		items = append(items, it)
+		items = append(items, gapItemOf(k.file(), recs, scrapes))
 	}
 	probe := map[string]*schemas.ProbeTelemetry{}
 	for i := range ev.tel.Probes {
@@ -113,65 +126,69 @@ func checkStepGaps(c *Check, ev *evidence, no *notObserved) time.Duration {
 		if len(recs) == 0 {
 			continue
 		}
-		it := gapItem{name: f, requests: len(recs)}
-		it.first, it.last = span(recs)
-		if l := probe[t.Name]; l != nil && l.Scrapes != nil {
-			it.timed = true
-			if s, ok := l.Scrapes["before"]; ok {
-				it.before = &s
-			}
-			if s, ok := l.Scrapes["after"]; ok {
-				it.after = &s
-			}
+		var scrapes map[string]schemas.ScrapeTime
+		if l := probe[t.Name]; l != nil {
+			scrapes = l.Scrapes
 		}
-		items = append(items, it)
+		items = append(items, gapItemOf(f, recs, scrapes))
 	}
-	worst := time.Duration(-1)
-	untimed := false
-	for j := 1; j < len(items); j++ {
-		prev, it := items[j-1], items[j]
-		if !prev.timed || !it.timed {
-			untimed = true
-			continue
+	return items
+}
+
+// gapItemOf is the gapItem of the records recs (at least one) of the
+// step or probe name, whose telemetry line records scrapes (nil: no
+// scrape times).
+func gapItemOf(name string, recs []schemas.Record, scrapes map[string]schemas.ScrapeTime) gapItem {
+	it := gapItem{name: name, requests: len(recs), first: recs[0].StartNs, last: recs[0].EndNs}
+	for _, r := range recs {
+		it.first, it.last = min(it.first, r.StartNs), max(it.last, r.EndNs)
+	}
+	if scrapes != nil {
+		it.timed = true
+		if s, ok := scrapes["before"]; ok {
+			it.before = &s
 		}
-		if it.first < prev.last {
-			continue // steps out of order: FAILed above
-		}
-		var scrapes int64
-		ordered := true
-		if s := prev.after; s != nil {
-			scrapes += s.DurNs
-			if s.StartNs < prev.last || s.End() > it.first {
-				ordered = false
-			}
-		}
-		if s := it.before; s != nil {
-			scrapes += s.DurNs
-			if s.StartNs < prev.last || s.End() > it.first {
-				ordered = false
-			}
-		}
-		if !ordered {
-			c.failf("telemetry/steps.jsonl", nil, "the scrapes recorded between %s and %s (after %s, before %s) lie outside the %s between the one's last request and the other's first: the recorder takes them there, on the records' clock",
-				prev.name, it.name, scrapeText(prev.after), scrapeText(it.before), ms(it.first-prev.last))
-			continue
-		}
-		gap := it.first - prev.last
-		bound := scrapes + int64(StepGapSlack) + int64(it.requests)*int64(StepGapPerRequest)
-		worst = max(worst, time.Duration(gap-scrapes))
-		if gap > bound {
-			c.warnKindf(KindStepGap, it.name, "%s passed between the last request of %s and the first of %s, while the scrapes recorded in between took %s and the rest of what the runner does between steps at most %s (%s + %s a request): a step taken out of the middle of the run, or the client paused (suspended, swapping)",
-				ms(gap), prev.name, it.name, ms(scrapes), ms(bound-scrapes), StepGapSlack, StepGapPerRequest)
+		if s, ok := scrapes["after"]; ok {
+			it.after = &s
 		}
 	}
-	switch {
-	case !untimed || len(items) < 2:
-	case len(ev.tel.Steps) == 0:
-		no.add("time between steps (no telemetry/steps.jsonl)")
-	default:
-		no.add("time between steps (not computed by the build that sealed it: telemetry records no scrape times)")
+	return it
+}
+
+// checkGap bounds the gap between two timed items, prev then it, by the
+// scrapes recorded between them: it returns the gap less those scrapes,
+// and false when the gap was not bounded (the items are out of order, or
+// the scrapes lie outside the gap).
+func checkGap(c *Check, prev, it gapItem) (time.Duration, bool) {
+	if it.first < prev.last {
+		return 0, false // steps out of order: FAILed above
 	}
-	return worst
+	var scrapes int64
+	ordered := true
+	if s := prev.after; s != nil {
+		scrapes += s.DurNs
+		if s.StartNs < prev.last || s.End() > it.first {
+			ordered = false
+		}
+	}
+	if s := it.before; s != nil {
+		scrapes += s.DurNs
+		if s.StartNs < prev.last || s.End() > it.first {
+			ordered = false
+		}
+	}
+	if !ordered {
+		c.failf("telemetry/steps.jsonl", nil, "the scrapes recorded between %s and %s (after %s, before %s) lie outside the %s between the one's last request and the other's first: the recorder takes them there, on the records' clock",
+			prev.name, it.name, scrapeText(prev.after), scrapeText(it.before), ms(it.first-prev.last))
+		return 0, false
+	}
+	gap := it.first - prev.last
+	bound := scrapes + int64(StepGapSlack) + int64(it.requests)*int64(StepGapPerRequest)
+	if gap > bound {
+		c.warnKindf(KindStepGap, it.name, "%s passed between the last request of %s and the first of %s, while the scrapes recorded in between took %s and the rest of what the runner does between steps at most %s (%s + %s a request): a step taken out of the middle of the run, or the client paused (suspended, swapping)",
+			ms(gap), prev.name, it.name, ms(scrapes), ms(bound-scrapes), StepGapSlack, StepGapPerRequest)
+	}
+	return time.Duration(gap - scrapes), true
 }
 
 func scrapeText(s *schemas.ScrapeTime) string {

@@ -22,19 +22,8 @@ func checkProtocol(rep *Report, ev *evidence) {
 	c := rep.Check(CheckProtocol)
 	run := ev.run
 	p := run.Protocol
-	complete := run.Complete
-	if !complete {
-		why := run.Incomplete
-		if why == "" {
-			why = "no reason given"
-		}
-		if ev.bundle != nil {
-			c.warnKindf(KindIncomplete, "run.json", "THE RUN DID NOT COMPLETE (%s): it was sealed anyway, on request, and its claims cover only what was measured", why)
-		} else {
-			// A run directory was never sealed: seal refuses it without
-			// --allow-incomplete.
-			c.warnKindf(KindIncomplete, "run.json", "THE RUN DID NOT COMPLETE (%s): its claims cover only what was measured (a run directory, not sealed)", why)
-		}
+	if !run.Complete {
+		warnIncomplete(c, ev)
 	}
 	if len(p.Requests) != len(p.Levels) || len(p.Warmup) != len(p.Levels) || p.Repeats < 1 {
 		c.failf("run.json", nil, "protocol is inconsistent: %d levels, %d request counts, %d warm-up counts, %d repeats",
@@ -42,71 +31,12 @@ func checkProtocol(rep *Report, ev *evidence) {
 		c.Summary = "protocol unreadable"
 		return
 	}
-	rule := ruleOf(c, run)
-	type step struct {
-		file        string
-		first, last int64
-	}
-	var sched []step
-	expected := map[string]bool{}
-	missing, steps := 0, 0
-	for i, conc := range p.Levels {
-		for r := 1; r <= p.Repeats; r++ {
-			order := slices.Clone(run.Targets)
-			if p.TargetOrder == "alternate" && r%2 == 0 {
-				slices.Reverse(order)
-			}
-			for _, t := range order {
-				f := stepFile(t.Name, conc, r)
-				expected[f] = true
-				steps++
-				recs, ok := ev.records[f]
-				if !ok {
-					if complete {
-						c.failf(f, nil, "missing: the protocol has %s at c=%d repeat %d", t.Name, conc, r)
-					}
-					missing++
-					continue
-				}
-				var open *openStep
-				if p.Mode == schemas.ModeOpen {
-					open = &openStep{seed: run.Seed, proto: p, level: i}
-				}
-				first, last := checkStep(c, f, recs, rule, t.Name, conc, r, warmupAt(p, i, r), p.Requests[i], p.WarmupRetries, complete, open)
-				if len(recs) > 0 {
-					sched = append(sched, step{f, first, last})
-				}
-			}
-		}
-	}
-	probes := 0
-	for _, t := range run.Targets {
-		expected[schemas.ProbeRecordsPath(t.Name, 1)] = true
-	}
-	for _, f := range ev.recFiles {
-		switch {
-		case !expected[f] && schemas.IsProbeRecords(f):
-			c.failf(f, nil, "not a cache probe of the run: a target's probe is %s", schemas.ProbeRecordsPath("<target>", 1))
-		case schemas.IsProbeRecords(f):
-			probes++
-			last := int64(0)
-			if len(sched) > 0 {
-				last = sched[len(sched)-1].last
-			}
-			checkProbeFile(c, f, ev.records[f], last, p.CacheProbe)
-		case !expected[f]:
-			c.failf(f, nil, "not a step of the protocol in run.json")
-		}
-	}
+	sw := checkSweep(c, ev, ruleOf(c, run))
+	probes := checkRecordFiles(c, ev, sw)
 	checkProbesAsked(c, ev)
-	for j := 1; j < len(sched); j++ {
-		if sched[j].first < sched[j-1].last {
-			c.failf(sched[j].file, nil, "started (%d ns) before %s ended (%d ns): steps must run one after the other, in the declared order",
-				sched[j].first, sched[j-1].file, sched[j-1].last)
-		}
-	}
-	if !complete && missing > 0 {
-		c.warnf("", "%d of %d steps have no records (the run stopped early)", missing, steps)
+	checkStepOrder(c, sw.sched)
+	if !run.Complete && sw.missing > 0 {
+		c.warnf("", "%d of %d steps have no records (the run stopped early)", sw.missing, sw.steps)
 	}
 	var no notObserved
 	checkStepWindows(c, ev, &no)
@@ -116,19 +46,136 @@ func checkProtocol(rep *Report, ev *evidence) {
 	checkAcrossSteps(c, ev)
 	gap := checkStepGaps(c, ev, &no)
 	checkClientSaturation(c, ev, &no)
+	c.Summary = no.summary(c, protocolSummary(c, run, sw.steps, gap, probes))
+}
+
+// warnIncomplete says that run.json records a run that did not complete:
+// its claims cover only what was measured.
+func warnIncomplete(c *Check, ev *evidence) {
+	why := ev.run.Incomplete
+	if why == "" {
+		why = "no reason given"
+	}
+	if ev.bundle != nil {
+		c.warnKindf(KindIncomplete, "run.json", "THE RUN DID NOT COMPLETE (%s): it was sealed anyway, on request, and its claims cover only what was measured", why)
+		return
+	}
+	// A run directory was never sealed: seal refuses it without
+	// --allow-incomplete.
+	c.warnKindf(KindIncomplete, "run.json", "THE RUN DID NOT COMPLETE (%s): its claims cover only what was measured (a run directory, not sealed)", why)
+}
+
+// stepSpan is when one step's records ran: its first start and last end.
+type stepSpan struct {
+	file        string
+	first, last int64
+}
+
+// sweep is what checkSweep found of the protocol's steps: the records
+// files they expect, the spans of those that have records, in the
+// declared order, and how many steps there are and how many have no file.
+type sweep struct {
+	expected       map[string]bool
+	sched          []stepSpan
+	missing, steps int
+}
+
+// checkSweep walks the protocol's steps in the declared order (levels,
+// repeats, then targets, reversed on even repeats under target_order
+// alternate) and checks each step's records file (checkStep). A missing
+// file fails a complete run; an incomplete one is only counted.
+func checkSweep(c *Check, ev *evidence, rule task.Rule) sweep {
+	run := ev.run
+	p := run.Protocol
+	sw := sweep{expected: map[string]bool{}}
+	for i, conc := range p.Levels {
+		for r := 1; r <= p.Repeats; r++ {
+			order := slices.Clone(run.Targets)
+			if p.TargetOrder == "alternate" && r%2 == 0 {
+				slices.Reverse(order)
+			}
+			for _, t := range order {
+				f := stepFile(t.Name, conc, r)
+				sw.expected[f] = true
+				sw.steps++
+				recs, ok := ev.records[f]
+				if !ok {
+					if run.Complete {
+						c.failf(f, nil, "missing: the protocol has %s at c=%d repeat %d", t.Name, conc, r)
+					}
+					sw.missing++
+					continue
+				}
+				var open *openStep
+				if p.Mode == schemas.ModeOpen {
+					open = &openStep{seed: run.Seed, proto: p, level: i}
+				}
+				first, last := checkStep(c, f, recs, rule, t.Name, conc, r, warmupAt(p, i, r), p.Requests[i], p.WarmupRetries, run.Complete, open)
+				if len(recs) > 0 {
+					sw.sched = append(sw.sched, stepSpan{f, first, last})
+				}
+			}
+		}
+	}
+	return sw
+}
+
+// checkRecordFiles holds every records file to the protocol: a step of
+// the sweep, or a target's cache probe (checkProbeFile, after the sweep's
+// last step); it returns how many probe files there are.
+func checkRecordFiles(c *Check, ev *evidence, sw sweep) int {
+	probes := 0
+	for _, t := range ev.run.Targets {
+		sw.expected[schemas.ProbeRecordsPath(t.Name, 1)] = true
+	}
+	for _, f := range ev.recFiles {
+		switch {
+		case !sw.expected[f] && schemas.IsProbeRecords(f):
+			c.failf(f, nil, "not a cache probe of the run: a target's probe is %s", schemas.ProbeRecordsPath("<target>", 1))
+		case schemas.IsProbeRecords(f):
+			probes++
+			last := int64(0)
+			if len(sw.sched) > 0 {
+				last = sw.sched[len(sw.sched)-1].last
+			}
+			checkProbeFile(c, f, ev.records[f], last, ev.run.Protocol.CacheProbe)
+		case !sw.expected[f]:
+			c.failf(f, nil, "not a step of the protocol in run.json")
+		}
+	}
+	return probes
+}
+
+// checkStepOrder holds the steps, in the declared order, to one after the
+// other: each starts after the one before it ended.
+func checkStepOrder(c *Check, sched []stepSpan) {
+	for j := 1; j < len(sched); j++ {
+		if sched[j].first < sched[j-1].last {
+			c.failf(sched[j].file, nil, "started (%d ns) before %s ended (%d ns): steps must run one after the other, in the declared order",
+				sched[j].first, sched[j-1].file, sched[j-1].last)
+		}
+	}
+}
+
+// protocolSummary is check 7's summary before what was not observed is
+// added: what held, the largest gap between steps (gap, negative when
+// not measured) and the cache probes.
+func protocolSummary(c *Check, run *schemas.Run, steps int, gap time.Duration, probes int) string {
+	p := run.Protocol
+	var s string
 	if c.Status == Pass {
-		c.Summary = fmt.Sprintf("%d steps (%d targets × %d levels × %d repeats): counts, warm-ups, %s, timestamps in order",
+		s = fmt.Sprintf("%d steps (%d targets × %d levels × %d repeats): counts, warm-ups, %s, timestamps in order",
 			steps, len(run.Targets), len(p.Levels), p.Repeats, peakHeld(p))
 	} else {
-		c.Summary = fmt.Sprintf("%d steps checked", steps)
+		s = fmt.Sprintf("%d steps checked", steps)
 	}
 	if gap >= 0 && c.Status != Fail && !hasKind(c, KindStepGap) {
-		c.Summary += fmt.Sprintf(", steps back to back (at most %s between two beyond their recorded scrapes; bound %s + %s a request)", ms(int64(gap)), StepGapSlack, StepGapPerRequest)
+		s += fmt.Sprintf(", steps back to back (at most %s between two beyond their recorded scrapes; bound %s + %s a request)", ms(int64(gap)), StepGapSlack, StepGapPerRequest)
 	}
 	if probes > 0 && c.Status != Fail {
-		c.Summary += fmt.Sprintf("; %d cache probe(s) one request at a time after the sweep", probes)
+		s += fmt.Sprintf("; %d cache probe(s) one request at a time after the sweep", probes)
 	}
-	c.Summary = no.summary(c, c.Summary)
+	return s
 }
 
 // checkProbeFile checks one cache probe's records
@@ -300,37 +347,84 @@ func checkOutcome(c *Check, f string, line int, rule task.Rule, r schemas.Record
 // closed loop (checkOpenSchedule): its workers are its slots, never more of
 // them in flight, each one request at a time.
 func checkStep(c *Check, f string, recs []schemas.Record, rule task.Rule, target string, conc, repeat, warmup, requests, retries int, complete bool, open *openStep) (first, last int64) {
-	first, last = -1, 0
 	slots := conc
 	if open != nil {
 		slots = open.workers(warmup, requests)
 	}
-	warm, meas := 0, 0
-	var retried []schemas.Record // warm-ups sent again, seqs past the measured ones
-	var warmEnd, measStart int64 = -1, -1
-	seqs := make(map[int]bool, len(recs))
-	byWorker := map[int][]schemas.Record{}
+	t := tallyStep(c, f, recs, rule, target, conc, repeat, warmup, requests, slots, open)
+	for s := range t.seqs {
+		if s < 0 || s >= warmup+requests+len(t.retried) {
+			c.failf(f, nil, "seq %d outside 0..%d", s, warmup+requests+len(t.retried)-1)
+			break
+		}
+	}
+	checkRetries(c, f, recs, t.retried, warmup, requests, retries)
+	count := func(what string, got, want int) {
+		switch {
+		case got == want:
+		case got < want && !complete:
+			c.warnf(f, "%d %s of %d (the run stopped early)", got, what, want)
+		default:
+			c.failf(f, nil, "%d %s, the protocol says %d", got, what, want)
+		}
+	}
+	count("warm-up requests", t.warm, warmup)
+	count("measured requests", t.meas, requests)
+	if t.warmEnd >= 0 && t.measStart >= 0 && t.measStart < t.warmEnd {
+		c.failf(f, nil, "a measured request started (%d ns) before the warm-ups ended (%d ns)", t.measStart, t.warmEnd)
+	}
+	checkWorkersSerial(c, f, t.byWorker)
+	planned := plannedOf(recs, t.retried, warmup, requests)
+	if open != nil {
+		if peak := claims.PeakInFlight(planned); open.proto.MaxConcurrency > 0 && peak > open.proto.MaxConcurrency {
+			c.failf(f, nil, "peak in-flight %d, more than the max_concurrency %d run.json declares", peak, open.proto.MaxConcurrency)
+		}
+		checkOpenSchedule(c, f, open, repeat, warmup, requests, planned)
+		return t.first, t.last
+	}
+	checkInFlight(c, f, planned, conc, complete)
+	checkClosedLoop(c, f, planned, conc, complete)
+	checkSteady(c, f, planned, conc)
+	return t.first, t.last
+}
+
+// stepTally is what one pass over a step's records gathers for
+// checkStep's checks across them.
+type stepTally struct {
+	first, last        int64            // the step's first start (-1: no records) and last end
+	warm, meas         int              // planned warm-ups and measured requests
+	retried            []schemas.Record // warm-ups sent again, seqs past the measured ones
+	warmEnd, measStart int64            // -1 when the step has none
+	seqs               map[int]bool
+	byWorker           map[int][]schemas.Record
+}
+
+// tallyStep checks each record of a step on its own (its step, a seq
+// seen once, its phase, its timestamps, its outcome, a worker among the
+// step's slots) and tallies what the checks across records need.
+func tallyStep(c *Check, f string, recs []schemas.Record, rule task.Rule, target string, conc, repeat, warmup, requests, slots int, open *openStep) *stepTally {
+	t := &stepTally{first: -1, warmEnd: -1, measStart: -1, seqs: make(map[int]bool, len(recs)), byWorker: map[int][]schemas.Record{}}
 	for i, r := range recs {
 		line := i + 1
 		if r.Target != target || r.Concurrency != conc || r.Repeat != repeat {
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("record of %s c=%d repeat %d in the file of %s c=%d repeat %d",
 				r.Target, r.Concurrency, r.Repeat, target, conc, repeat)})
 		}
-		if seqs[r.Seq] {
+		if t.seqs[r.Seq] {
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("seq %d appears twice", r.Seq)})
 		}
-		seqs[r.Seq] = true
+		t.seqs[r.Seq] = true
 		switch {
 		case r.Phase == schemas.PhaseWarmup && warmup > 0 && r.Seq >= warmup+requests:
-			retried = append(retried, r)
-			warmEnd = max(warmEnd, r.EndNs)
+			t.retried = append(t.retried, r)
+			t.warmEnd = max(t.warmEnd, r.EndNs)
 		case r.Phase == schemas.PhaseWarmup:
-			warm++
-			warmEnd = max(warmEnd, r.EndNs)
+			t.warm++
+			t.warmEnd = max(t.warmEnd, r.EndNs)
 		case r.Phase == schemas.PhaseMeasure:
-			meas++
-			if measStart < 0 || r.StartNs < measStart {
-				measStart = r.StartNs
+			t.meas++
+			if t.measStart < 0 || r.StartNs < t.measStart {
+				t.measStart = r.StartNs
 			}
 		default:
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("phase %q", r.Phase)})
@@ -349,33 +443,19 @@ func checkStep(c *Check, f string, recs []schemas.Record, rule task.Rule, target
 			}
 			c.add(Finding{Status: Fail, Path: f, Line: line, Reason: reason})
 		}
-		byWorker[r.Worker] = append(byWorker[r.Worker], r)
-		if first < 0 || r.StartNs < first {
-			first = r.StartNs
+		t.byWorker[r.Worker] = append(t.byWorker[r.Worker], r)
+		if t.first < 0 || r.StartNs < t.first {
+			t.first = r.StartNs
 		}
-		last = max(last, r.EndNs)
+		t.last = max(t.last, r.EndNs)
 	}
-	for s := range seqs {
-		if s < 0 || s >= warmup+requests+len(retried) {
-			c.failf(f, nil, "seq %d outside 0..%d", s, warmup+requests+len(retried)-1)
-			break
-		}
-	}
-	checkRetries(c, f, recs, retried, warmup, requests, retries)
-	count := func(what string, got, want int) {
-		switch {
-		case got == want:
-		case got < want && !complete:
-			c.warnf(f, "%d %s of %d (the run stopped early)", got, what, want)
-		default:
-			c.failf(f, nil, "%d %s, the protocol says %d", got, what, want)
-		}
-	}
-	count("warm-up requests", warm, warmup)
-	count("measured requests", meas, requests)
-	if warmEnd >= 0 && measStart >= 0 && measStart < warmEnd {
-		c.failf(f, nil, "a measured request started (%d ns) before the warm-ups ended (%d ns)", measStart, warmEnd)
-	}
+	return t
+}
+
+// checkWorkersSerial holds each worker to one request at a time: each of
+// its requests starts after the one before it ended. It says the first
+// overlap of each worker.
+func checkWorkersSerial(c *Check, f string, byWorker map[int][]schemas.Record) {
 	for _, w := range sortedInts(byWorker) {
 		rs := byWorker[w]
 		slices.SortFunc(rs, func(a, b schemas.Record) int { return cmpInt(a.StartNs, b.StartNs) })
@@ -387,28 +467,22 @@ func checkStep(c *Check, f string, recs []schemas.Record, rule task.Rule, target
 			}
 		}
 	}
-	// The retries are sent one at a time after the planned warm-ups: the
-	// closed loop is the planned requests'.
-	planned := recs
-	if len(retried) > 0 {
-		planned = make([]schemas.Record, 0, len(recs)-len(retried))
-		for _, r := range recs {
-			if r.Phase != schemas.PhaseWarmup || r.Seq < warmup+requests {
-				planned = append(planned, r)
-			}
+}
+
+// plannedOf is a step's records less its retried warm-ups: the retries
+// are sent one at a time after the planned warm-ups, so the closed loop
+// is the planned requests'.
+func plannedOf(recs, retried []schemas.Record, warmup, requests int) []schemas.Record {
+	if len(retried) == 0 {
+		return recs
+	}
+	planned := make([]schemas.Record, 0, len(recs)-len(retried))
+	for _, r := range recs {
+		if r.Phase != schemas.PhaseWarmup || r.Seq < warmup+requests {
+			planned = append(planned, r)
 		}
 	}
-	if open != nil {
-		if peak := claims.PeakInFlight(planned); open.proto.MaxConcurrency > 0 && peak > open.proto.MaxConcurrency {
-			c.failf(f, nil, "peak in-flight %d, more than the max_concurrency %d run.json declares", peak, open.proto.MaxConcurrency)
-		}
-		checkOpenSchedule(c, f, open, repeat, warmup, requests, planned)
-		return first, last
-	}
-	checkInFlight(c, f, planned, conc, complete)
-	checkClosedLoop(c, f, planned, conc, complete)
-	checkSteady(c, f, planned, conc)
-	return first, last
+	return planned
 }
 
 // checkRetries holds a step's retried warm-ups to the runner's rule
