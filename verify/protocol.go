@@ -262,6 +262,13 @@ func checkProbesAsked(c *Check, ev *evidence) {
 // that many are ever in flight, so such a level does not measure
 // concurrency C, and the summary names it).
 func peakHeld(p schemas.Protocol) string {
+	if p.Mode == schemas.ModeOpen { // no C: levels are offered rates
+		s := fmt.Sprintf("sends on the schedule re-derived from the seed (none early, none over %s late)", LatenessBound)
+		if p.MaxConcurrency > 0 {
+			s += fmt.Sprintf(", peak in-flight within max_concurrency %d", p.MaxConcurrency)
+		}
+		return s
+	}
 	var fewer []string
 	for i, conc := range p.Levels {
 		if i < len(p.Requests) && p.Requests[i] < conc {
