@@ -174,20 +174,11 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 			s.cacheMu.Unlock()
 		}
 	}
-	queued, err := s.admission.admit(r.Context())
-	if err != nil {
-		if errors.Is(err, errShed) {
-			s.fail(w, s.p().eng.Shedding.Status, s.p().eng.Shedding.Message)
-			return
-		}
-		s.metrics.done(false, timing{}, 0) // the client left while queued
+	begin, ok := s.admit(w, r, start)
+	if !ok {
 		return
 	}
 	defer s.admission.release()
-	begin := start
-	if queued {
-		begin = time.Now()
-	}
 	samples := Speech(req.Input)
 	pcm := make([]byte, 2*len(samples))
 	for i, v := range samples {

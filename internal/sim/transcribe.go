@@ -244,20 +244,11 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 	// Service starts when the request arrived, or when it left the queue:
 	// the time spent reading and hashing the body is part of it, as it is
 	// in a real engine, so latency is what was configured.
-	queued, err := s.admission.admit(r.Context())
-	if err != nil {
-		if errors.Is(err, errShed) {
-			s.fail(w, s.p().eng.Shedding.Status, s.p().eng.Shedding.Message)
-			return
-		}
-		s.metrics.done(false, timing{}, 0) // the client left while queued
+	begin, ok := s.admit(w, r, start)
+	if !ok {
 		return
 	}
 	defer s.admission.release()
-	begin := start
-	if queued {
-		begin = time.Now()
-	}
 
 	a.text = s.recognise(req.file, a.cacheKey)
 	service := s.cfg.BaseLatency + time.Duration(a.seconds*float64(s.cfg.PerAudioSecond))
@@ -287,6 +278,26 @@ func (s *Server) recognise(audio []byte, d digest) string {
 		binary.LittleEndian.PutUint64(key[:], uint64(len(audio)))
 	}
 	return withErrors(text, s.cfg.WordErrorRate, s.cfg.Seed, key)
+}
+
+// admit waits for a running slot (the engine's admission queue): ok with
+// the time service begins (start, or when the request left the queue),
+// the caller then releasing the slot; a shed request answered as the
+// engine sheds, or a client that left while queued counted, !ok.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, start time.Time) (time.Time, bool) {
+	queued, err := s.admission.admit(r.Context())
+	if err != nil {
+		if errors.Is(err, errShed) {
+			s.fail(w, s.p().eng.Shedding.Status, s.p().eng.Shedding.Message)
+		} else {
+			s.metrics.done(false, timing{}, 0) // the client left while queued
+		}
+		return time.Time{}, false
+	}
+	if queued {
+		return time.Now(), true
+	}
+	return start, true
 }
 
 func (s *Server) fail(w http.ResponseWriter, status int, msg string) {
