@@ -177,6 +177,10 @@ type Clip struct {
 	Seconds    float64 `json:"seconds"`
 	Text       string  `json:"text,omitempty"` // reference transcript
 	Language   string  `json:"language,omitempty"`
+	// Speak is the text a speech request speaks (tts: the item's input),
+	// Voice the voice it names; "" when the item has none.
+	Speak string `json:"speak,omitempty"`
+	Voice string `json:"voice,omitempty"`
 }
 
 // RunEvent is something that happened to the run at a time (a server that
