@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
 )
 
 // TestTTSRoundTripEspeakSphinx runs the whole CLI against two real speech
@@ -135,6 +138,51 @@ func TestTTSRoundTripEspeakSphinx(t *testing.T) {
 	stdout.Reset()
 	if code := run([]string{"verify", out}, strings.NewReader(""), &stdout, &stderr); code != 0 {
 		t.Fatalf("verify exit %d:\n%s", code, stdout.String())
+	}
+	doctorRoundTrip(t, out)
+}
+
+// doctorRoundTrip edits copies of the round trip's files of run dir
+// out: each edit must fail verify's check and kind named.
+func doctorRoundTrip(t *testing.T, out string) {
+	path := filepath.Join(out, filepath.FromSlash(schemas.RoundTripPath("espeak")))
+	for _, tc := range []struct {
+		name  string
+		edit  func(h *schemas.Heard)
+		check int
+		kind  verify.Kind
+	}{
+		{"transcript edited", func(h *schemas.Heard) { h.Text = "the quick brown fox jumps over the lazy dog" }, verify.CheckClaims, verify.KindClaim},
+		{"other audio heard", func(h *schemas.Heard) { h.AudioSHA256 = strings.Repeat("0", 64) }, verify.CheckProtocol, verify.KindRoundTrip},
+		{"heard inside the sweep", func(h *schemas.Heard) { h.StartNs = 1 }, verify.CheckProtocol, verify.KindRoundTrip},
+	} {
+		dir := filepath.Join(t.TempDir(), "run")
+		if err := os.CopyFS(dir, os.DirFS(out)); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		var h schemas.Heard
+		json.Unmarshal([]byte(lines[0]), &h)
+		tc.edit(&h)
+		first, _ := json.Marshal(h)
+		lines[0] = string(first)
+		doctored := filepath.Join(dir, filepath.FromSlash(schemas.RoundTripPath("espeak")))
+		if err := os.WriteFile(doctored, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := verify.Dir(context.Background(), dir, verify.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := rep.Check(tc.check)
+		found := slices.ContainsFunc(c.Findings, func(f verify.Finding) bool { return f.Status == verify.Fail && f.Kind == tc.kind })
+		if c.Status != verify.Fail || !found {
+			t.Errorf("%s: check %d %s %s, findings %v: want a FAIL of kind %s", tc.name, tc.check, c.Status, c.Summary, c.Findings, tc.kind)
+		}
 	}
 }
 
