@@ -30,6 +30,9 @@ func TestTTSRoundTripEspeakSphinx(t *testing.T) {
 	testkit.NeedSpeechTools(t, "espeak-ng", "sox", "pocketsphinx_continuous")
 	tts, asr := testkit.EspeakServer(t), testkit.SphinxServer(t)
 	dir := t.TempDir()
+	if d := os.Getenv("RTKEEP_DIR"); d != "" {
+		dir = d
+	}
 	if err := os.WriteFile(filepath.Join(dir, "ref.wav"), testkit.NoiseWAV(1.5, 7), 0o644); err != nil {
 		t.Fatal(err)
 	}
