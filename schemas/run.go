@@ -121,6 +121,11 @@ type Protocol struct {
 	// SLO is the limits goodput counts against (run --slo); absent when
 	// none was given.
 	SLO *SLO `json:"slo,omitempty"`
+
+	// RoundTrip names the ASR server a tts run's produced audio was to
+	// be transcribed by after the sweep (run --asr-target; roundtrip.go);
+	// absent when none was asked for.
+	RoundTrip *RoundTrip `json:"round_trip,omitempty"`
 }
 
 // SLO is the service-level limits of run --slo, in seconds; a nil limit
