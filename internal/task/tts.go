@@ -1,12 +1,10 @@
 package task
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -57,42 +55,6 @@ func (tts) Score(text string) (string, string, string) { return scoreAudio(text)
 // Decode measures a whole 200 answer's audio (decodeAudio).
 func (tts) Decode(_ map[string]string, contentType string, body []byte) (string, string, error) {
 	return decodeAudio(contentType, body).String(), "", nil
-}
-
-// IsStream: a raw PCM answer (audio/pcm: vLLM-Omni's stream_format
-// "audio", SGLang-Omni's stream:true) is read as a stream, its first
-// output the first non-empty PCM bytes. vLLM-Omni's SSE stream
-// (text/event-stream) is not read yet: it is read whole and is
-// undecodable.
-func (tts) IsStream(contentType string) bool { return strings.HasPrefix(contentType, "audio/pcm") }
-
-// DecodeStream reads a raw s16le stream to its end; onText is called at
-// the first non-empty bytes. The stream carries no rate the runner hands
-// the task (SGLang-Omni's X-Sample-Rate header is not passed through
-// yet; vLLM-Omni sends none), so the rate is DefaultPCMRate and the
-// facts say so. A body that breaks off is a *StreamError
-// (stream_truncated), with no output.
-func (tts) DecodeStream(br *bufio.Reader, onText func()) (string, string, error) {
-	var pcm bytes.Buffer
-	buf := make([]byte, 32<<10)
-	first := true
-	for {
-		n, err := br.Read(buf)
-		if n > 0 {
-			if first {
-				onText()
-				first = false
-			}
-			pcm.Write(buf[:n])
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return "", "", &StreamError{schemas.ErrStreamTruncated, "the audio stream broke off: " + err.Error()}
-		}
-	}
-	return pcmFacts("pcm", pcm.Bytes(), DefaultPCMRate, 1, "engine default (raw stream; Qwen3-TTS is 24 kHz)").String(), "", nil
 }
 
 // RecordSeconds is the produced audio's seconds (the output's facts), 0

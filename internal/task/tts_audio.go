@@ -39,6 +39,9 @@ type Audio struct {
 	// alike.
 	SHA256      string `json:"sha256,omitempty"`
 	Undecodable string `json:"undecodable,omitempty"`
+	// Stream is how a streamed answer came: StreamRaw or StreamSSE; ""
+	// for a whole body.
+	Stream string `json:"stream,omitempty"`
 }
 
 // The success rule's thresholds, named in its name (TTSSuccessRule).
