@@ -83,8 +83,20 @@ func (tts) Quality([]schemas.Record, map[string]string, schemas.Scoring) (*float
 	return nil, nil
 }
 
+// The reference clip's bounds: vLLM-Omni answers 400 "Reference audio
+// must be between 1 and 30 seconds" outside them
+// (vllm-project/vllm-omni vllm_omni/entrypoints/openai/serving_speech.py
+// _resolve_ref_audio@d6240742), so LoadCorpus refuses such a clip before
+// measuring rather than measuring a run of 400s.
+const (
+	RefMinSeconds = 1.0
+	RefMaxSeconds = 30.0
+)
+
 // LoadCorpus reads a text corpus (LoadTextCorpus) and opens each item's
-// reference clip: an item without one is refused, naming its line.
+// reference clip: an item without one, a reference that is not a WAV or
+// lasts less than RefMinSeconds or more than RefMaxSeconds, is refused,
+// naming its line and the clip.
 func (tts) LoadCorpus(path string) ([]Clip, error) {
 	items, err := LoadTextCorpus(path)
 	if err != nil {
@@ -100,6 +112,10 @@ func (tts) LoadCorpus(path string) ([]Clip, error) {
 		c, err := readClip(it.RefAudio, it.ID)
 		if err != nil {
 			col.add(&CorpusError{File: path, Line: it.Line, Err: err})
+			continue
+		}
+		if s := c.WAV.Seconds(); s < RefMinSeconds || s > RefMaxSeconds {
+			col.add(&CorpusError{File: path, Line: it.Line, Err: fmt.Errorf("reference clip %s is %.2f s: vLLM-Omni refuses a reference outside %g-%g s", it.RefAudio, s, RefMinSeconds, RefMaxSeconds)})
 			continue
 		}
 		c.Text, c.Speak, c.Language, c.Voice = it.RefText, it.Text, it.Language, it.Voice

@@ -250,6 +250,18 @@ func TestTTSCorpus(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "c.jsonl:2") || !strings.Contains(err.Error(), "nothing to perturb") {
 		t.Fatalf("an item without a reference: %v", err)
 	}
+	// Bad references, each refused naming its line and file, all at once.
+	write("short.wav", string(testkit.NoiseWAV(0.5, 2)))
+	write("long.wav", string(testkit.NoiseWAV(31, 2)))
+	write("ref.mp3", "ID3\x03\x00\x00\x00\x00\x00\x00 not a wav")
+	bad := write("bad.jsonl", `{"id":"s","text":"x","ref_audio":"short.wav","ref_text":"n"}`+"\n"+
+		`{"id":"l","text":"x","ref_audio":"long.wav","ref_text":"n"}`+"\n"+`{"id":"m","text":"x","ref_audio":"ref.mp3","ref_text":"n"}`+"\n")
+	_, err = task.TTS.LoadCorpus(bad)
+	for _, want := range []string{"bad.jsonl:1: reference clip " + filepath.Join(dir, "short.wav") + " is 0.50 s", "bad.jsonl:2: reference clip " + filepath.Join(dir, "long.wav") + " is 31.00 s", "outside 1-30 s", "bad.jsonl:3", "ref.mp3"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("bad references: %v; want %q", err, want)
+		}
+	}
 	lst := write("meta.lst", "u1|noise words|ref.wav|Speak this text.\n")
 	clips, err := task.TTS.LoadCorpus(lst)
 	if err != nil || len(clips) != 1 || clips[0].Speak != "Speak this text." || clips[0].Text != "noise words" || clips[0].WAV == nil {
