@@ -66,7 +66,7 @@
 // X-Finish-Reason; model is never read; errors are
 // {"error":{message, type, param, code}}. It admits speech apart from
 // transcription, 16 running and 16 queued, and refuses the next with 503
-// "The request queue is full." (SpeechQueueFull). Speech is in none of its
+// "The request queue is full." (its engine row's tts Shedding). Speech is in none of its
 // /metrics families (its main serves no /metrics for TTS).
 //
 // StreamFailRate and StreamCutRate break a stream halfway: a raw stream

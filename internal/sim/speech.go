@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/benchseal/benchseal/internal/engine"
 )
 
 // SpeechRate is the simulated voice's sample rate: Qwen3-TTS's 24 kHz
@@ -95,8 +97,12 @@ func parseRef(ref string, refRange bool) error {
 	if err != nil {
 		return err
 	}
-	if refRange && (s < 1 || s > 30) {
-		return fmt.Errorf("Reference audio must be between 1 and 30 seconds, got %.2fs", s)
+	// vLLM-Omni's words (serving_speech.py _resolve_ref_audio@d6240742).
+	switch {
+	case refRange && s < 1:
+		return fmt.Errorf("Reference audio too short (%.1fs). At least 1s of clear speech is required.", s)
+	case refRange && s > 30:
+		return fmt.Errorf("Reference audio too long (%.1fs). Maximum 30s supported — use a shorter clip.", s)
 	}
 	return nil
 }
@@ -161,10 +167,9 @@ type speechShape struct {
 	// almost every generation failure).
 	typedErrors bool
 	// running, queued: the engine's own admission for speech (0: the
-	// server's): SGLang-Omni's Qwen3-TTS runs 16 and queues 16, refusing
-	// the next with 503 "The request queue is full."
-	// (sglang_omni/models/qwen3_tts/engine_builder.py,
-	// pipeline/coordinator.py max_in_flight, admission.py@3f4286eb).
+	// server's), from its tts row's Shedding: SGLang-Omni's Qwen3-TTS
+	// runs 16 and queues 16, refusing the next with its row's 503 "The
+	// request queue is full.".
 	running, queued int
 	// uncounted: speech requests are in none of /metrics' families
 	// (SGLang-Omni's main serves no /metrics for TTS: TTS-ENGINES, not
@@ -175,10 +180,35 @@ type speechShape struct {
 	audioFamilies bool
 }
 
+// The personas' shapes; the stream shape, whether speech is metered and
+// SGLang-Omni's admission are their engine's tts row's, read by value.
 var (
-	vllmOmniSpeech   = &speechShape{sse: true, checksModel: true, refRange: true, audioFamilies: true}
-	sglangOmniSpeech = &speechShape{rateHeaders: true, refText: true, typedErrors: true, running: 16, queued: 16, uncounted: true}
+	vllmOmniSpeech = &speechShape{sse: speechRow(engine.VLLMOmni).Stream == engine.SpeechSSE,
+		checksModel: true, refRange: true, audioFamilies: true, uncounted: speechRow(engine.VLLMOmni).Unmetered != ""}
+	sglangOmniSpeech = &speechShape{sse: speechRow(engine.SGLangOmni).Stream == engine.SpeechSSE,
+		rateHeaders: true, refText: true, typedErrors: true, uncounted: speechRow(engine.SGLangOmni).Unmetered != "",
+		running: speechShedding(engine.SGLangOmni).DefaultRunning, queued: speechShedding(engine.SGLangOmni).DefaultQueued}
 )
+
+// speechRow is an engine's tts row; an engine without one cannot be a
+// speech persona.
+func speechRow(name string) engine.TaskRow {
+	r, ok := mustEngine(name).Task(engine.TaskTTS)
+	if !ok {
+		panic("sim: engine " + name + " has no tts row")
+	}
+	return r
+}
+
+// speechShedding is an engine's refusal of speech past its queue: its tts
+// row's Shedding (the engine table's, read by value).
+func speechShedding(name string) *engine.Shedding {
+	r := speechRow(name)
+	if r.Shedding == nil {
+		panic("sim: engine " + name + " has no speech shedding in its tts row")
+	}
+	return r.Shedding
+}
 
 // The simulator's voice: codec frames per second of audio (Qwen3-TTS's
 // 12 Hz tokenizer: 12.5 frames a second), for its usage and metrics.
@@ -464,7 +494,8 @@ func (s *Server) admitSpeech(w http.ResponseWriter, r *http.Request, start time.
 	queued, err := s.speechAdmission.admit(r.Context())
 	switch {
 	case errors.Is(err, errShed):
-		s.speechError(w, http.StatusServiceUnavailable, SpeechQueueFull, "")
+		sh := speechShedding(s.p().eng.Name)
+		s.speechError(w, sh.Status, sh.Message, "")
 		return time.Time{}, false
 	case err != nil:
 		return time.Time{}, false
@@ -481,8 +512,3 @@ func (s *Server) releaseSpeech() {
 	}
 	s.speechAdmission.release()
 }
-
-// SpeechQueueFull is SGLang-Omni's QueueFullError.MESSAGE, its 503 on
-// /v1/audio/speech (sglang_omni/admission.py, serve/speech_errors.py
-// speech_generation_error@3f4286eb).
-const SpeechQueueFull = "The request queue is full."

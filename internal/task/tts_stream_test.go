@@ -216,3 +216,50 @@ func TestTTSPersonaStreams(t *testing.T) {
 		})
 	}
 }
+
+// TestTTSQueueFullIsShed: 40 requests at once against the sglang-omni
+// persona: 16 run, 16 wait, the rest are its 503 "The request queue is
+// full.", which the runner classes shed (the engine's tts row), not a
+// server failure.
+func TestTTSQueueFullIsShed(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ref.wav"), testkit.NoiseWAV(1.5, 4), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	corpus := filepath.Join(dir, "c.jsonl")
+	if err := os.WriteFile(corpus, []byte(`{"id":"a","text":"Queue.","ref_audio":"ref.wav","ref_text":"noise"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	clips, err := task.TTS.LoadCorpus(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sim.New(sim.Config{Persona: sim.PersonaSGLangOmni, BaseLatency: 400 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	run := filepath.Join(dir, "run")
+	plan := bench.Plan{Task: task.TTS, Targets: []bench.Target{{Name: "so", URL: ts.URL}},
+		Corpus: clips, Levels: []int{40}, Requests: []int{40}, Warmup: []int{0}, Seed: 6,
+		Scoring: schemas.Scoring{Normalizer: "none", Aligner: "unit", Unit: "word", Failures: "excluded"}}
+	if _, err := bench.Run(context.Background(), run, plan); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(run, schemas.RecordsPath("so", 40, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := map[string]int{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r schemas.Record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		classes[r.ErrorClass]++
+	}
+	if classes[""] != 32 || classes[schemas.ErrShed] != 8 {
+		t.Fatalf("classes %v, want 32 answered and 8 shed", classes)
+	}
+}
