@@ -12,7 +12,7 @@
 //
 // ASR, the OpenAI audio transcription request (POST
 // /v1/audio/transcriptions, multipart/form-data with the clip as "file"),
-// is the first implementation. TTS (tts.go, tts_audio.go, tts_stream.go) is the
+// is the first implementation. TTS (tts.go, tts_audio.go, tts_stream.go, tts_flac.go) is the
 // second: POST /v1/audio/speech with a JSON body whose ref_audio is the
 // reference clip as a data:audio/wav;base64, URL (WAVBase64: every
 // request sends its own 1-LSB variant); its text corpus is LoadTextCorpus
@@ -117,6 +117,6 @@
 // in internal/bench measures it).
 //
 // This package imports schemas, perturb, internal/engine and
-// internal/score; it never imports the runner or internal/claims (which
+// internal/score (and github.com/mewkiz/flac, the FLAC decoder); it never imports the runner or internal/claims (which
 // imports it for the metric), so claims and verify may use it.
 package task

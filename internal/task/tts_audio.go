@@ -1,6 +1,7 @@
 package task
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -18,7 +19,7 @@ import (
 // rule and re-derives the record's seconds from the record alone
 // (records do not keep raw audio).
 type Audio struct {
-	// Format is "wav" or "pcm" (s16le) as decoded; "" when the body was
+	// Format is "wav", "pcm" (s16le) or "flac" as decoded; "" when the body was
 	// not decodable (Undecodable says why).
 	Format string `json:"format,omitempty"`
 	// SampleRate and RateFrom: the rate, and where it came from ("wav
@@ -96,9 +97,10 @@ func ParseAudio(text string) (Audio, error) {
 
 // decodeAudio decodes a whole answer's body by its content type: WAV
 // (audio/wav, or a body that starts RIFF), raw s16le (audio/pcm, rate from
-// the content type's rate parameter or DefaultPCMRate). Anything else
-// (mp3, flac, opus, aac, JSON) is undecodable: benchseal has no decoder
-// for it yet, and never guesses a duration from a size.
+// the content type's rate parameter or DefaultPCMRate), FLAC
+// (decodeFLAC). Anything else (mp3, opus, aac, JSON) is undecodable:
+// benchseal has no decoder for it, and never guesses a duration from a
+// size.
 func decodeAudio(contentType string, body []byte) Audio {
 	mt, params, _ := mime.ParseMediaType(contentType)
 	switch {
@@ -112,8 +114,10 @@ func decodeAudio(contentType string, body []byte) Audio {
 		return pcmFacts("pcm", body, rate, 1, from)
 	case mt == "audio/wav" || mt == "audio/x-wav" || mt == "audio/wave":
 		return decodeWAV(body)
+	case bytes.HasPrefix(body, []byte("fLaC")) || mt == "audio/flac" || mt == "audio/x-flac":
+		return decodeFLAC(body)
 	}
-	return Audio{Undecodable: fmt.Sprintf("content type %q (%d bytes): not a format benchseal decodes (wav, pcm)", contentType, len(body))}
+	return Audio{Undecodable: fmt.Sprintf("content type %q (%d bytes): not a format benchseal decodes (wav, pcm, flac)", contentType, len(body))}
 }
 
 // decodeWAV reads a 16-bit PCM WAV: its fmt chunk and data chunk. A data
