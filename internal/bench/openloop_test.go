@@ -237,3 +237,14 @@ func TestOpenLoopInterrupt(t *testing.T) {
 		}
 	}
 }
+
+// --duration's requests: rate × duration, rounded, at least 1; one
+// duration for every level or one each.
+func TestOpenRequests(t *testing.T) {
+	if got := OpenRequests([]float64{20, 50, 0.1}, []time.Duration{time.Second}); !slices.Equal(got, []int{20, 50, 1}) {
+		t.Errorf("one duration: %v", got)
+	}
+	if got := OpenRequests([]float64{20, 7.5}, []time.Duration{time.Second, 3 * time.Second}); !slices.Equal(got, []int{20, 23}) {
+		t.Errorf("one per level: %v (7.5 × 3 s = 22.5 rounds to 23)", got)
+	}
+}

@@ -322,6 +322,8 @@ var metricOptionals = []func(*schemas.Metrics) **float64{
 	func(m *schemas.Metrics) **float64 { return &m.ArrivalLatencyP50S },
 	func(m *schemas.Metrics) **float64 { return &m.ArrivalLatencyP99S },
 	func(m *schemas.Metrics) **float64 { return &m.Goodput },
+	func(m *schemas.Metrics) **float64 { return &m.ArrivalGrowth },
+	func(m *schemas.Metrics) **float64 { return &m.BacklogGrowth },
 	func(m *schemas.Metrics) **float64 { return &m.Quality },
 	func(m *schemas.Metrics) **float64 { return &m.GPUUtilMean },
 	func(m *schemas.Metrics) **float64 { return &m.GPUUtilMax },

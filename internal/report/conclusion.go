@@ -155,6 +155,9 @@ func ratioText(x float64) string {
 
 // conclusion compares every pair of targets at every level they share.
 func (v *view) conclusion() []block {
+	if v.open() {
+		return v.openConclusion()
+	}
 	if len(v.targets) < 2 {
 		return nil
 	}

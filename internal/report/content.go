@@ -657,66 +657,6 @@ func (v *view) performance() []block {
 	return append(out, v.openLoop()...)
 }
 
-// openLoop is an open-loop run's table: per level and target, the offered
-// and achieved send rates, the send lateness and the latency from the
-// planned arrival (medians over repeats); nothing for a closed loop.
-func (v *view) openLoop() []block {
-	if v.in.Run.Protocol.Mode != schemas.ModeOpen {
-		return nil
-	}
-	ms := func(p *float64) string {
-		if p == nil {
-			return "—"
-		}
-		return num(*p * 1e3)
-	}
-	header := []string{v.tr("level"), v.tr("target"), v.tr("offered req/s"), v.tr("sent req/s"), v.tr("lateness p50 ms"), v.tr("lateness p99 ms"), v.tr("from arrival p50 ms"), v.tr("from arrival p99 ms")}
-	slo := v.in.Run.Protocol.SLO
-	caption := ""
-	if slo != nil {
-		var lim []string
-		if slo.E2ES != nil {
-			lim = append(lim, "e2e ≤ "+num(*slo.E2ES*1e3)+" ms")
-		}
-		if slo.TTFBS != nil {
-			lim = append(lim, "ttfb ≤ "+num(*slo.TTFBS*1e3)+" ms")
-		}
-		header = append(header, v.tr("goodput req/s"))
-		caption = v.tr(" Goodput: successful requests per second meeting %s, from the planned arrival.", strings.Join(lim, v.tr(" and ")))
-	}
-	var rows [][]string
-	for _, c := range v.levels {
-		for _, tg := range v.targets {
-			l := v.lookup(tg, c)
-			if l == nil {
-				continue
-			}
-			m := l.Median
-			row := []string{strconv.Itoa(c), tg, "—", "—"}
-			if m.OfferedRate != nil {
-				row[2] = num(*m.OfferedRate)
-			}
-			if m.SendRate != nil {
-				row[3] = num(*m.SendRate)
-			}
-			row = append(row, ms(m.LatenessP50S), ms(m.LatenessP99S), ms(m.ArrivalLatencyP50S), ms(m.ArrivalLatencyP99S))
-			if slo != nil {
-				g := "—"
-				if m.Goodput != nil {
-					g = num(*m.Goodput)
-				}
-				row = append(row, g)
-			}
-			rows = append(rows, row)
-		}
-	}
-	right := allRight(len(header))
-	right[1] = false
-	return []block{heading{2, v.tr("Open loop")}, table{
-		caption: v.tr("Open loop, medians over %s: the rate offered and the rate the measured requests were sent at; send lateness (sent − planned: time a request waited in the client, for the clock or a --max-concurrency slot); latency of successful requests from their planned arrival (the user's view, the client's queue included) beside the table above's, from the send.", v.plural(v.repeats, "%d repeat", "%d repeats")) + caption,
-		header:  header, right: right, rows: rows}}
-}
-
 // spreadX is spread with a "×" after each number (RTFx).
 func spreadX(med, lo, hi float64) string {
 	if num(lo) == num(hi) {
