@@ -468,8 +468,8 @@ func (v *view) summary() []span {
 		if p.MaxConcurrency > 0 {
 			bound = v.tr("at most %d in flight", p.MaxConcurrency)
 		}
-		// The tables' "concurrency" column numbers the levels in this order.
-		s = append(s, t(v.tr(" Protocol: open loop at offered rates %s requests per second (levels %s in the tables, in that order; arrivals of burstiness %s, %s); %s measured requests per level and repeat",
+		// The records (c<level>-r<R>.jsonl) number the levels in this order.
+		s = append(s, t(v.tr(" Protocol: open loop at offered rates %s requests per second (levels %s of the records, in that order; arrivals of burstiness %s, %s); %s measured requests per level and repeat",
 			strings.Join(rates, ", "), joinInts(p.Levels), p.Burstiness, bound, perLevel(p.Requests))))
 	} else {
 		s = append(s, t(v.tr(" Protocol: closed loop at concurrency %s; %s measured requests per level and repeat", joinInts(p.Levels), perLevel(p.Requests))))
@@ -509,7 +509,7 @@ func (v *view) summary() []span {
 func (v *view) levelsRows(cell func(l *schemas.LevelClaims) string) [][]string {
 	var rows [][]string
 	for _, c := range v.levels {
-		row := []string{strconv.Itoa(c)}
+		row := []string{v.levelLabel(c)}
 		for _, tg := range v.targets {
 			if l := v.lookup(tg, c); l != nil {
 				row = append(row, cell(l))
@@ -531,7 +531,7 @@ func allRight(n int) []bool {
 }
 
 func (v *view) byTargetHeader() []string {
-	return append([]string{v.tr("concurrency")}, v.targets...)
+	return append([]string{v.levelHeader()}, v.targets...)
 }
 
 // tally sums a level's requests over its repeats.
@@ -603,7 +603,7 @@ func (v *view) performance() []block {
 		heading{2, v.tr("Latency")},
 		v.fig(Latency),
 	}
-	header := []string{v.tr("concurrency"), v.tr("target"), "p50", "p90", "p99", v.tr("failed")}
+	header := []string{v.levelHeader(), v.tr("target"), "p50", "p90", "p99", v.tr("failed")}
 	var rows [][]string
 	few := false
 	for _, c := range v.levels {
@@ -612,7 +612,7 @@ func (v *view) performance() []block {
 			if l == nil {
 				continue
 			}
-			row := []string{strconv.Itoa(c), tg}
+			row := []string{v.levelLabel(c), tg}
 			if _, ok, _ := tally(l); ok == 0 {
 				row = append(row, "—", "—", "—")
 			} else {
@@ -773,7 +773,7 @@ func (v *view) errors() []block {
 	}
 	return []block{heading{2, v.tr("Errors")}, table{
 		caption: v.tr("Failed measured requests, summed over all repeats, by error class."),
-		header:  []string{v.tr("target"), v.tr("concurrency"), v.tr("failed"), v.tr("by class")},
+		header:  []string{v.tr("target"), v.levelHeader(), v.tr("failed"), v.tr("by class")},
 		right:   []bool{false, true, true, false},
 		rows:    rows,
 	}}
@@ -860,7 +860,7 @@ func (v *view) telemetry() []block {
 	if len(used) == 0 {
 		used = cols // every window too short: say so in each column
 	}
-	header := []string{v.tr("target"), v.tr("concurrency")}
+	header := []string{v.tr("target"), v.levelHeader()}
 	right := []bool{false, true}
 	for _, cl := range used {
 		name := v.tr(cl.name)

@@ -198,3 +198,32 @@ func (v *view) sloText() string {
 	}
 	return strings.Join(lim, v.tr(" and "))
 }
+
+// levelLabel names level c in a table's first column: its concurrency in
+// a closed loop, its offered rate in an open loop (where c only numbers
+// the level).
+func (v *view) levelLabel(c int) string {
+	if v.in.Run.Protocol.Mode == schemas.ModeOpen {
+		if r, ok := v.rateOf(c); ok {
+			return strconv.FormatFloat(r, 'g', 4, 64)
+		}
+	}
+	return strconv.Itoa(c)
+}
+
+// levelHeader is that column's name.
+func (v *view) levelHeader() string {
+	if v.in.Run.Protocol.Mode == schemas.ModeOpen {
+		return v.tr("offered req/s")
+	}
+	return v.tr("concurrency")
+}
+
+// atLevels words where something held, from levelLabel's labels: "at C
+// = 1, 4" in a closed loop, "at 20, 60 req/s" in an open one.
+func (v *view) atLevels(labels []string) string {
+	if v.in.Run.Protocol.Mode == schemas.ModeOpen {
+		return v.tr("at %s req/s", strings.Join(labels, ", "))
+	}
+	return v.tr("at C = %s", strings.Join(labels, ", "))
+}
