@@ -104,7 +104,7 @@ type levelAxis struct {
 func (a levelAxis) pos(c int) float64 { return a.log.at(a.value(c)) }
 
 func (v *view) xAxis(ch Chart) levelAxis {
-	if !ch.againstRate() {
+	if !v.againstRate(ch) {
 		return levelAxis{log: newLogAxis(v.levels, plotL, plotR), value: func(c int) float64 { return float64(max(c, 1)) }, label: strconv.Itoa, title: v.tr("concurrency (log₂ scale)")}
 	}
 	rate := func(c int) float64 {

@@ -157,6 +157,10 @@ var zh = map[string]string{
 	"min–max over":             "最小–最大，",
 	"line: median":             "线：中位数",
 	"Throughput: successful requests per second vs concurrency": "吞吐量：每秒成功请求数随并发数的变化",
+	"Throughput: successful requests per second":                "吞吐量：每秒成功请求数",
+	"Latency p50 (solid) and p99 (dashed)":                      "延迟 p50（实线）与 p99（虚线）",
+	"RTFx: seconds of audio per second":                         "RTFx：每秒转写的音频秒数",
+	"%s vs offered rate":                                        "%s随提供速率的变化",
 	"Latency p50 (solid) and p99 (dashed) vs concurrency":       "延迟 p50（实线）与 p99（虚线）随并发数的变化",
 	"RTFx: seconds of audio per second vs concurrency":          "RTFx：每秒转写的音频秒数随并发数的变化",
 

@@ -80,11 +80,25 @@ func (v *view) chartTitle(c Chart) string {
 	if c == Goodput && v.in.Run.Protocol.SLO == nil {
 		return v.tr("Successful requests per second vs offered rate (no SLO: every success counts)")
 	}
+	if v.againstRate(c) {
+		switch c {
+		case Throughput:
+			return v.tr("%s vs offered rate", v.tr("Throughput: successful requests per second"))
+		case Latency:
+			return v.tr("%s vs offered rate", v.tr("Latency p50 (solid) and p99 (dashed)"))
+		case RTFx:
+			return v.tr("%s vs offered rate", v.tr("RTFx: seconds of audio per second"))
+		}
+	}
 	return v.tr(c.Title())
 }
 
-// againstRate says chart c plots against offered rate, not concurrency.
-func (c Chart) againstRate() bool { return c == OpenLatency || c == Goodput }
+// againstRate says chart c plots against offered rate, not concurrency:
+// the open loop's own charts, and every chart of an open-loop run, whose
+// level numbers name only its records.
+func (v *view) againstRate(c Chart) bool {
+	return c == OpenLatency || c == Goodput || v.in.Run.Protocol.Mode == schemas.ModeOpen
+}
 
 // dashedPair says chart c draws p50 solid and p99 dashed per target.
 func (c Chart) dashedPair() bool { return c == Latency || c == OpenLatency }
@@ -147,7 +161,7 @@ func (v *view) series(ch Chart) []series {
 		s := series{target: tg, colour: palette[i%len(palette)], marker: i % 4, dashed: dashed,
 			dx: (slot - (slots-1)/2) * markerGap}
 		levels := v.levels
-		if ch.againstRate() {
+		if v.againstRate(ch) {
 			levels = v.byRate()
 		}
 		for _, c := range levels {
