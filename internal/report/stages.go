@@ -277,7 +277,7 @@ func (v *view) timeBreakdown() []block {
 	if v.stageBars(tts) {
 		out = append(out, v.fig(Stages))
 	}
-	header := []string{v.tr("concurrency"), v.tr("client latency")}
+	header := []string{v.levelHeader(), v.tr("client latency")}
 	for _, col := range stageCols {
 		header = append(header, v.tr(col.name))
 	}
@@ -313,7 +313,7 @@ func (v *view) timeBreakdown() []block {
 		}
 		var rows [][]string
 		for _, r := range tt.rows {
-			row := []string{strconv.Itoa(r.c)}
+			row := []string{v.levelLabel(r.c)}
 			if !r.carried {
 				row = append(row, "—")
 				for range stageCols {
