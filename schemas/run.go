@@ -177,6 +177,10 @@ type Clip struct {
 	Seconds    float64 `json:"seconds"`
 	Text       string  `json:"text,omitempty"` // reference transcript
 	Language   string  `json:"language,omitempty"`
+	// Speak is the item's text to speak (a tts request's input; a
+	// SeedTTS meta.lst's target text); absent when it has none, and in
+	// runs made before it was recorded.
+	Speak string `json:"speak,omitempty"`
 }
 
 // RunEvent is something that happened to the run at a time (a server that

@@ -55,6 +55,7 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 	if err != nil {
 		return out, err
 	}
+	isTTS, chars := task.NameOf(&run) == task.TTS.Name(), SpokenChars(run)
 	for _, t := range run.Targets {
 		tc := schemas.TargetClaims{Target: t.Name, Levels: []schemas.LevelClaims{}}
 		for li, c := range run.Protocol.Levels {
@@ -64,6 +65,9 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 				m, ok, err := repeatMetrics(recs, refs, sc, quality)
 				if err != nil {
 					return out, fmt.Errorf("target %q, concurrency %d, repeat %d: %w", t.Name, c, rep, err)
+				}
+				if ok && isTTS {
+					TTS(&m, recs, chars)
 				}
 				if ok && run.Protocol.SLO != nil {
 					m.Goodput = Goodput(recs, *run.Protocol.SLO, m.WindowS)
@@ -315,6 +319,12 @@ var metricOptionals = []func(*schemas.Metrics) **float64{
 	func(m *schemas.Metrics) **float64 { return &m.ArrivalLatencyP50S },
 	func(m *schemas.Metrics) **float64 { return &m.ArrivalLatencyP99S },
 	func(m *schemas.Metrics) **float64 { return &m.Goodput },
+	func(m *schemas.Metrics) **float64 { return &m.RTFP50S },
+	func(m *schemas.Metrics) **float64 { return &m.RTFP95S },
+	func(m *schemas.Metrics) **float64 { return &m.FirstAudioP50S },
+	func(m *schemas.Metrics) **float64 { return &m.FirstAudioP95S },
+	func(m *schemas.Metrics) **float64 { return &m.FirstAudioP99S },
+	func(m *schemas.Metrics) **float64 { return &m.AudioSPerChar },
 	func(m *schemas.Metrics) **float64 { return &m.Quality },
 	func(m *schemas.Metrics) **float64 { return &m.GPUUtilMean },
 	func(m *schemas.Metrics) **float64 { return &m.GPUUtilMax },

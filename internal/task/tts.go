@@ -92,7 +92,9 @@ func (tts) DecodeStream(br *bufio.Reader, onText func()) (string, string, error)
 			return "", "", &StreamError{schemas.ErrStreamTruncated, "the audio stream broke off: " + err.Error()}
 		}
 	}
-	return pcmFacts("pcm", pcm.Bytes(), DefaultPCMRate, 1, "engine default (raw stream; Qwen3-TTS is 24 kHz)").String(), "", nil
+	a := pcmFacts("pcm", pcm.Bytes(), DefaultPCMRate, 1, "engine default (raw stream; Qwen3-TTS is 24 kHz)")
+	a.FirstAudio = pcm.Len() > 0
+	return a.String(), "", nil
 }
 
 // RecordSeconds is the produced audio's seconds (the output's facts), 0

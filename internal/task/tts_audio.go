@@ -39,6 +39,10 @@ type Audio struct {
 	// alike.
 	SHA256      string `json:"sha256,omitempty"`
 	Undecodable string `json:"undecodable,omitempty"`
+	// FirstAudio: the answer was read as a stream, and the record's
+	// first_byte_ns is its first non-empty audio bytes (time to first
+	// audio); false for a whole body, whose first_byte_ns is its headers.
+	FirstAudio bool `json:"first_audio,omitempty"`
 }
 
 // The success rule's thresholds, named in its name (TTSSuccessRule).
