@@ -562,7 +562,8 @@ func (v *view) claimCaveats() [][]span {
 	}
 	hits, tokens, unseen := v.cacheTally()
 	if len(hits) > 0 {
-		items = append(items, []span{b(v.tr("Cache hits:")), t(" " + v.tr("%s over all levels and repeats: the server reused work, so its speed is not that of transcribing new audio.", strings.Join(hits, "; ")))})
+		items = append(items, []span{b(v.tr("Cache hits:")), t(" " + v.byTask("%s over all levels and repeats: the server reused work, so its speed is not that of transcribing new audio.",
+			"%s over all levels and repeats: the server reused work, so its speed is not that of synthesising from new references.", strings.Join(hits, "; ")))})
 	}
 	if len(tokens) > 0 {
 		items = append(items, []span{b(v.tr("Prefix cache:")), t(" " + v.tr("%s over all levels and repeats: tokens of a prompt prefix that distinct audio shares, not requests answered from a cache.", strings.Join(tokens, "; ")))})
@@ -570,6 +571,7 @@ func (v *view) claimCaveats() [][]span {
 	if len(unseen) > 0 && !verifyCoversCaches(v.in.Verify) {
 		items = append(items, []span{b(v.tr("Cache hits not observable:")), t(" " + v.tr("%s exposed no cache-hit counter: whether it reused work across requests is not observed.", strings.Join(unseen, ", ")))})
 	}
+	items = append(items, v.ttsCaveats()...)
 	return append(items, v.probeCaveats()...)
 }
 
@@ -733,7 +735,8 @@ func (v *view) probeCaveats() [][]span {
 		items = append(items, []span{b(v.tr("Cache probe:")), t(" " + v.tr("%s %s (median %.1f ms for identical bytes, %.1f ms for 1-LSB variants; speedup %.2f, 95 %% interval %.2f to %.2f).",
 			p.Target, verdict, p.RepeatMedianMs, p.VariantMedianMs, p.Speedup, p.SpeedupLo, p.SpeedupHi))})
 		if bearing == claims.ProbeInflated {
-			items = append(items, []span{b(v.tr("Inflated by caching:")), t(" " + v.tr("%s caches identical audio and this run sent every clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure transcribing new audio.", p.Target))})
+			items = append(items, []span{b(v.tr("Inflated by caching:")), t(" " + v.byTask("%s caches identical audio and this run sent every clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure transcribing new audio.",
+				"%s caches identical references and this run sent every reference clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure synthesising from new references.", p.Target))})
 		}
 		if p.CounterAgrees != nil && !*p.CounterAgrees {
 			counter, hits, _ := claims.ProbeCounter(*p)

@@ -75,6 +75,14 @@ func variants() []Input {
 	})
 	add(func(in *Input) { in.Claims.Targets = nil })
 	out = append(out, stageVariants()...)
+	out = append(out, ttsFixture())
+	tts := ttsFixture()
+	tts.Run.Protocol.Perturb = false
+	for i := range tts.Run.Corpus {
+		tts.Run.Corpus[i].Speak = ""
+	}
+	tts.Run.Corpus[0].Speak = "x"
+	out = append(out, tts)
 	out = append(out, perRequestVariants()...)
 	add(func(in *Input) {
 		// Nothing to warn about.
@@ -108,7 +116,7 @@ func TestLangComplete(t *testing.T) {
 			for _, bl := range v.build() {
 				writeMarkdown(w, bl, true)
 			}
-			for _, ch := range append(slices.Clone(Charts), Stages) {
+			for _, ch := range append(slices.Clone(Charts), Stages, FirstAudio) {
 				v.svg(w, ch)
 			}
 			w.Flush()

@@ -534,7 +534,7 @@ func (v *view) stageBars(tts []timeTarget) bool {
 func ChartsOf(in Input) []Chart {
 	v := newView(in)
 	if v.stageBars(v.timeTargets()) {
-		return append(slices.Clone(Charts), Stages)
+		return v.withTTSCharts(append(slices.Clone(Charts), Stages))
 	}
-	return Charts
+	return v.withTTSCharts(slices.Clone(Charts))
 }

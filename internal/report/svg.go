@@ -41,6 +41,8 @@ func (c Chart) File() string {
 		return "rtfx.svg"
 	case Stages:
 		return "stages.svg"
+	case FirstAudio:
+		return "first_audio.svg"
 	}
 	return "chart" + strconv.Itoa(int(c)) + ".svg"
 }
@@ -56,13 +58,20 @@ func (c Chart) Title() string {
 		return "RTFx: seconds of audio per second vs concurrency"
 	case Stages:
 		return "Where the time goes: mean time per request by stage"
+	case FirstAudio:
+		return "Time to first audio p50 (solid) and p99 (dashed) vs concurrency"
 	}
 	return "chart"
 }
 
 func (c Chart) id() string { return strings.TrimSuffix(c.File(), ".svg") }
 
-func (v *view) chartTitle(c Chart) string { return v.tr(c.Title()) }
+func (v *view) chartTitle(c Chart) string {
+	if c == RTFx && v.isTTS() {
+		return v.tr("Audio produced: seconds of audio per second vs concurrency")
+	}
+	return v.tr(c.Title())
+}
 
 func (v *view) yLabel(c Chart) string {
 	switch c {
@@ -70,6 +79,11 @@ func (v *view) yLabel(c Chart) string {
 		return v.tr("requests / s")
 	case Latency:
 		return v.tr("latency (s)")
+	case FirstAudio:
+		return v.tr("time to first audio (s)")
+	}
+	if v.isTTS() {
+		return v.tr("audio s / s (× real time)")
 	}
 	return v.tr("RTFx (× real time)")
 }
@@ -111,7 +125,7 @@ func (v *view) series(ch Chart) []series {
 		// One slot per target; on the latency chart one per target and
 		// percentile, so that p99 sits beside p50 even when they are close.
 		slot, slots := float64(i), float64(len(v.targets))
-		if ch == Latency {
+		if ch == Latency || ch == FirstAudio {
 			slot, slots = 2*slot, 2*slots
 			if dashed {
 				slot++
@@ -123,6 +137,9 @@ func (v *view) series(ch Chart) []series {
 			if l := v.lookup(tg, c); l != nil {
 				if _, ok, _ := tally(l); ok == 0 {
 					continue // no successful request: nothing to plot, not 0
+				}
+				if math.IsNaN(f(&l.Median)) {
+					continue // not observed (a tts level's first audio): nothing to plot
 				}
 				s.points = append(s.points, point{c, f(&l.Median), f(&l.Min), f(&l.Max)})
 			}
@@ -139,6 +156,9 @@ func (v *view) series(ch Chart) []series {
 			out = append(out,
 				get(func(m *schemas.Metrics) float64 { return deref(m.LatencyP50S) }, false, i, tg),
 				get(func(m *schemas.Metrics) float64 { return deref(m.LatencyP99S) }, true, i, tg))
+		case FirstAudio:
+			g := firstAudioGetters()
+			out = append(out, get(g[0], false, i, tg), get(g[1], true, i, tg))
 		}
 	}
 	return out
@@ -275,7 +295,7 @@ func (v *view) svg(w *bufio.Writer, ch Chart) {
 		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+4) + `">` + esc(legendText(tg)) + "<title>" + esc(tg) + "</title></text>\n")
 		y += 22
 	}
-	if ch == Latency && len(v.targets) > 0 {
+	if (ch == Latency || ch == FirstAudio) && len(v.targets) > 0 {
 		y += 6
 		w.WriteString(`<path d="M` + f1(legendX) + ` ` + f1(y) + `H` + f1(legendX+28) + `" stroke="#555555" stroke-width="2"/>` + "\n")
 		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+4) + `">p50</text>` + "\n")
