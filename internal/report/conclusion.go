@@ -723,10 +723,11 @@ func (v *view) probeCaveats() [][]span {
 		case claims.ProbeNotAsked:
 			continue
 		case claims.ProbeMissing:
-			items = append(items, []span{b(v.tr("Cache probe:")), t(" " + v.tr("%s was to be probed (the run asked for a cache probe), but the claims hold no probe for it: whether it caches identical audio is not observed.", tg.Name))})
+			items = append(items, []span{b(v.tr("Cache probe:")), t(" " + v.byTask("%s was to be probed (the run asked for a cache probe), but the claims hold no probe for it: whether it caches identical audio is not observed.",
+				"%s was to be probed (the run asked for a cache probe), but the claims hold no probe for it: whether it caches identical references is not observed.", tg.Name))})
 			continue
 		case claims.ProbeInflated, claims.ProbeHeld:
-			verdict = v.tr("caches identical audio (repeats %.1f times faster)", p.Speedup)
+			verdict = v.byTask("caches identical audio (repeats %.1f times faster)", "caches identical references (repeats %.1f times faster)", p.Speedup)
 		case claims.ProbeNoCache:
 			verdict = v.tr("no cache effect seen (ratio within noise)")
 		default:
