@@ -47,12 +47,12 @@ func TestDemoTTS(t *testing.T) {
 			t.Errorf("check %d: %s: %s", id, c.Status, c.Summary)
 		}
 	}
-	var run schemas.Run
+	var rj schemas.Run
 	var cl schemas.Claims
-	readJSON(t, filepath.Join(out, "run", "run.json"), &run)
+	readJSON(t, filepath.Join(out, "run", "run.json"), &rj)
 	readJSON(t, filepath.Join(out, "run", "claims.json"), &cl)
-	if run.Protocol.Task != "tts" || len(run.Targets) != len(demo.TTSEngines) || run.Corpus[0].Speak == "" {
-		t.Fatalf("run.json: task %q, %d targets, first text %q", run.Protocol.Task, len(run.Targets), run.Corpus[0].Speak)
+	if rj.Protocol.Task != "tts" || len(rj.Targets) != len(demo.TTSEngines) || rj.Corpus[0].Speak == "" {
+		t.Fatalf("run.json: task %q, %d targets, first text %q", rj.Protocol.Task, len(rj.Targets), rj.Corpus[0].Speak)
 	}
 	for _, tc := range cl.Targets {
 		for _, l := range tc.Levels {
@@ -74,5 +74,20 @@ func TestDemoTTS(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "report", "first_audio.svg")); err != nil {
 		t.Error(err)
+	}
+	// The peers' views print beside it (no answer of the demo fails, so
+	// they count what benchseal counts); the ASR seed client's refuses.
+	for _, peer := range []string{"vllm-omni-tts", "sglang-omni-tts"} {
+		stdout.Reset()
+		if code := run([]string{"verify", filepath.Join(out, "run"), "--compat", peer}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+			t.Fatalf("verify --compat %s: exit %d\n%s", peer, code, stderr.String())
+		}
+		if !strings.Contains(stdout.String(), "(--compat "+peer+")") || !strings.Contains(stdout.String(), "| vllm-omni-fast | 8 | 2 | 32 | 32 | 32 | 0 |") {
+			t.Errorf("verify --compat %s:\n%s", peer, stdout.String())
+		}
+	}
+	stderr.Reset()
+	if code := run([]string{"verify", filepath.Join(out, "run"), "--compat", "seedtts"}, strings.NewReader(""), &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "for a tts run: vllm-omni-tts") {
+		t.Errorf("--compat seedtts on a tts run: exit %d, %s", code, stderr.String())
 	}
 }
