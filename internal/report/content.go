@@ -508,7 +508,7 @@ func (v *view) summary() []span {
 	if p.Perturb {
 		s = append(s, v.cacheProof()...)
 	} else {
-		s = append(s, b(v.tr("Perturbation was OFF: repeated clips sent identical bytes.")))
+		s = append(s, b(v.byTask("Perturbation was OFF: repeated clips sent identical bytes.", "Perturbation was OFF: repeated items sent identical reference clips.")))
 	}
 	s = append(s, t(v.tr(" Tables show the median over repeats, with [min–max] where repeats differ, and the share of failed requests where any failed; — marks a level without a successful request.")))
 	return s
