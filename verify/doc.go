@@ -28,8 +28,8 @@
 //	             clip's seconds are its frames over its sample rate (as the
 //	             WAV says) and each record's audio_seconds its clip's (tts:
 //	             the produced seconds its recorded output says, and records
-//	             whose outputs name the same audio SHA-256 the same frames,
-//	             channels and RMS), since RTFx sums them; and the schedule (internal/bench, "Protocol"):
+//	             whose outputs name the same audio SHA-256 the same samples
+//	             and RMS), since RTFx sums them; and the schedule (internal/bench, "Protocol"):
 //	             seq i of a step's phase sends clip i mod the corpus, and each
 //	             clip's variants are numbered over the whole run in schedule
 //	             order, warm-ups included (every planned request keeps its

@@ -11,8 +11,8 @@ import (
 // audio, only its facts (task.Audio), so a duration inflated
 // consistently inside one record (its output's seconds and its
 // audio_seconds) is caught only where another record holds the same
-// audio: the same PCM (the facts' SHA-256) is the same number of frames
-// and channels and the same RMS, whatever else differs (a WAV and a raw
+// audio: the same PCM (the facts' SHA-256) is the same number of samples
+// (frames × channels) and the same RMS, whatever else differs (a WAV and a raw
 // body of one audio hash alike). A synthesiser that samples (a real
 // one) rarely repeats itself, so this holds little there; a
 // deterministic one (the simulator, a fixed seed) repeats every text.
@@ -41,7 +41,9 @@ func checkSameAudio(c *Check, ev *evidence, tk task.Task) {
 				first[a.SHA256] = s
 				continue
 			}
-			if p.frames != s.frames || p.channels != s.channels || p.rms != s.rms {
+			// The same bytes are the same samples and RMS; the same bytes read
+			// at another rate or channel count (another header) are not edited.
+			if p.frames*p.channels != s.frames*s.channels || p.rms != s.rms {
 				c.add(Finding{Status: Fail, Path: f, Line: i + 1, Reason: fmt.Sprintf(
 					"the same audio (SHA-256 %.12s…) as %s line %d, yet %v s at %d Hz (%d frames, %d channels, RMS %v dBFS) here and %v s at %d Hz (%d frames, %d channels, RMS %v dBFS) there: the facts of one of them were edited",
 					a.SHA256, p.file, p.line, s.seconds, s.rate, s.frames, s.channels, s.rms, p.seconds, p.rate, p.frames, p.channels, p.rms)})
