@@ -121,6 +121,11 @@ type Protocol struct {
 	// SLO is the limits goodput counts against (run --slo); absent when
 	// none was given.
 	SLO *SLO `json:"slo,omitempty"`
+
+	// RoundTrip names the ASR server a tts run's produced audio was to
+	// be transcribed by after the sweep (run --asr-target; roundtrip.go);
+	// absent when none was asked for.
+	RoundTrip *RoundTrip `json:"round_trip,omitempty"`
 }
 
 // SLO is the service-level limits of run --slo, in seconds; a nil limit
@@ -177,10 +182,10 @@ type Clip struct {
 	Seconds    float64 `json:"seconds"`
 	Text       string  `json:"text,omitempty"` // reference transcript
 	Language   string  `json:"language,omitempty"`
-	// Speak is the item's text to speak (a tts request's input; a
-	// SeedTTS meta.lst's target text); absent when it has none, and in
-	// runs made before it was recorded.
+	// Speak is the text a speech request speaks (tts: the item's input),
+	// Voice the voice it names; "" when the item has none.
 	Speak string `json:"speak,omitempty"`
+	Voice string `json:"voice,omitempty"`
 }
 
 // RunEvent is something that happened to the run at a time (a server that

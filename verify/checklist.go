@@ -87,7 +87,7 @@ var checklist = []check{
 		Run:    func(_ context.Context, rep *Report, ev *evidence) error { checkClaims(rep, ev); return nil }},
 	{ID: CheckProtocol, Name: "protocol", needsRun: true,
 		Help:   "counts, warm-ups, repeats, peak in-flight == C, steady state (mean in flight ≥ 0.9·C, all C busy ≥ 80 % of the window), timestamps in order, a closed loop of C workers, step windows, the server's own request counts and latencies against the records",
-		Proves: "one records file per target, level and repeat with the declared counts; the success rule held; timestamps in order; never more than C in flight, and C (or a level's measured requests, when fewer) reached while measuring; steps in the declared order, back to back (the time between two fits their recorded scrapes); a saturated client host WARNs; the cache probe run.json asks for, whole, one request at a time right after the sweep",
+		Proves: "one records file per target, level and repeat with the declared counts; the success rule held; timestamps in order; never more than C in flight, and C (or a level's measured requests, when fewer) reached while measuring; steps in the declared order, back to back (the time between two fits their recorded scrapes); a saturated client host WARNs; the cache probe run.json asks for, whole, one request at a time right after the sweep; a tts round trip's transcripts each of a measured answer, of its audio, sent after the sweep",
 		Hint:   "the records do not show the declared protocol: the numbers were not measured as claimed",
 		Run:    func(_ context.Context, rep *Report, ev *evidence) error { checkProtocol(rep, ev); return nil }},
 	{ID: CheckFairness, Name: "fairness", needsRun: true,

@@ -68,6 +68,8 @@ func schemaOf(name string, doc []byte) string {
 		return "probe_telemetry"
 	case schemas.IsStages(name):
 		return "request_stages"
+	case schemas.IsRoundTrip(name):
+		return "heard"
 	case name == "run.json":
 		return "run"
 	case name == "claims.json":

@@ -65,6 +65,11 @@ const (
 	// /v1/models listed: FAIL, or WARN when the run was told to request
 	// it anyway.
 	KindModelUnlisted Kind = "model-unlisted"
+	// KindRoundTrip: a tts run's round trip (check 7) is not what
+	// run.json's protocol.round_trip asks for: a transcript of no measured
+	// answer, of other audio than its record's, sent inside the sweep, or
+	// answers not sent.
+	KindRoundTrip Kind = "round-trip"
 	// KindReport: REPORT.md does not follow from the sealed data (check
 	// 6), whatever claims.json says.
 	KindReport Kind = "report"

@@ -46,7 +46,8 @@ func checkProtocol(rep *Report, ev *evidence) {
 	checkAcrossSteps(c, ev)
 	gap := checkStepGaps(c, ev, &no)
 	checkClientSaturation(c, ev, &no)
-	c.Summary = no.summary(c, protocolSummary(c, run, sw.steps, gap, probes))
+	trip := checkRoundTrip(c, ev, &no)
+	c.Summary = no.summary(c, protocolSummary(c, run, sw.steps, gap, probes)+trip)
 }
 
 // warnIncomplete says that run.json records a run that did not complete:

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/benchseal/benchseal/internal/score"
+	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -32,84 +30,13 @@ import (
 // logs how many of its variants were heard differently, since that is
 // what a server's cache would hide and what perturbed runs measure.
 
-const sphinxModel = "/usr/share/pocketsphinx/model/en-us"
-
 var sphinxSentences = []string{
 	"the quick brown fox jumps over the lazy dog",
 	"how are you doing",
 }
 
-func needTools(t *testing.T, tools ...string) {
-	t.Helper()
-	for _, tool := range tools {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed (.ci/run installs it)", tool)
-		}
-	}
-	if _, err := os.Stat(sphinxModel); err != nil {
-		t.Skip("pocketsphinx-en-us model not installed (.ci/run installs it)")
-	}
-}
-
-func transcribe(wavPath string) (string, error) {
-	cmd := exec.Command("pocketsphinx_continuous", "-infile", wavPath,
-		"-hmm", sphinxModel+"/en-us", "-lm", sphinxModel+"/en-us.lm.bin", "-dict", sphinxModel+"/cmudict-en-us.dict")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("pocketsphinx: %v: %s", err, lastLines(errb.String(), 3))
-	}
-	return strings.TrimSpace(out.String()), nil
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
-}
-
-// sphinxServer is an OpenAI-compatible transcription server backed by
-// PocketSphinx: each request's WAV goes to a temp file and through the
-// recogniser.
-func sphinxServer(t *testing.T) *httptest.Server {
-	tmp := t.TempDir()
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, `{"object":"list","data":[{"id":"pocketsphinx-en-us","object":"model"}]}`)
-	})
-	mux.HandleFunc("POST /v1/audio/transcriptions", func(w http.ResponseWriter, r *http.Request) {
-		f, _, err := r.FormFile("file")
-		if err != nil {
-			http.Error(w, `{"error":{"message":"no file"}}`, http.StatusBadRequest)
-			return
-		}
-		defer f.Close()
-		tf, err := os.CreateTemp(tmp, "req-*.wav")
-		if err == nil {
-			_, err = io.Copy(tf, f)
-			tf.Close()
-		}
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		defer os.Remove(tf.Name())
-		text, err := transcribe(tf.Name())
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		json.NewEncoder(w).Encode(map[string]string{"text": text})
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 func TestEndToEndWithPocketSphinx(t *testing.T) {
-	needTools(t, "espeak-ng", "sox", "pocketsphinx_continuous")
+	testkit.NeedSpeechTools(t, "espeak-ng", "sox", "pocketsphinx_continuous")
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus")
 	if err := os.Mkdir(corpus, 0o755); err != nil {
@@ -132,7 +59,7 @@ func TestEndToEndWithPocketSphinx(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(corpus, id+".txt"), []byte(sentence+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		text, err := transcribe(wav)
+		text, err := testkit.Transcribe(wav)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +70,7 @@ func TestEndToEndWithPocketSphinx(t *testing.T) {
 		t.Logf("%s: %q -> %q", id, sentence, text)
 	}
 
-	srv := sphinxServer(t)
+	srv := testkit.SphinxServer(t)
 	out := filepath.Join(dir, "run")
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"run", "--target", "sphinx=" + srv.URL, "--corpus", corpus,

@@ -57,8 +57,9 @@ type runFlags struct {
 	allowUnlistedModel       bool
 	compat                   string // --compat: a peer's schedule, and its figures printed after the run
 
-	eventsFlags // --otlp-listen, --otlp-wait, --server-events (run_events.go)
-	tsaFlags    // --tsa, --tsa-cert (tsa.go)
+	eventsFlags    // --otlp-listen, --otlp-wait, --server-events (run_events.go)
+	roundTripFlags // --asr-target, --asr-model (run_roundtrip.go)
+	tsaFlags       // --tsa, --tsa-cert (tsa.go)
 }
 
 func newRunCmd(e *env) *cobra.Command {
@@ -162,6 +163,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	compatFlag(cmd, &f.compat, "run the peer's schedule (one warm-up pass before repeat 1, one pass per repeat) and print the figures")
 	fl.BoolVar(&f.allowUnlistedModel, "allow-unlisted-model", false, "request --model even where /v1/models does not list it (servers that ignore the field)")
 	addEventsFlags(fl, &f.eventsFlags)
+	addRoundTripFlags(fl, &f.roundTripFlags)
 	addTSAFlags(fl, &f.tsaFlags, "pre-register the run: time-stamp its plan (plan.json) at this RFC 3161 authority `URL` before the first request, and the seal at the end (needs --seal)")
 	fl.StringVar(&f.log, "log", "", "with --tsa: also enter the plan, signed by --key, in this Rekor v1 transparency log `URL` before the first request, so that a search by the key lists every plan registered")
 	fl.StringVar(&f.logKey, "log-key", "", "the log's public key (PEM) the entry must verify with (default: the key the log serves, sealed unpinned)")
@@ -204,6 +206,10 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 	if err := checkRunSeal(f); err != nil {
 		return err
 	}
+	rt, err := f.roundTrip(plan.Task.Name())
+	if err != nil {
+		return err
+	}
 	signer, err := runSigner(cmd.Context(), e, f)
 	if err != nil {
 		return err
@@ -230,7 +236,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 		APIKey: key, Tool: tool, Timeout: f.timeout, Progress: bench.NewProgress(e.stderr, tty),
 		AllowUnlistedModel: f.allowUnlistedModel, RedactHost: f.redactHost, SampleInterval: f.sampleInterval,
 		ReadyTimeout: f.readyTimeout, StopGrace: f.stopGrace, Infof: e.infof, Warnf: e.warnf, Events: events,
-		Preregister: prereg})
+		Preregister: prereg, RoundTrip: rt})
 	// Launched servers are stopped whatever happens, and their launch.json
 	// written once they have exited.
 	defer sess.Stop()

@@ -222,7 +222,8 @@ type config struct {
 	client   func(Target, int) *http.Client
 	stops    map[string]targetStop
 
-	unlistedModel bool // WithUnlistedModel
+	unlistedModel bool         // WithUnlistedModel
+	answers       func(Answer) // WithAnswers
 }
 
 // Option configures Run.

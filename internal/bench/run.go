@@ -304,7 +304,7 @@ func (r *runner) create() error {
 		run.Corpus = append(run.Corpus, schemas.Clip{ID: c.ID, File: file, Source: c.Source, SHA256: sum,
 			Size: int64(len(c.WAV.Bytes)), Format: kind, Frames: c.WAV.Frames(), Channels: f.Channels,
 			SampleRate: f.SampleRate, Bits: f.BitsPerSample, ValidBits: f.ValidBits, Seconds: r.task.Seconds(c.WAV.Frames(), int(f.SampleRate)),
-			Text: c.Text, Language: c.Language, Speak: c.Speak})
+			Text: c.Text, Language: c.Language, Speak: c.Speak, Voice: c.Voice})
 	}
 	r.d.Run = run
 	return r.writeRun()
@@ -703,6 +703,7 @@ type worker struct {
 	id  int
 	buf bytes.Buffer
 	br  *bufio.Reader
+	answerState
 }
 
 func newWorker(id int) *worker { return &worker{id: id, br: bufio.NewReaderSize(nil, 16<<10)} }
@@ -844,6 +845,7 @@ func (st *stepRun) send(wk *worker, seq int, j *job, phase string) {
 	rec.RequestID = RequestID(r.plan.Seed, s.Target, s.Concurrency, s.Repeat, seq)
 	r.do(st.reqBase, st.ti, wk, j, rec)
 	rec.Target, rec.Concurrency, rec.Repeat, rec.Phase, rec.Seq, rec.Worker = s.Target, s.Concurrency, s.Repeat, phase, seq, wk.id
+	r.keepAnswer(wk, rec)
 	st.rf.write(rec)
 	r.cfg.progress.Done(phase, rec.OK)
 }
@@ -982,6 +984,7 @@ func (r *runner) send(ctx context.Context, ti int, wk *worker, j *job, rec *sche
 	rec.Status = resp.StatusCode
 	// SGLang-Omni names its own id (transcription-<uuid>) in this header.
 	rec.ServerRequestID = resp.Header.Get("X-Request-Id")
+	wk.contentType, wk.streamed = resp.Header.Get("Content-Type"), false
 	// The task says which answers are streams (ASR: SSE); any other is
 	// read whole, its first output its headers.
 	if r.plan.Stream && resp.StatusCode == http.StatusOK && r.task.IsStream(resp.Header.Get("Content-Type")) {
@@ -995,7 +998,8 @@ func (r *runner) send(ctx context.Context, ti int, wk *worker, j *job, rec *sche
 // the first output.
 func (r *runner) readStream(ctx context.Context, wk *worker, resp *http.Response, rec *schemas.Record) (string, bool) {
 	anchor := r.d.Anchor
-	wk.br.Reset(&capReader{r: resp.Body, left: maxResponseBytes})
+	wk.streamed = true
+	wk.br.Reset(r.answerReader(wk, &capReader{r: resp.Body, left: maxResponseBytes}))
 	text, id, err := r.task.DecodeStream(wk.br, func() { rec.FirstByteNs = time.Since(anchor).Nanoseconds() })
 	rec.EndNs = time.Since(anchor).Nanoseconds()
 	wk.br.Reset(nil)

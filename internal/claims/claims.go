@@ -48,6 +48,13 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 		sc.Unit = score.UnitOf(sc.Normalizer)
 	}
 	refs := task.References(run)
+	if rt, ok := quality.(task.RoundTripper); ok && run.Protocol.RoundTrip != nil {
+		var heard map[string]schemas.Heard
+		if o.tel != nil {
+			heard = o.tel.Heard
+		}
+		quality, refs = rt.RoundTrip(heard), task.Spoken(run)
+	}
 	if len(refs) > 0 {
 		out.Scoring = &sc
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"slices"
 
 	"github.com/benchseal/benchseal/internal/engine"
@@ -29,6 +30,10 @@ type Telemetry struct {
 	// the steps Steps names (servers/<t>/metrics/*.prom), from which
 	// Compute derives each repeat's server block (server.go).
 	Scrapes map[ScrapeKey]Scrape
+	// Heard is what a round trip's ASR server heard of each measured
+	// answer (roundtrip/<target>.jsonl), by request id: a tts run's
+	// quality figure (task.RoundTripper).
+	Heard map[string]schemas.Heard
 }
 
 // Option changes what Compute takes into account.
@@ -57,6 +62,8 @@ func LoadTelemetry(fsys fs.FS) (Telemetry, error) {
 		readJSONL(fsys, schemas.CacheProbesFile, &t.Probes))
 	var err error
 	t.Scrapes, err = loadScrapes(fsys, t.Steps)
+	errs = append(errs, err)
+	t.Heard, err = LoadHeard(fsys)
 	errs = append(errs, err)
 	return t, errors.Join(errs...)
 }
@@ -365,4 +372,32 @@ func CacheHitsAnswered(m schemas.Metrics) (answered, known bool) {
 		return false, false
 	}
 	return c.AnswersFromCache(), true
+}
+
+// LoadHeard reads the roundtrip/<target>.jsonl of every target
+// roundtrip/asr.json says answers were sent for, by request id; nil when
+// the run has no round trip.
+func LoadHeard(fsys fs.FS) (map[string]schemas.Heard, error) {
+	b, err := fs.ReadFile(fsys, schemas.RoundTripASRFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var sum schemas.RoundTripASR
+	if err := json.Unmarshal(b, &sum); err != nil {
+		return nil, fmt.Errorf("%s: %w", schemas.RoundTripASRFile, err)
+	}
+	out := map[string]schemas.Heard{}
+	for _, target := range slices.Sorted(maps.Keys(sum.Sent)) {
+		var hs []schemas.Heard
+		if err := readJSONL(fsys, schemas.RoundTripPath(target), &hs); err != nil {
+			return out, err
+		}
+		for _, h := range hs {
+			out[h.RequestID] = h
+		}
+	}
+	return out, nil
 }

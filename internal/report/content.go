@@ -744,8 +744,12 @@ func (v *view) accuracy() []block {
 			}
 		}
 	}
-	if !any && v.isTTS() {
-		return append([]block{heading{2, v.tr("Accuracy")}}, para{spans: []span{t(v.tr("No quality metric: the tts task does not transcribe the audio it produced yet (no ASR round trip), so no accuracy was computed."))}})
+	rt := v.in.Run.Protocol.RoundTrip
+	if !any && rt != nil {
+		return append(out, para{spans: []span{t(v.tr("Not observed: the round trip through %s heard no answer (roundtrip/asr.json says what was sent and why not).", rt.ASR))}})
+	}
+	if !any && task.NameOf(&v.in.Run) == task.TTS.Name() {
+		return append(out, para{spans: []span{t(v.tr("Not measured: no ASR heard the audio produced (run with --asr-target NAME=URL for a round-trip WER), so no accuracy was computed."))}})
 	}
 	if !any {
 		return append(out, para{spans: []span{t(v.tr("No references: the corpus has no reference transcripts, so %s was not computed.", unit))}})
@@ -761,9 +765,12 @@ func (v *view) accuracy() []block {
 		}
 	}
 	var covered string
-	if refs == len(v.in.Run.Corpus) {
+	switch {
+	case rt != nil:
+		covered = v.tr("What %s (model %s) heard of each answer after the sweep, against the text the request spoke; an answer it did not hear is not scored. The figure measures the synthesiser and this recogniser together.", rt.ASR, rt.Model)
+	case refs == len(v.in.Run.Corpus):
 		covered = v.tr("Every request had a reference: all %d clips of the corpus have one.", refs)
-	} else {
+	default:
 		covered = v.tr("Only requests for the %d of %d clips with a reference transcript are scored.", refs, len(v.in.Run.Corpus))
 	}
 	out = append(out, table{

@@ -63,7 +63,11 @@ func (v *view) evidence() []block {
 	}
 	out = append(out, para{spans: []span{b(v.tr("What the evidence shows, and what it cannot:")), t(" " + v.tr("the bundle shows that its files are unchanged since sealing, that every number follows from the records, %sand that the protocol ran as declared. It cannot show that the records describe what really crossed the wire: whoever holds the signing key could fabricate a consistent run, and that is caught only where evidence from the server side exists (its own metrics and logs, sealed in servers/). It shows nothing about other hardware, other settings, other audio, or the servers' behaviour outside the measured window.", fresh))}})
 	if v.isTTS() {
-		out = append(out, para{spans: []span{b(v.tr("What a tts bundle cannot show:")), t(" " + v.tr("that the produced audio is speech of the text, or what it sounded like: the records keep its facts (seconds, RMS, SHA-256), not the audio."))}})
+		what := v.tr("that the produced audio is speech of the text, or what it sounded like: the records keep its facts (seconds, RMS, SHA-256), not the audio.")
+		if in.Run.Protocol.RoundTrip != nil {
+			what = v.tr("what the produced audio sounded like beyond what the round trip's ASR server says it heard (roundtrip/): the records keep its facts (seconds, RMS, SHA-256), not the audio.")
+		}
+		out = append(out, para{spans: []span{b(v.tr("What a tts bundle cannot show:")), t(" " + what)}})
 	}
 	out = append(out, v.stagesNotObserved()...)
 	out = append(out, v.trustedTime()...)

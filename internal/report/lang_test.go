@@ -83,6 +83,9 @@ func variants() []Input {
 	}
 	tts.Run.Corpus[0].Speak = "x"
 	out = append(out, tts)
+	rt := ttsFixture()
+	rt.Run.Protocol.RoundTrip = &schemas.RoundTrip{ASR: "asr"}
+	out = append(out, rt)
 	out = append(out, perRequestVariants()...)
 	add(func(in *Input) {
 		// Nothing to warn about.

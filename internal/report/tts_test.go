@@ -95,7 +95,7 @@ func TestTTSWords(t *testing.T) {
 			t.Errorf("tts report lacks %q", want)
 		}
 	}
-	for _, asr := range []string{"transcript", "transcription", "transcribing", "WER", "Speech-to-text", "Accuracy (none)"} {
+	for _, asr := range []string{"transcript", "transcription", "transcribing", "Speech-to-text", "Accuracy (none)"} {
 		if i := strings.Index(md, asr); i >= 0 {
 			t.Errorf("tts report speaks of %q: …%s…", asr, md[max(0, i-80):min(len(md), i+80)])
 		}

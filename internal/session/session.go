@@ -12,6 +12,7 @@ import (
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/newfile"
+	"github.com/benchseal/benchseal/internal/roundtrip"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -46,6 +47,10 @@ type Config struct {
 	StopGrace          time.Duration
 
 	Hooks []bench.Hooks // run before the session's own
+
+	// RoundTrip, when set, hears the produced audio of a tts run through
+	// an ASR server after the sweep (run --asr-target).
+	RoundTrip *roundtrip.RoundTrip
 
 	// Captured, when set, is called once the recorder has written env/
 	// and every servers/<target>/probes-before.json, before anything is
@@ -164,6 +169,9 @@ func (s *Session) Run(ctx context.Context) (*bench.Result, error) {
 	opts = append(opts, bench.WithHooks(s.recorderHooks(s.newRecorder())), bench.WithHooks(s.eventsHooks()))
 	if c.Preregister != nil {
 		opts = append(opts, bench.WithHooks(s.preregisterHooks()))
+	}
+	if c.RoundTrip != nil {
+		opts = append(opts, c.RoundTrip.Options(ctx)...)
 	}
 	for name, p := range s.procs {
 		opts = append(opts, bench.WithTargetStop(name, p.Exited(), func() string { return ExitDescription(p.Record()) }))

@@ -32,3 +32,12 @@ type Quality interface {
 	// means unknown (nothing scored), never 0.
 	Quality(measured []schemas.Record, refs map[string]string, sc schemas.Scoring) (*float64, error)
 }
+
+// RoundTripper is a Quality whose figure another server measures after
+// the sweep (tts: an ASR server transcribing each produced answer; run
+// --asr-target): RoundTrip is the metric over what it heard of each
+// measured record, by request id. Claims use it, with Spoken's
+// references, where run.json names a round trip.
+type RoundTripper interface {
+	RoundTrip(heard map[string]schemas.Heard) Quality
+}

@@ -116,13 +116,6 @@ func (tts) Positions(c schemas.Clip) int64 { return c.Frames * int64(c.Channels)
 // Input is the reference clip sent as base64 (WAVBase64).
 func (tts) Input(name string, b []byte) (Input, error) { return WAVBase64(name, b) }
 
-// Metric and Quality: the tts task has no quality metric yet (an ASR
-// round trip would be one): Quality is nil, unknown, never 0.
-func (tts) Metric(schemas.Scoring) string { return "none" }
-func (tts) Quality([]schemas.Record, map[string]string, schemas.Scoring) (*float64, error) {
-	return nil, nil
-}
-
 // LoadCorpus reads a text corpus (LoadTextCorpus) and opens each item's
 // reference clip: an item without one is refused, naming its line.
 func (tts) LoadCorpus(path string) ([]Clip, error) {

@@ -122,11 +122,22 @@ func decodeAudio(contentType string, body []byte) Audio {
 // vllm_omni/entrypoints/openai/serving_speech.py _create_wav_header@d6240742)
 // or past the body means the rest of the body.
 func decodeWAV(b []byte) Audio {
-	bad := func(format string, a ...any) Audio { return Audio{Undecodable: "wav: " + fmt.Sprintf(format, a...)} }
+	pcm, rate, ch, err := wavPCM(b)
+	if err != nil {
+		return Audio{Undecodable: err.Error()}
+	}
+	return pcmFacts("wav", pcm, rate, ch, "wav header")
+}
+
+// wavPCM is a 16-bit PCM WAV's data chunk, rate and channels.
+func wavPCM(b []byte) (pcm []byte, rate, ch int, err error) {
+	bad := func(format string, a ...any) ([]byte, int, int, error) {
+		return nil, 0, 0, fmt.Errorf("wav: "+format, a...)
+	}
 	if len(b) < 12 || string(b[:4]) != "RIFF" || string(b[8:12]) != "WAVE" {
 		return bad("no RIFF/WAVE header (%d bytes)", len(b))
 	}
-	var rate, ch, bits int
+	var bits int
 	var haveFmt bool
 	for off := 12; off+8 <= len(b); {
 		id, size := string(b[off:off+4]), int64(binary.LittleEndian.Uint32(b[off+4:off+8]))
@@ -150,7 +161,7 @@ func decodeWAV(b []byte) Audio {
 			if size == 0xFFFFFFFF || end > int64(len(b)) {
 				end = int64(len(b))
 			}
-			return pcmFacts("wav", b[p:end], rate, ch, "wav header")
+			return b[p:end], rate, ch, nil
 		}
 		off = p + int(size) + int(size&1)
 		if size > int64(len(b)) {

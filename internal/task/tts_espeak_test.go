@@ -3,11 +3,7 @@ package task_test
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,49 +17,6 @@ import (
 	"github.com/benchseal/benchseal/verify"
 )
 
-// espeakServer is a small /v1/audio/speech server on loopback whose voice
-// is espeak-ng (a real synthesiser, Debian's espeak-ng): it reads the
-// JSON body, refuses a ref_audio that is not a data: URL of a WAV (as
-// vLLM-Omni refuses one that is not a URL), and answers espeak-ng's WAV
-// for "input". espeak-ng cannot clone a voice: the reference is checked,
-// then ignored.
-func espeakServer(t *testing.T, espeak string) *httptest.Server {
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/v1/models":
-			io.WriteString(w, `{"object":"list","data":[{"id":"espeak-ng","object":"model"}]}`)
-			return
-		case task.SpeechPath:
-		default:
-			http.NotFound(w, r)
-			return
-		}
-		var req struct {
-			Input    string `json:"input"`
-			RefAudio string `json:"ref_audio"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), 400)
-			return
-		}
-		b64, ok := strings.CutPrefix(req.RefAudio, "data:audio/wav;base64,")
-		ref, err := base64.StdEncoding.DecodeString(b64)
-		if !ok || err != nil || !bytes.HasPrefix(ref, []byte("RIFF")) {
-			http.Error(w, "ref_audio must be a data:audio/wav;base64, URL of a WAV", 400)
-			return
-		}
-		out, err := exec.CommandContext(r.Context(), espeak, "--stdout", "-v", "en", req.Input).Output()
-		if err != nil {
-			http.Error(w, err.Error(), 500)
-			return
-		}
-		w.Header().Set("Content-Type", "audio/wav")
-		w.Write(out)
-	}))
-	t.Cleanup(ts.Close)
-	return ts
-}
-
 // TestTTSEspeakEndToEnd measures espeak-ng behind the loopback server
 // through the runner, and verifies the run directory: every record a
 // success with espeak-ng's own duration, its first output and produced
@@ -73,7 +26,7 @@ func TestTTSEspeakEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Skip("espeak-ng is not installed (Debian: apt-get install espeak-ng)")
 	}
-	ts := espeakServer(t, espeak)
+	ts := testkit.EspeakServer(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "ref.wav"), testkit.NoiseWAV(1.5, 7), 0o644); err != nil {
 		t.Fatal(err)

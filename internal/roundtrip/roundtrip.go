@@ -1,0 +1,311 @@
+// Package roundtrip hears a tts run's produced audio through an ASR
+// server (run --asr-target NAME=URL): the intelligibility figure of a
+// synthesiser, its words as a recogniser hears them.
+//
+// While the sweep runs it only keeps each measured successful answer
+// (bench.WithAnswers), as it came off the wire, in a spool file outside
+// the run directory: no request is sent to the ASR server inside a timed
+// window, and what the client does per answer is one copy under a lock.
+// After the sweep (and the cache probe), every kept answer's audio, the
+// PCM whose SHA-256 its record names (task.ProducedWAV), is sent to
+// <url>/v1/audio/transcriptions as a 16-bit WAV (multipart, model,
+// response_format json), a few at a time; what came back is written to
+// roundtrip/<target>.jsonl, one schemas.Heard line per answer, and how it
+// went to roundtrip/asr.json. claims.json's quality figure of the run
+// (task.RoundTripper) is then the WER of those transcripts against the
+// text each request spoke, scored with run.json's scoring, as the
+// runner's and a verifier's recompute both compute it.
+//
+// Before the sweep the ASR server must answer GET /v1/models (the run
+// does not start otherwise) and serve the model (its only one, or
+// Config.Model). A transcription that fails is kept as such (its status
+// and error): that answer is then not scored, not observed, and the
+// rest are. The first Ctrl-C stops sending; what was heard is written.
+package roundtrip
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/benchseal/benchseal/internal/bench"
+	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/newfile"
+	"github.com/benchseal/benchseal/internal/task"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// Config is the ASR server of a round trip.
+type Config struct {
+	Name  string // as run.json's protocol.round_trip names it
+	URL   string // its base URL
+	Model string // "": the one it lists
+	// APIKey is sent as a bearer token, never written.
+	APIKey  string
+	Timeout time.Duration // per transcription; 0: DefaultTimeout
+	// Workers is how many transcriptions are in flight at once (0:
+	// DefaultWorkers).
+	Workers int
+}
+
+// DefaultTimeout bounds one transcription; DefaultWorkers is how many
+// run at once after the sweep.
+const (
+	DefaultTimeout = 2 * time.Minute
+	DefaultWorkers = 4
+)
+
+// RoundTrip keeps a run's answers during the sweep and hears them after
+// it. Use Options for bench.Run; one RoundTrip serves one run.
+type RoundTrip struct {
+	cfg    Config
+	client *http.Client
+	models []string
+
+	mu    sync.Mutex
+	spool *os.File
+	size  int64
+	kept  []kept
+	err   error // the first spool write that failed
+}
+
+// kept is one answer in the spool.
+type kept struct {
+	heard       schemas.Heard // its record's identity, filled in when heard
+	target      string
+	output      string // the record's text: the answer's audio facts
+	contentType string
+	off, n      int64
+}
+
+// New checks cfg; nothing is sent yet.
+func New(cfg Config) (*RoundTrip, error) {
+	if cfg.Name == "" || cfg.URL == "" {
+		return nil, errors.New("--asr-target: give it as NAME=URL")
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWorkers
+	}
+	cfg.URL = strings.TrimSuffix(strings.TrimRight(cfg.URL, "/"), "/v1")
+	return &RoundTrip{cfg: cfg, client: &http.Client{}}, nil
+}
+
+// Options are the run's options: answers kept, the ASR server checked
+// before the sweep, heard after it. ctx is the run's: once it is
+// cancelled (the first Ctrl-C), no further answer is sent.
+func (rt *RoundTrip) Options(ctx context.Context) []bench.Option {
+	return []bench.Option{bench.WithAnswers(rt.keep), bench.WithHooks(bench.Hooks{
+		BeforeSweep: rt.before,
+		AfterSweep:  func(_ context.Context, d *bench.Dir) error { return rt.after(ctx, d) },
+	})}
+}
+
+// before asks the ASR server for its models, settles the model and
+// opens the spool; run.json names the round trip.
+func (rt *RoundTrip) before(ctx context.Context, d *bench.Dir) error {
+	if task.NameOf(d.Run) != task.TTS.Name() {
+		return fmt.Errorf("--asr-target hears produced audio: it needs --task %s, not %q", task.TTS.Name(), task.NameOf(d.Run))
+	}
+	ids, err := bench.Models(ctx, rt.client, bench.Target{Name: rt.cfg.Name, URL: rt.cfg.URL}, rt.cfg.APIKey)
+	if err != nil {
+		return fmt.Errorf("--asr-target: %w", err)
+	}
+	switch {
+	case rt.cfg.Model != "":
+	case len(ids) == 1:
+		rt.cfg.Model = ids[0]
+	default:
+		return fmt.Errorf("--asr-target %s lists %d models (%s): name one with --asr-model", rt.cfg.Name, len(ids), strings.Join(ids, ", "))
+	}
+	rt.models = ids
+	if rt.spool, err = os.CreateTemp("", "benchseal-roundtrip-*"); err != nil {
+		return err
+	}
+	os.Remove(rt.spool.Name()) // the open file is the spool; nothing is left behind
+	d.Run.Protocol.RoundTrip = &schemas.RoundTrip{ASR: rt.cfg.Name, Model: rt.cfg.Model}
+	return nil
+}
+
+// keep spools one answer (bench.WithAnswers; any goroutine).
+func (rt *RoundTrip) keep(a bench.Answer) {
+	r := a.Record
+	k := kept{target: r.Target, output: r.Text, contentType: a.ContentType, n: int64(len(a.Body)),
+		heard: schemas.Heard{RequestID: r.RequestID, Clip: r.Clip, Concurrency: r.Concurrency, Repeat: r.Repeat, Seq: r.Seq}}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.spool == nil || rt.err != nil {
+		return
+	}
+	if _, err := rt.spool.WriteAt(a.Body, rt.size); err != nil {
+		rt.err = err
+		return
+	}
+	k.off, rt.size = rt.size, rt.size+k.n
+	rt.kept = append(rt.kept, k)
+}
+
+// after hears every kept answer and writes roundtrip/.
+func (rt *RoundTrip) after(ctx context.Context, d *bench.Dir) error {
+	if rt.spool == nil {
+		return nil
+	}
+	defer rt.spool.Close()
+	sum := schemas.RoundTripASR{Schema: schemas.RoundTripSchema, Name: rt.cfg.Name, URL: fingerprint.Redact(rt.cfg.URL),
+		Model: rt.cfg.Model, Models: rt.models, Sent: map[string]int{}, Heard: map[string]int{}, StartNs: d.Offset(time.Now())}
+	if rt.err != nil {
+		sum.Skipped = append(sum.Skipped, "answers after a spool write failed were not kept: "+rt.err.Error())
+	}
+	if slices.ContainsFunc(d.Run.Events, func(e schemas.RunEvent) bool { return e.Kind == "interrupted" }) {
+		sum.Skipped = append(sum.Skipped, fmt.Sprintf("the sweep was interrupted: none of the %d answers kept was sent", len(rt.kept)))
+		rt.kept = nil
+	}
+	slices.SortFunc(rt.kept, func(a, b kept) int {
+		return cmp.Or(cmp.Compare(a.target, b.target), cmp.Compare(a.heard.Concurrency, b.heard.Concurrency),
+			cmp.Compare(a.heard.Repeat, b.heard.Repeat), cmp.Compare(a.heard.Seq, b.heard.Seq))
+	})
+	if err := os.MkdirAll(filepath.Join(d.Path, schemas.RoundTripDir), 0o755); err != nil {
+		return err
+	}
+	rt.hearAll(ctx, d)
+	byTarget := map[string][]schemas.Heard{}
+	sent := 0
+	for _, k := range rt.kept {
+		if k.heard.StartNs == 0 {
+			continue // not sent: interrupted
+		}
+		sent++
+		byTarget[k.target] = append(byTarget[k.target], k.heard)
+		sum.Sent[k.target]++
+		if k.heard.Status == http.StatusOK && k.heard.Error == "" {
+			sum.Heard[k.target]++
+		}
+	}
+	if sent < len(rt.kept) {
+		sum.Skipped = append(sum.Skipped, fmt.Sprintf("interrupted: %d of %d answers were not sent", len(rt.kept)-sent, len(rt.kept)))
+	}
+	sum.EndNs = d.Offset(time.Now())
+	var errs []error
+	for _, t := range d.Run.Targets {
+		if hs := byTarget[t.Name]; len(hs) > 0 {
+			errs = append(errs, writeJSONL(filepath.Join(d.Path, filepath.FromSlash(schemas.RoundTripPath(t.Name))), hs))
+		}
+	}
+	errs = append(errs, newfile.WriteJSON(filepath.Join(d.Path, filepath.FromSlash(schemas.RoundTripASRFile)), sum))
+	return errors.Join(errs...)
+}
+
+// hearAll sends the kept answers, cfg.Workers at a time, until ctx ends.
+func (rt *RoundTrip) hearAll(ctx context.Context, d *bench.Dir) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range rt.cfg.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				rt.hear(ctx, d, &rt.kept[i])
+			}
+		}()
+	}
+	for i := range rt.kept {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// hear sends one answer's audio and keeps what came back in k.heard.
+func (rt *RoundTrip) hear(ctx context.Context, d *bench.Dir, k *kept) {
+	h := &k.heard
+	h.StartNs = max(1, d.Offset(time.Now()))
+	defer func() { h.EndNs = d.Offset(time.Now()) }()
+	body := make([]byte, k.n)
+	if _, err := rt.spool.ReadAt(body, k.off); err != nil {
+		h.Error = "reading the kept answer: " + err.Error()
+		return
+	}
+	if a, err := task.ParseAudio(k.output); err == nil {
+		h.AudioSHA256 = a.SHA256
+	}
+	wav, err := task.ProducedWAV(k.output, k.contentType, body)
+	if err != nil {
+		h.Error = err.Error()
+		return
+	}
+	h.Status, h.Text, err = rt.transcribe(ctx, wav)
+	if err != nil {
+		h.Error = fingerprint.ScrubSecrets(err.Error())
+	}
+}
+
+// transcribe posts wav to the ASR server: its status and transcript.
+func (rt *RoundTrip) transcribe(ctx context.Context, wav []byte) (int, string, error) {
+	var b bytes.Buffer
+	mw := multipart.NewWriter(&b)
+	fw, err := mw.CreateFormFile("file", "audio.wav")
+	if err != nil {
+		return 0, "", err
+	}
+	fw.Write(wav)
+	mw.WriteField("model", rt.cfg.Model)
+	mw.WriteField("response_format", "json")
+	if err := mw.Close(); err != nil {
+		return 0, "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, rt.cfg.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rt.cfg.URL+task.ASR.Path(), &b)
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	if rt.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+rt.cfg.APIKey)
+	}
+	resp, err := rt.client.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return resp.StatusCode, "", err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return resp.StatusCode, "", fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(out[:min(len(out), 300)])))
+	}
+	text, _, err := task.ASR.Decode(map[string]string{"response_format": "json"}, resp.Header.Get("Content-Type"), out)
+	return resp.StatusCode, text, err
+}
+
+// writeJSONL writes one JSON line per value to a new file.
+func writeJSONL[T any](path string, vs []T) error {
+	var b bytes.Buffer
+	for _, v := range vs {
+		line, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return newfile.Write(path, b.Bytes(), 0o644)
+}

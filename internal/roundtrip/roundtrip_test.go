@@ -1,0 +1,168 @@
+package roundtrip_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/benchseal/benchseal/internal/bench"
+	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/roundtrip"
+	"github.com/benchseal/benchseal/internal/sim"
+	"github.com/benchseal/benchseal/internal/task"
+	"github.com/benchseal/benchseal/internal/testkit"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// asrServer is a transcription server on loopback that hears every WAV
+// as words, and answers HTTP 500 to every third request. It keeps the
+// SHA-256 of each WAV's PCM it was sent and its sample rate.
+type asrServer struct {
+	n     atomic.Int64
+	sums  chan string
+	rates chan int
+}
+
+func (a *asrServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/v1/models" {
+		io.WriteString(w, `{"object":"list","data":[{"id":"hears-all","object":"model"}]}`)
+		return
+	}
+	f, _, err := r.FormFile("file")
+	if err != nil || r.FormValue("model") != "hears-all" || r.FormValue("response_format") != "json" {
+		http.Error(w, "bad request", 400)
+		return
+	}
+	b, _ := io.ReadAll(f)
+	sum := sha256.Sum256(b[44:])
+	a.sums <- hex.EncodeToString(sum[:])
+	a.rates <- int(b[24]) | int(b[25])<<8 | int(b[26])<<16
+	if a.n.Add(1)%3 == 0 {
+		http.Error(w, "overloaded", 500)
+		return
+	}
+	json.NewEncoder(w).Encode(map[string]string{"text": "hello from the voice"})
+}
+
+// TestRoundTripSim runs a tts sweep against the simulator's vllm-omni
+// persona (a whole WAV at one level, a raw PCM stream at another) with
+// a round trip: every measured success and no warm-up is sent, as the
+// PCM its record names; a transcription that failed is kept with its
+// status and left out of the WER; the claims' WER is the transcripts'.
+func TestRoundTripSim(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		srv, err := sim.New(sim.Config{Persona: sim.PersonaVLLMOmni, BaseLatency: 5 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tts := httptest.NewServer(srv)
+		defer tts.Close()
+		a := &asrServer{sums: make(chan string, 64), rates: make(chan int, 64)}
+		asr := httptest.NewServer(a)
+		defer asr.Close()
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "ref.wav"), testkit.NoiseWAV(1.5, 3), 0o644)
+		os.WriteFile(filepath.Join(dir, "c.jsonl"), []byte(`{"id":"a","text":"hello from the voice","ref_audio":"ref.wav"}
+{"id":"b","text":"a different sentence","ref_audio":"ref.wav"}
+`), 0o644)
+		clips, err := task.TTS.LoadCorpus(filepath.Join(dir, "c.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rt, err := roundtrip.New(roundtrip.Config{Name: "asr", URL: asr.URL + "/v1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		target := bench.Target{Name: "s", URL: tts.URL}
+		if stream {
+			target.Fields = map[string]string{"stream_format": "audio", "response_format": "pcm"}
+		}
+		run := filepath.Join(dir, "run")
+		plan := bench.Plan{Task: task.TTS, Targets: []bench.Target{target}, Corpus: clips, Levels: []int{1, 2},
+			Requests: []int{6}, Repeats: 1, Seed: 5, Stream: stream,
+			Scoring: schemas.Scoring{Normalizer: "basic", Aligner: "unit", Unit: "word", Failures: "excluded"}}
+		res, err := bench.Run(context.Background(), run, plan, rt.Options(context.Background())...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		close(a.sums)
+		close(a.rates)
+		got := map[string]int{}
+		for s := range a.sums {
+			got[s]++
+		}
+		for r := range a.rates {
+			if r != sim.SpeechRate {
+				t.Errorf("stream %v: a WAV at %d Hz was sent, want the answer's %d", stream, r, sim.SpeechRate)
+			}
+		}
+		_, recs, tel, err := claims.LoadDirTelemetry(os.DirFS(run))
+		if err != nil {
+			t.Fatal(err)
+		}
+		measured := 0
+		for _, r := range recs {
+			h, heard := tel.Heard[r.RequestID]
+			if r.Phase != schemas.PhaseMeasure {
+				if heard {
+					t.Errorf("warm-up %s was sent", r.RequestID)
+				}
+				continue
+			}
+			measured++
+			au, _ := task.ParseAudio(r.Text)
+			if !r.OK || !heard || h.AudioSHA256 != au.SHA256 || got[au.SHA256] == 0 {
+				t.Fatalf("stream %v: record %s ok %v %s: heard %v %+v; the ASR server got %d of its audio", stream, r.RequestID, r.OK, r.Error, heard, h, got[au.SHA256])
+			}
+			if h.Status == 500 && (h.Error == "" || h.Text != "") || h.Status != 500 && h.Status != 200 {
+				t.Errorf("heard %+v", h)
+			}
+		}
+		var sum schemas.RoundTripASR
+		b, _ := os.ReadFile(filepath.Join(run, schemas.RoundTripASRFile))
+		json.Unmarshal(b, &sum)
+		if measured != 12 || sum.Sent["s"] != 12 || sum.Heard["s"] != 8 || sum.Model != "hears-all" {
+			t.Fatalf("stream %v: %d measured; asr.json %+v: want 12 sent, 8 heard (every third failed)", stream, measured, sum)
+		}
+		// "hello from the voice" is heard right, "a different sentence"
+		// as that: the claims' WER is the heard lines' (wantWER).
+		for _, l := range res.Claims.Targets[0].Levels {
+			q := l.Repeats[0].Quality
+			if q == nil {
+				t.Fatalf("stream %v: c=%d: no round-trip WER", stream, l.Concurrency)
+			}
+			if w := wantWER(t, recs, tel.Heard, l.Concurrency); *q != w {
+				t.Errorf("stream %v: c=%d WER %v, want %v from the heard lines", stream, l.Concurrency, *q, w)
+			}
+		}
+	}
+}
+
+// wantWER scores the heard lines of level c by hand: word errors over
+// reference words, of the answers heard.
+func wantWER(t *testing.T, recs []schemas.Record, heard map[string]schemas.Heard, c int) float64 {
+	refs := map[string]string{"a": "hello from the voice", "b": "a different sentence"}
+	errs, words := 0, 0
+	for _, r := range recs {
+		h, ok := heard[r.RequestID]
+		if r.Concurrency != c || r.Phase != schemas.PhaseMeasure || !ok || h.Status != 200 {
+			continue
+		}
+		ref := strings.Fields(refs[r.Clip])
+		words += len(ref)
+		if r.Clip == "b" {
+			errs += 4 // 3 substitutions and an insertion: "hello from the voice" for "a different sentence"
+		}
+	}
+	return float64(errs) / float64(words)
+}
