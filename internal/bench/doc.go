@@ -76,8 +76,9 @@
 // before the request is sent, end_ns after the last byte of the response;
 // first_byte_ns is when the response headers arrived, or, with Stream and
 // an answer the task reads as a stream (Task.IsStream: ASR's
-// text/event-stream; a raw audio/pcm stream's first bytes for a task
-// that says so), its first output; for ASR the first SSE event carrying
+// text/event-stream; tts's raw PCM, streamed WAV and speech SSE, whose
+// first output is the first non-empty PCM bytes; a task.HeaderStreamer
+// is handed the answer's headers too), its first output; for ASR the first SSE event carrying
 // text, whatever its kind: a
 // non-empty delta (vLLM's {"choices":[{"delta":{"content"}}]} chunks or
 // OpenAI's transcript.text.delta events) or, when no delta came before it,

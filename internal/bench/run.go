@@ -100,7 +100,7 @@ func Run(ctx context.Context, dir string, plan Plan, opts ...Option) (*Result, e
 	if err := checkBudget(p); err != nil {
 		return nil, err
 	}
-	if p.Targets, err = preflight(ctx, &cfg, p.Targets, p.Corpus, p.Stream); err != nil {
+	if p.Targets, err = preflight(ctx, &cfg, p.Task.Name(), p.Targets, p.Corpus, p.Stream); err != nil {
 		return nil, err
 	}
 	r, err := newRunner(p, &cfg, dir)
@@ -1000,7 +1000,14 @@ func (r *runner) readStream(ctx context.Context, wk *worker, resp *http.Response
 	anchor := r.d.Anchor
 	wk.streamed = true
 	wk.br.Reset(r.answerReader(wk, &capReader{r: resp.Body, left: maxResponseBytes}))
-	text, id, err := r.task.DecodeStream(wk.br, func() { rec.FirstByteNs = time.Since(anchor).Nanoseconds() })
+	onText := func() { rec.FirstByteNs = time.Since(anchor).Nanoseconds() }
+	var text, id string
+	var err error
+	if hs, ok := r.task.(task.HeaderStreamer); ok {
+		text, id, err = hs.DecodeStreamHeader(resp.Header, wk.br, onText)
+	} else {
+		text, id, err = r.task.DecodeStream(wk.br, onText)
+	}
 	rec.EndNs = time.Since(anchor).Nanoseconds()
 	wk.br.Reset(nil)
 	if rec.ServerRequestID == "" && id != "" && id != rec.RequestID {

@@ -47,9 +47,9 @@
 //     real-time factor, latency ÷ the seconds of audio it produced (its
 //     audio_seconds; under 1 is faster than real time; rtfx is then the
 //     produced audio seconds per second); first_audio_p50/p95/p99_s: of
-//     first_byte_ns - start_ns over the successes whose output says
-//     first_byte_ns was their first non-empty audio bytes (a stream;
-//     task.Audio.FirstAudio), absent when none was (a whole body's first
+//     first_byte_ns - start_ns over the successes read as a stream (their
+//     output's task.Audio.Stream, raw or SSE: first_byte_ns is then their
+//     first non-empty PCM bytes), absent when none was (a whole body's first
 //     byte is its headers: not observed); audio_s_per_char: the
 //     successes' produced seconds ÷ the Unicode code points of the texts
 //     they spoke (run.json's corpus speak), absent when run.json has no

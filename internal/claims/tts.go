@@ -28,9 +28,9 @@ func SpokenChars(run schemas.Run) map[string]int {
 // TTS fills a tts repeat's figures into m from its measured records (see
 // schemas.Metrics): RTF (latency ÷ the record's produced seconds) p50
 // and p95 of the successes; time to first audio (first_byte_ns −
-// start_ns) p50, p95 and p99 of the successes whose output says
-// first_byte_ns was their first non-empty audio (task.Audio.FirstAudio),
-// none when no success was a stream; and the successes' produced seconds
+// start_ns) p50, p95 and p99 of the successes read as a stream (their
+// output's task.Audio.Stream: the runner's first_byte_ns is then their
+// first non-empty PCM bytes), none when no success was a stream; and the successes' produced seconds
 // per character spoken (chars: SpokenChars), none without chars or when
 // a success's item has none. Percentiles are exact (Percentile).
 func TTS(m *schemas.Metrics, recs []schemas.Record, chars map[string]int) {
@@ -43,7 +43,7 @@ func TTS(m *schemas.Metrics, recs []schemas.Record, chars map[string]int) {
 		if r.Seconds > 0 {
 			rtf = append(rtf, seconds(r.EndNs-r.StartNs)/r.Seconds)
 		}
-		if a, err := task.ParseAudio(r.Text); err == nil && a.FirstAudio && r.FirstByteNs > 0 {
+		if a, err := task.ParseAudio(r.Text); err == nil && a.Stream != "" && r.FirstByteNs > 0 {
 			first = append(first, seconds(r.FirstByteNs-r.StartNs))
 		}
 		c, ok := chars[r.Clip]

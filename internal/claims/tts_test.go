@@ -23,9 +23,9 @@ func ttsRun() schemas.Run {
 func ttsRec(clip string, start, fb, end int64, secs float64, streamed, ok bool) schemas.Record {
 	r := rec("a", 1, schemas.PhaseMeasure, start, start+fb, end, ok, "", secs)
 	r.Clip = clip
-	r.Text = task.Audio{Format: "pcm", SampleRate: 24000, Channels: 1, Seconds: secs, RMSDBFS: -20, FirstAudio: streamed}.String()
+	r.Text = task.Audio{Format: "pcm", SampleRate: 24000, Channels: 1, Seconds: secs, RMSDBFS: -20, Stream: streamOf(streamed)}.String()
 	if !ok {
-		r.ErrorClass, r.Text = task.ErrSilent, task.Audio{Format: "pcm", SampleRate: 24000, Channels: 1, Seconds: secs, RMSDBFS: -90, FirstAudio: streamed}.String()
+		r.ErrorClass, r.Text = task.ErrSilent, task.Audio{Format: "pcm", SampleRate: 24000, Channels: 1, Seconds: secs, RMSDBFS: -90, Stream: streamOf(streamed)}.String()
 	}
 	return r
 }
@@ -35,7 +35,7 @@ func TestComputeTTSByHand(t *testing.T) {
 	recs := []schemas.Record{
 		// a warm-up: not counted
 		{Target: "a", Concurrency: 2, Repeat: 1, Phase: schemas.PhaseWarmup, Clip: "x", StartNs: 0, FirstByteNs: ms, EndNs: 9000 * ms, OK: true, Seconds: 1,
-			Output: schemas.Output{Text: task.Audio{Format: "pcm", Seconds: 1, FirstAudio: true}.String()}},
+			Output: schemas.Output{Text: task.Audio{Format: "pcm", Seconds: 1, Stream: task.StreamSSE}.String()}},
 		ttsRec("x", 0, 100, 1000, 2, true, true),    // RTF 0.5, first audio 0.1 s
 		ttsRec("y", 0, 300, 2000, 1, true, true),    // RTF 2, first audio 0.3 s
 		ttsRec("x", 1000, 200, 2000, 4, true, true), // RTF 0.25, first audio 0.2 s
@@ -72,7 +72,7 @@ func TestComputeTTSByHand(t *testing.T) {
 	// audio; a run.json without the texts spoken gives no s/char.
 	for i := range recs {
 		a, _ := task.ParseAudio(recs[i].Text)
-		a.FirstAudio = false
+		a.Stream = ""
 		recs[i].Text = a.String()
 	}
 	for i := range run.Corpus {
@@ -113,4 +113,13 @@ func TestTTSIsALaterFamily(t *testing.T) {
 	if Predates([]string{"targets[a].levels[c=1].median.rtf_p50"})[f.What] {
 		t.Errorf("a claims.json with rtf_p50 does not predate the tts family")
 	}
+}
+
+// streamOf is the Stream of an answer read as a raw stream, or "" for a
+// whole body.
+func streamOf(streamed bool) string {
+	if streamed {
+		return task.StreamRaw
+	}
+	return ""
 }

@@ -12,16 +12,18 @@
 // from other errors, by value from the table.
 //
 // What an engine does per task (a request kind of internal/task) is its
-// Tasks rows (tasks.go): the route it serves the task on and the shape of
-// its streams. An engine whose /metrics families are per route
-// (Metrics.RouteLabel: SGLang-Omni's HTTP middleware counts every route)
-// is read filtered by the run's task's route (RequestCountersFor,
-// StageFamiliesFor), and not at all for a task it has no row for; the
-// package-level RequestCounters and StageFamilies are ASR's. The metrics
-// path (/metrics) and the self-description paths (Knobs.Served) are the
-// same for every task, so they are not per task. Only ASR rows exist:
-// the text-to-speech routes and shapes (read, not yet rows) come with
-// that task.
+// Tasks rows (tasks.go): the route it serves the task on, the shape of
+// its streams, and, where the task needs them, the task's own facts, its
+// own shedding and whether the engine meters it at all. An engine whose
+// /metrics families are per route (Metrics.RouteLabel: SGLang-Omni's HTTP
+// middleware counts every route) is read filtered by the run's task's
+// route (RequestCountersFor, StageFamiliesFor), and not at all for a task
+// it has no row for or whose row is Unmetered; the package-level
+// RequestCounters and StageFamilies are ASR's. The metrics path
+// (/metrics) and the self-description paths (Knobs.Served) are the same
+// for every task, so they are not per task. Every engine has an ASR row;
+// vLLM-Omni and SGLang-Omni also have text-to-speech rows (tts.go: their
+// /v1/audio/speech fields, stream shapes, caches, errors and metrics).
 //
 // The simulator's personas (internal/sim), fingerprint capture and knobs
 // (internal/fingerprint), the claims (internal/claims) and verify's

@@ -140,7 +140,8 @@ func (c Chunking) EngineRequests(audioS float64, stream, langDetect bool) (lo, h
 	return lo, hi
 }
 
-// StreamEvents names the shape of a transcription stream.
+// StreamEvents names the shape of a task's stream (a transcription's
+// events, or a speech stream's: tts.go).
 type StreamEvents string
 
 const (
@@ -502,24 +503,35 @@ type Shedding struct {
 	// DefaultRunning is how many requests a default launch runs at once
 	// (0: not read, or chosen at start from the GPU).
 	DefaultRunning int
-	Source         string
+	// DefaultQueued is how many more a default launch queues before it
+	// refuses (0: unbounded, or not read).
+	DefaultQueued int
+	Source        string
 }
 
 // Shed reports whether an answer is some engine's refusal of an overload
-// (its Shedding status with its message or an older one in the body), and
+// (its Shedding status, or a task row's, with its message or an older one
+// in the body), and
 // which engine's: shedding is the server protecting its latency, which a
 // reader counts apart from a server failure. A 500 with another message
 // is a failure; a row without a message matches nothing (its refusal was
 // not read).
 func Shed(status int, body string) (string, bool) {
 	for _, e := range table {
-		sh := e.Shedding
-		if sh.Status != status {
-			continue
+		shs := []*Shedding{&e.Shedding}
+		for i := range e.Tasks {
+			if e.Tasks[i].Shedding != nil {
+				shs = append(shs, e.Tasks[i].Shedding)
+			}
 		}
-		for _, m := range append([]string{sh.Message}, sh.Older...) {
-			if m != "" && strings.Contains(body, m) {
-				return e.Name, true
+		for _, sh := range shs {
+			if sh.Status != status {
+				continue
+			}
+			for _, m := range append([]string{sh.Message}, sh.Older...) {
+				if m != "" && strings.Contains(body, m) {
+					return e.Name, true
+				}
 			}
 		}
 	}

@@ -40,6 +40,13 @@ var mayBeEmpty = map[string]bool{
 	"Transcription.Chunking.LangDetectModel":  true,
 	"Transcription.IgnoresModelSource":        false,
 	"Metrics.RouteLabel":                      true,
+	"Shedding.DefaultQueued":                  true, // unbounded by default, or not read
+	"Tasks.Facts":                             true, // ASR's facts are the engine's (Engine.Facts)
+	"Tasks.Unmetered":                         true, // metered, or no /metrics at all
+	"Tasks.Shedding":                          true, // the engine's Shedding
+	"Tasks.Shedding.Older":                    true,
+	"Tasks.Voices":                            true, // ASR rows list no voices
+	"Tasks.Voices.Complete":                   true, // SGLang-Omni's list is not
 }
 
 // TestEveryEngineComplete walks every row of the table: a fact left zero
@@ -191,7 +198,8 @@ func TestStageFamiliesPreferOwn(t *testing.T) {
 }
 
 // TestShed: SGLang-Omni's overload on transcriptions is a 500 whose
-// detail is QueueFullError's message (or 0.1.4's backlog message); a 500
+// detail is QueueFullError's message (or 0.1.4's backlog message), on
+// speech a 503 with the same message (its tts row's Shedding); a 500
 // with another detail, or the message under another status, is not
 // shedding.
 func TestShed(t *testing.T) {
@@ -204,7 +212,8 @@ func TestShed(t *testing.T) {
 		{500, `{"detail":"request-build backlog is full (backlog_limit=16)"}`, SGLangOmni},
 		{503, `{"error":{"message":"The server is overloaded: too many requests queued.","type":"ServiceUnavailableError","param":null,"code":503}}`, VLLM},
 		{500, `{"detail":"CUDA out of memory"}`, ""},
-		{503, `{"detail":"The request queue is full."}`, ""},
+		{503, `{"error":{"message":"The request queue is full.","type":"server_error","param":null,"code":null}}`, SGLangOmni}, // its speech path (TaskRow.Shedding)
+		{429, `{"detail":"The request queue is full."}`, ""},
 		{400, `{"detail":"The request queue is full."}`, ""},
 	} {
 		got, ok := Shed(tc.status, tc.body)

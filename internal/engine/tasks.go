@@ -21,6 +21,36 @@ type TaskRow struct {
 	Route  string       // the endpoint path, also the value of Metrics.RouteLabel on per-route families
 	Stream StreamEvents // the shape of a streamed answer (ASR: Stream.Events)
 	Source string
+	// Facts are what the task relies on of the engine for this task
+	// (fields and defaults, stream shapes, caches and their keys, errors,
+	// metrics), each with its source (tts.go).
+	Facts []Fact
+	// Unmetered, when not "", says why the engine has no /metrics for the
+	// task (and where that was read): its counters and stage families are
+	// left out of the task's runs, whatever it exposes for other tasks.
+	Unmetered string
+	// Shedding is the task's own refusal of an overload when it is not the
+	// engine's (Engine.Shedding): SGLang-Omni's speech path answers 503
+	// where its transcription path answers 500. Shed reads it too.
+	Shedding *Shedding
+	// Voices is where the engine lists the voices a request may name, nil
+	// when it lists none (tts.go).
+	Voices *VoiceList
+}
+
+// VoiceList is an engine's GET of its voices: {"voices": [names]}.
+type VoiceList struct {
+	Path string
+	// Complete says the list holds every voice a request without a
+	// reference clip may name (vLLM-Omni: the checkpoint's speakers and
+	// the uploaded ones); false when voices it does not list may still
+	// be served (SGLang-Omni lists "default" and uploaded voices, not a
+	// CustomVoice checkpoint's speakers): a voice missing from it is not
+	// a voice the engine lacks.
+	Complete bool
+	// Fold: the engine matches voices case-insensitively.
+	Fold   bool
+	Source string
 }
 
 // Task returns e's row for task, and false when it has none.
@@ -35,8 +65,12 @@ func (e *Engine) Task(task string) (TaskRow, bool) {
 
 // routeMatch is the label filter of e's per-route families for task: nil
 // when e's families count every route alike (no RouteLabel), ok false
-// when they are per route and e has no row for task.
+// when they are per route and e has no row for task, or its row for task
+// is Unmetered.
 func (e *Engine) routeMatch(task string, m map[string]string) (map[string]string, bool) {
+	if r, ok := e.Task(task); ok && r.Unmetered != "" {
+		return nil, false
+	}
 	if e.Metrics.RouteLabel == "" {
 		return m, true
 	}

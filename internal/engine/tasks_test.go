@@ -3,6 +3,7 @@ package engine
 import (
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +62,49 @@ func TestRouteFilterPerTask(t *testing.T) {
 	}
 	if fams := stageFamiliesFor([]*Engine{omni}, "speech"); len(fams) != 0 {
 		t.Errorf("an engine without a speech row gave stage families: %+v", fams)
+	}
+}
+
+// TestSpeechRows: vLLM-Omni and SGLang-Omni have tts rows on
+// /v1/audio/speech, each fact with its file@commit; SGLang-Omni's is
+// Unmetered, so a tts run reads none of its counters or stage families
+// (its ASR runs still do), and its speech refusal is its own 503 at 16
+// running + 16 queued.
+func TestSpeechRows(t *testing.T) {
+	for _, name := range []string{VLLMOmni, SGLangOmni} {
+		e, _ := ByName(name)
+		r, ok := e.Task(TaskTTS)
+		if !ok || r.Route != SpeechPath || r.Source == "" || len(r.Facts) < 5 {
+			t.Fatalf("%s: tts row %+v, %v", name, r, ok)
+		}
+		for _, f := range r.Facts {
+			if f.What == "" || !strings.Contains(f.Source, "@") {
+				t.Errorf("%s: fact %q without a file@commit", name, f.What)
+			}
+		}
+	}
+	if v, _ := ByName(VLLM); func() bool { _, ok := v.Task(TaskTTS); return ok }() {
+		t.Error("plain vLLM has a tts row: it serves no /v1/audio/speech")
+	}
+	for _, rc := range RequestCountersFor(TaskTTS) {
+		if rc.Engine == SGLangOmni {
+			t.Errorf("a tts run reads SGLang-Omni's %s, which its main does not serve for TTS", rc.Name)
+		}
+	}
+	for _, f := range StageFamiliesFor(TaskTTS) {
+		if strings.HasPrefix(f.Family, "sglang_omni_") {
+			t.Errorf("a tts run reads SGLang-Omni's %s", f.Family)
+		}
+	}
+	if !slices.ContainsFunc(RequestCountersFor(TaskASR), func(rc RequestCounter) bool { return rc.Engine == SGLangOmni }) {
+		t.Error("ASR runs lost SGLang-Omni's counter")
+	}
+	so, _ := ByName(SGLangOmni)
+	r, _ := so.Task(TaskTTS)
+	if sh := r.Shedding; sh == nil || sh.Status != 503 || sh.DefaultRunning != 16 || sh.DefaultQueued != 16 || sh.Message != "The request queue is full." {
+		t.Errorf("SGLang-Omni's speech shedding %+v", r.Shedding)
+	}
+	if r.Unmetered == "" || r.Stream != SpeechRawPCM {
+		t.Errorf("SGLang-Omni's tts row %+v", r)
 	}
 }

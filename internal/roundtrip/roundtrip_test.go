@@ -55,12 +55,21 @@ func (a *asrServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // TestRoundTripSim runs a tts sweep against the simulator's vllm-omni
-// persona (a whole WAV at one level, a raw PCM stream at another) with
+// persona (a whole WAV, a raw PCM stream, an SSE stream) with
 // a round trip: every measured success and no warm-up is sent, as the
 // PCM its record names; a transcription that failed is kept with its
 // status and left out of the WER; the claims' WER is the transcripts'.
 func TestRoundTripSim(t *testing.T) {
-	for _, stream := range []bool{false, true} {
+	for _, shape := range []struct {
+		name   string
+		stream bool
+		fields map[string]string
+	}{
+		{"whole wav", false, nil},
+		{"raw pcm stream", true, map[string]string{"stream_format": "audio", "response_format": "pcm"}},
+		{"sse wav stream", true, map[string]string{"response_format": "wav"}},
+	} {
+		stream := shape.name
 		srv, err := sim.New(sim.Config{Persona: sim.PersonaVLLMOmni, BaseLatency: 5 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
@@ -84,12 +93,10 @@ func TestRoundTripSim(t *testing.T) {
 			t.Fatal(err)
 		}
 		target := bench.Target{Name: "s", URL: tts.URL}
-		if stream {
-			target.Fields = map[string]string{"stream_format": "audio", "response_format": "pcm"}
-		}
+		target.Fields = shape.fields
 		run := filepath.Join(dir, "run")
 		plan := bench.Plan{Task: task.TTS, Targets: []bench.Target{target}, Corpus: clips, Levels: []int{1, 2},
-			Requests: []int{6}, Repeats: 1, Seed: 5, Stream: stream,
+			Requests: []int{6}, Repeats: 1, Seed: 5, Stream: shape.stream,
 			Scoring: schemas.Scoring{Normalizer: "basic", Aligner: "unit", Unit: "word", Failures: "excluded"}}
 		res, err := bench.Run(context.Background(), run, plan, rt.Options(context.Background())...)
 		if err != nil {
@@ -103,7 +110,7 @@ func TestRoundTripSim(t *testing.T) {
 		}
 		for r := range a.rates {
 			if r != sim.SpeechRate {
-				t.Errorf("stream %v: a WAV at %d Hz was sent, want the answer's %d", stream, r, sim.SpeechRate)
+				t.Errorf("%s: a WAV at %d Hz was sent, want the answer's %d", stream, r, sim.SpeechRate)
 			}
 		}
 		_, recs, tel, err := claims.LoadDirTelemetry(os.DirFS(run))
@@ -122,7 +129,7 @@ func TestRoundTripSim(t *testing.T) {
 			measured++
 			au, _ := task.ParseAudio(r.Text)
 			if !r.OK || !heard || h.AudioSHA256 != au.SHA256 || got[au.SHA256] == 0 {
-				t.Fatalf("stream %v: record %s ok %v %s: heard %v %+v; the ASR server got %d of its audio", stream, r.RequestID, r.OK, r.Error, heard, h, got[au.SHA256])
+				t.Fatalf("%s: record %s ok %v %s: heard %v %+v; the ASR server got %d of its audio", stream, r.RequestID, r.OK, r.Error, heard, h, got[au.SHA256])
 			}
 			if h.Status == 500 && (h.Error == "" || h.Text != "") || h.Status != 500 && h.Status != 200 {
 				t.Errorf("heard %+v", h)
@@ -132,17 +139,17 @@ func TestRoundTripSim(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(run, schemas.RoundTripASRFile))
 		json.Unmarshal(b, &sum)
 		if measured != 12 || sum.Sent["s"] != 12 || sum.Heard["s"] != 8 || sum.Model != "hears-all" {
-			t.Fatalf("stream %v: %d measured; asr.json %+v: want 12 sent, 8 heard (every third failed)", stream, measured, sum)
+			t.Fatalf("%s: %d measured; asr.json %+v: want 12 sent, 8 heard (every third failed)", stream, measured, sum)
 		}
 		// "hello from the voice" is heard right, "a different sentence"
 		// as that: the claims' WER is the heard lines' (wantWER).
 		for _, l := range res.Claims.Targets[0].Levels {
 			q := l.Repeats[0].Quality
 			if q == nil {
-				t.Fatalf("stream %v: c=%d: no round-trip WER", stream, l.Concurrency)
+				t.Fatalf("%s: c=%d: no round-trip WER", stream, l.Concurrency)
 			}
 			if w := wantWER(t, recs, tel.Heard, l.Concurrency); *q != w {
-				t.Errorf("stream %v: c=%d WER %v, want %v from the heard lines", stream, l.Concurrency, *q, w)
+				t.Errorf("%s: c=%d WER %v, want %v from the heard lines", stream, l.Concurrency, *q, w)
 			}
 		}
 	}

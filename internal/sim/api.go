@@ -121,8 +121,11 @@ type Server struct {
 	index     *index
 	mux       *http.ServeMux
 	admission admission
-	metrics   *metrics
-	seq       atomic.Uint64 // requests seen, for ids and the fail draw
+	// speechAdmission is the speech endpoint's own, when the persona's
+	// engine admits speech apart (speechShape.running).
+	speechAdmission admission
+	metrics         *metrics
+	seq             atomic.Uint64 // requests seen, for ids and the fail draw
 
 	cacheMu sync.RWMutex
 	cache   map[digest]string // transcript by body identity
@@ -194,6 +197,9 @@ func New(cfg Config) (*Server, error) {
 		metrics:   newMetrics(personas[cfg.Persona].eng.Metrics.Stages, cfg.MetricsLag),
 		cache:     make(map[digest]string),
 	}
+	if sh := personas[cfg.Persona].speech; sh != nil && sh.running > 0 {
+		s.speechAdmission = admission{max: sh.running, maxQueue: sh.queued}
+	}
 	s.routes()
 	return s, nil
 }
@@ -203,7 +209,8 @@ func (s *Server) Config() Config { return s.cfg }
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	countHTTP := s.p().countsHTTP() && r.URL.Path != "/metrics"
+	countHTTP := s.p().countsHTTP() && r.URL.Path != "/metrics" &&
+		!(r.URL.Path == "/v1/audio/speech" && s.p().speech != nil && s.p().speech.uncounted)
 	if s.cfg.RequestLog == nil && !countHTTP {
 		s.mux.ServeHTTP(w, r)
 		return
@@ -244,7 +251,7 @@ func (s *Server) routes() {
 	m := http.NewServeMux()
 	p := s.p()
 	m.HandleFunc("POST /v1/audio/transcriptions", s.ready(s.transcribe))
-	if p.speech {
+	if p.speech != nil {
 		m.HandleFunc("POST /v1/audio/speech", s.ready(s.speech))
 	}
 	m.HandleFunc("GET /health", s.ready(func(w http.ResponseWriter, r *http.Request) {

@@ -39,25 +39,47 @@
 //
 // # Speech (speech.go)
 //
-// The vllm-omni persona also serves POST /v1/audio/speech in vLLM-Omni's
-// shapes (serving_speech.py@d6240742): a JSON body {model, input, voice,
-// response_format wav|pcm, stream, stream_format, ref_audio, ref_text}
-// answered with a WAV (audio/wav) or raw s16le (audio/pcm, no rate
-// header), or, with stream_format "audio", a raw stream whose headers go
-// out before the audio, which follows in 0.2 s chunks over the service
-// time (BaseLatency + PerAudioSecond per second produced). The voice is
-// Speech: a tone at 24 kHz whose pitch follows the text's SHA-256 and
-// whose duration is SpeechSecondsPerChar per character; not speech. Its
-// 400s: an empty input, a ref_audio that is not http(s)://, data: or
-// file://, a reference outside 1-30 s; vLLM-Omni's SSE speech stream
-// (stream:true without stream_format) is not simulated (400, said so),
-// nor are mp3/flac/opus bodies, silence injection, or
-// the speech metrics families; StreamFailRate and StreamCutRate abort a
-// raw stream halfway, with no in-band marker, as vLLM-Omni's does. With
-// Cache, a ref_audio string seen before (by sha1, vLLM-Omni's key) takes
-// half BaseLatency less: a reference cache the tts task's 1-LSB variants
-// defeat and the cache probe's identical repeats hit. The speech endpoint is the
-// same server's, so /v1/models names the simulator for it too.
+// The vllm-omni and sglang-omni personas also serve POST /v1/audio/speech,
+// each in its engine's shapes (speechShape, a value per persona): a JSON
+// body {model, input, voice, response_format wav|pcm, stream,
+// stream_format, ref_audio, ref_text} answered with a WAV (audio/wav) or
+// raw s16le (audio/pcm). The voice is Speech: a tone at 24 kHz whose
+// pitch follows the text's SHA-256 and whose duration is
+// SpeechSecondsPerChar per character; not speech. Streams send it in
+// 0.2 s chunks over the service time (BaseLatency + PerAudioSecond per
+// second produced).
+//
+// vllm-omni (serving_speech.py@d6240742): stream_format "audio" is a raw
+// stream (pcm, or wav: a 44-byte header with 0xFFFFFFFF sizes just before
+// the first chunk) whose headers go out before any audio, with no rate
+// header; stream:true otherwise is its SSE: event: speech.audio.delta
+// {type, audio (base64), response_format}, the first delta of a WAV only
+// the header, then speech.audio.done {type, usage}, no [DONE]. Its 400s:
+// an empty input, a ref_audio that is not http(s)://, data: or file://, a
+// reference outside 1-30 s; another model is its 404. /metrics adds the
+// vllm_omni:audio_* families.
+//
+// sglang-omni (sglang_omni/serve/openai_api.py, speech_service.py@3f4286eb):
+// stream:true needs pcm (else its typed 400) and is raw s16le whose
+// headers, with X-Sample-Rate, X-Channels: 1 and X-Bit-Depth: 16, wait
+// for the first chunk; a whole body carries Content-Disposition and
+// X-Finish-Reason; model is never read; errors are
+// {"error":{message, type, param, code}}. It admits speech apart from
+// transcription, 16 running and 16 queued, and refuses the next with 503
+// "The request queue is full." (its engine row's tts Shedding). Speech is in none of its
+// /metrics families (its main serves no /metrics for TTS).
+//
+// StreamFailRate and StreamCutRate break a stream halfway: a raw stream
+// is aborted with no in-band marker (both engines); an SSE stream ends
+// with speech.audio.error (StreamFailRate) or is cut without
+// speech.audio.done (StreamCutRate). With Cache, a reference seen before
+// takes half BaseLatency less, by the engine's key: vLLM-Omni's sha1 of
+// the ref_audio string, SGLang-Omni's (xxh3 of) the data URI with
+// ref_text; the simulator hashes the same bytes with sha1. A cache the
+// tts task's 1-LSB variants defeat and the cache probe's identical
+// repeats hit. Not simulated: mp3/flac/opus bodies, silence injection,
+// voices. The speech endpoint is the same server's, so /v1/models names
+// the simulator for it too.
 //
 // # The simulator names itself
 //

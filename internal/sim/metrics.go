@@ -44,6 +44,9 @@ type counts struct {
 	// method, route and status, handler durations by method and route.
 	http    map[httpKey]int64
 	httpDur map[routeKey]*durations
+	// vLLM-Omni's audio families (metrics.audio).
+	audioDuration, audioRTF *hist
+	audioFrames             int64
 }
 
 // hist is one histogram: counts per upper bound, not cumulative, the last
@@ -181,7 +184,8 @@ func (m *metrics) later(f func()) bool {
 // newMetrics makes the counts of an engine whose stage histograms are
 // stages (its row of the engine table), with the engine's own buckets.
 func newMetrics(stages []engine.StageFamily, lag time.Duration) *metrics {
-	m := &metrics{lag: lag, c: counts{stages: map[string]*hist{}, http: map[httpKey]int64{}, httpDur: map[routeKey]*durations{}}}
+	m := &metrics{lag: lag, c: counts{stages: map[string]*hist{}, http: map[httpKey]int64{}, httpDur: map[routeKey]*durations{},
+		audioDuration: newHist(omniSecondsBuckets), audioRTF: newHist(omniRTFBuckets)}}
 	for _, f := range stages {
 		if _, ok := (timing{}).of(f.Stage); ok {
 			m.c.stages[f.Family] = &hist{bounds: f.Buckets, counts: make([]int64, len(f.Buckets)+1)}
@@ -251,6 +255,11 @@ func (m *metrics) snapshot() counts {
 		cp := *h
 		cp.counts = slices.Clone(h.counts)
 		c.stages[k] = &cp
+	}
+	for _, h := range []**hist{&c.audioDuration, &c.audioRTF} {
+		cp := **h
+		cp.counts = slices.Clone((*h).counts)
+		*h = &cp
 	}
 	c.http = maps.Clone(m.c.http)
 	c.httpDur = make(map[routeKey]*durations, len(m.c.httpDur))
@@ -324,4 +333,38 @@ func escapeLabel(s string) string {
 		}
 	}
 	return string(out)
+}
+
+// audio observes one produced answer in vLLM-Omni's audio families
+// (speechShape.audioFamilies), as observe_modality_at_finalize does at a
+// request's finish (vllm-project/vllm-omni vllm_omni/metrics/modality.py@d6240742):
+// its seconds in vllm_omni:audio_duration_s, its RTF (generation time ÷
+// seconds) in vllm_omni:audio_rtf, its frames in
+// vllm_omni:audio_frames_total.
+func (m *metrics) audio(seconds, generation float64, frames int64) {
+	if m.later(func() { m.audioNow(seconds, generation, frames) }) {
+		return
+	}
+	m.audioNow(seconds, generation, frames)
+}
+
+func (m *metrics) audioNow(seconds, generation float64, frames int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.c.audioFrames += frames
+	if seconds > 0 {
+		m.c.audioDuration.observe(seconds)
+		m.c.audioRTF.observe(generation / seconds)
+	}
+}
+
+// vLLM-Omni's audio histogram buckets (vllm_omni/metrics/definitions.py
+// SECONDS_BUCKETS, RTF_BUCKETS@d6240742).
+var (
+	omniSecondsBuckets = []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300}
+	omniRTFBuckets     = []float64{0.1, 0.25, 0.5, 0.75, 0.9, 1, 1.25, 1.5, 2, 5, 10}
+)
+
+func newHist(bounds []float64) *hist {
+	return &hist{bounds: bounds, counts: make([]int64, len(bounds)+1)}
 }

@@ -58,9 +58,9 @@ type persona struct {
 	labels string
 	// omniFamilies adds vLLM-Omni's vllm_omni:* pipeline families.
 	omniFamilies bool
-	// speech serves POST /v1/audio/speech in vLLM-Omni's shapes
-	// (speech.go): the simulator's text-to-speech.
-	speech bool
+	// speech is how it serves POST /v1/audio/speech (speech.go), nil
+	// when it serves none: the simulator's text-to-speech.
+	speech *speechShape
 	// metrics renders /metrics in the engine's families.
 	metrics func(s *Server, p *persona, w http.ResponseWriter, m *counts, running, waiting int, model string)
 }
@@ -70,8 +70,8 @@ type persona struct {
 // TestPersonasAreEngines checks every persona's row.
 var personas = map[string]*persona{
 	PersonaVLLM:       {eng: mustEngine(engine.VLLM), labels: `engine="0"`, metrics: (*Server).writeVLLMMetrics},
-	PersonaVLLMOmni:   {eng: mustEngine(engine.VLLMOmni), labels: `replica="0",stage="0"`, omniFamilies: true, speech: true, metrics: (*Server).writeVLLMMetrics},
-	PersonaSGLangOmni: {eng: mustEngine(engine.SGLangOmni), metrics: (*Server).writeSGLangOmniMetrics},
+	PersonaVLLMOmni:   {eng: mustEngine(engine.VLLMOmni), labels: `replica="0",stage="0"`, omniFamilies: true, speech: vllmOmniSpeech, metrics: (*Server).writeVLLMMetrics},
+	PersonaSGLangOmni: {eng: mustEngine(engine.SGLangOmni), speech: sglangOmniSpeech, metrics: (*Server).writeSGLangOmniMetrics},
 }
 
 // personaList names the personas in the engine table's order: "vllm,
@@ -332,6 +332,31 @@ func (s *Server) writeVLLMMetrics(pe *persona, w http.ResponseWriter, m *counts,
 			}
 		}
 	}
+	if pe.speech != nil && pe.speech.audioFamilies {
+		writeOmniAudio(&promWriter{w: w, labels: model + "," + el}, m)
+	}
+}
+
+// writeOmniAudio renders vLLM-Omni's audio families
+// (vllm-project/vllm-omni vllm_omni/metrics/modality.py@d6240742), labelled
+// model_name, stage and replica (the simulator's stage "0", replica "0":
+// an assumption, as for vLLM's families). Those observed on
+// /v1/audio/speech have samples: audio_duration_s and audio_rtf
+// (histograms), audio_frames_total (counter), each at a request's finish
+// (observe_modality_at_finalize). The others are declared at import and
+// shown with no sample, as prometheus_client shows a labelled family no
+// request has observed: audio_ttfp_s, audio_underrun_s and
+// audio_continuity_ok_total are observed only on the chat path
+// (serving_chat.py@d6240742), audio_skipped_requests_total only for a 200
+// without audio, which the simulator never answers.
+func writeOmniAudio(o *promWriter, m *counts) {
+	o.family("vllm_omni:audio_ttfp_s", "histogram", "Time from request arrival to first audio packet/frame, in seconds.")
+	o.histogram("vllm_omni:audio_duration_s", "Generated audio content duration in seconds (audio_frames / sample_rate).", m.audioDuration)
+	o.histogram("vllm_omni:audio_rtf", "Audio real-time factor (stage_gen_time_s / audio_duration_s); streaming TTS requires < 1.", m.audioRTF)
+	o.counter("vllm_omni:audio_frames_total", "Cumulative audio frame count; per-model rate (not summable across models). Throughput recovered via rate().", m.audioFrames)
+	o.family("vllm_omni:audio_underrun_s", "histogram", "Per-request worst-case player-deficit in seconds (max time the player ran out of buffered audio). > 0 indicates listener experienced silent gaps.")
+	o.family("vllm_omni:audio_continuity_ok_total", "counter", "Incremented when the request's worst underrun stayed below threshold_ms. Pair with requests_success_total to compute streaming-continuity health rate.")
+	o.family("vllm_omni:audio_skipped_requests_total", "counter", "Silent-loss counter — code2wav rejected malformed codec input and returned 200 OK with empty audio.")
 }
 
 // stageHelp is vLLM's documentation of its stage histograms

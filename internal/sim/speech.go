@@ -10,9 +10,12 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/benchseal/benchseal/internal/engine"
 )
 
 // SpeechRate is the simulated voice's sample rate: Qwen3-TTS's 24 kHz
@@ -84,11 +87,28 @@ func speechWAV(pcm []byte, streamed bool) []byte {
 	return append(b, pcm...)
 }
 
-// parseRef reads a ref_audio as vLLM-Omni takes it: it must start with
-// http(s)://, data: or file:// (tts_adapters/qwen3_tts.py@d6240742); the
-// simulator decodes only data:audio/...;base64, WAVs, 1-30 s long
+// parseRef reads a ref_audio: it must start with http(s)://, data: or
+// file:// (vLLM-Omni, tts_adapters/qwen3_tts.py@d6240742; SGLang-Omni
+// also takes a path, which the simulator does not read); the simulator
+// decodes only data:audio/...;base64, WAVs, with refRange 1-30 s long
 // (serving_speech.py _resolve_ref_audio@d6240742).
-func parseRef(ref string) (float64, error) {
+func parseRef(ref string, refRange bool) error {
+	s, err := refSeconds(ref)
+	if err != nil {
+		return err
+	}
+	// vLLM-Omni's words (serving_speech.py _resolve_ref_audio@d6240742).
+	switch {
+	case refRange && s < 1:
+		return fmt.Errorf("Reference audio too short (%.1fs). At least 1s of clear speech is required.", s)
+	case refRange && s > 30:
+		return fmt.Errorf("Reference audio too long (%.1fs). Maximum 30s supported — use a shorter clip.", s)
+	}
+	return nil
+}
+
+// refSeconds is a data: reference's seconds.
+func refSeconds(ref string) (float64, error) {
 	switch {
 	case strings.HasPrefix(ref, "http://"), strings.HasPrefix(ref, "https://"), strings.HasPrefix(ref, "file://"):
 		return 0, errors.New("the simulator decodes only data: reference audio")
@@ -107,39 +127,145 @@ func parseRef(ref string) (float64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("ref_audio: %v", err)
 	}
-	if s := info.Seconds(); s < 1 || s > 30 {
-		return s, fmt.Errorf("Reference audio must be between 1 and 30 seconds, got %.2fs", s)
-	}
 	return info.Seconds(), nil
 }
 
-// speech serves POST /v1/audio/speech in vLLM-Omni's shapes
-// (vllm_omni/entrypoints/openai/serving_speech.py@d6240742): a whole
-// body (wav: audio/wav, pcm: audio/pcm, no rate header), or, with
-// stream_format "audio" and pcm or wav, a raw stream whose headers go
-// out before the first audio and whose audio comes in 0.2 s chunks
-// spread over the service time. stream:true without stream_format is
-// vLLM-Omni's SSE, which the simulator does not produce (400, said so).
-// Service time is BaseLatency plus PerAudioSecond per second produced;
-// admission, shedding and FailRate are the transcription endpoint's;
-// StreamFailRate and StreamCutRate abort a raw stream halfway (no
-// in-band marker, as vLLM-Omni's). With Cache, a ref_audio string seen
-// before (sha1, as vLLM-Omni's reference cache keys it) takes half the
-// base latency less.
+// speechShape is how a persona's engine serves POST /v1/audio/speech,
+// read by value (persona.speech; nil: the persona serves no speech).
+type speechShape struct {
+	// sse: stream:true without stream_format "audio" is vLLM-Omni's SSE
+	// (serving_speech.py create_speech, protocol/audio.py is_sse_stream@d6240742);
+	// without it stream:true is SGLang-Omni's raw PCM, pcm only
+	// (sglang_omni/serve/speech_service.py _prepare_generation_updates@3f4286eb).
+	sse bool
+	// rateHeaders: a raw stream's headers wait for its first audio chunk
+	// and carry X-Sample-Rate, X-Channels: 1, X-Bit-Depth: 16
+	// (sglang_omni/serve/openai_api.py _speech_audio_response@3f4286eb);
+	// else they go out at once, before any audio, with no rate
+	// (serving_speech.py create_speech: StreamingResponse@d6240742).
+	rateHeaders bool
+	// checksModel: a request for another model is the engine's 404
+	// (vLLM-Omni's _check_model); SGLang-Omni never reads model.
+	checksModel bool
+	// refRange: a reference outside 1-30 s is a 400
+	// (serving_speech.py _resolve_ref_audio@d6240742); SGLang-Omni's
+	// bound was not read, and the simulator sets none.
+	refRange bool
+	// refText: the reference cache's key holds ref_text besides the
+	// reference (SGLang-Omni's ReferenceEncodeService: xxh3 of the data
+	// URI plus {ref_text, x_vector_only_mode},
+	// sglang_omni/preprocessing/cache_key.py,
+	// scheduling/reference_encoder.py@3f4286eb); vLLM-Omni keys by sha1
+	// of the ref_audio string alone (serving_speech.py
+	// _resolve_ref_audio@d6240742). The simulator hashes the same bytes
+	// with sha1 either way: what hits is what the engine's key makes hit.
+	refText bool
+	// typedErrors: errors are SGLang-Omni's {"error":{message, type,
+	// param, code}}: 400 BadRequestError code 400, 500 and 503
+	// server_error code null (sglang_omni/serve/speech_errors.py@3f4286eb);
+	// else the persona's (vLLM-Omni: vLLM's ErrorResponse, 400 for
+	// almost every generation failure).
+	typedErrors bool
+	// running, queued: the engine's own admission for speech (0: the
+	// server's), from its tts row's Shedding: SGLang-Omni's Qwen3-TTS
+	// runs 16 and queues 16, refusing the next with its row's 503 "The
+	// request queue is full.".
+	running, queued int
+	// uncounted: speech requests are in none of /metrics' families
+	// (SGLang-Omni's main serves no /metrics for TTS: TTS-ENGINES, not
+	// found at 3f4286eb).
+	uncounted bool
+	// audioFamilies: /metrics has vLLM-Omni's vllm_omni:audio_* families
+	// (metrics.go).
+	audioFamilies bool
+}
+
+// The personas' shapes; the stream shape, whether speech is metered and
+// SGLang-Omni's admission are their engine's tts row's, read by value.
+var (
+	vllmOmniSpeech = &speechShape{sse: speechRow(engine.VLLMOmni).Stream == engine.SpeechSSE,
+		checksModel: true, refRange: true, audioFamilies: true, uncounted: speechRow(engine.VLLMOmni).Unmetered != ""}
+	sglangOmniSpeech = &speechShape{sse: speechRow(engine.SGLangOmni).Stream == engine.SpeechSSE,
+		rateHeaders: true, refText: true, typedErrors: true, uncounted: speechRow(engine.SGLangOmni).Unmetered != "",
+		running: speechShedding(engine.SGLangOmni).DefaultRunning, queued: speechShedding(engine.SGLangOmni).DefaultQueued}
+)
+
+// speechRow is an engine's tts row; an engine without one cannot be a
+// speech persona.
+func speechRow(name string) engine.TaskRow {
+	r, ok := mustEngine(name).Task(engine.TaskTTS)
+	if !ok {
+		panic("sim: engine " + name + " has no tts row")
+	}
+	return r
+}
+
+// speechShedding is an engine's refusal of speech past its queue: its tts
+// row's Shedding (the engine table's, read by value).
+func speechShedding(name string) *engine.Shedding {
+	r := speechRow(name)
+	if r.Shedding == nil {
+		panic("sim: engine " + name + " has no speech shedding in its tts row")
+	}
+	return r.Shedding
+}
+
+// The simulator's voice: codec frames per second of audio (Qwen3-TTS's
+// 12 Hz tokenizer: 12.5 frames a second), for its usage and metrics.
+const speechFramesPerSecond = 12.5
+
+// speechError answers an error as the persona's engine does.
+func (s *Server) speechError(w http.ResponseWriter, status int, msg, param string) {
+	if !s.p().speech.uncounted {
+		s.metrics.done(false, timing{}, 0)
+	}
+	if !s.p().speech.typedErrors {
+		s.writeError(w, status, msg)
+		return
+	}
+	e := openAIError{Message: msg, Type: "server_error", Param: nil, Code: nil}
+	if param != "" {
+		e.Param = param
+	}
+	if status == http.StatusBadRequest {
+		e.Type, e.Code = "BadRequestError", 400
+	}
+	writeJSON(w, status, map[string]any{"error": e})
+}
+
+// speech serves POST /v1/audio/speech in the persona's engine's shapes
+// (speechShape): a whole body (wav: audio/wav, pcm: audio/pcm); a raw
+// stream (vLLM-Omni: stream_format "audio", pcm or wav, headers before
+// any audio; SGLang-Omni: stream:true, pcm, headers with the rate after
+// the first chunk); vLLM-Omni's SSE (stream:true otherwise). The audio
+// comes in 0.2 s chunks spread over the service time: BaseLatency plus
+// PerAudioSecond per second produced. Admission, shedding and FailRate
+// are the server's (SGLang-Omni: its own 16 + 16, 503 beyond);
+// StreamFailRate and StreamCutRate break a stream halfway: a raw stream
+// is aborted with no in-band marker in both engines, an SSE stream
+// fails with speech.audio.error (StreamFailRate) or is cut without
+// speech.audio.done (StreamCutRate). With Cache, a reference seen
+// before (by the engine's key, speechShape.refText) takes half the base
+// latency less.
 func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	n := s.seq.Add(1)
+	sh := s.p().speech
 	var req speechRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<20)).Decode(&req); err != nil {
-		s.writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+		s.speechError(w, http.StatusBadRequest, "speech request body must be valid JSON", "")
 		return
 	}
-	if req.Model != "" && req.Model != s.cfg.Model {
+	if sh.checksModel && req.Model != "" && req.Model != s.cfg.Model {
 		s.writeModelNotFound(w, req.Model)
 		return
 	}
 	if strings.TrimSpace(req.Input) == "" {
-		s.fail(w, http.StatusBadRequest, "Input text cannot be empty")
+		msg := "Input text cannot be empty"
+		if sh.typedErrors {
+			msg = "input must be a non-empty string"
+		}
+		s.speechError(w, http.StatusBadRequest, msg, "input")
 		return
 	}
 	format := req.ResponseFormat
@@ -147,25 +273,34 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 		format = "wav"
 	}
 	if format != "wav" && format != "pcm" {
-		s.writeError(w, http.StatusBadRequest, fmt.Sprintf("the simulator produces wav and pcm, not %q", format))
+		s.speechError(w, http.StatusBadRequest, fmt.Sprintf("the simulator produces wav and pcm, not %q", format), "response_format")
 		return
 	}
-	raw := req.StreamFormat == "audio"
-	if req.Stream && !raw {
-		s.writeError(w, http.StatusBadRequest, "the simulator does not produce vLLM-Omni's SSE speech stream: send stream_format \"audio\"")
-		return
+	mode := "body"
+	switch {
+	case req.StreamFormat == "audio" && sh.sse:
+		mode = "raw"
+	case (req.Stream || req.StreamFormat == "sse") && sh.sse:
+		mode = "sse"
+	case req.Stream:
+		if format != "pcm" {
+			s.speechError(w, http.StatusBadRequest, "stream=true requires response_format='pcm'", "response_format")
+			return
+		}
+		mode = "raw"
 	}
 	refHit := false
 	if req.RefAudio != "" {
-		if _, err := parseRef(req.RefAudio); err != nil {
-			s.fail(w, http.StatusBadRequest, err.Error())
+		if err := parseRef(req.RefAudio, sh.refRange); err != nil {
+			s.speechError(w, http.StatusBadRequest, err.Error(), "ref_audio")
 			return
 		}
 		if s.cfg.Cache {
-			// vLLM-Omni's decoded-reference LRU is keyed by sha1 of the
-			// ref_audio string (serving_speech.py _resolve_ref_audio@d6240742):
-			// an identical reference skips its decoding and encoding.
-			k := sha1.Sum([]byte(req.RefAudio))
+			key := req.RefAudio
+			if sh.refText {
+				key += "\x00" + req.RefText
+			}
+			k := sha1.Sum([]byte(key))
 			s.cacheMu.Lock()
 			if s.refs == nil {
 				s.refs = map[[20]byte]bool{}
@@ -174,11 +309,11 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 			s.cacheMu.Unlock()
 		}
 	}
-	begin, ok := s.admit(w, r, start)
+	begin, ok := s.admitSpeech(w, r, start)
 	if !ok {
 		return
 	}
-	defer s.admission.release()
+	defer s.releaseSpeech()
 	samples := Speech(req.Input)
 	pcm := make([]byte, 2*len(samples))
 	for i, v := range samples {
@@ -189,24 +324,35 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	if refHit {
 		service -= s.cfg.BaseLatency / 2 // the simulator's choice: half the base latency is the reference's
 	}
+	chunk := SpeechRate / 5 * 2 // 0.2 s of s16le
+	parts := max(1, (len(pcm)+chunk-1)/chunk)
 	if s.cfg.FailRate > 0 && s.draw(n) < s.cfg.FailRate {
 		if sleepUntil(r, begin.Add(service)) {
-			s.fail(w, http.StatusInternalServerError, "Internal server error (simulated failure).")
+			s.speechError(w, http.StatusInternalServerError, "Internal server error (simulated failure).", "")
 		}
 		return
 	}
 	// Counted in the vLLM families as a transcription is (the engine
-	// runs it; the simulator's choice: 12.5 codec frames a second as its
-	// completion tokens), before the last audio goes out.
+	// runs it; 12.5 codec frames a second as its completion tokens),
+	// before the last audio goes out.
 	prefill := time.Duration(float64(service) * PrefillShare)
+	tokens := int64(seconds*speechFramesPerSecond) + 1
 	done := func() {
-		s.metrics.done(true, timing{queue: begin.Sub(start).Seconds(), prefill: prefill.Seconds(), decode: (service - prefill).Seconds(),
-			e2e: time.Since(start).Seconds()}, int64(seconds*12.5)+1)
+		if !sh.uncounted {
+			s.metrics.done(true, timing{queue: begin.Sub(start).Seconds(), prefill: prefill.Seconds(), decode: (service - prefill).Seconds(),
+				e2e: time.Since(start).Seconds()}, tokens)
+			s.metrics.audio(seconds, (service - prefill).Seconds(), int64(len(samples)))
+		}
+	}
+	broke := func() {
+		if !sh.uncounted {
+			s.metrics.done(false, timing{}, 0)
+		}
 	}
 	ct := "audio/" + format
-	if !raw {
+	if mode == "body" {
 		if !sleepUntil(r, begin.Add(service)) {
-			s.metrics.done(false, timing{}, 0)
+			broke()
 			return
 		}
 		done()
@@ -215,42 +361,154 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 			body = speechWAV(pcm, false)
 		}
 		w.Header().Set("Content-Type", ct)
+		if sh.typedErrors {
+			// SGLang-Omni's whole-body headers (openai_api.py create_speech@3f4286eb).
+			w.Header().Set("Content-Disposition", `attachment; filename="speech.`+format+`"`)
+			w.Header().Set("X-Completion-Tokens", strconv.FormatInt(tokens, 10))
+			w.Header().Set("X-Finish-Reason", "stop")
+		}
 		w.Write(body)
 		return
 	}
-	// A raw stream: headers at once, before any audio.
-	w.Header().Set("Content-Type", ct)
-	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
-	if fl != nil {
-		fl.Flush()
-	}
-	chunk := SpeechRate / 5 * 2 // 0.2 s of s16le
-	parts := (len(pcm) + chunk - 1) / chunk
-	fault := s.streamFault(n)
-	for i := 0; i < parts; i++ {
-		if fault != faultNone && i == parts/2 && i > 0 {
-			// vLLM-Omni re-raises a mid-stream error inside its generator:
-			// the response is aborted with no in-band marker
-			// (serving_speech.py _generate_audio_chunks@d6240742).
-			// StreamFailRate and StreamCutRate both end so.
-			s.metrics.done(false, timing{}, 0)
-			panic(http.ErrAbortHandler)
-		}
-		if !sleepUntil(r, begin.Add(service*time.Duration(i+1)/time.Duration(parts))) {
-			s.metrics.done(false, timing{}, 0)
-			return
-		}
-		if i == parts-1 {
-			done()
-		}
-		p := pcm[i*chunk : min(len(pcm), (i+1)*chunk)]
-		if i == 0 && format == "wav" {
-			w.Write(speechWAV(nil, true)) // the header just before the first PCM chunk
-		}
-		w.Write(p)
+	flush := func() {
 		if fl != nil {
 			fl.Flush()
 		}
 	}
+	at := func(i int) time.Time { return begin.Add(service * time.Duration(i+1) / time.Duration(parts)) }
+	if mode == "sse" {
+		w.Header().Set("Content-Type", "text/event-stream")
+	} else {
+		w.Header().Set("Content-Type", ct)
+	}
+	if !sh.rateHeaders {
+		w.WriteHeader(http.StatusOK) // at once, before any audio
+		flush()
+	}
+	fault := s.streamFault(n)
+	for i := 0; i < parts; i++ {
+		if fault != faultNone && i == parts/2 && i > 0 {
+			broke()
+			if mode == "sse" && fault == faultError {
+				// vLLM-Omni's SSE generator catches the error and sends
+				// speech.audio.error in place of done
+				// (_generate_audio_sse_events@d6240742).
+				writeSpeechEvent(w, "speech.audio.error", struct {
+					Type  string      `json:"type"`
+					Error openAIError `json:"error"`
+				}{"speech.audio.error", openAIError{Message: "simulated mid-stream failure", Type: "server_error", Param: nil, Code: 500}})
+				flush()
+				return
+			}
+			// A raw stream re-raises in its generator: aborted with no
+			// in-band marker, in both engines; an SSE stream cut so has
+			// no speech.audio.done.
+			panic(http.ErrAbortHandler)
+		}
+		if !sleepUntil(r, at(i)) {
+			broke()
+			return
+		}
+		if i == parts-1 {
+			done()
+			countNow(r)
+		}
+		p := pcm[i*chunk : min(len(pcm), (i+1)*chunk)]
+		if i == 0 && sh.rateHeaders {
+			w.Header().Set("X-Sample-Rate", strconv.Itoa(SpeechRate))
+			w.Header().Set("X-Channels", "1")
+			w.Header().Set("X-Bit-Depth", "16")
+			w.WriteHeader(http.StatusOK)
+		}
+		if mode == "sse" {
+			if i == 0 && format == "wav" {
+				// The first delta of a WAV stream is the header alone.
+				writeSpeechEvent(w, "speech.audio.delta", speechDelta{"speech.audio.delta", base64.StdEncoding.EncodeToString(speechWAV(nil, true)), format})
+			}
+			writeSpeechEvent(w, "speech.audio.delta", speechDelta{"speech.audio.delta", base64.StdEncoding.EncodeToString(p), format})
+			if i == parts-1 {
+				in := utf8.RuneCountInString(req.Input)
+				audioTokens := 0
+				if req.RefAudio != "" && req.RefText != "" {
+					refS, _ := refSeconds(req.RefAudio)
+					audioTokens = int(refS * speechFramesPerSecond)
+				}
+				writeSpeechEvent(w, "speech.audio.done", speechDone{"speech.audio.done", speechUsage{
+					int64(in + audioTokens), tokens, int64(in+audioTokens) + tokens, speechTokenDetails{in, audioTokens}}})
+			}
+		} else {
+			if i == 0 && format == "wav" {
+				w.Write(speechWAV(nil, true)) // the header just before the first PCM chunk
+			}
+			w.Write(p)
+		}
+		flush()
+	}
+}
+
+// speechDelta is vLLM-Omni's speech.audio.delta, its members in the
+// engine's order.
+type speechDelta struct {
+	Type           string `json:"type"`
+	Audio          string `json:"audio"`
+	ResponseFormat string `json:"response_format"`
+}
+
+// speechDone is vLLM-Omni's speech.audio.done: its usage is
+// SpeechTokenUsage (protocol/audio.py@d6240742); the simulator counts
+// the input's characters as its text tokens, 12.5 frames a second of
+// the reference (when ref_text makes it in-context cloning) as its
+// audio tokens, and 12.5 frames a second produced as its output tokens.
+type speechDone struct {
+	Type  string      `json:"type"`
+	Usage speechUsage `json:"usage"`
+}
+
+type speechUsage struct {
+	InputTokens  int64              `json:"input_tokens"`
+	OutputTokens int64              `json:"output_tokens"`
+	TotalTokens  int64              `json:"total_tokens"`
+	Details      speechTokenDetails `json:"input_token_details"`
+}
+
+type speechTokenDetails struct {
+	TextTokens  int `json:"text_tokens"`
+	AudioTokens int `json:"audio_tokens"`
+}
+
+// writeSpeechEvent writes one SSE event as vLLM-Omni frames it:
+// "event: <name>\ndata: <compact JSON>\n\n".
+func writeSpeechEvent(w http.ResponseWriter, name string, v any) {
+	b, _ := json.Marshal(v)
+	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+}
+
+// admitSpeech admits a speech request: through the persona's own speech
+// admission when its engine has one (speechShape.running), refusing past
+// it with 503 "The request queue is full.", else through the server's.
+func (s *Server) admitSpeech(w http.ResponseWriter, r *http.Request, start time.Time) (time.Time, bool) {
+	if s.p().speech.running == 0 {
+		return s.admit(w, r, start)
+	}
+	queued, err := s.speechAdmission.admit(r.Context())
+	switch {
+	case errors.Is(err, errShed):
+		sh := speechShedding(s.p().eng.Name)
+		s.speechError(w, sh.Status, sh.Message, "")
+		return time.Time{}, false
+	case err != nil:
+		return time.Time{}, false
+	case queued:
+		return time.Now(), true
+	}
+	return start, true
+}
+
+func (s *Server) releaseSpeech() {
+	if s.p().speech.running == 0 {
+		s.admission.release()
+		return
+	}
+	s.speechAdmission.release()
 }

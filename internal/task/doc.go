@@ -12,7 +12,7 @@
 //
 // ASR, the OpenAI audio transcription request (POST
 // /v1/audio/transcriptions, multipart/form-data with the clip as "file"),
-// is the first implementation. TTS (tts.go, tts_audio.go) is the
+// is the first implementation. TTS (tts.go, tts_audio.go, tts_stream.go, tts_flac.go) is the
 // second: POST /v1/audio/speech with a JSON body whose ref_audio is the
 // reference clip as a data:audio/wav;base64, URL (WAVBase64: every
 // request sends its own 1-LSB variant); its text corpus is LoadTextCorpus
@@ -70,8 +70,10 @@
 //     the schemas.Err* class of a failure; SuccessRule its name, which
 //     run.json records and verify and replay hold the run to.
 //   - IsStream: which 200 answers to a stream request are streams read
-//     by DecodeStream (ASR: text/event-stream; TTS: audio/pcm, whose
-//     first bytes are its first output).
+//     by DecodeStream (ASR: text/event-stream; TTS: audio/pcm, a streamed
+//     audio/wav, vLLM-Omni's speech SSE, whose first PCM bytes are its
+//     first output); a task whose streams say something in their headers
+//     is also a HeaderStreamer (TTS: SGLang-Omni's X-Sample-Rate).
 //   - Seconds, RecordSeconds: the input's seconds from the frames and
 //     rate run.json's corpus keeps, and the seconds a record's RTF
 //     counts (ASR: the input's; TTS: the audio it produced, from its
@@ -115,6 +117,6 @@
 // in internal/bench measures it).
 //
 // This package imports schemas, perturb, internal/engine and
-// internal/score; it never imports the runner or internal/claims (which
+// internal/score (and github.com/mewkiz/flac, the FLAC decoder); it never imports the runner or internal/claims (which
 // imports it for the metric), so claims and verify may use it.
 package task

@@ -1,6 +1,11 @@
 package task
 
-import "github.com/benchseal/benchseal/perturb"
+import (
+	"bufio"
+	"net/http"
+
+	"github.com/benchseal/benchseal/perturb"
+)
 
 // The request side of a task: what a request's body is around its input.
 // Each role is its own small interface, so a task is the sum of what it
@@ -106,6 +111,15 @@ type Streamer interface {
 	// task's raw audio/pcm). Any other answer is read whole, its first
 	// output the response's headers.
 	IsStream(contentType string) bool
+}
+
+// HeaderStreamer is a task whose streams say something in their headers
+// (SGLang-Omni's X-Sample-Rate on a raw PCM stream, the content type
+// that tells vLLM-Omni's SSE from raw audio): the runner calls
+// DecodeStreamHeader with the answer's headers in place of
+// Task.DecodeStream.
+type HeaderStreamer interface {
+	DecodeStreamHeader(h http.Header, br *bufio.Reader, onText func()) (text, id string, err error)
 }
 
 // Seconder is the seconds a request's RTF divides by.

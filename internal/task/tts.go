@@ -1,12 +1,10 @@
 package task
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -59,44 +57,6 @@ func (tts) Decode(_ map[string]string, contentType string, body []byte) (string,
 	return decodeAudio(contentType, body).String(), "", nil
 }
 
-// IsStream: a raw PCM answer (audio/pcm: vLLM-Omni's stream_format
-// "audio", SGLang-Omni's stream:true) is read as a stream, its first
-// output the first non-empty PCM bytes. vLLM-Omni's SSE stream
-// (text/event-stream) is not read yet: it is read whole and is
-// undecodable.
-func (tts) IsStream(contentType string) bool { return strings.HasPrefix(contentType, "audio/pcm") }
-
-// DecodeStream reads a raw s16le stream to its end; onText is called at
-// the first non-empty bytes. The stream carries no rate the runner hands
-// the task (SGLang-Omni's X-Sample-Rate header is not passed through
-// yet; vLLM-Omni sends none), so the rate is DefaultPCMRate and the
-// facts say so. A body that breaks off is a *StreamError
-// (stream_truncated), with no output.
-func (tts) DecodeStream(br *bufio.Reader, onText func()) (string, string, error) {
-	var pcm bytes.Buffer
-	buf := make([]byte, 32<<10)
-	first := true
-	for {
-		n, err := br.Read(buf)
-		if n > 0 {
-			if first {
-				onText()
-				first = false
-			}
-			pcm.Write(buf[:n])
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return "", "", &StreamError{schemas.ErrStreamTruncated, "the audio stream broke off: " + err.Error()}
-		}
-	}
-	a := pcmFacts("pcm", pcm.Bytes(), DefaultPCMRate, 1, "engine default (raw stream; Qwen3-TTS is 24 kHz)")
-	a.FirstAudio = pcm.Len() > 0
-	return a.String(), "", nil
-}
-
 // RecordSeconds is the produced audio's seconds (the output's facts), 0
 // when there is none: RTF divides latency by what was produced.
 func (tts) RecordSeconds(_ float64, output string) float64 {
@@ -116,8 +76,20 @@ func (tts) Positions(c schemas.Clip) int64 { return c.Frames * int64(c.Channels)
 // Input is the reference clip sent as base64 (WAVBase64).
 func (tts) Input(name string, b []byte) (Input, error) { return WAVBase64(name, b) }
 
+// The reference clip's bounds: vLLM-Omni answers 400 "Reference audio
+// must be between 1 and 30 seconds" outside them
+// (vllm-project/vllm-omni vllm_omni/entrypoints/openai/serving_speech.py
+// _resolve_ref_audio@d6240742), so LoadCorpus refuses such a clip before
+// measuring rather than measuring a run of 400s.
+const (
+	RefMinSeconds = 1.0
+	RefMaxSeconds = 30.0
+)
+
 // LoadCorpus reads a text corpus (LoadTextCorpus) and opens each item's
-// reference clip: an item without one is refused, naming its line.
+// reference clip: an item without one, a reference that is not a WAV or
+// lasts less than RefMinSeconds or more than RefMaxSeconds, is refused,
+// naming its line and the clip.
 func (tts) LoadCorpus(path string) ([]Clip, error) {
 	items, err := LoadTextCorpus(path)
 	if err != nil {
@@ -133,6 +105,10 @@ func (tts) LoadCorpus(path string) ([]Clip, error) {
 		c, err := readClip(it.RefAudio, it.ID)
 		if err != nil {
 			col.add(&CorpusError{File: path, Line: it.Line, Err: err})
+			continue
+		}
+		if s := c.WAV.Seconds(); s < RefMinSeconds || s > RefMaxSeconds {
+			col.add(&CorpusError{File: path, Line: it.Line, Err: fmt.Errorf("reference clip %s is %.2f s: vLLM-Omni refuses a reference outside %g-%g s", it.RefAudio, s, RefMinSeconds, RefMaxSeconds)})
 			continue
 		}
 		c.Text, c.Speak, c.Language, c.Voice = it.RefText, it.Text, it.Language, it.Voice

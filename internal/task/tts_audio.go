@@ -1,6 +1,7 @@
 package task
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -18,7 +19,7 @@ import (
 // rule and re-derives the record's seconds from the record alone
 // (records do not keep raw audio).
 type Audio struct {
-	// Format is "wav" or "pcm" (s16le) as decoded; "" when the body was
+	// Format is "wav", "pcm" (s16le) or "flac" as decoded; "" when the body was
 	// not decodable (Undecodable says why).
 	Format string `json:"format,omitempty"`
 	// SampleRate and RateFrom: the rate, and where it came from ("wav
@@ -39,10 +40,11 @@ type Audio struct {
 	// alike.
 	SHA256      string `json:"sha256,omitempty"`
 	Undecodable string `json:"undecodable,omitempty"`
-	// FirstAudio: the answer was read as a stream, and the record's
-	// first_byte_ns is its first non-empty audio bytes (time to first
-	// audio); false for a whole body, whose first_byte_ns is its headers.
-	FirstAudio bool `json:"first_audio,omitempty"`
+	// Stream is how a streamed answer came: StreamRaw or StreamSSE; ""
+	// for a whole body.
+	Stream string `json:"stream,omitempty"`
+
+	pcm []byte // the PCM measured (not kept in records): ProducedWAV's
 }
 
 // The success rule's thresholds, named in its name (TTSSuccessRule).
@@ -97,9 +99,10 @@ func ParseAudio(text string) (Audio, error) {
 
 // decodeAudio decodes a whole answer's body by its content type: WAV
 // (audio/wav, or a body that starts RIFF), raw s16le (audio/pcm, rate from
-// the content type's rate parameter or DefaultPCMRate). Anything else
-// (mp3, flac, opus, aac, JSON) is undecodable: benchseal has no decoder
-// for it yet, and never guesses a duration from a size.
+// the content type's rate parameter or DefaultPCMRate), FLAC
+// (decodeFLAC). Anything else (mp3, opus, aac, JSON) is undecodable:
+// benchseal has no decoder for it, and never guesses a duration from a
+// size.
 func decodeAudio(contentType string, body []byte) Audio {
 	mt, params, _ := mime.ParseMediaType(contentType)
 	switch {
@@ -113,8 +116,10 @@ func decodeAudio(contentType string, body []byte) Audio {
 		return pcmFacts("pcm", body, rate, 1, from)
 	case mt == "audio/wav" || mt == "audio/x-wav" || mt == "audio/wave":
 		return decodeWAV(body)
+	case bytes.HasPrefix(body, []byte("fLaC")) || mt == "audio/flac" || mt == "audio/x-flac":
+		return decodeFLAC(body)
 	}
-	return Audio{Undecodable: fmt.Sprintf("content type %q (%d bytes): not a format benchseal decodes (wav, pcm)", contentType, len(body))}
+	return Audio{Undecodable: fmt.Sprintf("content type %q (%d bytes): not a format benchseal decodes (wav, pcm, flac)", contentType, len(body))}
 }
 
 // decodeWAV reads a 16-bit PCM WAV: its fmt chunk and data chunk. A data
@@ -173,7 +178,7 @@ func wavPCM(b []byte) (pcm []byte, rate, ch int, err error) {
 
 // pcmFacts measures s16le PCM of ch channels at rate.
 func pcmFacts(format string, pcm []byte, rate, ch int, from string) Audio {
-	a := Audio{Format: format, SampleRate: rate, RateFrom: from, Channels: ch}
+	a := Audio{Format: format, SampleRate: rate, RateFrom: from, Channels: ch, pcm: pcm}
 	sum := sha256.Sum256(pcm)
 	a.SHA256 = hex.EncodeToString(sum[:])
 	frames := len(pcm) / (2 * ch)

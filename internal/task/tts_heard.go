@@ -1,9 +1,12 @@
 package task
 
 import (
+	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 
 	"github.com/benchseal/benchseal/schemas"
@@ -82,21 +85,36 @@ func ProducedWAV(output, contentType string, body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var pcm []byte
-	switch a.Format {
-	case "wav":
-		if pcm, _, _, err = wavPCM(body); err != nil {
-			return nil, err
-		}
-	case "pcm":
-		pcm = body
-	default:
-		return nil, fmt.Errorf("no audio to send: the answer's format is %q", a.Format)
+	pcm, err := producedPCM(a, contentType, body)
+	if err != nil {
+		return nil, err
 	}
 	if sum := sha256.Sum256(pcm); hex.EncodeToString(sum[:]) != a.SHA256 {
 		return nil, fmt.Errorf("the answer's PCM (%d bytes, %s %q) is not the audio its record names", len(pcm), a.Format, contentType)
 	}
 	return WAVFile(pcm, a.SampleRate, a.Channels), nil
+}
+
+// producedPCM decodes body again the way its facts a say it was.
+func producedPCM(a Audio, contentType string, body []byte) ([]byte, error) {
+	var d Audio
+	switch {
+	case a.Stream == StreamSSE:
+		var err error
+		if d, err = sseAudio(bufio.NewReader(bytes.NewReader(body)), func() {}); err != nil {
+			return nil, err
+		}
+	case a.Format == "pcm":
+		return body, nil
+	case a.Format == "wav" || a.Format == "flac":
+		d = decodeAudio(contentType, body)
+	default:
+		return nil, fmt.Errorf("no audio to send: the answer's format is %q", a.Format)
+	}
+	if d.Undecodable != "" {
+		return nil, errors.New(d.Undecodable)
+	}
+	return d.pcm, nil
 }
 
 // WAVFile is s16le PCM in a canonical 44-byte-header WAV.

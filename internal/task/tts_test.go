@@ -153,7 +153,7 @@ func (c *cutReader) Read(p []byte) (int, error) {
 // stream is measured as raw PCM at the default rate, and a cut one is a
 // stream_truncated failure with no output.
 func TestTTSStream(t *testing.T) {
-	if !task.TTS.IsStream("audio/pcm") || task.TTS.IsStream("audio/wav") || task.TTS.IsStream("text/event-stream") {
+	if !task.TTS.IsStream("audio/pcm") || task.TTS.IsStream("audio/mpeg") {
 		t.Fatal("IsStream")
 	}
 	pcm := pcmBytes(tone(24000, 0.5, 0.5))
@@ -162,7 +162,7 @@ func TestTTSStream(t *testing.T) {
 	if err != nil || calls != 1 {
 		t.Fatal(err, calls)
 	}
-	if a := facts(t, text); a.Seconds != 0.5 || a.Format != "pcm" || !a.FirstAudio {
+	if a := facts(t, text); a.Seconds != 0.5 || a.Format != "pcm" || a.Stream != task.StreamRaw {
 		t.Fatalf("%+v", a)
 	}
 	calls = 0
@@ -249,6 +249,18 @@ func TestTTSCorpus(t *testing.T) {
 	_, err = task.TTS.LoadCorpus(jl)
 	if err == nil || !strings.Contains(err.Error(), "c.jsonl:2") || !strings.Contains(err.Error(), "nothing to perturb") {
 		t.Fatalf("an item without a reference: %v", err)
+	}
+	// Bad references, each refused naming its line and file, all at once.
+	write("short.wav", string(testkit.NoiseWAV(0.5, 2)))
+	write("long.wav", string(testkit.NoiseWAV(31, 2)))
+	write("ref.mp3", "ID3\x03\x00\x00\x00\x00\x00\x00 not a wav")
+	bad := write("bad.jsonl", `{"id":"s","text":"x","ref_audio":"short.wav","ref_text":"n"}`+"\n"+
+		`{"id":"l","text":"x","ref_audio":"long.wav","ref_text":"n"}`+"\n"+`{"id":"m","text":"x","ref_audio":"ref.mp3","ref_text":"n"}`+"\n")
+	_, err = task.TTS.LoadCorpus(bad)
+	for _, want := range []string{"bad.jsonl:1: reference clip " + filepath.Join(dir, "short.wav") + " is 0.50 s", "bad.jsonl:2: reference clip " + filepath.Join(dir, "long.wav") + " is 31.00 s", "outside 1-30 s", "bad.jsonl:3", "ref.mp3"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("bad references: %v; want %q", err, want)
+		}
 	}
 	lst := write("meta.lst", "u1|noise words|ref.wav|Speak this text.\n")
 	clips, err := task.TTS.LoadCorpus(lst)

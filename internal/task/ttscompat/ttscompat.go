@@ -128,7 +128,7 @@ func figures(peer string, k key, recs []schemas.Record) Figures {
 		if s > 0 {
 			rtf = append(rtf, float64(r.EndNs-r.StartNs)/1e9/s)
 		}
-		if err == nil && a.FirstAudio && r.FirstByteNs > 0 {
+		if err == nil && a.Stream != "" && r.FirstByteNs > 0 {
 			ttfp = append(ttfp, float64(r.FirstByteNs-r.StartNs)/1e6)
 		}
 	}

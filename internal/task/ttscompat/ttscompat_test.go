@@ -17,7 +17,7 @@ func TestCompute(t *testing.T) {
 	run := schemas.Run{Protocol: schemas.Protocol{Task: task.TTS.Name()}, Targets: []schemas.Target{{Name: "a"}}}
 	ms := int64(1e6)
 	audio := func(secs, rms float64, first bool) string {
-		return task.Audio{Format: "pcm", SampleRate: 24000, Channels: 1, Seconds: secs, RMSDBFS: rms, FirstAudio: first}.String()
+		return task.Audio{Format: "pcm", SampleRate: 24000, Channels: 1, Seconds: secs, RMSDBFS: rms, Stream: map[bool]string{true: task.StreamRaw}[first]}.String()
 	}
 	rec := func(start, fb, end int64, status int, ok bool, class, text string) schemas.Record {
 		return schemas.Record{Target: "a", Concurrency: 1, Repeat: 1, Phase: schemas.PhaseMeasure, StartNs: start * ms, FirstByteNs: fb * ms, EndNs: end * ms,
