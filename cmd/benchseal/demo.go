@@ -38,8 +38,8 @@ tsa-chain.pem (the demo authority's certificates), benchseal.pub (the
 ephemeral key's public half, which the bundle also carries) and report/.
 
 --task tts runs the same workflow for text to speech (run --task tts): two
-simulated speech servers on loopback (both of the vllm-omni persona, one
-faster than the other: their names say which), five embedded texts each
+simulated speech servers on loopback (a vllm-omni and an sglang-omni
+persona), five embedded texts each
 spoken in a voice-clone request with a reference clip (the ASR demo's
 clips and transcripts), streamed as raw PCM so that time to first audio is
 observed.`,

@@ -67,7 +67,7 @@ func TestDemoTTS(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"# Text-to-speech benchmark: ", "## Text to speech", "| first audio p50 ms |", "![Time to first audio", "**Simulated servers.**",
-		"vllm-omni-fast (the vllm-omni persona)", demo.TTSModel} {
+		"vllm-omni (the vllm-omni persona)", "sglang-omni (the sglang-omni persona)", demo.TTSModel} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("REPORT.md lacks %q", want)
 		}
@@ -82,7 +82,7 @@ func TestDemoTTS(t *testing.T) {
 		if code := run([]string{"verify", filepath.Join(out, "run"), "--compat", peer}, strings.NewReader(""), &stdout, &stderr); code != 0 {
 			t.Fatalf("verify --compat %s: exit %d\n%s", peer, code, stderr.String())
 		}
-		if !strings.Contains(stdout.String(), "(--compat "+peer+")") || !strings.Contains(stdout.String(), "| vllm-omni-fast | 8 | 2 | 32 | 32 | 32 | 0 |") {
+		if !strings.Contains(stdout.String(), "(--compat "+peer+")") || !strings.Contains(stdout.String(), "| vllm-omni | 1 | 1 | 10 | 10 | 10 | 0 |") {
 			t.Errorf("verify --compat %s:\n%s", peer, stdout.String())
 		}
 	}

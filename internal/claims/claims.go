@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/score"
 	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
@@ -63,6 +64,7 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 		return out, err
 	}
 	isTTS, chars := task.NameOf(&run) == task.TTS.Name(), SpokenChars(run)
+	fams := engine.StageFamiliesFor(task.NameOf(&run)) // the server block's, for the run's task
 	for _, t := range run.Targets {
 		tc := schemas.TargetClaims{Target: t.Name, Levels: []schemas.LevelClaims{}}
 		for li, c := range run.Protocol.Levels {
@@ -89,7 +91,7 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 				if ok && o.tel != nil {
 					from, to := MeasuredWindow(recs)
 					applyTelemetry(&m, o.tel, window{t.Name, c, rep, from, to, t.GPUs})
-					applyServer(&m, o.tel, t.Name, c, rep)
+					applyServer(&m, o.tel, fams, t.Name, c, rep)
 				}
 				if ok {
 					lc.Repeats = append(lc.Repeats, m)

@@ -46,24 +46,20 @@ func WriteTTSCorpus(dir string) error {
 }
 
 // TTSEngines are the simulated speech servers `benchseal demo --task tts`
-// compares, one line each. Both are the vllm-omni persona (the simulator
-// has no other speech persona yet) with different knobs: what they are is
-// in their names, the demo's log and the report's "Simulated servers"
-// warning (their /v1/models names the persona). fast: 40 ms a request
-// plus 6 ms per second of audio, 8 running at once; slow: 70 ms plus 12
-// ms, 4 running. Both cache identical references (vLLM-Omni's key: the
-// sha1 of the ref_audio string), which the variants defeat. The
-// simulator's sglang-omni persona is not in the table yet: its /metrics
-// counts no /v1/audio/speech request (sglang_omni_http_requests_total
-// stays 0), so verify's check 9 fails a run against it; once it counts
-// them (or serves no such counter for speech, as SGLang-Omni's main
-// branch), it is one line here: {"sglang-omni", sim.Config{Persona:
-// sim.PersonaSGLangOmni, Model: TTSModel, ...}}.
+// compares, one line each: the simulator's vllm-omni persona (40 ms a
+// request plus 6 ms per second of audio, 8 running at once) and its
+// sglang-omni one (60 ms plus 4 ms, SGLang-Omni's Qwen3-TTS admission of
+// 16 running and 16 queued, beyond which it answers 503 "The request
+// queue is full."; no /metrics for speech, as SGLang-Omni's main branch).
+// What they are is in the demo's log and the report's "Simulated
+// servers" warning (their /v1/models names the persona). Both cache
+// identical references (vLLM-Omni keys the sha1 of the ref_audio string,
+// SGLang-Omni the xxh3 of the data URI), which the variants defeat.
 var TTSEngines = []Engine{
-	{"vllm-omni-fast", sim.Config{Persona: sim.PersonaVLLMOmni, Model: TTSModel, BaseLatency: 40 * time.Millisecond, PerAudioSecond: 6 * time.Millisecond,
+	{"vllm-omni", sim.Config{Persona: sim.PersonaVLLMOmni, Model: TTSModel, BaseLatency: 40 * time.Millisecond, PerAudioSecond: 6 * time.Millisecond,
 		MaxRunning: 8, Cache: true, Seed: 3}},
-	{"vllm-omni-slow", sim.Config{Persona: sim.PersonaVLLMOmni, Model: TTSModel, BaseLatency: 70 * time.Millisecond, PerAudioSecond: 12 * time.Millisecond,
-		MaxRunning: 4, Cache: true, Seed: 4}},
+	{"sglang-omni", sim.Config{Persona: sim.PersonaSGLangOmni, Model: TTSModel, BaseLatency: 60 * time.Millisecond, PerAudioSecond: 4 * time.Millisecond,
+		MaxRunning: 16, MaxQueue: 16, Cache: true, Seed: 4}},
 }
 
 // TTSModel is the model the tts demo's simulators serve: Qwen3-TTS's
