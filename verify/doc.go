@@ -103,9 +103,10 @@
 //	             add up to more than 5 % of it (the loop was open). Each
 //	             telemetry/steps.jsonl window is its step's measured window
 //	             (first start, last end), one line per step. The server's own
-//	             count (engine.RequestCounters: vllm:request_success_total,
+//	             count (engine.RequestCountersFor the run's task: vllm:request_success_total,
 //	             SGLang-Omni's sglang_omni_http_requests_total on the
-//	             transcription route, sglang:num_requests_total) grew between
+//	             transcription route, none for its tts, which has no
+//	             /metrics: not observed; sglang:num_requests_total) grew between
 //	             the scrapes before and after the step by no less than the
 //	             records that succeeded (FAIL; a stream that began with 200
 //	             and failed midway may be counted or not) and no more than the
