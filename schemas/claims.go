@@ -108,6 +108,15 @@ type Metrics struct {
 	// slo, per second of window_s (internal/claims.Goodput); absent
 	// without an slo.
 	Goodput *float64 `json:"goodput_per_s,omitempty"`
+	// Whether the server kept up (internal/claims.KeepUpOf): the median
+	// latency from arrival of the successes in the last third of the
+	// measured requests (by planned time) over the first third's, absent
+	// with fewer than 10 successes in a third; and the mean requests
+	// arrived and not ended at each planned arrival, last third less
+	// first. Absent in a closed loop's, and in an open loop's sealed by a
+	// build that did not compute them.
+	ArrivalGrowth *float64 `json:"arrival_latency_growth,omitempty"`
+	BacklogGrowth *float64 `json:"backlog_growth,omitempty"`
 
 	// A tts run's figures (internal/claims.TTS), absent in other tasks'
 	// and in tts claims sealed by a build that did not compute them: the

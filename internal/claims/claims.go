@@ -334,6 +334,8 @@ var metricOptionals = []func(*schemas.Metrics) **float64{
 	func(m *schemas.Metrics) **float64 { return &m.FirstAudioP95S },
 	func(m *schemas.Metrics) **float64 { return &m.FirstAudioP99S },
 	func(m *schemas.Metrics) **float64 { return &m.AudioSPerChar },
+	func(m *schemas.Metrics) **float64 { return &m.ArrivalGrowth },
+	func(m *schemas.Metrics) **float64 { return &m.BacklogGrowth },
 	func(m *schemas.Metrics) **float64 { return &m.Quality },
 	func(m *schemas.Metrics) **float64 { return &m.GPUUtilMean },
 	func(m *schemas.Metrics) **float64 { return &m.GPUUtilMax },

@@ -80,6 +80,15 @@
 //     was scored (every such request failed and failures are excluded):
 //     unknown, not 0.
 //   - errors: failed measured requests by error_class.
+//   - An open loop's figures (OpenLoop): offered and send rate, send
+//     lateness and latency from the planned arrival p50/p99, goodput_per_s
+//     with an SLO (Goodput), and whether the server kept up (keepup.go):
+//     arrival_latency_growth, the median latency from arrival of the last
+//     third of the measured requests by planned time over the first
+//     third's (absent under KeepUpMinThird successes a third), and
+//     backlog_growth, the mean requests arrived and not ended at each
+//     planned arrival, last third less first. KeepUpOf turns a level's
+//     medians into kept up, did not keep up, or not observed.
 //
 // Over repeats, median, min and max are taken field by field, each field
 // independently (the median row is not one of the repeats). The median of

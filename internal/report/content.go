@@ -476,8 +476,8 @@ func (v *view) summary() []span {
 		if p.MaxConcurrency > 0 {
 			bound = v.tr("at most %d in flight", p.MaxConcurrency)
 		}
-		// The tables' "concurrency" column numbers the levels in this order.
-		s = append(s, t(v.tr(" Protocol: open loop at offered rates %s requests per second (levels %s in the tables, in that order; arrivals of burstiness %s, %s); %s measured requests per level and repeat",
+		// The records (c<level>-r<R>.jsonl) number the levels in this order.
+		s = append(s, t(v.tr(" Protocol: open loop at offered rates %s requests per second (levels %s of the records, in that order; arrivals of burstiness %s, %s); %s measured requests per level and repeat",
 			strings.Join(rates, ", "), joinInts(p.Levels), p.Burstiness, bound, perLevel(p.Requests))))
 	} else {
 		s = append(s, t(v.tr(" Protocol: closed loop at concurrency %s; %s measured requests per level and repeat", joinInts(p.Levels), perLevel(p.Requests))))
@@ -517,7 +517,7 @@ func (v *view) summary() []span {
 func (v *view) levelsRows(cell func(l *schemas.LevelClaims) string) [][]string {
 	var rows [][]string
 	for _, c := range v.levels {
-		row := []string{strconv.Itoa(c)}
+		row := []string{v.levelLabel(c)}
 		for _, tg := range v.targets {
 			if l := v.lookup(tg, c); l != nil {
 				row = append(row, cell(l))
@@ -539,7 +539,7 @@ func allRight(n int) []bool {
 }
 
 func (v *view) byTargetHeader() []string {
-	return append([]string{v.tr("concurrency")}, v.targets...)
+	return append([]string{v.levelHeader()}, v.targets...)
 }
 
 // tally sums a level's requests over its repeats.
@@ -611,7 +611,7 @@ func (v *view) performance() []block {
 		heading{2, v.tr("Latency")},
 		v.fig(Latency),
 	}
-	header := []string{v.tr("concurrency"), v.tr("target"), "p50", "p90", "p99", v.tr("failed")}
+	header := []string{v.levelHeader(), v.tr("target"), "p50", "p90", "p99", v.tr("failed")}
 	var rows [][]string
 	few := false
 	for _, c := range v.levels {
@@ -620,7 +620,7 @@ func (v *view) performance() []block {
 			if l == nil {
 				continue
 			}
-			row := []string{strconv.Itoa(c), tg}
+			row := []string{v.levelLabel(c), tg}
 			if _, ok, _ := tally(l); ok == 0 {
 				row = append(row, "—", "—", "—")
 			} else {
@@ -663,66 +663,6 @@ func (v *view) performance() []block {
 	}
 	out = append(out, table{caption: caption, header: header, right: right, rows: rows})
 	return append(out, v.openLoop()...)
-}
-
-// openLoop is an open-loop run's table: per level and target, the offered
-// and achieved send rates, the send lateness and the latency from the
-// planned arrival (medians over repeats); nothing for a closed loop.
-func (v *view) openLoop() []block {
-	if v.in.Run.Protocol.Mode != schemas.ModeOpen {
-		return nil
-	}
-	ms := func(p *float64) string {
-		if p == nil {
-			return "—"
-		}
-		return num(*p * 1e3)
-	}
-	header := []string{v.tr("level"), v.tr("target"), v.tr("offered req/s"), v.tr("sent req/s"), v.tr("lateness p50 ms"), v.tr("lateness p99 ms"), v.tr("from arrival p50 ms"), v.tr("from arrival p99 ms")}
-	slo := v.in.Run.Protocol.SLO
-	caption := ""
-	if slo != nil {
-		var lim []string
-		if slo.E2ES != nil {
-			lim = append(lim, "e2e ≤ "+num(*slo.E2ES*1e3)+" ms")
-		}
-		if slo.TTFBS != nil {
-			lim = append(lim, "ttfb ≤ "+num(*slo.TTFBS*1e3)+" ms")
-		}
-		header = append(header, v.tr("goodput req/s"))
-		caption = v.tr(" Goodput: successful requests per second meeting %s, from the planned arrival.", strings.Join(lim, v.tr(" and ")))
-	}
-	var rows [][]string
-	for _, c := range v.levels {
-		for _, tg := range v.targets {
-			l := v.lookup(tg, c)
-			if l == nil {
-				continue
-			}
-			m := l.Median
-			row := []string{strconv.Itoa(c), tg, "—", "—"}
-			if m.OfferedRate != nil {
-				row[2] = num(*m.OfferedRate)
-			}
-			if m.SendRate != nil {
-				row[3] = num(*m.SendRate)
-			}
-			row = append(row, ms(m.LatenessP50S), ms(m.LatenessP99S), ms(m.ArrivalLatencyP50S), ms(m.ArrivalLatencyP99S))
-			if slo != nil {
-				g := "—"
-				if m.Goodput != nil {
-					g = num(*m.Goodput)
-				}
-				row = append(row, g)
-			}
-			rows = append(rows, row)
-		}
-	}
-	right := allRight(len(header))
-	right[1] = false
-	return []block{heading{2, v.tr("Open loop")}, table{
-		caption: v.tr("Open loop, medians over %s: the rate offered and the rate the measured requests were sent at; send lateness (sent − planned: time a request waited in the client, for the clock or a --max-concurrency slot); latency of successful requests from their planned arrival (the user's view, the client's queue included) beside the table above's, from the send.", v.plural(v.repeats, "%d repeat", "%d repeats")) + caption,
-		header:  header, right: right, rows: rows}}
 }
 
 // spreadX is spread with a "×" after each number (RTFx).
@@ -841,7 +781,7 @@ func (v *view) errors() []block {
 	}
 	return []block{heading{2, v.tr("Errors")}, table{
 		caption: v.tr("Failed measured requests, summed over all repeats, by error class."),
-		header:  []string{v.tr("target"), v.tr("concurrency"), v.tr("failed"), v.tr("by class")},
+		header:  []string{v.tr("target"), v.levelHeader(), v.tr("failed"), v.tr("by class")},
 		right:   []bool{false, true, true, false},
 		rows:    rows,
 	}}
@@ -928,7 +868,7 @@ func (v *view) telemetry() []block {
 	if len(used) == 0 {
 		used = cols // every window too short: say so in each column
 	}
-	header := []string{v.tr("target"), v.tr("concurrency")}
+	header := []string{v.tr("target"), v.levelHeader()}
 	right := []bool{false, true}
 	for _, cl := range used {
 		name := v.tr(cl.name)

@@ -187,6 +187,20 @@
 // in the legend): the bars are means, and a queue's tail grows before its
 // mean. WriteDir writes it only when ChartsOf lists it.
 //
+// An open loop (run.json mode "open") has its own section (openloop.go):
+// a table per level and target in order of offered rate, with whether the
+// target kept up (internal/claims.KeepUpOf on the level's medians: its
+// latency from arrival grew at most 1.5× from the first third of the
+// level to the last, at most 1 % failed) and each target's knee, the
+// first offered rate it did not keep up with; and two charts against
+// offered rate on a log2 axis, OpenLatency (latency from the planned
+// arrival, p50 solid, p99 dashed) and Goodput (the successes meeting the
+// SLO per second; every success without one). Its conclusion
+// (openloop_verdict.go) ranks by goodput at the SLO where run.json has
+// one, else by latency from arrival at the rates both targets kept up
+// with, each rate by verdict.Compare over the repeats, so a lead within
+// noise or from one repeat is not claimed.
+//
 // # Text to speech
 //
 // A tts run's report (tts.go) keeps the layout and speaks of texts,

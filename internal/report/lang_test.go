@@ -27,6 +27,19 @@ func variants() []Input {
 		out = append(out, in)
 	}
 	out = append(out, base)
+	// Open loops, without and with an SLO, a level failing and one
+	// target observed nowhere: every outcome of kept up and the knee.
+	out = append(out, openFixture())
+	{
+		in := openFixture()
+		e2e, ttfb := 0.5, 0.2
+		in.Run.Protocol.SLO = &schemas.SLO{E2ES: &e2e, TTFBS: &ttfb}
+		in.Claims.Targets[0].Levels[0].Repeats[0].Failed = 3
+		for li := range in.Claims.Targets[1].Levels {
+			in.Claims.Targets[1].Levels[li].Median.ArrivalGrowth = nil
+		}
+		out = append(out, in)
+	}
 	add(func(in *Input) { unsteady(in, "vllm-omni", 16) })
 	add(func(in *Input) {
 		in.Servers[0].Probes[0].Body = `{"object":"list","data":[],"benchseal_sim":"vllm"}`
@@ -119,7 +132,7 @@ func TestLangComplete(t *testing.T) {
 			for _, bl := range v.build() {
 				writeMarkdown(w, bl, true)
 			}
-			for _, ch := range append(slices.Clone(Charts), Stages, FirstAudio) {
+			for _, ch := range append(slices.Clone(Charts), Stages, OpenLatency, Goodput, FirstAudio) {
 				v.svg(w, ch)
 			}
 			w.Flush()

@@ -529,12 +529,17 @@ func (v *view) stageBars(tts []timeTarget) bool {
 	return false
 }
 
-// ChartsOf is the charts the report of in shows: Charts, and Stages when
-// some server exposed stage histograms with a number to draw.
+// ChartsOf is the charts the report of in shows: Charts, Stages when
+// some server exposed stage histograms with a number to draw, and
+// OpenLatency and Goodput for an open loop.
 func ChartsOf(in Input) []Chart {
 	v := newView(in)
+	out := slices.Clone(Charts)
 	if v.stageBars(v.timeTargets()) {
-		return v.withTTSCharts(append(slices.Clone(Charts), Stages))
+		out = append(out, Stages)
 	}
-	return v.withTTSCharts(slices.Clone(Charts))
+	if v.open() {
+		out = append(out, OpenLatency, Goodput)
+	}
+	return v.withTTSCharts(out)
 }

@@ -18,7 +18,7 @@ import (
 // FirstAudio is a tts run's time to first audio p50 (solid) and p99
 // (dashed) vs concurrency; only a tts run where some target's first
 // audio was observed (a stream) has it (ChartsOf).
-const FirstAudio = Stages + 1
+const FirstAudio = Goodput + 1
 
 // isTTS says the run is the tts task's.
 func (v *view) isTTS() bool { return task.NameOf(&v.in.Run) == task.TTS.Name() }
