@@ -78,6 +78,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 	}
 
 	checkSeconds(c, ev, tk, order, clips)
+	checkSameAudio(c, ev, tk)
 
 	if !run.Protocol.Perturb {
 		return checkUnperturbed(ctx, c, ev, tk, clips, order, audioDir, nrec)

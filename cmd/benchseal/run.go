@@ -189,7 +189,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 	if err := checkCompat(f.compat); err != nil {
 		return err
 	}
-	if f.compat != "" {
+	if compatSchedules(f.compat) {
 		compatPreset(&plan, f)
 	}
 	setup, err := parseServerSetup(f, plan.Targets)

@@ -42,6 +42,18 @@
 //   - ttfb_p50_s: the median (same definition) of first_byte_ns - start_ns
 //     over successful requests where a byte arrived (first_byte_ns > 0);
 //     null when there is none.
+//   - tts runs only (protocol.task "tts"; tts.go, absent otherwise):
+//     rtf_p50, rtf_p95: the percentiles of each successful request's
+//     real-time factor, latency ÷ the seconds of audio it produced (its
+//     audio_seconds; under 1 is faster than real time; rtfx is then the
+//     produced audio seconds per second); first_audio_p50/p95/p99_s: of
+//     first_byte_ns - start_ns over the successes read as a stream (their
+//     output's task.Audio.Stream, raw or SSE: first_byte_ns is then their
+//     first non-empty PCM bytes), absent when none was (a whole body's first
+//     byte is its headers: not observed); audio_s_per_char: the
+//     successes' produced seconds ÷ the Unicode code points of the texts
+//     they spoke (run.json's corpus speak), absent when run.json has no
+//     text for one of them.
 //   - peak_in_flight: the largest number of measured requests in flight
 //     at once, swept over their start and end events; an end at the same
 //     nanosecond as a start is counted first, because a closed-loop worker

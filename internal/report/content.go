@@ -267,6 +267,7 @@ func (v *view) build() []block {
 	out = append(out, v.caveats()...)
 	out = append(out, para{spans: v.summary()})
 	out = append(out, v.performance()...)
+	out = append(out, v.tts()...)
 	out = append(out, v.timeBreakdown()...)
 	out = append(out, v.accuracy()...)
 	out = append(out, v.errors()...)
@@ -285,7 +286,7 @@ func (v *view) title() string {
 			names = append(names, t.Name)
 		}
 	}
-	s := v.tr("Speech-to-text benchmark")
+	s := v.byTask("Speech-to-text benchmark", "Text-to-speech benchmark")
 	if len(names) > 0 {
 		s += ": " + strings.Join(names, " vs ")
 	}
@@ -357,7 +358,8 @@ func (v *view) cacheTally() (hits, tokens, unseen []string) {
 // It also says that a run with the same seed re-sends the same variants.
 func (v *view) cacheProof() []span {
 	hits, tokens, unseen := v.cacheTally()
-	s := []span{t(v.tr("Within this run, every request sent a distinct copy of its clip with one PCM sample changed by one LSB."))}
+	s := []span{t(v.byTask("Within this run, every request sent a distinct copy of its clip with one PCM sample changed by one LSB.",
+		"Within this run, every request sent a distinct copy of its reference clip with one PCM sample changed by one LSB."))}
 	switch {
 	case len(hits) > 0:
 		s = append(s, t(" "), b(v.tr("The premise that no server answered from a cache failed: %s cache hits during measurement.", strings.Join(hits, "; "))))
@@ -379,7 +381,8 @@ func (v *view) warnings() []block {
 	if !r.Protocol.Perturb {
 		out = append(out, para{warn: true, spans: []span{
 			b(v.tr("Perturbation was OFF.")),
-			t(" " + v.tr("Every request of a clip sent the same bytes, so a server with a response, prefix or encoder cache could answer repeats from memory: these numbers may measure the cache, not transcription. benchseal verify warns about this run.")),
+			t(" " + v.byTask("Every request of a clip sent the same bytes, so a server with a response, prefix or encoder cache could answer repeats from memory: these numbers may measure the cache, not transcription. benchseal verify warns about this run.",
+				"Every request of an item sent the same reference clip, so a server with a reference or prefix cache could answer repeats from memory: these numbers may measure the cache, not synthesis. benchseal verify warns about this run.")),
 		}})
 	}
 	if !r.Complete {
@@ -449,11 +452,16 @@ func (v *view) summary() []span {
 			refs++
 		}
 	}
-	s = append(s, t(v.tr(". The corpus has %s (%s s of audio", v.plural(len(r.Corpus), "%d clip", "%d clips"), num(secs))))
-	switch refs {
-	case 0:
+	if v.isTTS() {
+		s = append(s, v.ttsCorpus()...)
+	} else {
+		s = append(s, t(v.tr(". The corpus has %s (%s s of audio", v.plural(len(r.Corpus), "%d clip", "%d clips"), num(secs))))
+	}
+	switch {
+	case v.isTTS():
+	case refs == 0:
 		s = append(s, t(v.tr(", no reference transcripts).")))
-	case len(r.Corpus):
+	case refs == len(r.Corpus):
 		s = append(s, t(v.tr(", all with reference transcripts).")))
 	default:
 		s = append(s, t(v.tr(", %d with reference transcripts).", refs)))
@@ -500,7 +508,7 @@ func (v *view) summary() []span {
 	if p.Perturb {
 		s = append(s, v.cacheProof()...)
 	} else {
-		s = append(s, b(v.tr("Perturbation was OFF: repeated clips sent identical bytes.")))
+		s = append(s, b(v.byTask("Perturbation was OFF: repeated clips sent identical bytes.", "Perturbation was OFF: repeated items sent identical reference clips.")))
 	}
 	s = append(s, t(v.tr(" Tables show the median over repeats, with [min–max] where repeats differ, and the share of failed requests where any failed; — marks a level without a successful request.")))
 	return s
@@ -591,7 +599,7 @@ func (v *view) performance() []block {
 				return v.measured(l, spread(l.Median.ReqPerS, l.Min.ReqPerS, l.Max.ReqPerS))
 			}),
 		},
-		heading{2, v.tr("Real-time factor")},
+		heading{2, v.byTask("Real-time factor", "Audio produced per second")},
 		v.fig(RTFx),
 		table{
 			caption: v.rtfxCaption(rep),

@@ -201,6 +201,23 @@
 // with, each rate by verdict.Compare over the repeats, so a lead within
 // noise or from one repeat is not claimed.
 //
+// # Text to speech
+//
+// A tts run's report (tts.go) keeps the layout and speaks of texts,
+// reference clips and synthesis where an ASR report speaks of clips,
+// transcripts and transcription (the title, the corpus, the cache-proof
+// premise, the perturbation warning, the cache caveats, what is sealed):
+// the RTFx chart and table become audio produced per second; a "Text to
+// speech" section follows the latency table, one row per level and target
+// of the medians of internal/claims' tts figures (req/s, audio s/s, RTF
+// p50/p95, time to first audio p50/p95/p99 in ms, audio s per character,
+// failures by class), "not observed" where a target answered with whole
+// bodies (their first byte is the headers); FirstAudio (first_audio.svg,
+// p50 solid, p99 dashed, as the latency chart) where some target's first
+// audio was observed. Its caveats: time to first audio not observed for
+// such targets, the text sent unperturbed (a prefix cache keyed by it is
+// not defeated), and no audio sealed (records keep facts, not audio).
+//
 // # Languages
 //
 // Input.Lang picks the words (lang.go): every string is an English fmt

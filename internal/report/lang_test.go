@@ -88,6 +88,17 @@ func variants() []Input {
 	})
 	add(func(in *Input) { in.Claims.Targets = nil })
 	out = append(out, stageVariants()...)
+	out = append(out, ttsFixture())
+	tts := ttsFixture()
+	tts.Run.Protocol.Perturb = false
+	for i := range tts.Run.Corpus {
+		tts.Run.Corpus[i].Speak = ""
+	}
+	tts.Run.Corpus[0].Speak = "x"
+	out = append(out, tts)
+	rt := ttsFixture()
+	rt.Run.Protocol.RoundTrip = &schemas.RoundTrip{ASR: "asr"}
+	out = append(out, rt)
 	out = append(out, perRequestVariants()...)
 	add(func(in *Input) {
 		// Nothing to warn about.
@@ -121,7 +132,7 @@ func TestLangComplete(t *testing.T) {
 			for _, bl := range v.build() {
 				writeMarkdown(w, bl, true)
 			}
-			for _, ch := range append(slices.Clone(Charts), Stages, OpenLatency, Goodput) {
+			for _, ch := range append(slices.Clone(Charts), Stages, OpenLatency, Goodput, FirstAudio) {
 				v.svg(w, ch)
 			}
 			w.Flush()

@@ -541,5 +541,5 @@ func ChartsOf(in Input) []Chart {
 	if v.open() {
 		out = append(out, OpenLatency, Goodput)
 	}
-	return out
+	return v.withTTSCharts(out)
 }
