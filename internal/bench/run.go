@@ -987,8 +987,15 @@ func (r *runner) send(ctx context.Context, ti int, wk *worker, j *job, rec *sche
 	wk.contentType, wk.streamed = resp.Header.Get("Content-Type"), false
 	// The task says which answers are streams (ASR: SSE); any other is
 	// read whole, its first output its headers.
-	if r.plan.Stream && resp.StatusCode == http.StatusOK && r.task.IsStream(resp.Header.Get("Content-Type")) {
-		return r.readStream(ctx, wk, resp, rec)
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode == http.StatusOK {
+		if r.plan.Stream && r.task.IsStream(ct) {
+			return r.readStream(ctx, wk, resp, rec, r.decodeStream)
+		}
+		// A whole body the task reads as it comes: its first output is
+		// its content's (tts: the first PCM bytes), not its headers.
+		if wr, ok := r.task.(task.WholeReader); ok && wr.ReadsWhole(ct) {
+			return r.readStream(ctx, wk, resp, rec, wr.DecodeWhole)
+		}
 	}
 	rec.FirstByteNs = time.Since(anchor).Nanoseconds()
 	return r.readWhole(ctx, ti, wk, resp, rec)
@@ -996,18 +1003,12 @@ func (r *runner) send(ctx context.Context, ti int, wk *worker, j *job, rec *sche
 
 // readStream reads a streamed 200 answer through the task, which marks
 // the first output.
-func (r *runner) readStream(ctx context.Context, wk *worker, resp *http.Response, rec *schemas.Record) (string, bool) {
+func (r *runner) readStream(ctx context.Context, wk *worker, resp *http.Response, rec *schemas.Record, decode decodeFunc) (string, bool) {
 	anchor := r.d.Anchor
 	wk.streamed = true
 	wk.br.Reset(r.answerReader(wk, &capReader{r: resp.Body, left: maxResponseBytes}))
 	onText := func() { rec.FirstByteNs = time.Since(anchor).Nanoseconds() }
-	var text, id string
-	var err error
-	if hs, ok := r.task.(task.HeaderStreamer); ok {
-		text, id, err = hs.DecodeStreamHeader(resp.Header, wk.br, onText)
-	} else {
-		text, id, err = r.task.DecodeStream(wk.br, onText)
-	}
+	text, id, err := decode(resp.Header, wk.br, onText)
 	rec.EndNs = time.Since(anchor).Nanoseconds()
 	wk.br.Reset(nil)
 	if rec.ServerRequestID == "" && id != "" && id != rec.RequestID {
@@ -1019,6 +1020,19 @@ func (r *runner) readStream(ctx context.Context, wk *worker, resp *http.Response
 		return "", false
 	}
 	return text, true
+}
+
+// decodeFunc reads an answer as it comes, calling onText at its first
+// output.
+type decodeFunc func(h http.Header, br *bufio.Reader, onText func()) (text, id string, err error)
+
+// decodeStream is the task's stream reader: DecodeStreamHeader where the
+// task reads headers, else DecodeStream.
+func (r *runner) decodeStream(h http.Header, br *bufio.Reader, onText func()) (string, string, error) {
+	if hs, ok := r.task.(task.HeaderStreamer); ok {
+		return hs.DecodeStreamHeader(h, br, onText)
+	}
+	return r.task.DecodeStream(br, onText)
 }
 
 // readWhole reads a whole answer: an error's class and message, or a

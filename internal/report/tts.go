@@ -133,7 +133,7 @@ func (v *view) tts() []block {
 	right[1], right[len(right)-1] = false, false
 	caption := v.tr("Text to speech, medians over %s: successful requests per second; seconds of audio produced per second of wall time (rtfx); RTF, each successful request's latency ÷ the seconds of audio it produced (under 1 is faster than real time), p50 and p95; time to first audio, request sent to its first non-empty audio bytes (not the headers, not a WAV header alone), p50, p95 and p99; seconds of audio produced per character of input text; failed measured requests by class over all repeats (silent, too_short, undecodable and stream_truncated beside the HTTP ones).", v.plural(v.repeats, "%d repeat", "%d repeats"))
 	if unseen {
-		caption += v.tr(" \"not observed\": the target answered with whole bodies, whose first byte is their headers, not audio; a raw stream (vLLM-Omni: --stream --form stream_format=audio --form response_format=pcm) observes it.")
+		caption += v.tr(" \"not observed\": the target answered in a format read whole (flac, mp3, opus) or in a bundle sealed before whole WAV and PCM bodies were read as they came: its first byte is its headers, not audio; WAV or PCM (a stream or not) observes it.")
 	}
 	out := []block{heading{2, v.tr("Text to speech")}}
 	if v.firstAudioSeen() {
@@ -143,7 +143,7 @@ func (v *view) tts() []block {
 }
 
 // ttsCaveats: what a tts run cannot show. Time to first audio not
-// observed for a target that answered with whole bodies; the text sent
+// observed for a target that answered in a format read whole; the text sent
 // unperturbed; no raw audio sealed.
 func (v *view) ttsCaveats() [][]span {
 	if !v.isTTS() {
@@ -165,7 +165,7 @@ func (v *view) ttsCaveats() [][]span {
 		}
 	}
 	if len(whole) > 0 {
-		items = append(items, []span{b(v.tr("Time to first audio not observed:")), t(" " + v.tr("%s answered with whole bodies, whose first byte is their headers, not audio: their first-byte times are not time to first audio, and a streamed target's first audio is not comparable with them.", strings.Join(whole, ", ")))})
+		items = append(items, []span{b(v.tr("Time to first audio not observed:")), t(" " + v.tr("%s answered in a format read whole (flac, mp3, opus), or the bundle predates reading whole WAV and PCM bodies as they come: their first-byte times are their headers', not time to first audio, and are not comparable with a target's first audio.", strings.Join(whole, ", ")))})
 	}
 	if v.in.Run.Protocol.Perturb {
 		items = append(items, []span{b(v.tr("Text not perturbed:")), t(" " + v.tr("each request's reference clip was a distinct variant, but its text was sent as it is: a prefix cache keyed by the text's tokens is not defeated, and the cache probe measures only what identical references add."))})

@@ -90,7 +90,7 @@ func TestTTSWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	md := b.String()
-	for _, want := range []string{"## Text to speech", "Text-to-speech benchmark", "first audio p99 ms", "not observed", "Time to first audio not observed:", "sglang-omni answered with whole bodies", "silent 1"} {
+	for _, want := range []string{"## Text to speech", "Text-to-speech benchmark", "first audio p99 ms", "not observed", "Time to first audio not observed:", "sglang-omni answered in a format read whole", "silent 1"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("tts report lacks %q", want)
 		}

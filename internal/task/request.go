@@ -122,6 +122,16 @@ type HeaderStreamer interface {
 	DecodeStreamHeader(h http.Header, br *bufio.Reader, onText func()) (text, id string, err error)
 }
 
+// WholeReader is a task that reads some whole 200 answers (to a request
+// that asked for no stream) as they come, so that their first output is
+// their content's, not their headers' (tts: the first PCM bytes of a WAV
+// or PCM body). DecodeWhole reads such an answer as DecodeStreamHeader
+// reads a stream, calling onText at that first output.
+type WholeReader interface {
+	ReadsWhole(contentType string) bool
+	DecodeWhole(h http.Header, br *bufio.Reader, onText func()) (text, id string, err error)
+}
+
 // Seconder is the seconds a request's RTF divides by.
 type Seconder interface {
 	// RecordSeconds is a record's audio_seconds from input, the seconds

@@ -47,6 +47,9 @@ import (
 const (
 	StreamRaw = "raw" // raw s16le or a streamed WAV
 	StreamSSE = "sse" // vLLM-Omni's speech.audio.* events
+	// StreamWhole: a whole WAV or PCM body (no stream asked for), read as
+	// it came: its first output is still its first PCM bytes.
+	StreamWhole = "whole"
 )
 
 // IsStream: an answer to a stream request that is raw PCM (audio/pcm), a
@@ -75,6 +78,32 @@ func (tts) DecodeStreamHeader(h http.Header, br *bufio.Reader, onText func()) (s
 	if mt == "text/event-stream" {
 		return decodeSSE(br, onText)
 	}
+	return decodeRaw(h, mt, params, br, onText, StreamRaw)
+}
+
+// ReadsWhole: a whole WAV or raw PCM body (to a request that asked for
+// no stream) is read as it comes, so that its record's first output is
+// its first PCM bytes, as a stream's is. Other formats (flac, mp3, ...)
+// are read whole: their first audio is not observed.
+func (tts) ReadsWhole(contentType string) bool {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	switch mt {
+	case "audio/pcm", "audio/l16", "audio/wav", "audio/x-wav", "audio/wave":
+		return true
+	}
+	return false
+}
+
+// DecodeWhole reads a whole WAV or PCM body as DecodeStreamHeader reads a
+// raw stream; its facts say it was a whole body read as it came
+// (StreamWhole).
+func (tts) DecodeWhole(h http.Header, br *bufio.Reader, onText func()) (string, string, error) {
+	mt, params, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	return decodeRaw(h, mt, params, br, onText, StreamWhole)
+}
+
+// decodeRaw reads raw s16le or a WAV as it comes, labelled stream.
+func decodeRaw(h http.Header, mt string, params map[string]string, br *bufio.Reader, onText func(), stream string) (string, string, error) {
 	first := false
 	var audio []byte
 	buf := make([]byte, 32<<10)
@@ -100,7 +129,7 @@ func (tts) DecodeStreamHeader(h http.Header, br *bufio.Reader, onText func()) (s
 	} else {
 		a = rawPCM(h, params, audio)
 	}
-	a.Stream = StreamRaw
+	a.Stream = stream
 	return a.String(), "", nil
 }
 

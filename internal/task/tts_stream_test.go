@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -261,5 +262,64 @@ func TestTTSQueueFullIsShed(t *testing.T) {
 	}
 	if classes[""] != 32 || classes[schemas.ErrShed] != 8 {
 		t.Fatalf("classes %v, want 32 answered and 8 shed", classes)
+	}
+}
+
+// TestTTSWholeFirstAudio runs the tts task through the runner, no stream
+// asked for, against a loopback server that sends a whole WAV body's
+// header at once and its PCM 150 ms later: the record's first output is
+// the first PCM bytes (at least 150 ms after the send), not the headers,
+// its facts say the body was whole, and the claims carry time to first
+// audio. A FLAC body is read whole: its first audio is not observed.
+func TestTTSWholeFirstAudio(t *testing.T) {
+	pcm := pcmBytes(tone(24000, 0.6, 0.5))
+	wav := testkit.PCM16(24000, nil)
+	binary.LittleEndian.PutUint32(wav[4:], uint32(36+len(pcm)))
+	binary.LittleEndian.PutUint32(wav[40:], uint32(len(pcm)))
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/models" {
+			io.WriteString(w, `{"object":"list","data":[{"id":"m","object":"model"}]}`)
+			return
+		}
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "audio/wav")
+		w.Header().Set("Content-Length", strconv.Itoa(len(wav)+len(pcm)))
+		w.Write(wav)
+		w.(http.Flusher).Flush()
+		time.Sleep(150 * time.Millisecond)
+		w.Write(pcm)
+	}))
+	defer ts.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "ref.wav"), testkit.NoiseWAV(1.5, 3), 0o644)
+	os.WriteFile(filepath.Join(dir, "c.jsonl"), []byte(`{"id":"a","text":"hello there","ref_audio":"ref.wav"}`+"\n"), 0o644)
+	clips, err := task.TTS.LoadCorpus(filepath.Join(dir, "c.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run")
+	res, err := bench.Run(context.Background(), run, bench.Plan{Task: task.TTS, Targets: []bench.Target{{Name: "w", URL: ts.URL}},
+		Corpus: clips, Levels: []int{1}, Requests: []int{2}, Repeats: 1, Seed: 3,
+		Scoring: schemas.Scoring{Normalizer: "none", Aligner: "unit", Unit: "word", Failures: "excluded"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(run, schemas.RecordsPath("w", 1, 1)))
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var r schemas.Record
+		json.Unmarshal([]byte(line), &r)
+		a := facts(t, r.Text)
+		if !r.OK || a.Stream != task.StreamWhole || a.Seconds != 0.6 || time.Duration(r.FirstByteNs-r.StartNs) < 150*time.Millisecond {
+			t.Fatalf("record %d: ok %v %s, facts %+v, first output %v after the send (want the PCM's, >= 150 ms)",
+				r.Seq, r.OK, r.Error, a, time.Duration(r.FirstByteNs-r.StartNs))
+		}
+	}
+	if m := res.Claims.Targets[0].Levels[0].Median; m.FirstAudioP50S == nil || *m.FirstAudioP50S < 0.15 {
+		t.Fatalf("claims' first audio p50 %v, want >= 0.15 s", m.FirstAudioP50S)
+	}
+	for ct, want := range map[string]bool{"audio/wav": true, "audio/pcm;rate=24000": true, "audio/flac": false, "audio/mpeg": false} {
+		if task.TTS.(task.WholeReader).ReadsWhole(ct) != want {
+			t.Errorf("ReadsWhole(%q) = %v", ct, !want)
+		}
 	}
 }
