@@ -180,6 +180,9 @@ func chunkWarning(target string, eng *engine.Engine, model string, language bool
 		var long []string
 		most := 0.0
 		for _, cl := range corpus {
+			if cl.NoInput() {
+				continue
+			}
 			if s := cl.WAV.Seconds(); s > c.ClipS {
 				long = append(long, cl.ID)
 				most = max(most, s)

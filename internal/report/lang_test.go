@@ -88,6 +88,13 @@ func variants() []Input {
 			}
 		}
 	})
+	// tts items without a reference clip (named voices): some, then all.
+	add(func(in *Input) {
+		in.Run.Corpus = append(in.Run.Corpus, schemas.Clip{ID: "v", Speak: "hello", Voice: "vivian", Perturb: schemas.PerturbNoReference})
+	})
+	add(func(in *Input) {
+		in.Run.Corpus = []schemas.Clip{{ID: "v", Speak: "hello", Voice: "vivian", Perturb: schemas.PerturbNoReference}}
+	})
 	return out
 }
 
