@@ -42,3 +42,18 @@ func TestNoReferenceSummary(t *testing.T) {
 		}
 	}
 }
+
+// TestCorpusDigestNamedVoice: items without a reference clip have no
+// SHA-256, so compare's corpus digest tells them apart by what they send:
+// their text and voice.
+func TestCorpusDigestNamedVoice(t *testing.T) {
+	run := func(voice string) *schemas.Run {
+		return &schemas.Run{Corpus: []schemas.Clip{{ID: "v", Speak: "hello", Voice: voice, Perturb: schemas.PerturbNoReference}}}
+	}
+	if corpusDigest(run("vivian")) == corpusDigest(run("ryan")) {
+		t.Error("two corpora of other voices have one digest")
+	}
+	if corpusDigest(run("vivian")) != corpusDigest(run("vivian")) {
+		t.Error("the digest is not a function of the corpus")
+	}
+}
