@@ -11,6 +11,7 @@ import (
 
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -57,7 +58,7 @@ func checkBetweenSteps(c *Check, ev *evidence) {
 				}
 			}
 			var ss []counterGrowth
-			for _, rc := range engine.RequestCounters {
+			for _, rc := range engine.RequestCountersFor(task.NameOf(ev.run)) {
 				status, allowed, inStep := "", n, stepN
 				if rc.StatusLabel != "" {
 					status, allowed, inStep = "200", n200, stepN200

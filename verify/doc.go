@@ -27,8 +27,9 @@
 //	             clip and input hashes are distinct across the run; each
 //	             clip's seconds are its frames over its sample rate (as the
 //	             WAV says) and each record's audio_seconds its clip's (tts:
-//	             the produced seconds its recorded output says), since
-//	             RTFx sums them; and the schedule (internal/bench, "Protocol"):
+//	             the produced seconds its recorded output says, and records
+//	             whose outputs name the same audio SHA-256 the same samples
+//	             and RMS), since RTFx sums them; and the schedule (internal/bench, "Protocol"):
 //	             seq i of a step's phase sends clip i mod the corpus, and each
 //	             clip's variants are numbered over the whole run in schedule
 //	             order, warm-ups included (every planned request keeps its
@@ -106,9 +107,10 @@
 //	             add up to more than 5 % of it (the loop was open). Each
 //	             telemetry/steps.jsonl window is its step's measured window
 //	             (first start, last end), one line per step. The server's own
-//	             count (engine.RequestCounters: vllm:request_success_total,
+//	             count (engine.RequestCountersFor the run's task: vllm:request_success_total,
 //	             SGLang-Omni's sglang_omni_http_requests_total on the
-//	             transcription route, sglang:num_requests_total) grew between
+//	             transcription route, none for its tts, which has no
+//	             /metrics: not observed; sglang:num_requests_total) grew between
 //	             the scrapes before and after the step by no less than the
 //	             records that succeeded (FAIL; a stream that began with 200
 //	             and failed midway may be counted or not) and no more than the

@@ -335,11 +335,15 @@ func checkOutcome(c *Check, f string, line int, rule task.Rule, r schemas.Record
 	if rule == nil {
 		return
 	}
-	scored, class, _ := rule.Score(r.Text)
+	scored, class, why := rule.Score(r.Text)
 	switch {
 	case r.OK && (r.Status != 200 || r.ErrorClass != "" || class != ""):
-		c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("ok, yet status %d, error_class %q, and its output scores as %q: not a success by the rule %s",
-			r.Status, r.ErrorClass, scored, rule.SuccessRule())})
+		reason := fmt.Sprintf("ok, yet status %d, error_class %q, and its output scores as %q: not a success by the rule %s",
+			r.Status, r.ErrorClass, scored, rule.SuccessRule())
+		if class != "" {
+			reason += fmt.Sprintf(" (the rule's failure class: %s, %s)", class, why)
+		}
+		c.add(Finding{Status: Fail, Path: f, Line: line, Reason: reason})
 	case !r.OK && r.ErrorClass == "":
 		c.add(Finding{Status: Fail, Path: f, Line: line, Reason: "failed, yet no error_class"})
 	}

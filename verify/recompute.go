@@ -153,9 +153,10 @@ func compareDocs(c *Check, path, doc string, want, got any) int {
 // fields from the raw evidence when a sealed claims.json predates it.
 var laterInstead = map[string]string{
 	"server block": "check 9 holds the server's stage histograms to the records itself",
-	"steady-state figures (mean_in_flight, full_concurrency_share)":  "check 7 recomputes them from the records itself",
-	"cache_hits_counter (which counter cache_hits is the growth of)": "check 8 reads the counter from telemetry/steps.jsonl itself",
-	"cache probe counter growth":                                     "the probe's scrapes are compared with telemetry/cache-probes.jsonl below",
+	"steady-state figures (mean_in_flight, full_concurrency_share)":          "check 7 recomputes them from the records itself",
+	"cache_hits_counter (which counter cache_hits is the growth of)":         "check 8 reads the counter from telemetry/steps.jsonl itself",
+	"cache probe counter growth":                                             "the probe's scrapes are compared with telemetry/cache-probes.jsonl below",
+	"tts figures (rtf_p50/p95, first_audio_p50/p95/p99_s, audio_s_per_char)": "check 5 holds each record's audio_seconds to its output and check 7 re-applies the success rule",
 }
 
 // serverBlock is claims.ServerBlock.

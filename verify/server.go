@@ -7,6 +7,7 @@ import (
 
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -41,7 +42,7 @@ func checkServer(rep *Report, ev *evidence) {
 			continue
 		}
 		steps++
-		s := claims.ServerOf(ev.tel, k.target, k.concurrency, k.repeat)
+		s := claims.ServerOf(ev.tel, task.NameOf(ev.run), k.target, k.concurrency, k.repeat)
 		if s == nil {
 			if ev.f.has(k.scrapeFile(claims.ScrapeAfter)) {
 				unexposed++

@@ -12,19 +12,25 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/benchseal/benchseal/internal/bench"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/internal/task/seedtts"
+	"github.com/benchseal/benchseal/internal/task/ttscompat"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
 )
 
 // compatFlag adds --compat to a command.
 func compatFlag(cmd *cobra.Command, p *string, what string) {
-	cmd.Flags().StringVar(p, "compat", "", "also "+what+" under a peer tool's definitions: seedtts (SGLang-Omni's benchmark_asr_seedtts.py)")
+	cmd.Flags().StringVar(p, "compat", "", "also "+what+" under a peer tool's definitions: seedtts (SGLang-Omni's benchmark_asr_seedtts.py); for a tts run vllm-omni-tts or sglang-omni-tts (the engines' TTS benchmark clients' success counting, a 200 with silent audio counted; no schedule of theirs)")
 }
 
+// compatSchedules says the peer's view runs the peer's schedule (seedtts);
+// the tts peers' views change none.
+func compatSchedules(name string) bool { return name == seedtts.CompatSeedTTS }
+
 func checkCompat(name string) error {
-	if name != "" && !slices.Contains(seedtts.Compats, name) {
-		return usageErrorf("--compat %q: want %s", name, strings.Join(seedtts.Compats, ", "))
+	if name != "" && !slices.Contains(seedtts.Compats, name) && !slices.Contains(ttscompat.Names, name) {
+		return usageErrorf("--compat %q: want %s", name, strings.Join(append(slices.Clone(seedtts.Compats), ttscompat.Names...), ", "))
 	}
 	return nil
 }
@@ -82,6 +88,21 @@ func printCompat(e *env, src, name string, asJSON bool) error {
 // "corpus WER" column is the max over repeats), one row per target and
 // level, then the residual no mode removes; or the figures as JSON.
 func writeCompat(w io.Writer, name string, run schemas.Run, recs []schemas.Record, asJSON bool) error {
+	if slices.Contains(ttscompat.Names, name) {
+		v, err := ttscompat.Compute(name, run, recs)
+		if err != nil {
+			return fmt.Errorf("--compat %s: %w", name, err)
+		}
+		if asJSON {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(v)
+		}
+		return v.WriteTable(w, visible)
+	}
+	if task.NameOf(&run) == task.TTS.Name() {
+		return fmt.Errorf("--compat %s is the ASR seed client's; for a tts run: %s", name, strings.Join(ttscompat.Names, ", "))
+	}
 	c, err := seedtts.SeedTTSClaims(run, recs)
 	if err != nil {
 		return fmt.Errorf("--compat %s: %w", name, err)

@@ -19,7 +19,7 @@ import (
 func init() { register(newDemoCmd) }
 
 func newDemoCmd(e *env) *cobra.Command {
-	var out string
+	var out, taskName string
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "run the whole workflow on an embedded default: run, seal, verify, report",
@@ -35,20 +35,31 @@ authority and pins its published chain.
 Everything lands in --out (default: ./benchseal-demo, or the first
 ./benchseal-demo-N that does not exist): corpus/, run/, evidence.tar.zst,
 tsa-chain.pem (the demo authority's certificates), benchseal.pub (the
-ephemeral key's public half, which the bundle also carries) and report/.`,
+ephemeral key's public half, which the bundle also carries) and report/.
+
+--task tts runs the same workflow for text to speech (run --task tts): two
+simulated speech servers on loopback (a vllm-omni and an sglang-omni
+persona), five embedded texts each
+spoken in a voice-clone request with a reference clip (the ASR demo's
+clips and transcripts), streamed as raw PCM so that time to first audio is
+observed.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				out = demo.FreeDir("benchseal-demo")
 			}
-			return runDemo(cmd.Context(), e, out)
+			if taskName != "asr" && taskName != "tts" {
+				return usageErrorf("--task %q: want asr or tts", taskName)
+			}
+			return runDemo(cmd.Context(), e, out, taskName)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "folder to create for the demo's files (must not exist)")
+	cmd.Flags().StringVar(&taskName, "task", "asr", "the workflow to demonstrate: asr (speech to text) or tts (text to speech)")
 	return cmd
 }
 
-func runDemo(ctx context.Context, e *env, out string) error {
+func runDemo(ctx context.Context, e *env, out, taskName string) error {
 	if err := os.Mkdir(out, 0o755); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return withHint(fmt.Errorf("demo: %s already exists", out), "evidence is never overwritten: choose another --out")
@@ -56,7 +67,16 @@ func runDemo(ctx context.Context, e *env, out string) error {
 		return fmt.Errorf("demo: %w", err)
 	}
 	corpus := filepath.Join(out, "corpus")
-	sims, stop, err := demo.Setup(corpus)
+	var sims []demo.Sim
+	var stop func()
+	var err error
+	runArgs := []string{"--concurrency", "1,8,32", "--requests", "16,48,96", "--repeats", "2"}
+	if taskName == "tts" {
+		corpus, sims, stop, err = demo.SetupTTS(corpus)
+		runArgs = demo.TTSRunArgs
+	} else {
+		sims, stop, err = demo.Setup(corpus)
+	}
 	if err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
@@ -82,8 +102,8 @@ func runDemo(ctx context.Context, e *env, out string) error {
 	bundle := filepath.Join(out, "evidence.tar.zst")
 	report := filepath.Join(out, "report")
 	steps := [][]string{
-		append([]string{"run", "--corpus", corpus, "--concurrency", "1,8,32", "--requests", "16,48,96",
-			"--repeats", "2", "--out", runDir, "--seal", bundle, "--tsa", tsaURL, "--tsa-cert", chain}, targets...),
+		append(append([]string{"run", "--corpus", corpus}, runArgs...),
+			append([]string{"--out", runDir, "--seal", bundle, "--tsa", tsaURL, "--tsa-cert", chain}, targets...)...),
 		{"verify", bundle, "--tsa-cert", chain},
 		{"report", bundle, "-o", report, "--tsa-cert", chain},
 	}

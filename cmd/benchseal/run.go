@@ -29,6 +29,7 @@ func init() { register(newRunCmd) }
 
 type runFlags struct {
 	requestRate             string
+	duration                string
 	slo                     string
 	burstiness              string
 	maxConcurrency          int
@@ -93,6 +94,7 @@ once.
 
 Requests per level: --requests N (or one per level, comma-separated), or
 --passes P over the corpus; by default the larger of the corpus size and 8*C.
+An open loop may give --duration D instead: rate × D requests per level.
 The API key (--api-key or OPENAI_API_KEY) is sent as a bearer token and never
 written anywhere: wherever it appears in what the run writes (a server's log,
 config, probes, errors), it is replaced by [REDACTED], as are URL passwords and
@@ -131,6 +133,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringVar(&f.burstiness, "burstiness", "1", "open loop: the arrivals' gamma shape (1 Poisson, below 1 burstier, inf constant gaps)")
 	fl.IntVar(&f.maxConcurrency, "max-concurrency", 0, "open loop: most requests in flight; a request waits for a slot after its planned time (0: no bound)")
 	fl.StringVar(&f.requests, "requests", "", "measured requests per level and repeat: N, or one per level")
+	fl.StringVar(&f.duration, "duration", "", "open loop: measured time per level and repeat (30s, 2m; or one per level): rate × duration requests, instead of --requests")
 	fl.IntVar(&f.passes, "passes", 0, "measured requests per level: P passes over the corpus")
 	f.warmup = -1
 	fl.Var((*unsetInt)(&f.warmup), "warmup", "warm-up requests per level and repeat (default: one per worker)")
@@ -186,7 +189,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 	if err := checkCompat(f.compat); err != nil {
 		return err
 	}
-	if f.compat != "" {
+	if compatSchedules(f.compat) {
 		compatPreset(&plan, f)
 	}
 	setup, err := parseServerSetup(f, plan.Targets)
@@ -367,6 +370,10 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	}
 	open := f.requestRate != ""
 	var levels []int
+	var durations []time.Duration // --duration: the requests follow from each rate
+	if f.duration != "" && !open {
+		return p, usageErrorf("--duration needs --request-rate (a closed loop counts requests: --requests)")
+	}
 	if open {
 		if f.concurrency != defaultConcurrency {
 			return p, usageErrorf("give --request-rate or --concurrency, not both")
@@ -382,6 +389,14 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 			return p, usageErrorf("--max-concurrency %d: must be at least 0", f.maxConcurrency)
 		}
 		p.Burstiness, p.MaxConcurrency = k, f.maxConcurrency
+		if f.duration != "" {
+			if f.requests != "" || f.passes != 0 {
+				return p, usageErrorf("give one of --duration, --requests and --passes")
+			}
+			if durations, err = durationList(f.duration, len(p.Rates)); err != nil {
+				return p, err
+			}
+		}
 		for _, r := range p.Rates {
 			levels = append(levels, int(math.Ceil(r))) // the default requests: 8 s of load
 		}
@@ -411,6 +426,9 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		p.Corpus = clips
 	}
 	var requests []int
+	if durations != nil {
+		requests = bench.OpenRequests(p.Rates, durations)
+	}
 	if f.requests != "" {
 		if requests, err = intList("--requests", f.requests, 1); err != nil {
 			return p, err

@@ -114,3 +114,17 @@ func (p Plan) openWorkers(li, repeat int) int {
 	}
 	return max(1, p.warmupAt(li, repeat)+p.Requests[li])
 }
+
+// OpenRequests is the measured requests per level that a duration asks
+// for in an open loop: level i's rate × its duration (durations holds one
+// for every level, or one per level), rounded to the nearest whole
+// request and at least 1. The schedule lands the last arrival at n/rate,
+// so the level's arrivals span the duration to within half a gap.
+func OpenRequests(rates []float64, durations []time.Duration) []int {
+	out := make([]int, len(rates))
+	for i, r := range rates {
+		d := durations[min(i, len(durations)-1)]
+		out[i] = max(1, int(math.Round(r*d.Seconds())))
+	}
+	return out
+}

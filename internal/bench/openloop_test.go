@@ -150,14 +150,15 @@ func TestOpenLoopPlanErrors(t *testing.T) {
 	}
 }
 
-// TestOpenLoopLatenessNullServer measures send lateness (start − planned)
-// against a server that answers at once, at 1,000 and 4,000 offered
-// req/s, and logs it with the machine's load: the issue's budget is p99
-// ≤ 1 ms at 1,000 req/s on an otherwise idle 2-core machine. A shared,
-// loaded machine misses it, so only a median over 5 ms fails the test.
-func TestOpenLoopLatenessNullServer(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("timing test: run without -race and -short")
+// TestOpenLoopNullServer drives an open loop at 1,000 and 4,000 offered
+// req/s against a server that answers at once: every planned request is
+// sent and answered, and the claims carry the send rate and lateness
+// percentiles in order. It asserts no time: lateness on a shared host is
+// noise here, and is measured by `tools/loadcmp -lateness` (beside
+// vegeta's -rate), whose table docs/PERFORMANCE.md quotes.
+func TestOpenLoopNullServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends 2,000 requests")
 	}
 	clips, _ := testCorpus(t, 2, 0.5)
 	ts := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
@@ -172,7 +173,7 @@ func TestOpenLoopLatenessNullServer(t *testing.T) {
 	defer ts.Close()
 	rates := []float64{1000, 4000}
 	dir, _, err := runPlan(t, Plan{Targets: []Target{{Name: "null", URL: ts.URL, Model: "m"}}, Corpus: clips,
-		Rates: rates, MaxConcurrency: 64, Requests: []int{2000}, Warmup: []int{64}, Repeats: 1, Seed: 1})
+		Rates: rates, MaxConcurrency: 64, Requests: []int{1000}, Warmup: []int{64}, Repeats: 1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,8 +183,9 @@ func TestOpenLoopLatenessNullServer(t *testing.T) {
 		m := lc.Median
 		t.Logf("%v req/s offered: sent %.0f req/s, %d/%d ok, lateness p50 %.3f ms p99 %.3f ms (load average %s)",
 			rates[li], deref(m.SendRate), m.Succeeded, m.Requests, deref(m.LatenessP50S)*1e3, deref(m.LatenessP99S)*1e3, strings.TrimSpace(string(load)))
-		if deref(m.LatenessP50S) > 0.005 {
-			t.Errorf("%v req/s: median lateness %.3f ms", rates[li], deref(m.LatenessP50S)*1e3)
+		if m.Requests != 1000 || m.Succeeded != 1000 || m.SendRate == nil || *m.SendRate <= 0 ||
+			m.LatenessP50S == nil || m.LatenessP99S == nil || *m.LatenessP50S < 0 || *m.LatenessP99S < *m.LatenessP50S {
+			t.Errorf("%v req/s: %d/%d ok, send rate %v, lateness p50 %v p99 %v", rates[li], m.Succeeded, m.Requests, m.SendRate, m.LatenessP50S, m.LatenessP99S)
 		}
 	}
 }
@@ -235,5 +237,16 @@ func TestOpenLoopInterrupt(t *testing.T) {
 		if !r.OK {
 			t.Errorf("in-flight request was not drained: %s %s", r.ErrorClass, r.Error)
 		}
+	}
+}
+
+// --duration's requests: rate × duration, rounded, at least 1; one
+// duration for every level or one each.
+func TestOpenRequests(t *testing.T) {
+	if got := OpenRequests([]float64{20, 50, 0.1}, []time.Duration{time.Second}); !slices.Equal(got, []int{20, 50, 1}) {
+		t.Errorf("one duration: %v", got)
+	}
+	if got := OpenRequests([]float64{20, 7.5}, []time.Duration{time.Second, 3 * time.Second}); !slices.Equal(got, []int{20, 23}) {
+		t.Errorf("one per level: %v (7.5 × 3 s = 22.5 rounds to 23)", got)
 	}
 }

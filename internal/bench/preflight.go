@@ -125,7 +125,7 @@ func parseModels(b []byte) (ids []string, eng *engine.Engine, err error) {
 }
 
 // preflight checks every target answers and settles its model.
-func preflight(ctx context.Context, cfg *config, targets []Target, corpus []Clip, stream bool) ([]Target, error) {
+func preflight(ctx context.Context, cfg *config, task string, targets []Target, corpus []Clip, stream bool) ([]Target, error) {
 	out := slices.Clone(targets)
 	for i, t := range out {
 		client := &http.Client{Timeout: min(cfg.timeout, preflightTimeout)}
@@ -156,6 +156,15 @@ func preflight(ctx context.Context, cfg *config, targets []Target, corpus []Clip
 		if w := chunkWarning(t.Name, eng, out[i].Model, t.Fields["language"] != "", corpus, stream); w != "" {
 			cfg.progress.Warnf("%s", w)
 		}
+		if task == engine.TaskTTS {
+			note, err := checkVoices(ctx, client, t, eng, corpus, cfg.apiKey)
+			if err != nil {
+				return nil, err
+			}
+			if note != "" {
+				cfg.progress.Warnf("%s", note)
+			}
+		}
 	}
 	return out, nil
 }
@@ -181,7 +190,7 @@ func chunkWarning(target string, eng *engine.Engine, model string, language bool
 		most := 0.0
 		for _, cl := range corpus {
 			if cl.NoInput() {
-				continue
+				continue // nothing sent to split
 			}
 			if s := cl.WAV.Seconds(); s > c.ClipS {
 				long = append(long, cl.ID)

@@ -100,7 +100,7 @@ func Run(ctx context.Context, dir string, plan Plan, opts ...Option) (*Result, e
 	if err := checkBudget(p); err != nil {
 		return nil, err
 	}
-	if p.Targets, err = preflight(ctx, &cfg, p.Targets, p.Corpus, p.Stream); err != nil {
+	if p.Targets, err = preflight(ctx, &cfg, p.Task.Name(), p.Targets, p.Corpus, p.Stream); err != nil {
 		return nil, err
 	}
 	r, err := newRunner(p, &cfg, dir)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/score"
 	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
@@ -62,6 +63,8 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 	if err != nil {
 		return out, err
 	}
+	isTTS, chars := task.NameOf(&run) == task.TTS.Name(), SpokenChars(run)
+	fams := engine.StageFamiliesFor(task.NameOf(&run)) // the server block's, for the run's task
 	for _, t := range run.Targets {
 		tc := schemas.TargetClaims{Target: t.Name, Levels: []schemas.LevelClaims{}}
 		for li, c := range run.Protocol.Levels {
@@ -71,6 +74,9 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 				m, ok, err := repeatMetrics(recs, refs, sc, quality)
 				if err != nil {
 					return out, fmt.Errorf("target %q, concurrency %d, repeat %d: %w", t.Name, c, rep, err)
+				}
+				if ok && isTTS {
+					TTS(&m, recs, chars)
 				}
 				if ok && run.Protocol.SLO != nil {
 					m.Goodput = Goodput(recs, *run.Protocol.SLO, m.WindowS)
@@ -85,7 +91,7 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 				if ok && o.tel != nil {
 					from, to := MeasuredWindow(recs)
 					applyTelemetry(&m, o.tel, window{t.Name, c, rep, from, to, t.GPUs})
-					applyServer(&m, o.tel, t.Name, c, rep)
+					applyServer(&m, o.tel, fams, t.Name, c, rep)
 				}
 				if ok {
 					lc.Repeats = append(lc.Repeats, m)
@@ -322,6 +328,14 @@ var metricOptionals = []func(*schemas.Metrics) **float64{
 	func(m *schemas.Metrics) **float64 { return &m.ArrivalLatencyP50S },
 	func(m *schemas.Metrics) **float64 { return &m.ArrivalLatencyP99S },
 	func(m *schemas.Metrics) **float64 { return &m.Goodput },
+	func(m *schemas.Metrics) **float64 { return &m.RTFP50S },
+	func(m *schemas.Metrics) **float64 { return &m.RTFP95S },
+	func(m *schemas.Metrics) **float64 { return &m.FirstAudioP50S },
+	func(m *schemas.Metrics) **float64 { return &m.FirstAudioP95S },
+	func(m *schemas.Metrics) **float64 { return &m.FirstAudioP99S },
+	func(m *schemas.Metrics) **float64 { return &m.AudioSPerChar },
+	func(m *schemas.Metrics) **float64 { return &m.ArrivalGrowth },
+	func(m *schemas.Metrics) **float64 { return &m.BacklogGrowth },
 	func(m *schemas.Metrics) **float64 { return &m.Quality },
 	func(m *schemas.Metrics) **float64 { return &m.GPUUtilMean },
 	func(m *schemas.Metrics) **float64 { return &m.GPUUtilMax },

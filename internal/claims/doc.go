@@ -42,6 +42,18 @@
 //   - ttfb_p50_s: the median (same definition) of first_byte_ns - start_ns
 //     over successful requests where a byte arrived (first_byte_ns > 0);
 //     null when there is none.
+//   - tts runs only (protocol.task "tts"; tts.go, absent otherwise):
+//     rtf_p50, rtf_p95: the percentiles of each successful request's
+//     real-time factor, latency ÷ the seconds of audio it produced (its
+//     audio_seconds; under 1 is faster than real time; rtfx is then the
+//     produced audio seconds per second); first_audio_p50/p95/p99_s: of
+//     first_byte_ns - start_ns over the successes read as a stream (their
+//     output's task.Audio.Stream, raw or SSE: first_byte_ns is then their
+//     first non-empty PCM bytes), absent when none was (a whole body's first
+//     byte is its headers: not observed); audio_s_per_char: the
+//     successes' produced seconds ÷ the Unicode code points of the texts
+//     they spoke (run.json's corpus speak), absent when run.json has no
+//     text for one of them.
 //   - peak_in_flight: the largest number of measured requests in flight
 //     at once, swept over their start and end events; an end at the same
 //     nanosecond as a start is counted first, because a closed-loop worker
@@ -68,6 +80,15 @@
 //     was scored (every such request failed and failures are excluded):
 //     unknown, not 0.
 //   - errors: failed measured requests by error_class.
+//   - An open loop's figures (OpenLoop): offered and send rate, send
+//     lateness and latency from the planned arrival p50/p99, goodput_per_s
+//     with an SLO (Goodput), and whether the server kept up (keepup.go):
+//     arrival_latency_growth, the median latency from arrival of the last
+//     third of the measured requests by planned time over the first
+//     third's (absent under KeepUpMinThird successes a third), and
+//     backlog_growth, the mean requests arrived and not ended at each
+//     planned arrival, last third less first. KeepUpOf turns a level's
+//     medians into kept up, did not keep up, or not observed.
 //
 // Over repeats, median, min and max are taken field by field, each field
 // independently (the median row is not one of the repeats). The median of

@@ -24,11 +24,20 @@ var LaterFamilies = []LaterFamily{
 	{"steady-state figures (mean_in_flight, full_concurrency_share)", func(f string) bool {
 		return strings.HasSuffix(f, ".mean_in_flight") || strings.HasSuffix(f, ".full_concurrency_share")
 	}},
+	{"keep-up figures (arrival_latency_growth, backlog_growth)", func(f string) bool {
+		return strings.HasSuffix(f, ".arrival_latency_growth") || strings.HasSuffix(f, ".backlog_growth")
+	}},
 	{"cache_hits_counter (which counter cache_hits is the growth of)", func(f string) bool { return strings.HasSuffix(f, ".cache_hits_counter") }},
+	{"tts figures (rtf_p50/p95, first_audio_p50/p95/p99_s, audio_s_per_char)", func(f string) bool {
+		return slices.ContainsFunc(ttsLeaves, func(s string) bool { return strings.HasSuffix(f, s) })
+	}},
 	{"cache probe counter growth", func(f string) bool {
 		return strings.HasPrefix(f, "probes[") && (strings.Contains(f, ".counter_growth") || strings.HasSuffix(f, ".counter_agrees"))
 	}},
 }
+
+// ttsLeaves end the fields of the tts family (schemas.Metrics).
+var ttsLeaves = []string{".rtf_p50", ".rtf_p95", ".first_audio_p50_s", ".first_audio_p95_s", ".first_audio_p99_s", ".audio_s_per_char"}
 
 // LaterOf is the family field is of, nil when none.
 func LaterOf(field string) *LaterFamily {

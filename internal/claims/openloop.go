@@ -11,6 +11,7 @@ import (
 // the requests were sent at, the send lateness and the latency from the
 // planned arrival, percentiles exact (Percentile). Records without
 // planned_ns (none in a run benchseal made) count in the send rate only.
+// The growth figures whether the server kept up rests on are keepUp's.
 func OpenLoop(m *schemas.Metrics, recs []schemas.Record, rate float64) {
 	m.OfferedRate = ptr(rate)
 	var starts []int64
@@ -42,6 +43,7 @@ func OpenLoop(m *schemas.Metrics, recs []schemas.Record, rate float64) {
 		slices.Sort(arrival)
 		m.ArrivalLatencyP50S, m.ArrivalLatencyP99S = ptr(Percentile(arrival, 50)), ptr(Percentile(arrival, 99))
 	}
+	keepUp(m, recs)
 }
 
 // Goodput is the measured successes meeting every limit of slo per second

@@ -237,7 +237,9 @@ func loadScrapes(fsys fs.FS, steps []schemas.StepTelemetry) (map[ScrapeKey]Scrap
 //     a failed scrape's answer, an error page), from the one before the
 //     step ("before"), warm-ups included, and no Scope; without an after
 //     scrape or any start, there is no server block;
-//   - each stage reads the first family of engine.StageFamilies for it
+//   - each stage reads the first family of fams (engine.StageFamiliesFor
+//     the run's task: none of an engine that serves no /metrics for the
+//     task, SGLang-Omni's tts) for it
 //     that is in both scrapes, summed over its series that match (labels
 //     summed: vLLM's engine, vLLM-Omni's stage and replica);
 //   - count is the delta of its count, mean_s the delta of its sum over
@@ -247,7 +249,7 @@ func loadScrapes(fsys fs.FS, steps []schemas.StepTelemetry) (map[ScrapeKey]Scrap
 //     Note says so (Notes of several families joined by "; ");
 //   - no stage and no note (the server exposes none of the families): no
 //     server block.
-func applyServer(m *schemas.Metrics, t *Telemetry, target string, concurrency, repeat int) {
+func applyServer(m *schemas.Metrics, t *Telemetry, fams []engine.StageFamily, target string, concurrency, repeat int) {
 	key := func(when string) ScrapeKey { return ScrapeKey{target, concurrency, repeat, when} }
 	after, ok := t.Scrapes[key(ScrapeAfter)]
 	if !ok || after.Err != nil {
@@ -264,7 +266,7 @@ func applyServer(m *schemas.Metrics, t *Telemetry, target string, concurrency, r
 	var stages []schemas.StageStat
 	var notes []string
 	for _, stage := range stageOrder {
-		for _, f := range engine.StageFamilies {
+		for _, f := range fams {
 			if f.Stage != stage {
 				continue
 			}
@@ -301,10 +303,11 @@ func applyServer(m *schemas.Metrics, t *Telemetry, target string, concurrency, r
 	m.Server = &schemas.ServerStages{Scope: scope, Stages: stages, Note: strings.Join(notes, "; ")}
 }
 
-// ServerOf is one step's server block exactly as Compute puts it in
-// claims (nil when absent), for a verifier holding it to the records.
-func ServerOf(t Telemetry, target string, concurrency, repeat int) *schemas.ServerStages {
+// ServerOf is one step's server block of a run of taskName exactly as
+// Compute puts it in claims (nil when absent), for a verifier holding it
+// to the records.
+func ServerOf(t Telemetry, taskName, target string, concurrency, repeat int) *schemas.ServerStages {
 	var m schemas.Metrics
-	applyServer(&m, &t, target, concurrency, repeat)
+	applyServer(&m, &t, engine.StageFamiliesFor(taskName), target, concurrency, repeat)
 	return m.Server
 }

@@ -69,7 +69,7 @@ func BenchmarkServerStages(b *testing.B) {
 				}
 				if i%2 == 1 {
 					tel := Telemetry{Scrapes: map[ScrapeKey]Scrape{{"a", 1, 1, ScrapeMeasure}: prev, {"a", 1, 1, ScrapeAfter}: s}}
-					if sv := ServerOf(tel, "a", 1, 1); sv == nil || len(sv.Stages) != 6 || sv.Stages[0].Count != float64(engines*128) {
+					if sv := ServerOf(tel, "asr", "a", 1, 1); sv == nil || len(sv.Stages) != 6 || sv.Stages[0].Count != float64(engines*128) {
 						b.Fatalf("server %+v", sv)
 					}
 				}

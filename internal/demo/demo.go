@@ -2,7 +2,10 @@
 // English clips spoken by espeak-ng (16 kHz, 16-bit mono WAV, made with
 // `espeak-ng -s 165` and `sox -r 16000 -b 16 -c 1`) with their reference
 // transcripts, so the whole workflow runs on a fresh machine with no audio
-// of one's own and no GPU.
+// of one's own and no GPU; and that of `benchseal demo --task tts`
+// (tts.go): five texts to speak, each with one of those clips and its
+// transcript as its voice-clone reference, against the simulated speech
+// servers of TTSEngines.
 package demo
 
 import (

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/perturb"
 )
 
@@ -35,5 +36,26 @@ func TestWriteCorpus(t *testing.T) {
 	}
 	if err := WriteCorpus(dir); err == nil {
 		t.Error("WriteCorpus over an existing folder succeeded")
+	}
+}
+
+// The tts demo corpus loads as a text corpus: five texts, each with a
+// reference clip inside vLLM-Omni's 1-30 s and its transcript.
+func TestWriteTTSCorpus(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "corpus")
+	if err := WriteTTSCorpus(dir); err != nil {
+		t.Fatal(err)
+	}
+	clips, err := task.TTS.LoadCorpus(filepath.Join(dir, TTSCorpusFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(clips) != 5 {
+		t.Fatalf("%d items, want 5", len(clips))
+	}
+	for _, c := range clips {
+		if s := c.WAV.Seconds(); s < 1 || s > 30 || len(strings.Fields(c.Speak)) < 5 || c.Text == "" {
+			t.Errorf("%s: %.2f s reference, text %q, reference text %q", c.ID, s, c.Speak, c.Text)
+		}
 	}
 }

@@ -17,14 +17,18 @@ import (
 // once and what they do beyond their queue (sglang-omni sheds with HTTP 500,
 // as SGLang-Omni did at concurrency 64). Both cache identical bytes, which
 // benchseal's perturbation defeats.
-var Engines = []struct {
-	Name   string
-	Config sim.Config
-}{
+var Engines = []Engine{
 	{"vllm", sim.Config{Persona: sim.PersonaVLLM, BaseLatency: 60 * time.Millisecond, PerAudioSecond: 8 * time.Millisecond,
 		MaxRunning: 16, Cache: true, WordErrorRate: 0.06, Seed: 1}},
 	{"sglang-omni", sim.Config{Persona: sim.PersonaSGLangOmni, BaseLatency: 35 * time.Millisecond, PerAudioSecond: 12 * time.Millisecond,
 		MaxRunning: 8, MaxQueue: 16, Cache: true, WordErrorRate: 0.08, Seed: 2}},
+}
+
+// Engine is a simulated server of a demo: its target name and its
+// simulator's configuration.
+type Engine struct {
+	Name   string
+	Config sim.Config
 }
 
 // StartSim serves a simulated engine on a free loopback port.
@@ -63,12 +67,6 @@ func (e *StartError) Unwrap() error { return e.Err }
 // down every simulator started; on error those already started are
 // stopped.
 func Setup(corpus string) (sims []Sim, stop func(), err error) {
-	var stops []func()
-	stop = func() {
-		for _, s := range stops {
-			s()
-		}
-	}
 	if err := WriteCorpus(corpus); err != nil {
 		return nil, nil, err
 	}
@@ -76,7 +74,19 @@ func Setup(corpus string) (sims []Sim, stop func(), err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, eng := range Engines {
+	return serve(Engines, clips)
+}
+
+// serve serves every one of engines on a free loopback port, recognising
+// clips; on error those already started are stopped.
+func serve(engines []Engine, clips []sim.Clip) (sims []Sim, stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for _, s := range stops {
+			s()
+		}
+	}
+	for _, eng := range engines {
 		cfg := eng.Config
 		cfg.Corpus = clips
 		url, s, err := StartSim(cfg)

@@ -33,6 +33,24 @@ type TaskRow struct {
 	// engine's (Engine.Shedding): SGLang-Omni's speech path answers 503
 	// where its transcription path answers 500. Shed reads it too.
 	Shedding *Shedding
+	// Voices is where the engine lists the voices a request may name, nil
+	// when it lists none (tts.go).
+	Voices *VoiceList
+}
+
+// VoiceList is an engine's GET of its voices: {"voices": [names]}.
+type VoiceList struct {
+	Path string
+	// Complete says the list holds every voice a request without a
+	// reference clip may name (vLLM-Omni: the checkpoint's speakers and
+	// the uploaded ones); false when voices it does not list may still
+	// be served (SGLang-Omni lists "default" and uploaded voices, not a
+	// CustomVoice checkpoint's speakers): a voice missing from it is not
+	// a voice the engine lacks.
+	Complete bool
+	// Fold: the engine matches voices case-insensitively.
+	Fold   bool
+	Source string
 }
 
 // Task returns e's row for task, and false when it has none.

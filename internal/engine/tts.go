@@ -6,8 +6,12 @@ import "net/http"
 // run.json's protocol.task "tts").
 const TaskTTS = "tts"
 
-// SpeechPath is the speech endpoint both engines serve.
-const SpeechPath = "/v1/audio/speech"
+// SpeechPath is the speech endpoint both engines serve, VoicesPath where
+// both list voices.
+const (
+	SpeechPath = "/v1/audio/speech"
+	VoicesPath = "/v1/audio/voices"
+)
 
 // The speech streams' shapes (TaskRow.Stream for TaskTTS).
 const (
@@ -35,6 +39,9 @@ const (
 // vllmOmniSpeech is vLLM-Omni's /v1/audio/speech, what the tts task and
 // the vllm-omni persona rely on.
 var vllmOmniSpeech = TaskRow{Task: TaskTTS, Route: SpeechPath, Stream: SpeechSSE,
+	Voices: &VoiceList{Path: VoicesPath, Complete: true, Fold: true,
+		Source: "vllm-project/vllm-omni vllm_omni/entrypoints/openai/api_server.py" + vo + " (list_voices: {\"voices\": sorted(supported_speakers), \"uploaded_voices\": [...]}), " +
+			"serving_speech.py" + vo + " (supported_speakers: the checkpoint's spk_id or speaker_id keys lowercased, the precomputed and the uploaded speakers)"},
 	Source: "vllm-project/vllm-omni vllm_omni/entrypoints/openai/api_server.py" + vo + " (POST /v1/audio/speech), serving_speech.py" + vo + " (create_speech)",
 	Facts: []Fact{
 		{"the body is JSON OpenAICreateSpeechRequest: input (required), model, voice (alias speaker), response_format wav|pcm|flac|mp3|opus (default wav, no aac), speed 0.25-4 (1), stream (false), stream_format sse|audio, task_type CustomVoice|VoiceDesign|Base, language, ref_audio, ref_text, x_vector_only_mode, max_new_tokens, seed; no temperature/top_p; unknown members are dropped",
@@ -65,6 +72,8 @@ var vllmOmniSpeech = TaskRow{Task: TaskTTS, Route: SpeechPath, Stream: SpeechSSE
 
 // sglangOmniSpeech is SGLang-Omni's /v1/audio/speech.
 var sglangOmniSpeech = TaskRow{Task: TaskTTS, Route: SpeechPath, Stream: SpeechRawPCM,
+	Voices: &VoiceList{Path: VoicesPath, Complete: false, Fold: true,
+		Source: "sgl-project/sglang-omni sglang_omni/serve/openai_api.py" + so + " (list_voices), serve/speech_voices.py" + so + " (list_response: DEFAULT_VOICE_PRESETS (\"default\",) and the uploaded voices, sorted case-insensitively; a CustomVoice checkpoint's speakers are not listed)"},
 	Source:    "sgl-project/sglang-omni sglang_omni/serve/openai_api.py" + so + " (_register_speech)",
 	Unmetered: "SGLang-Omni's main branch serves no /metrics route (no prometheus_client or /metrics in sglang_omni at " + so[1:] + "): its TTS runs have no server counters (not observed)",
 	Shedding: &Shedding{Bounded: true, Flag: "--max-queued-requests", Status: http.StatusServiceUnavailable, Shape: OpenAIError,

@@ -59,12 +59,24 @@ type logAxis struct {
 }
 
 func newLogAxis(levels []int, x0, x1 float64) logAxis {
-	lo, hi := math.Inf(1), math.Inf(-1)
+	vs := make([]float64, 0, len(levels))
 	for _, c := range levels {
-		if c < 1 {
+		if c >= 1 {
+			vs = append(vs, float64(c))
+		}
+	}
+	return newLogAxisOf(vs, x0, x1)
+}
+
+// newLogAxisOf is the log2 axis of positive values (an open loop's
+// offered rates: 0.5 req/s is as valid as 40).
+func newLogAxisOf(vs []float64, x0, x1 float64) logAxis {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range vs {
+		if !(x > 0) || math.IsInf(x, 0) {
 			continue
 		}
-		l := math.Log2(float64(c))
+		l := math.Log2(x)
 		lo, hi = math.Min(lo, l), math.Max(hi, l)
 	}
 	if math.IsInf(lo, 1) {
@@ -73,11 +85,39 @@ func newLogAxis(levels []int, x0, x1 float64) logAxis {
 	return logAxis{lo: lo - 0.5, hi: hi + 0.5, x0: x0, x1: x1}
 }
 
-func (a logAxis) pos(c int) float64 {
-	if c < 1 {
-		c = 1
+func (a logAxis) pos(c int) float64 { return a.at(float64(max(c, 1))) }
+
+// at is the position of value x (> 0).
+func (a logAxis) at(x float64) float64 {
+	return a.x0 + (math.Log2(x)-a.lo)/(a.hi-a.lo)*(a.x1-a.x0)
+}
+
+// levelAxis places a chart's levels: by concurrency for a closed loop's
+// charts, by offered rate for the charts against it.
+type levelAxis struct {
+	log   logAxis
+	value func(c int) float64 // where level c sits
+	label func(c int) string  // its tick label: the concurrency, or the offered rate
+	title string
+}
+
+func (a levelAxis) pos(c int) float64 { return a.log.at(a.value(c)) }
+
+func (v *view) xAxis(ch Chart) levelAxis {
+	if !v.againstRate(ch) {
+		return levelAxis{log: newLogAxis(v.levels, plotL, plotR), value: func(c int) float64 { return float64(max(c, 1)) }, label: strconv.Itoa, title: v.tr("concurrency (log₂ scale)")}
 	}
-	return a.x0 + (math.Log2(float64(c))-a.lo)/(a.hi-a.lo)*(a.x1-a.x0)
+	rate := func(c int) float64 {
+		if r, ok := v.rateOf(c); ok && r > 0 {
+			return r
+		}
+		return 1
+	}
+	vs := make([]float64, len(v.levels))
+	for i, c := range v.levels {
+		vs[i] = rate(c)
+	}
+	return levelAxis{log: newLogAxisOf(vs, plotL, plotR), value: rate, label: func(c int) string { return rateText(rate(c)) }, title: v.tr("offered rate, requests / s (log₂ scale)")}
 }
 
 // linAxis maps [0, max] onto [y0, y1] (y0 at the bottom: SVG y grows down).

@@ -155,6 +155,9 @@ func ratioText(x float64) string {
 
 // conclusion compares every pair of targets at every level they share.
 func (v *view) conclusion() []block {
+	if v.open() {
+		return v.openConclusion()
+	}
 	if len(v.targets) < 2 {
 		return nil
 	}
@@ -542,27 +545,28 @@ func (v *view) claimCaveats() [][]span {
 			}
 		}
 		if fewAt {
-			few = append(few, strconv.Itoa(c))
+			few = append(few, v.levelLabel(c))
 		}
 		if singleAt {
-			single = append(single, strconv.Itoa(c))
+			single = append(single, v.levelLabel(c))
 		}
 	}
 	if len(few) > 0 {
-		items = append(items, []span{b(v.tr("Fewer requests than C:")), t(" " + v.tr("at C = %s a repeat measured fewer requests than the concurrency, so the level never ran at full concurrency.", strings.Join(few, ", ")))})
+		items = append(items, []span{b(v.tr("Fewer requests than C:")), t(" " + v.tr("%s a repeat measured fewer requests than the concurrency, so the level never ran at full concurrency.", v.atLevels(few)))})
 	}
 	items = append(items, v.steadyCaveats()...)
 	items = append(items, v.clientCaveats()...)
 	if len(single) > 0 {
-		what := v.tr("at C = %s there is one repeat: one observation, no spread and no interval.", strings.Join(single, ", "))
+		what := v.tr("%s there is one repeat: one observation, no spread and no interval.", v.atLevels(single))
 		if len(v.latencies) > 0 { // the conclusion shows an interval over the one repeat's requests
-			what = v.tr("at C = %s there is one repeat: one observation of the setup, no spread over repeats; the interval shown rests on its requests alone, so no lead is claimed.", strings.Join(single, ", "))
+			what = v.tr("%s there is one repeat: one observation of the setup, no spread over repeats; the interval shown rests on its requests alone, so no lead is claimed.", v.atLevels(single))
 		}
 		items = append(items, []span{b(v.tr("Single repeat:")), t(" " + what)})
 	}
 	hits, tokens, unseen := v.cacheTally()
 	if len(hits) > 0 {
-		items = append(items, []span{b(v.tr("Cache hits:")), t(" " + v.tr("%s over all levels and repeats: the server reused work, so its speed is not that of transcribing new audio.", strings.Join(hits, "; ")))})
+		items = append(items, []span{b(v.tr("Cache hits:")), t(" " + v.byTask("%s over all levels and repeats: the server reused work, so its speed is not that of transcribing new audio.",
+			"%s over all levels and repeats: the server reused work, so its speed is not that of synthesising from new references.", strings.Join(hits, "; ")))})
 	}
 	if len(tokens) > 0 {
 		items = append(items, []span{b(v.tr("Prefix cache:")), t(" " + v.tr("%s over all levels and repeats: tokens of a prompt prefix that distinct audio shares, not requests answered from a cache.", strings.Join(tokens, "; ")))})
@@ -570,6 +574,7 @@ func (v *view) claimCaveats() [][]span {
 	if len(unseen) > 0 && !verifyCoversCaches(v.in.Verify) {
 		items = append(items, []span{b(v.tr("Cache hits not observable:")), t(" " + v.tr("%s exposed no cache-hit counter: whether it reused work across requests is not observed.", strings.Join(unseen, ", ")))})
 	}
+	items = append(items, v.ttsCaveats()...)
 	return append(items, v.probeCaveats()...)
 }
 
@@ -616,18 +621,18 @@ func (v *view) clientCaveats() [][]span {
 			}
 		}
 		if cpuHere {
-			cpuAt = append(cpuAt, strconv.Itoa(c))
+			cpuAt = append(cpuAt, v.levelLabel(c))
 		}
 		if gapHere {
-			gapAt = append(gapAt, strconv.Itoa(c))
+			gapAt = append(gapAt, v.levelLabel(c))
 		}
 	}
 	var facts []string
 	if len(cpuAt) > 0 {
-		facts = append(facts, v.tr("client CPU mean at or above 90 %% at C = %s (highest %.0f %%)", strings.Join(cpuAt, ", "), cpuMax))
+		facts = append(facts, v.tr("client CPU mean at or above 90 %% %s (highest %.0f %%)", v.atLevels(cpuAt), cpuMax))
 	}
 	if len(gapAt) > 0 {
-		facts = append(facts, v.tr("dispatch-gap p99 above 1 ms at C = %s (highest %.1f ms)", strings.Join(gapAt, ", "), gapMax))
+		facts = append(facts, v.tr("dispatch-gap p99 above 1 ms %s (highest %.1f ms)", v.atLevels(gapAt), gapMax))
 	}
 	if len(facts) == 0 && v.in.Verify != nil {
 		for _, c := range v.in.Verify.Checks {
@@ -702,7 +707,7 @@ func (v *view) steadyCaveats() [][]span {
 	if len(parts) > 0 {
 		items = append(items, []span{b(v.tr("Not at steady state:")), t(" " + v.tr("%s. A closed loop measures concurrency C only while all C workers are busy; these windows are partly ramp and drain, so their throughput is not the server's at C and no lead is claimed from them.", strings.Join(parts, "; ")))})
 	}
-	if unknown {
+	if unknown && v.in.Run.Protocol.Mode != schemas.ModeOpen { // an open loop has no C to be steady at: kept-up is its test
 		items = append(items, []span{b(v.tr("Steady state not checked:")), t(" " + v.tr("claims.json carries no mean in flight (not computed by the build that sealed it), so whether each level reached steady state was not checked here; benchseal verify recomputes it from the records."))})
 	}
 	return items
@@ -721,10 +726,11 @@ func (v *view) probeCaveats() [][]span {
 		case claims.ProbeNotAsked:
 			continue
 		case claims.ProbeMissing:
-			items = append(items, []span{b(v.tr("Cache probe:")), t(" " + v.tr("%s was to be probed (the run asked for a cache probe), but the claims hold no probe for it: whether it caches identical audio is not observed.", tg.Name))})
+			items = append(items, []span{b(v.tr("Cache probe:")), t(" " + v.byTask("%s was to be probed (the run asked for a cache probe), but the claims hold no probe for it: whether it caches identical audio is not observed.",
+				"%s was to be probed (the run asked for a cache probe), but the claims hold no probe for it: whether it caches identical references is not observed.", tg.Name))})
 			continue
 		case claims.ProbeInflated, claims.ProbeHeld:
-			verdict = v.tr("caches identical audio (repeats %.1f times faster)", p.Speedup)
+			verdict = v.byTask("caches identical audio (repeats %.1f times faster)", "caches identical references (repeats %.1f times faster)", p.Speedup)
 		case claims.ProbeNoCache:
 			verdict = v.tr("no cache effect seen (ratio within noise)")
 		default:
@@ -733,7 +739,8 @@ func (v *view) probeCaveats() [][]span {
 		items = append(items, []span{b(v.tr("Cache probe:")), t(" " + v.tr("%s %s (median %.1f ms for identical bytes, %.1f ms for 1-LSB variants; speedup %.2f, 95 %% interval %.2f to %.2f).",
 			p.Target, verdict, p.RepeatMedianMs, p.VariantMedianMs, p.Speedup, p.SpeedupLo, p.SpeedupHi))})
 		if bearing == claims.ProbeInflated {
-			items = append(items, []span{b(v.tr("Inflated by caching:")), t(" " + v.tr("%s caches identical audio and this run sent every clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure transcribing new audio.", p.Target))})
+			items = append(items, []span{b(v.tr("Inflated by caching:")), t(" " + v.byTask("%s caches identical audio and this run sent every clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure transcribing new audio.",
+				"%s caches identical references and this run sent every reference clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure synthesising from new references.", p.Target))})
 		}
 		if p.CounterAgrees != nil && !*p.CounterAgrees {
 			counter, hits, _ := claims.ProbeCounter(*p)

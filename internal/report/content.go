@@ -267,6 +267,7 @@ func (v *view) build() []block {
 	out = append(out, v.caveats()...)
 	out = append(out, para{spans: v.summary()})
 	out = append(out, v.performance()...)
+	out = append(out, v.tts()...)
 	out = append(out, v.timeBreakdown()...)
 	out = append(out, v.accuracy()...)
 	out = append(out, v.errors()...)
@@ -285,7 +286,7 @@ func (v *view) title() string {
 			names = append(names, t.Name)
 		}
 	}
-	s := v.tr("Speech-to-text benchmark")
+	s := v.byTask("Speech-to-text benchmark", "Text-to-speech benchmark")
 	if len(names) > 0 {
 		s += ": " + strings.Join(names, " vs ")
 	}
@@ -395,7 +396,8 @@ func (v *view) perturbedSpans() []span {
 	n, all := v.noInputItems(), len(v.in.Run.Corpus)
 	switch {
 	case n == 0:
-		return []span{t(v.tr("Within this run, every request sent a distinct copy of its clip with one PCM sample changed by one LSB."))}
+		return []span{t(v.byTask("Within this run, every request sent a distinct copy of its clip with one PCM sample changed by one LSB.",
+			"Within this run, every request sent a distinct copy of its reference clip with one PCM sample changed by one LSB."))}
 	case n == all:
 		return []span{b(v.tr("Nothing was perturbed:")), t(" " + v.tr("no item of the corpus has a reference clip (named voices), so every request was sent unchanged and a cache keyed by the text and voice could answer repeats; whether one did is not observed."))}
 	}
@@ -409,7 +411,8 @@ func (v *view) warnings() []block {
 	if !r.Protocol.Perturb {
 		out = append(out, para{warn: true, spans: []span{
 			b(v.tr("Perturbation was OFF.")),
-			t(" " + v.tr("Every request of a clip sent the same bytes, so a server with a response, prefix or encoder cache could answer repeats from memory: these numbers may measure the cache, not transcription. benchseal verify warns about this run.")),
+			t(" " + v.byTask("Every request of a clip sent the same bytes, so a server with a response, prefix or encoder cache could answer repeats from memory: these numbers may measure the cache, not transcription. benchseal verify warns about this run.",
+				"Every request of an item sent the same reference clip, so a server with a reference or prefix cache could answer repeats from memory: these numbers may measure the cache, not synthesis. benchseal verify warns about this run.")),
 		}})
 	}
 	if !r.Complete {
@@ -479,11 +482,16 @@ func (v *view) summary() []span {
 			refs++
 		}
 	}
-	s = append(s, t(v.tr(". The corpus has %s (%s s of audio", v.plural(len(r.Corpus), "%d clip", "%d clips"), num(secs))))
-	switch refs {
-	case 0:
+	if v.isTTS() {
+		s = append(s, v.ttsCorpus()...)
+	} else {
+		s = append(s, t(v.tr(". The corpus has %s (%s s of audio", v.plural(len(r.Corpus), "%d clip", "%d clips"), num(secs))))
+	}
+	switch {
+	case v.isTTS():
+	case refs == 0:
 		s = append(s, t(v.tr(", no reference transcripts).")))
-	case len(r.Corpus):
+	case refs == len(r.Corpus):
 		s = append(s, t(v.tr(", all with reference transcripts).")))
 	default:
 		s = append(s, t(v.tr(", %d with reference transcripts).", refs)))
@@ -498,8 +506,8 @@ func (v *view) summary() []span {
 		if p.MaxConcurrency > 0 {
 			bound = v.tr("at most %d in flight", p.MaxConcurrency)
 		}
-		// The tables' "concurrency" column numbers the levels in this order.
-		s = append(s, t(v.tr(" Protocol: open loop at offered rates %s requests per second (levels %s in the tables, in that order; arrivals of burstiness %s, %s); %s measured requests per level and repeat",
+		// The records (c<level>-r<R>.jsonl) number the levels in this order.
+		s = append(s, t(v.tr(" Protocol: open loop at offered rates %s requests per second (levels %s of the records, in that order; arrivals of burstiness %s, %s); %s measured requests per level and repeat",
 			strings.Join(rates, ", "), joinInts(p.Levels), p.Burstiness, bound, perLevel(p.Requests))))
 	} else {
 		s = append(s, t(v.tr(" Protocol: closed loop at concurrency %s; %s measured requests per level and repeat", joinInts(p.Levels), perLevel(p.Requests))))
@@ -530,7 +538,7 @@ func (v *view) summary() []span {
 	if p.Perturb {
 		s = append(s, v.cacheProof()...)
 	} else {
-		s = append(s, b(v.tr("Perturbation was OFF: repeated clips sent identical bytes.")))
+		s = append(s, b(v.byTask("Perturbation was OFF: repeated clips sent identical bytes.", "Perturbation was OFF: repeated items sent identical reference clips.")))
 	}
 	s = append(s, t(v.tr(" Tables show the median over repeats, with [min–max] where repeats differ, and the share of failed requests where any failed; — marks a level without a successful request.")))
 	return s
@@ -539,7 +547,7 @@ func (v *view) summary() []span {
 func (v *view) levelsRows(cell func(l *schemas.LevelClaims) string) [][]string {
 	var rows [][]string
 	for _, c := range v.levels {
-		row := []string{strconv.Itoa(c)}
+		row := []string{v.levelLabel(c)}
 		for _, tg := range v.targets {
 			if l := v.lookup(tg, c); l != nil {
 				row = append(row, cell(l))
@@ -561,7 +569,7 @@ func allRight(n int) []bool {
 }
 
 func (v *view) byTargetHeader() []string {
-	return append([]string{v.tr("concurrency")}, v.targets...)
+	return append([]string{v.levelHeader()}, v.targets...)
 }
 
 // tally sums a level's requests over its repeats.
@@ -621,7 +629,7 @@ func (v *view) performance() []block {
 				return v.measured(l, spread(l.Median.ReqPerS, l.Min.ReqPerS, l.Max.ReqPerS))
 			}),
 		},
-		heading{2, v.tr("Real-time factor")},
+		heading{2, v.byTask("Real-time factor", "Audio produced per second")},
 		v.fig(RTFx),
 		table{
 			caption: v.rtfxCaption(rep),
@@ -633,7 +641,7 @@ func (v *view) performance() []block {
 		heading{2, v.tr("Latency")},
 		v.fig(Latency),
 	}
-	header := []string{v.tr("concurrency"), v.tr("target"), "p50", "p90", "p99", v.tr("failed")}
+	header := []string{v.levelHeader(), v.tr("target"), "p50", "p90", "p99", v.tr("failed")}
 	var rows [][]string
 	few := false
 	for _, c := range v.levels {
@@ -642,7 +650,7 @@ func (v *view) performance() []block {
 			if l == nil {
 				continue
 			}
-			row := []string{strconv.Itoa(c), tg}
+			row := []string{v.levelLabel(c), tg}
 			if _, ok, _ := tally(l); ok == 0 {
 				row = append(row, "—", "—", "—")
 			} else {
@@ -685,66 +693,6 @@ func (v *view) performance() []block {
 	}
 	out = append(out, table{caption: caption, header: header, right: right, rows: rows})
 	return append(out, v.openLoop()...)
-}
-
-// openLoop is an open-loop run's table: per level and target, the offered
-// and achieved send rates, the send lateness and the latency from the
-// planned arrival (medians over repeats); nothing for a closed loop.
-func (v *view) openLoop() []block {
-	if v.in.Run.Protocol.Mode != schemas.ModeOpen {
-		return nil
-	}
-	ms := func(p *float64) string {
-		if p == nil {
-			return "—"
-		}
-		return num(*p * 1e3)
-	}
-	header := []string{v.tr("level"), v.tr("target"), v.tr("offered req/s"), v.tr("sent req/s"), v.tr("lateness p50 ms"), v.tr("lateness p99 ms"), v.tr("from arrival p50 ms"), v.tr("from arrival p99 ms")}
-	slo := v.in.Run.Protocol.SLO
-	caption := ""
-	if slo != nil {
-		var lim []string
-		if slo.E2ES != nil {
-			lim = append(lim, "e2e ≤ "+num(*slo.E2ES*1e3)+" ms")
-		}
-		if slo.TTFBS != nil {
-			lim = append(lim, "ttfb ≤ "+num(*slo.TTFBS*1e3)+" ms")
-		}
-		header = append(header, v.tr("goodput req/s"))
-		caption = v.tr(" Goodput: successful requests per second meeting %s, from the planned arrival.", strings.Join(lim, v.tr(" and ")))
-	}
-	var rows [][]string
-	for _, c := range v.levels {
-		for _, tg := range v.targets {
-			l := v.lookup(tg, c)
-			if l == nil {
-				continue
-			}
-			m := l.Median
-			row := []string{strconv.Itoa(c), tg, "—", "—"}
-			if m.OfferedRate != nil {
-				row[2] = num(*m.OfferedRate)
-			}
-			if m.SendRate != nil {
-				row[3] = num(*m.SendRate)
-			}
-			row = append(row, ms(m.LatenessP50S), ms(m.LatenessP99S), ms(m.ArrivalLatencyP50S), ms(m.ArrivalLatencyP99S))
-			if slo != nil {
-				g := "—"
-				if m.Goodput != nil {
-					g = num(*m.Goodput)
-				}
-				row = append(row, g)
-			}
-			rows = append(rows, row)
-		}
-	}
-	right := allRight(len(header))
-	right[1] = false
-	return []block{heading{2, v.tr("Open loop")}, table{
-		caption: v.tr("Open loop, medians over %s: the rate offered and the rate the measured requests were sent at; send lateness (sent − planned: time a request waited in the client, for the clock or a --max-concurrency slot); latency of successful requests from their planned arrival (the user's view, the client's queue included) beside the table above's, from the send.", v.plural(v.repeats, "%d repeat", "%d repeats")) + caption,
-		header:  header, right: right, rows: rows}}
 }
 
 // spreadX is spread with a "×" after each number (RTFx).
@@ -863,7 +811,7 @@ func (v *view) errors() []block {
 	}
 	return []block{heading{2, v.tr("Errors")}, table{
 		caption: v.tr("Failed measured requests, summed over all repeats, by error class."),
-		header:  []string{v.tr("target"), v.tr("concurrency"), v.tr("failed"), v.tr("by class")},
+		header:  []string{v.tr("target"), v.levelHeader(), v.tr("failed"), v.tr("by class")},
 		right:   []bool{false, true, true, false},
 		rows:    rows,
 	}}
@@ -950,7 +898,7 @@ func (v *view) telemetry() []block {
 	if len(used) == 0 {
 		used = cols // every window too short: say so in each column
 	}
-	header := []string{v.tr("target"), v.tr("concurrency")}
+	header := []string{v.tr("target"), v.levelHeader()}
 	right := []bool{false, true}
 	for _, cl := range used {
 		name := v.tr(cl.name)

@@ -187,6 +187,37 @@
 // in the legend): the bars are means, and a queue's tail grows before its
 // mean. WriteDir writes it only when ChartsOf lists it.
 //
+// An open loop (run.json mode "open") has its own section (openloop.go):
+// a table per level and target in order of offered rate, with whether the
+// target kept up (internal/claims.KeepUpOf on the level's medians: its
+// latency from arrival grew at most 1.5× from the first third of the
+// level to the last, at most 1 % failed) and each target's knee, the
+// first offered rate it did not keep up with; and two charts against
+// offered rate on a log2 axis, OpenLatency (latency from the planned
+// arrival, p50 solid, p99 dashed) and Goodput (the successes meeting the
+// SLO per second; every success without one). Its conclusion
+// (openloop_verdict.go) ranks by goodput at the SLO where run.json has
+// one, else by latency from arrival at the rates both targets kept up
+// with, each rate by verdict.Compare over the repeats, so a lead within
+// noise or from one repeat is not claimed.
+//
+// # Text to speech
+//
+// A tts run's report (tts.go) keeps the layout and speaks of texts,
+// reference clips and synthesis where an ASR report speaks of clips,
+// transcripts and transcription (the title, the corpus, the cache-proof
+// premise, the perturbation warning, the cache caveats, what is sealed):
+// the RTFx chart and table become audio produced per second; a "Text to
+// speech" section follows the latency table, one row per level and target
+// of the medians of internal/claims' tts figures (req/s, audio s/s, RTF
+// p50/p95, time to first audio p50/p95/p99 in ms, audio s per character,
+// failures by class), "not observed" where a target answered with whole
+// bodies (their first byte is the headers); FirstAudio (first_audio.svg,
+// p50 solid, p99 dashed, as the latency chart) where some target's first
+// audio was observed. Its caveats: time to first audio not observed for
+// such targets, the text sent unperturbed (a prefix cache keyed by it is
+// not defeated), and no audio sealed (records keep facts, not audio).
+//
 // # Languages
 //
 // Input.Lang picks the words (lang.go): every string is an English fmt

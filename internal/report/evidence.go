@@ -29,7 +29,8 @@ func (v *view) evidence() []block {
 			t(v.tr(") and publish the bundle, its SHA-256 and the public key.")),
 		}})
 	}
-	out = append(out, para{spans: []span{b(v.tr("What is sealed:")), t(" " + v.tr("the protocol and the targets (run.json); one record per request, warm-ups included, with its timings, status, transcript and which audio sample was perturbed (records/); the audio clips (inputs/, unless sealed without audio); the servers' own descriptions and metrics before and after (servers/); the client machine and GPU (env/); telemetry (telemetry/); and the claims this report shows (claims.json). A signed in-toto statement (attestation.dsse.json) lists every file with its SHA-256."))}})
+	out = append(out, para{spans: []span{b(v.tr("What is sealed:")), t(" " + v.byTask("the protocol and the targets (run.json); one record per request, warm-ups included, with its timings, status, transcript and which audio sample was perturbed (records/); the audio clips (inputs/, unless sealed without audio); the servers' own descriptions and metrics before and after (servers/); the client machine and GPU (env/); telemetry (telemetry/); and the claims this report shows (claims.json). A signed in-toto statement (attestation.dsse.json) lists every file with its SHA-256.",
+		"the protocol, the targets and the texts spoken (run.json); one record per request, warm-ups included, with its timings, status, the produced audio's facts (format, rate, seconds, RMS, longest silence, SHA-256; not the audio) and which sample of its reference clip was perturbed (records/); the reference clips (inputs/, unless sealed without audio); the servers' own descriptions and metrics before and after (servers/); the client machine and GPU (env/); telemetry (telemetry/); and the claims this report shows (claims.json). A signed in-toto statement (attestation.dsse.json) lists every file with its SHA-256."))}})
 
 	key := "KEY.pub"
 	if in.KeyEphemeral {
@@ -56,11 +57,18 @@ func (v *view) evidence() []block {
 			"cosign verify-blob-attestation --key " + key + " --signature attestation.dsse.json \\\n" +
 			"    --type " + schemas.PredicateType + " --insecure-ignore-tlog claims.json"},
 	)
-	fresh := v.tr("that every request sent audio no server had seen before, ")
+	fresh := v.byTask("that every request sent audio no server had seen before, ", "that every request sent a reference clip no server had seen before, ")
 	if !in.Run.Protocol.Perturb {
 		fresh = ""
 	}
 	out = append(out, para{spans: []span{b(v.tr("What the evidence shows, and what it cannot:")), t(" " + v.tr("the bundle shows that its files are unchanged since sealing, that every number follows from the records, %sand that the protocol ran as declared. It cannot show that the records describe what really crossed the wire: whoever holds the signing key could fabricate a consistent run, and that is caught only where evidence from the server side exists (its own metrics and logs, sealed in servers/). It shows nothing about other hardware, other settings, other audio, or the servers' behaviour outside the measured window.", fresh))}})
+	if v.isTTS() {
+		what := v.tr("that the produced audio is speech of the text, or what it sounded like: the records keep its facts (seconds, RMS, SHA-256), not the audio.")
+		if in.Run.Protocol.RoundTrip != nil {
+			what = v.tr("what the produced audio sounded like beyond what the round trip's ASR server says it heard (roundtrip/): the records keep its facts (seconds, RMS, SHA-256), not the audio.")
+		}
+		out = append(out, para{spans: []span{b(v.tr("What a tts bundle cannot show:")), t(" " + what)}})
+	}
 	out = append(out, v.stagesNotObserved()...)
 	out = append(out, v.trustedTime()...)
 	if r := in.Verify; r != nil {

@@ -144,6 +144,20 @@ func summarize(reps []schemas.Metrics) (med, lo, hi schemas.Metrics) {
 	optional(func(m *schemas.Metrics) **float64 { return &m.GPUPowerPeakW })
 	optional(func(m *schemas.Metrics) **float64 { return &m.HostCPUMean })
 	optional(func(m *schemas.Metrics) **float64 { return &m.CacheHits })
+	// An open loop's (openFixture); nil in a closed loop's.
+	for _, f := range []func(m *schemas.Metrics) **float64{
+		func(m *schemas.Metrics) **float64 { return &m.OfferedRate },
+		func(m *schemas.Metrics) **float64 { return &m.SendRate },
+		func(m *schemas.Metrics) **float64 { return &m.LatenessP50S },
+		func(m *schemas.Metrics) **float64 { return &m.LatenessP99S },
+		func(m *schemas.Metrics) **float64 { return &m.ArrivalLatencyP50S },
+		func(m *schemas.Metrics) **float64 { return &m.ArrivalLatencyP99S },
+		func(m *schemas.Metrics) **float64 { return &m.Goodput },
+		func(m *schemas.Metrics) **float64 { return &m.ArrivalGrowth },
+		func(m *schemas.Metrics) **float64 { return &m.BacklogGrowth },
+	} {
+		optional(f)
+	}
 	med.Requests, med.Succeeded = reps[len(reps)/2].Requests, reps[len(reps)/2].Succeeded
 	return med, lo, hi
 }

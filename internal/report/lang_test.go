@@ -27,6 +27,19 @@ func variants() []Input {
 		out = append(out, in)
 	}
 	out = append(out, base)
+	// Open loops, without and with an SLO, a level failing and one
+	// target observed nowhere: every outcome of kept up and the knee.
+	out = append(out, openFixture())
+	{
+		in := openFixture()
+		e2e, ttfb := 0.5, 0.2
+		in.Run.Protocol.SLO = &schemas.SLO{E2ES: &e2e, TTFBS: &ttfb}
+		in.Claims.Targets[0].Levels[0].Repeats[0].Failed = 3
+		for li := range in.Claims.Targets[1].Levels {
+			in.Claims.Targets[1].Levels[li].Median.ArrivalGrowth = nil
+		}
+		out = append(out, in)
+	}
 	add(func(in *Input) { unsteady(in, "vllm-omni", 16) })
 	add(func(in *Input) {
 		in.Servers[0].Probes[0].Body = `{"object":"list","data":[],"benchseal_sim":"vllm"}`
@@ -75,6 +88,17 @@ func variants() []Input {
 	})
 	add(func(in *Input) { in.Claims.Targets = nil })
 	out = append(out, stageVariants()...)
+	out = append(out, ttsFixture())
+	tts := ttsFixture()
+	tts.Run.Protocol.Perturb = false
+	for i := range tts.Run.Corpus {
+		tts.Run.Corpus[i].Speak = ""
+	}
+	tts.Run.Corpus[0].Speak = "x"
+	out = append(out, tts)
+	rt := ttsFixture()
+	rt.Run.Protocol.RoundTrip = &schemas.RoundTrip{ASR: "asr"}
+	out = append(out, rt)
 	out = append(out, perRequestVariants()...)
 	add(func(in *Input) {
 		// Nothing to warn about.
@@ -115,7 +139,7 @@ func TestLangComplete(t *testing.T) {
 			for _, bl := range v.build() {
 				writeMarkdown(w, bl, true)
 			}
-			for _, ch := range append(slices.Clone(Charts), Stages) {
+			for _, ch := range append(slices.Clone(Charts), Stages, OpenLatency, Goodput, FirstAudio) {
 				v.svg(w, ch)
 			}
 			w.Flush()

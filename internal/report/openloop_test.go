@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,6 +34,9 @@ func TestOpenLoopTable(t *testing.T) {
 	}
 	sec := section(m, "Open loop")
 	row := "| " + strconv.Itoa(l.Concurrency) + " | " + in.Claims.Targets[0].Target + " | 10.0 | 9.87 | 0.400 | 12.3 | 250 | 750 |"
+	if !strings.Contains(sec, row+" not observed |") {
+		t.Errorf("open-loop table lacks %q:\n%s", row+" not observed |", sec)
+	}
 	if !strings.Contains(sec, row) {
 		t.Errorf("open-loop table lacks %q:\n%s", row, sec)
 	}
@@ -42,7 +46,156 @@ func TestOpenLoopTable(t *testing.T) {
 	l.Median.Goodput = f(7.5)
 	md, _, _ = render(t, in)
 	sec = section(string(md), "Open loop")
-	if !strings.Contains(sec, row+" 7.50 |") || !strings.Contains(sec, "meeting e2e ≤ 500 ms, from the planned arrival") {
+	if !strings.Contains(sec, row+" 7.50 | not observed |") || !strings.Contains(sec, "meeting e2e ≤ 500 ms, from the planned arrival") {
 		t.Errorf("open-loop table with an SLO:\n%s", sec)
+	}
+}
+
+// openFixture is fixture() as an open loop at 10, 20, 40, 80 and 160
+// req/s (its five levels, given out of order to show the report orders
+// them by rate): sglang-omni keeps up to 40 req/s and not at 80 (its
+// latency from arrival grows 3×); vllm-omni keeps up at 10 and 20, and
+// whether it kept up at 40 and above is not observed. Goodput falls with
+// the rate for vllm-omni.
+func openFixture() Input {
+	in := fixture()
+	p := &in.Run.Protocol
+	p.Mode, p.Burstiness = schemas.ModeOpen, "1"
+	p.RequestRates = []float64{10, 20, 40, 160, 80}
+	growth := map[string][]float64{
+		"sglang-omni": {1.02, 1.05, 1.1, 5, 3},
+		"vllm-omni":   {1.01, 1.2, -1, -1, -1},
+	}
+	for ti := range in.Claims.Targets {
+		tc := &in.Claims.Targets[ti]
+		for li := range tc.Levels {
+			l := &tc.Levels[li]
+			rate := p.RequestRates[li]
+			for r := range l.Repeats {
+				m := &l.Repeats[r]
+				m.Failed, m.Succeeded, m.Errors = 0, m.Requests, map[string]int{}
+				m.OfferedRate, m.SendRate = ptr(rate), ptr(rate*0.99)
+				m.LatenessP50S, m.LatenessP99S = ptr(0.0002), ptr(0.0009)
+				lat := 0.2 + 0.01*rate*float64(ti+1) + 0.01*float64(r)
+				m.ArrivalLatencyP50S, m.ArrivalLatencyP99S = ptr(lat), ptr(2*lat)
+				m.Goodput = ptr(rate * (1 - 0.002*rate*float64(ti)) * (1 + 0.01*float64(r)))
+				m.ArrivalGrowth = nil
+				if g := growth[tc.Target][li]; g > 0 {
+					m.ArrivalGrowth = ptr(g)
+				}
+				m.BacklogGrowth = ptr(0.0)
+			}
+			l.Median, l.Min, l.Max = summarize(l.Repeats)
+		}
+	}
+	return in
+}
+
+// The report names each target's knee from the claims' growth figures,
+// with all three outcomes: did not keep up at a rate, kept up at every
+// rate observed, not observed.
+func TestOpenLoopKeptUp(t *testing.T) {
+	in := openFixture()
+	md, _, _ := render(t, in)
+	sec := section(string(md), "Open loop")
+	for _, want := range []string{
+		"sglang-omni did not keep up at 80 req/s (its latency from arrival grew 3.00× from the first third of the level to the last); it kept up at 40 req/s.",
+		"vllm-omni kept up at 10, 20 req/s; not observed at 40, 80, 160 req/s (fewer than 10 successful requests in a third).",
+		"| 16 | sglang-omni | 80.0 | 79.2 | 0.200 | 0.900 | 1010 | 2020 | no (3.00×) |",
+		"| 1 | vllm-omni | 10.0 | 9.90 | 0.200 | 0.900 | 410 | 820 | yes (1.01×) |",
+		"| 4 | vllm-omni | 40.0 | 39.6 | 0.200 | 0.900 | 1010 | 2020 | not observed |",
+		"*Latency from arrival p50 (solid) and p99 (dashed) vs offered rate",
+		"*Successful requests per second vs offered rate (no SLO: every success counts)",
+	} {
+		if !strings.Contains(sec, want) {
+			t.Errorf("open-loop section lacks %q:\n%s", want, sec)
+		}
+	}
+	// Rows in order of offered rate: 80 req/s (level 16) before 160 (level 8).
+	if i, j := strings.Index(sec, "| 16 | sglang-omni"), strings.Index(sec, "| 8 | sglang-omni"); i < 0 || j < i {
+		t.Errorf("rows not in order of offered rate:\n%s", sec)
+	}
+	// Failures beyond 1 % are not keeping up, whatever the latency.
+	l := &in.Claims.Targets[1].Levels[0]
+	l.Repeats[0].Failed, l.Repeats[0].Succeeded = 2, l.Repeats[0].Requests-2
+	md, _, _ = render(t, in)
+	if sec := section(string(md), "Open loop"); !strings.Contains(sec, "vllm-omni did not keep up at 10 req/s (1.0 % of its requests failed); it kept up with no rate offered below it.") {
+		t.Errorf("a failing level:\n%s", sec)
+	}
+	// Nothing observed at all.
+	in = openFixture()
+	for li := range in.Claims.Targets[1].Levels {
+		l := &in.Claims.Targets[1].Levels[li]
+		l.Median.ArrivalGrowth = nil
+	}
+	md, _, _ = render(t, in)
+	if sec := section(string(md), "Open loop"); !strings.Contains(sec, "Whether vllm-omni kept up is not observed: no level had 10 successful requests in each third") {
+		t.Errorf("nothing observed:\n%s", sec)
+	}
+}
+
+// The open loop's conclusion: without an SLO, latency from arrival at the
+// rates both kept up with, and "not compared" where one did not; with
+// one, goodput at every rate.
+func TestOpenLoopConclusion(t *testing.T) {
+	in := openFixture()
+	md, _, _ := render(t, in)
+	sec := section(string(md), "Conclusion")
+	for _, want := range []string{
+		"**Latency from arrival, sglang-omni vs vllm-omni:** at 10 req/s: sglang-omni ahead by",
+		"at 40 req/s: not compared: whether vllm-omni kept up is not observed",
+		"at 80 req/s: not compared: sglang-omni did not keep up",
+		"without an SLO (run --slo), better is a lower latency from the planned arrival",
+	} {
+		if !strings.Contains(sec, want) {
+			t.Errorf("conclusion lacks %q:\n%s", want, sec)
+		}
+	}
+	if strings.Contains(sec, "Throughput,") {
+		t.Errorf("an open loop's conclusion ranks throughput:\n%s", sec)
+	}
+	e2e := 0.5
+	in.Run.Protocol.SLO = &schemas.SLO{E2ES: &e2e}
+	md, _, _ = render(t, in)
+	sec = section(string(md), "Conclusion")
+	for _, want := range []string{
+		"**Goodput at the SLO, sglang-omni vs vllm-omni:** at 10 req/s: within noise",
+		"at 160 req/s: sglang-omni ahead by",
+		"better is more goodput at the SLO (e2e ≤ 500 ms, from the planned arrival)",
+	} {
+		if !strings.Contains(sec, want) {
+			t.Errorf("conclusion with an SLO lacks %q:\n%s", want, sec)
+		}
+	}
+}
+
+// The charts against offered rate place levels by rate and label them so.
+func TestOpenLoopCharts(t *testing.T) {
+	in := openFixture()
+	if got := ChartsOf(in); !slices.Contains(got, OpenLatency) || !slices.Contains(got, Goodput) {
+		t.Fatalf("ChartsOf an open loop: %v", got)
+	}
+	if slices.Contains(ChartsOf(fixture()), OpenLatency) {
+		t.Fatal("a closed loop has the open-loop charts")
+	}
+	_, _, svgs := render(t, in)
+	s := string(svgs[OpenLatency])
+	for _, want := range []string{">10</text>", ">160</text>", "offered rate, requests / s (log₂ scale)", "stroke-dasharray"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("open-latency.svg lacks %q", want)
+		}
+	}
+	// 10 req/s at the left, 160 at the right, 80 between 40 and 160.
+	x := func(label string) float64 {
+		i := strings.Index(s, ">"+label+"</text>")
+		j := strings.LastIndex(s[:i], `x="`)
+		v, _ := strconv.ParseFloat(s[j+3:j+3+strings.Index(s[j+3:], `"`)], 64)
+		return v
+	}
+	if !(x("10") < x("40") && x("40") < x("80") && x("80") < x("160")) {
+		t.Errorf("ticks not by rate: 10 %v, 40 %v, 80 %v, 160 %v", x("10"), x("40"), x("80"), x("160"))
+	}
+	if g := string(svgs[Goodput]); !strings.Contains(g, "no SLO: every success counts") {
+		t.Errorf("goodput.svg without an SLO is not titled so")
 	}
 }

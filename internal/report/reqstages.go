@@ -3,7 +3,6 @@ package report
 import (
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/claims"
@@ -421,7 +420,7 @@ func (v *view) percentiles(name string, pt *pctTarget) []block {
 		// more than one sentence, and at 1280 px it overflowed.
 		return []block{para{spans: []span{t(intro + " " + v.tr("Every level's %s: p50 and p95 at most %s ms, all in one bucket of the histograms, which are too coarse here to say more; the client's exact latencies are in the latency table.", v.stageList(stages, pt.http), num(1000*b)))}}}
 	}
-	header := []string{v.tr("concurrency")}
+	header := []string{v.levelHeader()}
 	if pt.perRequest {
 		header = append(header, v.tr("requests joined"))
 	}
@@ -436,7 +435,7 @@ func (v *view) percentiles(name string, pt *pctTarget) []block {
 	no := v.tr("not observed")
 	var rows [][]string
 	for _, r := range pt.rows {
-		row := []string{strconv.Itoa(r.c)}
+		row := []string{v.levelLabel(r.c)}
 		reps := r.of
 		if pt.perRequest {
 			row = append(row, v.tr("%d of %d successes", r.joined, r.of))

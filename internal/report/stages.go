@@ -277,7 +277,7 @@ func (v *view) timeBreakdown() []block {
 	if v.stageBars(tts) {
 		out = append(out, v.fig(Stages))
 	}
-	header := []string{v.tr("concurrency"), v.tr("client latency")}
+	header := []string{v.levelHeader(), v.tr("client latency")}
 	for _, col := range stageCols {
 		header = append(header, v.tr(col.name))
 	}
@@ -313,7 +313,7 @@ func (v *view) timeBreakdown() []block {
 		}
 		var rows [][]string
 		for _, r := range tt.rows {
-			row := []string{strconv.Itoa(r.c)}
+			row := []string{v.levelLabel(r.c)}
 			if !r.carried {
 				row = append(row, "—")
 				for range stageCols {
@@ -529,12 +529,17 @@ func (v *view) stageBars(tts []timeTarget) bool {
 	return false
 }
 
-// ChartsOf is the charts the report of in shows: Charts, and Stages when
-// some server exposed stage histograms with a number to draw.
+// ChartsOf is the charts the report of in shows: Charts, Stages when
+// some server exposed stage histograms with a number to draw, and
+// OpenLatency and Goodput for an open loop.
 func ChartsOf(in Input) []Chart {
 	v := newView(in)
+	out := slices.Clone(Charts)
 	if v.stageBars(v.timeTargets()) {
-		return append(slices.Clone(Charts), Stages)
+		out = append(out, Stages)
 	}
-	return Charts
+	if v.open() {
+		out = append(out, OpenLatency, Goodput)
+	}
+	return v.withTTSCharts(out)
 }

@@ -24,6 +24,12 @@ const (
 	// server stage, stacked, vs concurrency, one panel per target. Only
 	// a run whose servers exposed stage histograms has it (ChartsOf).
 	Stages
+	// OpenLatency is an open loop's latency from the planned arrival, p50
+	// (solid) and p99 (dashed), vs offered rate; Goodput its successful
+	// requests per second meeting the SLO (every success without one) vs
+	// offered rate. Only an open-loop run has them (ChartsOf).
+	OpenLatency
+	Goodput
 )
 
 // Charts lists the charts every report has, for writing them all;
@@ -41,6 +47,12 @@ func (c Chart) File() string {
 		return "rtfx.svg"
 	case Stages:
 		return "stages.svg"
+	case FirstAudio:
+		return "first_audio.svg"
+	case OpenLatency:
+		return "open-latency.svg"
+	case Goodput:
+		return "goodput.svg"
 	}
 	return "chart" + strconv.Itoa(int(c)) + ".svg"
 }
@@ -56,20 +68,61 @@ func (c Chart) Title() string {
 		return "RTFx: seconds of audio per second vs concurrency"
 	case Stages:
 		return "Where the time goes: mean time per request by stage"
+	case FirstAudio:
+		return "Time to first audio p50 (solid) and p99 (dashed) vs concurrency"
+	case OpenLatency:
+		return "Latency from arrival p50 (solid) and p99 (dashed) vs offered rate"
+	case Goodput:
+		return "Goodput: successful requests per second meeting the SLO vs offered rate"
 	}
 	return "chart"
 }
 
 func (c Chart) id() string { return strings.TrimSuffix(c.File(), ".svg") }
 
-func (v *view) chartTitle(c Chart) string { return v.tr(c.Title()) }
+func (v *view) chartTitle(c Chart) string {
+	if c == RTFx && v.isTTS() {
+		return v.tr("Audio produced: seconds of audio per second vs concurrency")
+	}
+	if c == Goodput && v.in.Run.Protocol.SLO == nil {
+		return v.tr("Successful requests per second vs offered rate (no SLO: every success counts)")
+	}
+	if v.againstRate(c) {
+		switch c {
+		case Throughput:
+			return v.tr("%s vs offered rate", v.tr("Throughput: successful requests per second"))
+		case Latency:
+			return v.tr("%s vs offered rate", v.tr("Latency p50 (solid) and p99 (dashed)"))
+		case RTFx:
+			return v.tr("%s vs offered rate", v.tr("RTFx: seconds of audio per second"))
+		}
+	}
+	return v.tr(c.Title())
+}
+
+// againstRate says chart c plots against offered rate, not concurrency:
+// the open loop's own charts, and every chart of an open-loop run, whose
+// level numbers name only its records.
+func (v *view) againstRate(c Chart) bool {
+	return c == OpenLatency || c == Goodput || v.in.Run.Protocol.Mode == schemas.ModeOpen
+}
+
+// dashedPair says chart c draws p50 solid and p99 dashed per target.
+func (c Chart) dashedPair() bool { return c == Latency || c == OpenLatency || c == FirstAudio }
 
 func (v *view) yLabel(c Chart) string {
 	switch c {
 	case Throughput:
 		return v.tr("requests / s")
-	case Latency:
+	case Latency, OpenLatency:
 		return v.tr("latency (s)")
+	case Goodput:
+		return v.tr("requests / s")
+	case FirstAudio:
+		return v.tr("time to first audio (s)")
+	}
+	if v.isTTS() {
+		return v.tr("audio s / s (× real time)")
 	}
 	return v.tr("RTFx (× real time)")
 }
@@ -111,7 +164,7 @@ func (v *view) series(ch Chart) []series {
 		// One slot per target; on the latency chart one per target and
 		// percentile, so that p99 sits beside p50 even when they are close.
 		slot, slots := float64(i), float64(len(v.targets))
-		if ch == Latency {
+		if ch.dashedPair() {
 			slot, slots = 2*slot, 2*slots
 			if dashed {
 				slot++
@@ -119,10 +172,17 @@ func (v *view) series(ch Chart) []series {
 		}
 		s := series{target: tg, colour: palette[i%len(palette)], marker: i % 4, dashed: dashed,
 			dx: (slot - (slots-1)/2) * markerGap}
-		for _, c := range v.levels {
+		levels := v.levels
+		if v.againstRate(ch) {
+			levels = v.byRate()
+		}
+		for _, c := range levels {
 			if l := v.lookup(tg, c); l != nil {
 				if _, ok, _ := tally(l); ok == 0 {
 					continue // no successful request: nothing to plot, not 0
+				}
+				if math.IsNaN(f(&l.Median)) {
+					continue // not observed (a tts level's first audio): nothing to plot
 				}
 				s.points = append(s.points, point{c, f(&l.Median), f(&l.Min), f(&l.Max)})
 			}
@@ -139,6 +199,19 @@ func (v *view) series(ch Chart) []series {
 			out = append(out,
 				get(func(m *schemas.Metrics) float64 { return deref(m.LatencyP50S) }, false, i, tg),
 				get(func(m *schemas.Metrics) float64 { return deref(m.LatencyP99S) }, true, i, tg))
+		case FirstAudio:
+			g := firstAudioGetters()
+			out = append(out, get(g[0], false, i, tg), get(g[1], true, i, tg))
+		case OpenLatency:
+			out = append(out,
+				get(func(m *schemas.Metrics) float64 { return deref(m.ArrivalLatencyP50S) }, false, i, tg),
+				get(func(m *schemas.Metrics) float64 { return deref(m.ArrivalLatencyP99S) }, true, i, tg))
+		case Goodput:
+			if v.in.Run.Protocol.SLO != nil {
+				out = append(out, get(func(m *schemas.Metrics) float64 { return deref(m.Goodput) }, false, i, tg))
+			} else {
+				out = append(out, get(func(m *schemas.Metrics) float64 { return m.ReqPerS }, false, i, tg))
+			}
 		}
 	}
 	return out
@@ -191,7 +264,7 @@ func (v *view) svg(w *bufio.Writer, ch Chart) {
 			}
 		}
 	}
-	xa := newLogAxis(v.levels, plotL, plotR)
+	xa := v.xAxis(ch)
 	ya := newLinAxis(top, plotB, plotT)
 	id := ch.id()
 	w.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 760 400" width="760" height="400" role="img" aria-labelledby="` + id + `-title" font-family="Helvetica, Arial, sans-serif" font-size="12">` + "\n")
@@ -221,11 +294,11 @@ func (v *view) svg(w *bufio.Writer, ch Chart) {
 	w.WriteString("</g>\n")
 	w.WriteString(`<g fill="#444444" text-anchor="middle">` + "\n")
 	for _, c := range v.levels {
-		w.WriteString(`<text x="` + f1(xa.pos(c)) + `" y="` + f1(plotB+18) + `">` + strconv.Itoa(c) + "</text>\n")
+		w.WriteString(`<text x="` + f1(xa.pos(c)) + `" y="` + f1(plotB+18) + `">` + esc(xa.label(c)) + "</text>\n")
 	}
 	w.WriteString("</g>\n")
 	w.WriteString(`<rect x="` + f1(plotL) + `" y="` + f1(plotT) + `" width="` + f1(plotR-plotL) + `" height="` + f1(plotB-plotT) + `" fill="none" stroke="#888888"/>` + "\n")
-	w.WriteString(`<text x="` + f1((plotL+plotR)/2) + `" y="` + f1(svgH-14) + `" text-anchor="middle" fill="#222222">` + esc(v.tr("concurrency (log₂ scale)")) + `</text>` + "\n")
+	w.WriteString(`<text x="` + f1((plotL+plotR)/2) + `" y="` + f1(svgH-14) + `" text-anchor="middle" fill="#222222">` + esc(xa.title) + `</text>` + "\n")
 	w.WriteString(`<text transform="translate(18 ` + f1((plotT+plotB)/2) + `) rotate(-90)" text-anchor="middle" fill="#222222">` + esc(v.yLabel(ch)) + "</text>\n")
 	if len(ss) == 0 || len(v.levels) == 0 {
 		w.WriteString(`<text x="` + f1((plotL+plotR)/2) + `" y="` + f1((plotT+plotB)/2) + `" text-anchor="middle" fill="#888888">` + esc(v.tr("no measured level")) + `</text>` + "\n")
@@ -275,7 +348,7 @@ func (v *view) svg(w *bufio.Writer, ch Chart) {
 		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+4) + `">` + esc(legendText(tg)) + "<title>" + esc(tg) + "</title></text>\n")
 		y += 22
 	}
-	if ch == Latency && len(v.targets) > 0 {
+	if ch.dashedPair() && len(v.targets) > 0 {
 		y += 6
 		w.WriteString(`<path d="M` + f1(legendX) + ` ` + f1(y) + `H` + f1(legendX+28) + `" stroke="#555555" stroke-width="2"/>` + "\n")
 		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+4) + `">p50</text>` + "\n")

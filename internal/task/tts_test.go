@@ -162,7 +162,7 @@ func TestTTSStream(t *testing.T) {
 	if err != nil || calls != 1 {
 		t.Fatal(err, calls)
 	}
-	if a := facts(t, text); a.Seconds != 0.5 || a.Format != "pcm" {
+	if a := facts(t, text); a.Seconds != 0.5 || a.Format != "pcm" || a.Stream != task.StreamRaw {
 		t.Fatalf("%+v", a)
 	}
 	calls = 0

@@ -5,6 +5,7 @@
 //	cd tools                     # its own module: benchseal's go.mod lists no vegeta
 //	go run ./loadcmp             # full run, a few minutes
 //	go run ./loadcmp -quick      # smoke run, seconds
+//	go run ./loadcmp -lateness   # open-loop send lateness, benchseal vs vegeta -rate (lateness.go)
 //
 // # Load generators
 //

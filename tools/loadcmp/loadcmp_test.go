@@ -78,7 +78,7 @@ func TestPeakInFlight(t *testing.T) {
 
 func TestOptions(t *testing.T) {
 	var errb bytes.Buffer
-	for _, args := range [][]string{{"-levels", "1,x"}, {"-sizes", "0"}, {"-n", "0"}, {"extra"}} {
+	for _, args := range [][]string{{"-levels", "1,x"}, {"-sizes", "0"}, {"-n", "0"}, {"extra"}, {"-rates", "0"}} {
 		if _, err := parseOptions(args, &errb); err == nil {
 			t.Errorf("%v: no error", args)
 		}
@@ -97,5 +97,27 @@ func TestPairedRatio(t *testing.T) {
 	}
 	if _, _, ok := r.ratio("vegeta", 64); ok {
 		t.Error("a level without rounds has a ratio")
+	}
+}
+
+// TestLateness runs -lateness small: a row per client at each rate, every
+// request answered, and benchseal's sends never before their planned
+// time (its p50 is not negative). Speeds are for the program to print.
+func TestLateness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the null server")
+	}
+	var out, errb bytes.Buffer
+	code := runMain([]string{"-lateness", "-rates", "200", "-n", "100", "-tmp", t.TempDir()}, &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+	s := out.String()
+	t.Log("\n" + s)
+	for _, cl := range []string{`benchseal \(constant\)`, `benchseal \(Poisson\)`, `vegeta -rate \(constant\)`} {
+		re := regexp.MustCompile(`(?m)^\| ` + cl + ` \| 200 \| [0-9]+ \| 100/100 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| — \|$`)
+		if !re.MatchString(s) {
+			t.Errorf("no complete row for %s", cl)
+		}
 	}
 }

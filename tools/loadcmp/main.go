@@ -54,6 +54,8 @@ type options struct {
 	profileDir, tmp string
 	skipLoad        bool
 	skipSeal        bool
+	lateness        bool      // -lateness: the open-loop send lateness table only (lateness.go)
+	rates           []float64 // its offered rates
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -72,8 +74,17 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.tmp, "tmp", "", "where to build run directories and bundles (default: the system temp dir)")
 	fs.BoolVar(&o.skipLoad, "skip-load", false, "skip the load generator comparison")
 	fs.BoolVar(&o.skipSeal, "skip-seal", false, "skip the seal/verify measurement")
+	fs.BoolVar(&o.lateness, "lateness", false, "only the open-loop send lateness of benchseal and vegeta -rate against the null server (-rates, -n)")
+	rates := fs.String("rates", "1000,4000", "-lateness: offered rates in requests per second")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	for f := range strings.SplitSeq(*rates, ",") {
+		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(r > 0) || math.IsInf(r, 0) {
+			return o, fmt.Errorf("-rates: %q is not a positive rate", f)
+		}
+		o.rates = append(o.rates, r)
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -132,6 +143,13 @@ func runMain(args []string, stdout, stderr io.Writer) int {
 	}
 	defer os.RemoveAll(tmp)
 	ctx := context.Background()
+	if o.lateness {
+		if err := latenessSweep(ctx, o, tmp, stdout, stderr); err != nil {
+			fmt.Fprintf(stderr, "loadcmp: error: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	rep := &report{opts: o, ratios: map[string][]float64{}}
 	if !o.skipLoad {
 		if err := loadSweep(ctx, o, tmp, rep, stderr); err != nil {

@@ -1,0 +1,119 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/benchseal/benchseal/internal/task"
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// ttsFixture is the fixture as a tts run: Qwen3-TTS on both targets, a
+// text and a reference clip per item, vllm-omni streaming raw PCM (its
+// first audio observed), sglang-omni answering whole bodies (not
+// observed), RTF = latency ÷ (0.07 s × 40 characters), a few silent
+// answers at C = 16.
+func ttsFixture() Input {
+	in := fixture()
+	r := &in.Run
+	r.Protocol.Task, r.Protocol.SuccessRule = task.TTS.Name(), task.TTSSuccessRule
+	r.Scoring = schemas.Scoring{Normalizer: "none", Aligner: "unit", Unit: "word", Failures: "excluded"}
+	for i := range r.Targets {
+		r.Targets[i].Model = "Qwen/Qwen3-TTS-12Hz-1.7B-Base"
+	}
+	r.Targets[0].RequestFields = map[string]string{"response_format": "wav"}
+	r.Targets[0].LaunchCommand = "python -m sglang_omni.cli.serve --model-path Qwen/Qwen3-TTS-12Hz-1.7B-Base"
+	r.Targets[1].RequestFields = map[string]string{"stream_format": "audio", "response_format": "pcm"}
+	r.Protocol.Stream = true
+	for i := range r.Corpus {
+		r.Corpus[i].Text, r.Corpus[i].Speak = "reference words", strings.Repeat("x", 40)
+	}
+	in.Claims.Scoring = nil
+	for ti := range in.Claims.Targets {
+		for li := range in.Claims.Targets[ti].Levels {
+			l := &in.Claims.Targets[ti].Levels[li]
+			for k := range l.Repeats {
+				m := &l.Repeats[k]
+				m.Quality = nil
+				lat := *m.LatencyP50S
+				m.RTFP50S, m.RTFP95S = ptr(lat/2.8), ptr(lat*1.6/2.8)
+				m.AudioSPerChar = ptr(0.07)
+				m.RTFx = ptr(m.ReqPerS * 2.8)
+				if ti == 1 {
+					m.FirstAudioP50S, m.FirstAudioP95S, m.FirstAudioP99S = ptr(lat*0.2), ptr(lat*0.3), ptr(lat*0.4)
+				}
+				if m.Errors["http"] > 0 {
+					m.Errors["silent"] = m.Errors["http"]
+					delete(m.Errors, "http")
+				}
+			}
+			l.Median, l.Min, l.Max = summarize(l.Repeats)
+			for _, p := range []func(m *schemas.Metrics) **float64{
+				func(m *schemas.Metrics) **float64 { return &m.RTFP50S }, func(m *schemas.Metrics) **float64 { return &m.RTFP95S },
+				func(m *schemas.Metrics) **float64 { return &m.FirstAudioP50S }, func(m *schemas.Metrics) **float64 { return &m.FirstAudioP95S },
+				func(m *schemas.Metrics) **float64 { return &m.FirstAudioP99S }, func(m *schemas.Metrics) **float64 { return &m.AudioSPerChar },
+			} {
+				*p(&l.Median), *p(&l.Min), *p(&l.Max) = *p(&l.Repeats[1]), *p(&l.Repeats[0]), *p(&l.Repeats[2])
+			}
+		}
+	}
+	in.Servers[0].Probes[0].Body = `{"object":"list","data":[{"id":"Qwen/Qwen3-TTS-12Hz-1.7B-Base"}]}`
+	in.Servers[1].Probes[0].Body = `{"data":[{"id":"Qwen/Qwen3-TTS-12Hz-1.7B-Base"}]}`
+	return in
+}
+
+// TestGoldenTTS: a tts run's report, in English and Chinese, and its
+// first-audio chart.
+func TestGoldenTTS(t *testing.T) {
+	in := ttsFixture()
+	in.Verify = fixtureVerify()
+	in.LinkCharts = true
+	md, _, svgs := render(t, in)
+	golden(t, "tts/REPORT.md", md)
+	for _, ch := range []Chart{FirstAudio, RTFx} {
+		if svgs[ch] == nil {
+			t.Fatalf("a tts run's report has no %s", ch.File())
+		}
+		golden(t, "tts/"+ch.File(), svgs[ch])
+	}
+	in.Lang = "zh"
+	md, _, _ = render(t, in)
+	golden(t, "zh/tts/REPORT.md", md)
+}
+
+// TestTTSWords: a tts report has its table, says what was not observed,
+// and speaks of no transcripts; an ASR report has no tts section.
+func TestTTSWords(t *testing.T) {
+	var b bytes.Buffer
+	if err := Markdown(&b, ttsFixture()); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
+	for _, want := range []string{"## Text to speech", "Text-to-speech benchmark", "first audio p99 ms", "not observed", "Time to first audio not observed:", "sglang-omni answered with whole bodies", "silent 1"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("tts report lacks %q", want)
+		}
+	}
+	for _, asr := range []string{"transcript", "transcription", "transcribing", "Speech-to-text", "Accuracy (none)"} {
+		if i := strings.Index(md, asr); i >= 0 {
+			t.Errorf("tts report speaks of %q: …%s…", asr, md[max(0, i-80):min(len(md), i+80)])
+		}
+	}
+	b.Reset()
+	if err := Markdown(&b, fixture()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "Text to speech") || slicesHas(ChartsOf(fixture()), FirstAudio) {
+		t.Error("an ASR report has a tts section or chart")
+	}
+}
+
+func slicesHas(cs []Chart, c Chart) bool {
+	for _, x := range cs {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
