@@ -43,6 +43,34 @@ func TestNoReferenceSummary(t *testing.T) {
 	}
 }
 
+// TestNoReferenceCorpusSentence: a tts run's corpus sentence never says
+// every text has a reference clip when some are named voices, nor its
+// evidence section that every request sent a fresh one.
+func TestNoReferenceCorpusSentence(t *testing.T) {
+	voice := schemas.Clip{ID: "v", Speak: "hello", Voice: "vivian", Perturb: schemas.PerturbNoReference}
+	for _, c := range []struct {
+		all  bool
+		want string
+	}{
+		{false, "20 with a reference clip (130 s of reference audio in all), 1 in a named voice without one"},
+		{true, "The corpus has 1 text to speak, each in a named voice without a reference clip"},
+	} {
+		in := ttsFixture()
+		if c.all {
+			in.Run.Corpus = nil
+		}
+		in.Run.Corpus = append(in.Run.Corpus, voice)
+		md, _, _ := render(t, in)
+		if !strings.Contains(string(md), c.want) || strings.Contains(string(md), "each with a reference clip") {
+			t.Errorf("all named voices %v: the corpus sentence does not say %q:\n%s", c.all, c.want, md)
+		}
+		// What the evidence shows: never that every request sent a fresh clip.
+		if strings.Contains(string(md), "every request sent a reference clip no server had seen before") {
+			t.Errorf("all named voices %v: the evidence says every request sent a fresh reference clip", c.all)
+		}
+	}
+}
+
 // TestCorpusDigestNamedVoice: items without a reference clip have no
 // SHA-256, so compare's corpus digest tells them apart by what they send:
 // their text and voice.
