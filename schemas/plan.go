@@ -45,7 +45,8 @@ type PlanTarget struct {
 	RequestFields map[string]string `json:"request_fields"`
 }
 
-// PlanClip is a clip as planned: its id and the SHA-256 of its bytes.
+// PlanClip is a clip as planned: its id and the SHA-256 of its bytes (""
+// for an item without a reference clip, which has none).
 type PlanClip struct {
 	ID     string `json:"id"`
 	SHA256 string `json:"sha256"`

@@ -186,7 +186,21 @@ type Clip struct {
 	// Voice the voice it names; "" when the item has none.
 	Speak string `json:"speak,omitempty"`
 	Voice string `json:"voice,omitempty"`
+	// Perturb is set when nothing of the item was perturbed:
+	// PerturbNoReference for a tts item without a reference clip (a named
+	// voice), whose file, sha256, size, format and lengths are then empty
+	// (no inputs/ file is written) and whose requests send the same body.
+	Perturb string `json:"perturb,omitempty"`
 }
+
+// PerturbNoReference is a corpus entry's perturb for an item without a
+// reference clip: its requests had nothing to perturb and were sent
+// unchanged, so a cache keyed by the text and voice could answer them.
+const PerturbNoReference = "none: no reference clip"
+
+// NoInput says the entry has no input (PerturbNoReference): nothing was
+// sent but the request's own members, nothing was perturbed.
+func (c Clip) NoInput() bool { return c.Perturb == PerturbNoReference }
 
 // RunEvent is something that happened to the run at a time (a server that
 // died, an interrupt). AtNs is an offset from StartedAt.

@@ -618,7 +618,8 @@ func counterList(m map[string]float64) string {
 // clip (seq mod corpus size) and each clip's variants are numbered over the
 // whole run in schedule order, warm-ups included. A request, repeat or step
 // dropped from the middle of a run leaves the later variant numbers with a
-// gap; a record moved to another step or seq sends the wrong clip. Every
+// gap; a record moved to another step or seq sends the wrong clip (an item
+// without a reference clip is sent as variant -1, never numbered). Every
 // planned request keeps its number, sent or not (a stopped target's
 // skipped steps too), so an incomplete run re-derives the same way.
 func checkSchedule(c *Check, ev *evidence) {
@@ -675,7 +676,12 @@ func checkSchedule(c *Check, ev *evidence) {
 			if seq >= w {
 				i = seq - w
 			}
-			cl := run.Corpus[i%len(run.Corpus)].ID
+			entry := run.Corpus[i%len(run.Corpus)]
+			cl := entry.ID
+			if entry.NoInput() {
+				plan[seq] = want{cl, -1} // nothing to perturb: sent unchanged, not numbered
+				continue
+			}
 			plan[seq] = want{cl, base[cl] + used[sha[cl]]}
 			used[sha[cl]]++
 		}

@@ -37,7 +37,11 @@
 //	             repeat or step taken out of the middle (or records renumbered
 //	             or moved) leaves a gap; a retried warm-up (seq w+n+k) sends
 //	             warm-up k mod w's clip and variant again, the only bytes
-//	             that may be sent twice
+//	             that may be sent twice; a tts item without a reference clip
+//	             (run.json perturb "none: no reference clip") has nothing to
+//	             perturb: its records must say variant, sample_index and
+//	             byte_offset -1 and input_sha256 "", and check 5 WARNs
+//	             (KindNoReference) how many were sent unchanged
 //	6 claims     internal/claims.Recompute over the records equals claims.json and
 //	             the predicate, field by field, exactly (integers, and float64
 //	             after a JSON round trip); the cache counters of
@@ -290,7 +294,8 @@
 // (seconds, sample rate, frames), hence RTFx, rest on run.json alone
 // (Options.AudioDir brings the clips back, matched by SHA-256); a run
 // without perturbation (--no-perturb, said loudly; its clips' bytes and
-// lengths are still checked against the WAVs); an incomplete run (seal
+// lengths are still checked against the WAVs); tts items without a
+// reference clip, sent unchanged (no-reference); an incomplete run (seal
 // --allow-incomplete, said loudly); steps that measured few successes; a
 // server that counted more requests than the records (other traffic); a
 // fairness comparison whose data the run did not capture ("not

@@ -39,6 +39,9 @@ const (
 	KindAudioMissing Kind = "audio-missing"
 	// KindNoPerturb: the run sent its clips unchanged.
 	KindNoPerturb Kind = "no-perturbation"
+	// KindNoReference: items without a reference clip (tts named voices)
+	// were sent unchanged every time: nothing to perturb (check 5).
+	KindNoReference Kind = "no-reference"
 	// KindIncomplete: the run did not complete (a bundle of it was sealed
 	// anyway, on request).
 	KindIncomplete Kind = "incomplete-run"

@@ -79,6 +79,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 
 	checkSeconds(c, ev, tk, order, clips)
 	checkSameAudio(c, ev, tk)
+	unchanged := checkNoInput(c, ev, clips)
 
 	if !run.Protocol.Perturb {
 		return checkUnperturbed(ctx, c, ev, tk, clips, order, audioDir, nrec)
@@ -128,6 +129,9 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 		// "all distinct" holds for every other record: say which are not.
 		c.Summary += fmt.Sprintf(" but the cache probe's %s, which send their clip's own bytes by design", probeHalf(ev, probeRepeats, "repeats"))
 	}
+	if unchanged > 0 && c.Status != Fail {
+		c.Summary += fmt.Sprintf("; %d requests of items without a reference clip sent unchanged (nothing to perturb)", unchanged)
+	}
 	return nil
 }
 
@@ -138,7 +142,12 @@ func corpusClips(c *Check, run *schemas.Run) (map[string]*clipData, []*clipData)
 	order := make([]*clipData, 0, len(run.Corpus))
 	for _, cl := range run.Corpus {
 		cd := &clipData{clip: cl}
-		if b, err := hex.DecodeString(cl.SHA256); err != nil || len(b) != 32 {
+		if cl.NoInput() {
+			// No input, no hash: checkNoInput holds its records.
+			if cl.SHA256 != "" || cl.File != "" {
+				c.failf("run.json", nil, "clip %s: perturb %q (no reference clip), yet file %q and sha256 %q name one", cl.ID, cl.Perturb, cl.File, cl.SHA256)
+			}
+		} else if b, err := hex.DecodeString(cl.SHA256); err != nil || len(b) != 32 {
 			c.failf("run.json", nil, "clip %s: sha256 %q is not a SHA-256", cl.ID, cl.SHA256)
 		} else {
 			copy(cd.sum[:], b)
@@ -161,7 +170,9 @@ func checkUnperturbed(ctx context.Context, c *Check, ev *evidence, tk task.Task,
 				probeVars = append(probeVars, recRef{f, i})
 				continue
 			}
-			if cd, ok := clips[r.Clip]; !ok {
+			if cd, ok := clips[r.Clip]; ok && cd.clip.NoInput() {
+				continue // checkNoInput
+			} else if !ok {
 				c.failf(f, nil, "record %d: clip %q is not in run.json's corpus", i+1, r.Clip)
 			} else if r.InputSHA256 != cd.clip.SHA256 {
 				c.add(Finding{Status: Fail, Path: f, Line: i + 1, Reason: fmt.Sprintf("perturbation off, yet input_sha256 %s is not clip %s's", r.InputSHA256, r.Clip)})
@@ -230,6 +241,9 @@ func queueRecords(ctx context.Context, c *Check, ev *evidence, tk task.Task, cli
 			if !ok {
 				c.add(Finding{Status: Fail, Path: f, Line: line, Reason: fmt.Sprintf("clip %q is not in run.json's corpus", r.Clip)})
 				continue
+			}
+			if cd.clip.NoInput() {
+				continue // sent unchanged by design: checkNoInput holds it
 			}
 			if probeRepeat(r) {
 				// The cache probe's repeat half sends the clip's own
@@ -301,7 +315,7 @@ func checkSeconds(c *Check, ev *evidence, tk task.Task, order []*clipData, clips
 	for _, cd := range order {
 		cl := cd.clip
 		if cl.SampleRate <= 0 {
-			continue // the schema check says why
+			continue // the schema check says why; an item without input has no length
 		}
 		if want := tk.Seconds(cl.Frames, cl.SampleRate); cl.Seconds != want {
 			c.failf("run.json", nil, "clip %s: seconds %v, but %d frames at %d Hz are %v", cl.ID, cl.Seconds, cl.Frames, cl.SampleRate, want)
@@ -310,10 +324,13 @@ func checkSeconds(c *Check, ev *evidence, tk task.Task, order []*clipData, clips
 	for _, f := range ev.recFiles {
 		for i, r := range ev.records[f] {
 			cd, ok := clips[r.Clip]
-			if !ok || cd.clip.SampleRate <= 0 {
+			if !ok || cd.clip.SampleRate <= 0 && !cd.clip.NoInput() {
 				continue // reported with the variants
 			}
-			in := tk.Seconds(cd.clip.Frames, cd.clip.SampleRate)
+			in := 0.0 // an item without input: no input seconds (tts counts its output's)
+			if !cd.clip.NoInput() {
+				in = tk.Seconds(cd.clip.Frames, cd.clip.SampleRate)
+			}
 			want := tk.RecordSeconds(in, r.Text) // ASR: the clip's; TTS: the audio its output says was produced
 			switch {
 			case r.Seconds == want:
@@ -336,6 +353,8 @@ func findClips(ev *evidence, order []*clipData, audioDir string) (int, error) {
 	missing := 0
 	for _, cd := range order {
 		switch {
+		case cd.clip.NoInput():
+			continue // nothing to find
 		case ev.f.has(cd.clip.File):
 			cd.name, cd.digest = cd.clip.File, ev.f.sum[cd.clip.File]
 			continue

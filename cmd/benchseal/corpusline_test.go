@@ -40,3 +40,24 @@ func TestCorpusLine(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// TestCorpusLineNamedVoices: a tts corpus's items without a reference clip
+// are named first, as sent unchanged; the reference clips follow.
+func TestCorpusLineNamedVoices(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.wav"), testkit.PCM16(16000, testkit.Ramp(37, 24000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := bench.LoadClip(filepath.Join(dir, "a.wav"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clips := []bench.Clip{{ID: "v", Voice: "vivian", Speak: "hi"}, c, {ID: "w", Voice: "ryan", Speak: "yo"}}
+	want := "corpus: 3 items, 2 without a reference clip (v, w): sent unchanged every time, nothing to perturb; 1 reference clip, 1.5 s of audio: 1 at 16 kHz 16-bit mono"
+	if got := corpusLine(clips); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if got := corpusLine(clips[:1]); got != "corpus: 1 item, 1 without a reference clip (v): sent unchanged every time, nothing to perturb" {
+		t.Errorf("got %s", got)
+	}
+}

@@ -456,6 +456,11 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	}
 	if f.cacheProbe || (!f.noCacheProbe && len(p.Targets) >= 2) {
 		p.CacheProbe = claims.ProbePairs
+		if !f.cacheProbe && p.Corpus[0].NoInput() {
+			// The default probe needs the first item's reference clip.
+			p.CacheProbe = 0
+			infof(e.stderr, "no cache probe: its first item %q has no reference clip (a named voice) to send identical and as variants; put an item with ref_audio first to probe", p.Corpus[0].ID)
+		}
 	}
 	if p.Scoring, err = bench.Scoring(f.normalizer, f.aligner, f.language, f.failuresAsDeletions); err != nil {
 		return p, settingUsage(err)

@@ -147,7 +147,22 @@ func trimV1(e *env, specs []string) []string {
 // measured as any other; this line is where the user first sees them:
 //
 //	corpus: 6 clips, 31.2 s of audio: 5 at 16 kHz 16-bit mono, 1 at 44.1 kHz 16-bit stereo; 1 without a reference transcript (b), not scored
+//
+// A tts corpus's items without a reference clip (named voices) come first
+// (noInputLine).
 func corpusLine(clips []bench.Clip) string {
+	var withInput []bench.Clip
+	var noInput []string
+	for _, c := range clips {
+		if c.NoInput() {
+			noInput = append(noInput, c.ID)
+		} else {
+			withInput = append(withInput, c)
+		}
+	}
+	if len(noInput) > 0 {
+		return noInputLine(withInput, noInput)
+	}
 	var seconds float64
 	formats := map[string]int{}
 	var noRef []string
@@ -184,6 +199,27 @@ func corpusLine(clips []bench.Clip) string {
 		line += fmt.Sprintf("; %d without a reference transcript (%s): not scored", len(noRef), strings.Join(shown, ", "))
 	}
 	return line
+}
+
+// noInputLine is corpusLine of a tts corpus with items without a
+// reference clip (noInput, their ids), which are sent unchanged:
+//
+//	corpus: 3 items, 2 without a reference clip (a, b): sent unchanged every time, nothing to perturb; 1 reference clip, 1.5 s of audio: ...
+func noInputLine(clips []bench.Clip, noInput []string) string {
+	shown := noInput
+	if len(shown) > 5 {
+		shown = append(slices.Clone(shown[:5]), "...")
+	}
+	line := fmt.Sprintf("corpus: %s, %d without a reference clip (%s): sent unchanged every time, nothing to perturb", plural(len(clips)+len(noInput), "item"), len(noInput), strings.Join(shown, ", "))
+	if len(clips) == 0 {
+		return line
+	}
+	rest := strings.TrimPrefix(corpusLine(clips), "corpus: ")
+	rest = strings.Replace(rest, plural(len(clips), "clip"), plural(len(clips), "reference clip"), 1)
+	if i := strings.Index(rest, "; "); i >= 0 {
+		rest = rest[:i] // reference transcripts are ASR's: a tts clip's is its ref_text
+	}
+	return line + "; " + rest
 }
 
 // classCounts words failures by class, most frequent first.

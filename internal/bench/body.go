@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -29,6 +30,10 @@ func newForms(tk task.Task, t Target, stream bool, corpus []Clip) ([]form, error
 	forms := make([]form, len(corpus))
 	for i := range corpus {
 		e, err := es.For(corpus[i].Item())
+		var nv *task.NoVoiceError
+		if errors.As(err, &nv) {
+			return nil, err // it names the item and its line
+		}
 		if err != nil {
 			return nil, fmt.Errorf("clip %q: %w", corpus[i].ID, err)
 		}

@@ -48,7 +48,9 @@
 // (a "warmup_failed" event and note say so), and is stopped only when they
 // all fail too: warm-up failures alone never stop it.
 //
-// Every request sends its own variant: the n-th variant of a clip (n
+// Every request sends its own variant (but an item without input,
+// Clip.NoInput: a tts named voice, sent unchanged, variant -1, numbered
+// never, and skipped by the variant budget): the n-th variant of a clip (n
 // counted over the whole run in schedule order, warm-ups included) flips
 // sample perturb.Plan{Seed}.Index(clip sha, samples, n). n counts every
 // request the protocol plans, sent or not: a step skipped because its

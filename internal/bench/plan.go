@@ -113,6 +113,9 @@ func (p Plan) normalize() (Plan, error) {
 	if len(p.Corpus) == 0 {
 		return p, planErrorf("the corpus is empty")
 	}
+	if p.CacheProbe > 0 && p.Corpus[0].NoInput() {
+		return p, planErrorf("the cache probe sends the first item's reference clip, identical and as variants; item %q has no reference clip (a named voice): put an item with ref_audio first, or make no probe (--no-cache-probe)", p.Corpus[0].ID)
+	}
 	if p.Open() {
 		if len(p.Levels) > 0 {
 			return p, planErrorf("give request rates or concurrency levels, not both")

@@ -189,7 +189,7 @@ func chunkWarning(target string, eng *engine.Engine, model string, language bool
 		var long []string
 		most := 0.0
 		for _, cl := range corpus {
-			if cl.WAV == nil {
+			if cl.NoInput() {
 				continue // nothing sent to split
 			}
 			if s := cl.WAV.Seconds(); s > c.ClipS {

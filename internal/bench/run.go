@@ -113,13 +113,17 @@ func Run(ctx context.Context, dir string, plan Plan, opts ...Option) (*Result, e
 	return r.sweep(ctx)
 }
 
-// checkBudget makes sure no clip needs more variants than it has samples.
+// checkBudget makes sure no clip needs more variants than it has samples
+// (an item without input needs none: it is sent unchanged).
 func checkBudget(p Plan) error {
 	if p.NoPerturb {
 		return nil
 	}
 	need := variantsNeeded(p)
 	for _, c := range p.Corpus {
+		if c.NoInput() {
+			continue
+		}
 		if n := need[c.SHA256] + p.FirstVariant[c.SHA256]; n > c.WAV.Samples() {
 			return &VariantBudgetError{c.ID, c.WAV.Samples(), n}
 		}
@@ -138,9 +142,15 @@ func VariantsNeeded(p Plan) (map[[32]byte]int64, error) {
 	return variantsNeeded(n), nil
 }
 
-// variantsNeeded is VariantsNeeded of a normalized plan.
+// variantsNeeded is VariantsNeeded of a normalized plan; items without
+// input (Clip.NoInput) need none.
 func variantsNeeded(p Plan) map[[32]byte]int64 {
 	need := map[[32]byte]int64{}
+	add := func(i int, n int64) {
+		if c := &p.Corpus[i%len(p.Corpus)]; !c.NoInput() {
+			need[c.SHA256] += n
+		}
+	}
 	for li := range p.Levels {
 		per := int64(p.Repeats * len(p.Targets))
 		warm := per
@@ -148,10 +158,10 @@ func variantsNeeded(p Plan) map[[32]byte]int64 {
 			warm = int64(len(p.Targets))
 		}
 		for i := range p.Warmup[li] {
-			need[p.Corpus[i%len(p.Corpus)].SHA256] += warm
+			add(i, warm)
 		}
 		for i := range p.Requests[li] {
-			need[p.Corpus[i%len(p.Corpus)].SHA256] += per
+			add(i, per)
 		}
 	}
 	if p.CacheProbe > 0 { // the probe's variant half and its one variant warm-up
@@ -291,6 +301,13 @@ func (r *runner) create() error {
 		return err
 	}
 	for _, c := range p.Corpus {
+		if c.NoInput() {
+			// A named voice: nothing to copy, nothing to perturb; its
+			// requests send the same body every time.
+			run.Corpus = append(run.Corpus, schemas.Clip{ID: c.ID, Source: c.Source, Language: c.Language, Speak: c.Speak, Voice: c.Voice,
+				Perturb: schemas.PerturbNoReference})
+			continue
+		}
 		sum := hex.EncodeToString(c.SHA256[:])
 		file := "inputs/" + sum + ".wav"
 		if err := newfile.Write(filepath.Join(r.d.Path, file), c.WAV.Bytes, 0o644); err != nil && !errors.Is(err, fs.ErrExist) {
@@ -487,15 +504,19 @@ func (r *runner) writeClaims() (schemas.Claims, error) {
 type job struct {
 	clip    *Clip
 	item    int   // the clip's index in the corpus (its envelope's)
-	variant int64 // -1: the clip unchanged (--no-perturb, the cache probe's repeats)
+	variant int64 // -1: the clip unchanged (--no-perturb, the cache probe's repeats, an item without input)
 	v       perturb.Variant
 	s       perturb.Splice // the bytes sent: the variant's, or the clip's as it is
-	sha     string
-	seconds float64 // the clip's seconds (Task.Seconds), for RecordSeconds
+	sha     string         // "" for an item without input
+	seconds float64        // the clip's seconds (Task.Seconds), for RecordSeconds
 }
 
-// input is clip c's task.Input, opened once per run.
+// input is clip c's task.Input, opened once per run; nil for an item
+// without input.
 func (r *runner) input(c *Clip) (task.Input, error) {
+	if c.NoInput() {
+		return nil, nil
+	}
 	if in := r.inputs[c.SHA256]; in != nil {
 		return in, nil
 	}
@@ -511,9 +532,14 @@ func (r *runner) input(c *Clip) (task.Input, error) {
 }
 
 // variant settles j as variant number j.variant of its clip, or as the
-// clip unchanged when j.variant is -1 (sha then the clip's).
+// clip unchanged when j.variant is -1 (sha then the clip's). An item
+// without input sends its envelope alone: no bytes, sha "", 0 s of input.
 func (r *runner) variant(j *job, in task.Input) error {
 	c := j.clip
+	if c.NoInput() {
+		j.sha, j.s, j.seconds = "", perturb.Splice{}, 0
+		return nil
+	}
 	j.seconds = r.task.Seconds(c.WAV.Frames(), c.WAV.Format.SampleRate)
 	if j.variant < 0 {
 		j.sha, j.s = hex.EncodeToString(c.SHA256[:]), task.Whole(in, c.WAV.Bytes)
@@ -546,7 +572,9 @@ func (r *runner) skip(li, repeat int) {
 		if seq >= w {
 			i = seq - w
 		}
-		r.used[p.Corpus[i%len(p.Corpus)].SHA256]++
+		if c := &p.Corpus[i%len(p.Corpus)]; !c.NoInput() {
+			r.used[c.SHA256]++
+		}
 	}
 }
 
@@ -566,7 +594,7 @@ func (r *runner) jobs(li, repeat int) ([]job, error) {
 
 // newJobs is the one job builder, for steps and the cache probe: n jobs,
 // job seq sending corpus item pick(seq) as its next variant, or unchanged
-// when pick says so. Variant numbers are handed out in seq order, then
+// when pick says so (an item without input always is). Variant numbers are handed out in seq order, then
 // the variants are hashed on every core.
 func (r *runner) newJobs(n int, pick func(seq int) (item int, variant bool)) ([]job, error) {
 	p := r.plan
@@ -581,7 +609,7 @@ func (r *runner) newJobs(n int, pick func(seq int) (item int, variant bool)) ([]
 		if ins[seq], err = r.input(c); err != nil {
 			return nil, err
 		}
-		if perturbed {
+		if perturbed && !c.NoInput() {
 			j.variant = r.used[c.SHA256]
 			r.used[c.SHA256]++
 		}
@@ -926,7 +954,7 @@ func errorSummary(m map[string]int) string {
 // do sends one request and fills rec with what happened.
 func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schemas.Record) {
 	rec.Clip, rec.Variant, rec.InputSHA256 = j.clip.ID, j.variant, j.sha
-	rec.SampleIndex, rec.ByteOffset = -1, -1 // --no-perturb, or the cache probe's repeats
+	rec.SampleIndex, rec.ByteOffset = -1, -1 // --no-perturb, the cache probe's repeats, an item without input
 	if j.variant >= 0 {
 		rec.SampleIndex, rec.ByteOffset = j.v.SampleIndex, j.v.ByteOffset
 	}

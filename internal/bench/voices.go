@@ -40,7 +40,7 @@ func (e *VoiceError) Error() string {
 func voiceUses(t Target, corpus []Clip) map[string][]string {
 	uses := map[string][]string{}
 	for _, c := range corpus {
-		if c.WAV != nil {
+		if !c.NoInput() {
 			continue
 		}
 		v := c.Voice

@@ -64,6 +64,10 @@ var vllmOmniSpeech = TaskRow{Task: TaskTTS, Route: SpeechPath, Stream: SpeechSSE
 			"vllm_omni/metrics/modality.py" + vo + ", vllm_omni/metrics/definitions.py" + vo + ", vllm_omni/metrics/prometheus.py" + vo + ", vllm_omni/entrypoints/omni_base.py" + vo + " (observe_modality_at_finalize), serving_chat.py" + vo + " (observe_audio_first_packet)"},
 		{"GET /v1/audio/voices lists the voices (uploaded ones after POST /v1/audio/voices); a CustomVoice voice must be in the checkpoint's spk_id",
 			"vllm_omni/entrypoints/openai/api_server.py" + vo + ", vllm_omni/entrypoints/openai/tts_adapters/qwen3_tts.py" + vo + " (TTS-ENGINES, not re-read)"},
+		{"a request without ref_audio and ref_text (a named voice) is task_type CustomVoice unless its voice is a precomputed speaker; the voice is lowercased and must be one of the checkpoint's speakers (400 \"Invalid voice ...\"), and a checkpoint without speakers (Base) answers 400 \"This model does not support CustomVoice task (no speakers configured)\"; with no voice the speaker is \"Vivian\"; a ref_text without ref_audio makes it Base, which needs ref_audio (400)",
+			"vllm_omni/entrypoints/openai/tts_adapters/qwen3_tts.py" + vo + " (Qwen3TTSAdapter.validate), serving_speech.py" + vo + " (_build_tts_params)"},
+		{"the prefix-cache cache_salt is a sha256 of input, task_type, language, voice, ref_text, ref_audio, instructions, x_vector_only_mode and speaker_embedding: identical named-voice requests share it (a prefix hit could reuse their KV; deploy/qwen3_tts.yaml turns prefix caching off), a one-LSB reference variant never does",
+			"vllm_omni/entrypoints/openai/serving_speech.py" + vo + " (_conditioning_cache_salt)"},
 	}}
 
 // sglangOmniSpeech is SGLang-Omni's /v1/audio/speech.
@@ -91,4 +95,8 @@ var sglangOmniSpeech = TaskRow{Task: TaskTTS, Route: SpeechPath, Stream: SpeechR
 			"sglang_omni/preprocessing/cache_key.py" + so + ", sglang_omni/scheduling/reference_encoder.py" + so + ", models/qwen3_tts/request_builders.py" + so + " (TTS-ENGINES)"},
 		{"GET /v1/audio/voices lists preset and uploaded voices (names_only=true: names only), with the uploaded-voice cache's cache_stats",
 			"sglang_omni/serve/openai_api.py" + so + " (_register_voices), serve/speech_voices.py" + so + " (TTS-ENGINES)"},
+		{"a request without a reference (no ref_audio, no references) and no task_type is CustomVoice: it refuses a ref_audio, ref_text or x_vector_only_mode member (\"Qwen3-TTS CustomVoice does not accept ref_text\": a pipeline ValueError, 500 server_error by TTS-ENGINES' reading of serve/speech_errors.py), and a voice absent or \"default\" speaks as \"Vivian\"",
+			"sglang_omni/models/qwen3_tts/request_builders.py" + so + " (build_qwen3_tts_state, normalize_qwen3_tts_task_type, normalize_qwen3_tts_voice, QWEN3_TTS_DEFAULT_CUSTOM_VOICE)"},
+		{"the talker's radix prefix-cache key is a blake2b hash of each prompt-embedding row (build_embedding_cache_key_ids), on unless disable_radix_cache: identical named-voice requests build the same prompt, so nothing in them defeats it",
+			"sglang_omni/models/qwen3_tts/request_builders.py" + so + " (build_embedding_cache_key_ids)"},
 	}}

@@ -158,11 +158,16 @@ func jsonText(v any) string {
 }
 
 // corpusDigest is the SHA-256 of the clips' SHA-256 and reference texts in
-// run order: what was sent and what it was scored against.
+// run order: what was sent and what it was scored against; a tts item's
+// text to speak and voice too (an item without a reference clip has no
+// SHA-256: they are all it sends).
 func corpusDigest(r *schemas.Run) string {
 	h := sha256.New()
 	for _, c := range r.Corpus {
 		fmt.Fprintf(h, "%s %q\n", c.SHA256, c.Text)
+		if c.Speak != "" || c.Voice != "" {
+			fmt.Fprintf(h, "speak %q voice %q language %q\n", c.Speak, c.Voice, c.Language)
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -358,8 +358,7 @@ func (v *view) cacheTally() (hits, tokens, unseen []string) {
 // It also says that a run with the same seed re-sends the same variants.
 func (v *view) cacheProof() []span {
 	hits, tokens, unseen := v.cacheTally()
-	s := []span{t(v.byTask("Within this run, every request sent a distinct copy of its clip with one PCM sample changed by one LSB.",
-		"Within this run, every request sent a distinct copy of its reference clip with one PCM sample changed by one LSB."))}
+	s := v.perturbedSpans()
 	switch {
 	case len(hits) > 0:
 		s = append(s, t(" "), b(v.tr("The premise that no server answered from a cache failed: %s cache hits during measurement.", strings.Join(hits, "; "))))
@@ -371,8 +370,39 @@ func (v *view) cacheProof() []span {
 	if len(unseen) > 0 {
 		s = append(s, t(" "+v.tr("Whether %s answered from a cache is not observable (no cache-hit counter).", strings.Join(unseen, ", "))))
 	}
-	s = append(s, t(" "+v.tr("The variants follow from the run's seed (%d in run.json): a run with the same seed, corpus and levels re-sends the same variants, which a server that kept its cache could answer from memory.", v.in.Run.Seed)))
+	if v.noInputItems() < len(v.in.Run.Corpus) {
+		s = append(s, t(" "+v.tr("The variants follow from the run's seed (%d in run.json): a run with the same seed, corpus and levels re-sends the same variants, which a server that kept its cache could answer from memory.", v.in.Run.Seed)))
+	}
 	return s
+}
+
+// noInputItems counts run.json's corpus items without a reference clip
+// (tts named voices: schemas.PerturbNoReference), sent unchanged.
+func (v *view) noInputItems() int {
+	n := 0
+	for _, cl := range v.in.Run.Corpus {
+		if cl.NoInput() {
+			n++
+		}
+	}
+	return n
+}
+
+// perturbedSpans is what perturbation changed in the requests: a distinct
+// copy of every clip, except for items without a reference clip, which
+// had nothing to perturb and were sent unchanged (never "no cache can
+// fire": a cache keyed by their text and voice could answer them).
+func (v *view) perturbedSpans() []span {
+	n, all := v.noInputItems(), len(v.in.Run.Corpus)
+	switch {
+	case n == 0:
+		return []span{t(v.byTask("Within this run, every request sent a distinct copy of its clip with one PCM sample changed by one LSB.",
+			"Within this run, every request sent a distinct copy of its reference clip with one PCM sample changed by one LSB."))}
+	case n == all:
+		return []span{b(v.tr("Nothing was perturbed:")), t(" " + v.tr("no item of the corpus has a reference clip (named voices), so every request was sent unchanged and a cache keyed by the text and voice could answer repeats; whether one did is not observed."))}
+	}
+	return []span{t(v.tr("Within this run, every request of an item with a reference clip sent a distinct copy of that clip with one PCM sample changed by one LSB; the requests of %s without a reference clip (named voices) had nothing to perturb and were sent unchanged every time, so a cache keyed by the text and voice could answer them (whether one did is not observed).",
+		v.plural(n, "%d item", "%d items")))}
 }
 
 func (v *view) warnings() []block {

@@ -49,7 +49,9 @@
 //
 // then the summary (targets, models, GPU, corpus, protocol, perturbation;
 // the cache-proof premise only as far as it was observed: within this run
-// every request was distinct; no answer came from a cache only where every
+// every request was distinct, but those of tts items without a reference
+// clip, named as sent unchanged (a cache keyed by the text and voice could
+// answer them); no answer came from a cache only where every
 // target counts cache hits and none grew; where hits were counted the
 // premise failed; without a counter it is not observable; and a run with
 // the same seed, named from run.json, re-sends the same variants)

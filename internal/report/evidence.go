@@ -58,8 +58,11 @@ func (v *view) evidence() []block {
 			"    --type " + schemas.PredicateType + " --insecure-ignore-tlog claims.json"},
 	)
 	fresh := v.byTask("that every request sent audio no server had seen before, ", "that every request sent a reference clip no server had seen before, ")
-	if !in.Run.Protocol.Perturb {
+	switch n := v.noInputItems(); {
+	case !in.Run.Protocol.Perturb || n == len(in.Run.Corpus):
 		fresh = ""
+	case n > 0: // named voices were sent unchanged
+		fresh = v.tr("that every request of an item with a reference clip sent a reference clip no server had seen before, ")
 	}
 	out = append(out, para{spans: []span{b(v.tr("What the evidence shows, and what it cannot:")), t(" " + v.tr("the bundle shows that its files are unchanged since sealing, that every number follows from the records, %sand that the protocol ran as declared. It cannot show that the records describe what really crossed the wire: whoever holds the signing key could fabricate a consistent run, and that is caught only where evidence from the server side exists (its own metrics and logs, sealed in servers/). It shows nothing about other hardware, other settings, other audio, or the servers' behaviour outside the measured window.", fresh))}})
 	if v.isTTS() {

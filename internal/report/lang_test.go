@@ -112,6 +112,21 @@ func variants() []Input {
 			}
 		}
 	})
+	// tts items without a reference clip (named voices): some, then all.
+	add(func(in *Input) {
+		in.Run.Corpus = append(in.Run.Corpus, schemas.Clip{ID: "v", Speak: "hello", Voice: "vivian", Perturb: schemas.PerturbNoReference})
+	})
+	add(func(in *Input) {
+		in.Run.Corpus = []schemas.Clip{{ID: "v", Speak: "hello", Voice: "vivian", Perturb: schemas.PerturbNoReference}}
+	})
+	for _, all := range []bool{false, true} {
+		tts := ttsFixture()
+		if all {
+			tts.Run.Corpus = nil
+		}
+		tts.Run.Corpus = append(tts.Run.Corpus, schemas.Clip{ID: "v", Speak: "hello", Voice: "vivian", Perturb: schemas.PerturbNoReference})
+		out = append(out, tts)
+	}
 	return out
 }
 

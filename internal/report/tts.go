@@ -67,6 +67,12 @@ func (v *view) ttsCorpus() []span {
 		}
 	}
 	s := v.tr(". The corpus has %s to speak, each with a reference clip (%s s of reference audio in all)", v.plural(len(r.Corpus), "%d text", "%d texts"), num(secs))
+	switch n := v.noInputItems(); {
+	case n == len(r.Corpus):
+		s = v.tr(". The corpus has %s to speak, each in a named voice without a reference clip", v.plural(len(r.Corpus), "%d text", "%d texts"))
+	case n > 0:
+		s = v.tr(". The corpus has %s to speak, %d with a reference clip (%s s of reference audio in all), %d in a named voice without one", v.plural(len(r.Corpus), "%d text", "%d texts"), len(r.Corpus)-n, num(secs), n)
+	}
 	switch spoken {
 	case len(r.Corpus):
 		s += v.tr("; %d characters of text.", chars)

@@ -150,12 +150,16 @@ func (e *AudioError) Unwrap() error { return e.Err }
 
 // LoadClips takes each clip of run.json from the sealed run's inputs/
 // (src names it in messages), or else from the folder audio, matched by
-// SHA-256, and checks it is the clip run.json describes.
+// SHA-256, and checks it is the clip run.json describes. An item without
+// a reference clip (schemas.PerturbNoReference) has none to load.
 func (s *Sealed) LoadClips(src, audio string) error {
 	var byHash map[string]string
 	s.Clips = map[string]SealedClip{}
 	var missing []string
 	for _, cl := range s.Run.Corpus {
+		if cl.NoInput() {
+			continue
+		}
 		b, ok := s.Files[cl.File]
 		from := src + ":" + cl.File
 		if !ok && audio != "" {
@@ -289,8 +293,12 @@ func (s *Sealed) Plan(o ReplayOptions) (bench.Plan, time.Duration, map[string][]
 		*ov = append(*ov, "only "+strings.Join(o.Only, ", "))
 	}
 	for _, cl := range run.Corpus {
+		if cl.NoInput() { // a named voice: its request again, unchanged
+			p.Corpus = append(p.Corpus, bench.Clip{ID: cl.ID, Source: cl.Source, Language: cl.Language, Speak: cl.Speak, Voice: cl.Voice})
+			continue
+		}
 		c := s.Clips[cl.ID]
-		p.Corpus = append(p.Corpus, bench.Clip{ID: cl.ID, Source: c.From, Text: cl.Text, Language: cl.Language, WAV: c.WAV, SHA256: c.SHA256})
+		p.Corpus = append(p.Corpus, bench.Clip{ID: cl.ID, Source: c.From, Text: cl.Text, Language: cl.Language, Speak: cl.Speak, Voice: cl.Voice, WAV: c.WAV, SHA256: c.SHA256})
 	}
 	p.Levels, p.Requests, p.Passes, p.Repeats = slices.Clone(pr.Levels), slices.Clone(pr.Requests), pr.Passes, pr.Repeats
 	if pr.Mode == schemas.ModeOpen {
@@ -350,6 +358,9 @@ func (s *Sealed) randomFirstVariants(p *bench.Plan, rnd io.Reader) error {
 	s.Origin.FirstVariant = map[string]int64{}
 	var b [8]byte
 	for _, c := range p.Corpus {
+		if c.NoInput() {
+			continue // nothing perturbed, nothing numbered
+		}
 		lo := s.NextVariant[c.ID]
 		first := lo
 		if span := c.WAV.Samples() - need[c.SHA256] - lo; span > 0 {

@@ -289,6 +289,20 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 		}
 		mode = "raw"
 	}
+	if req.RefAudio == "" && req.RefText != "" {
+		// No reference clip: a named voice (CustomVoice), which neither
+		// engine takes with a ref_text. vLLM-Omni makes the ref_text a Base
+		// request, which needs ref_audio (tts_adapters/qwen3_tts.py
+		// validate@d6240742: 400); SGLang-Omni's CustomVoice refuses it in
+		// the pipeline (models/qwen3_tts/request_builders.py
+		// build_qwen3_tts_state@3f4286eb), answered 500 server_error.
+		if sh.typedErrors {
+			s.speechError(w, http.StatusInternalServerError, "Qwen3-TTS CustomVoice does not accept ref_text", "")
+		} else {
+			s.speechError(w, http.StatusBadRequest, "Base task requires 'ref_audio' or 'speaker_embedding' for voice cloning", "ref_audio")
+		}
+		return
+	}
 	refHit := false
 	if req.RefAudio != "" {
 		if err := parseRef(req.RefAudio, sh.refRange); err != nil {

@@ -54,21 +54,27 @@ func IndexWAVs(dir string) (map[string]string, error) {
 
 // Clip is one item of a WAV corpus (ASR's, and any task's whose input is
 // a clip): the original bytes (parsed, never copied), their SHA-256, the
-// reference, and the text a speech request speaks.
+// reference, and the text a speech request speaks. A tts item without a
+// reference clip (a named voice) has no WAV and a zero SHA256: NoInput.
 type Clip struct {
 	ID       string
 	Source   string // where it was read from, as given
 	Text     string // reference transcript, "" if none
 	Language string
-	Speak    string // the text to speak (SeedTTS meta.lst's target text), "" if none
-	Voice    string // the voice to speak it in (a tts text corpus's), "" if none
-	WAV      *perturb.WAV
+	Speak    string       // the text to speak (SeedTTS meta.lst's target text), "" if none
+	Voice    string       // the voice to speak it in (a tts text corpus's), "" if none
+	WAV      *perturb.WAV // nil when the item has no input (NoInput)
 	SHA256   [32]byte
 }
 
+// NoInput says the item has no input to send, so nothing to perturb: a
+// tts item without a reference clip, spoken in a named voice. Its
+// requests send the same body every time.
+func (c *Clip) NoInput() bool { return c.WAV == nil }
+
 // Item is what the task's envelope may say of the clip.
 func (c *Clip) Item() Item {
-	return Item{ID: c.ID, Text: c.Text, Language: c.Language, Speak: c.Speak, Voice: c.Voice}
+	return Item{ID: c.ID, Text: c.Text, Language: c.Language, Speak: c.Speak, Voice: c.Voice, NoInput: c.NoInput(), Source: c.Source}
 }
 
 // CorpusError says which corpus file (and line) is wrong and why.

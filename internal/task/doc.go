@@ -16,9 +16,9 @@
 // second: POST /v1/audio/speech with a JSON body whose ref_audio is the
 // reference clip as a data:audio/wav;base64, URL (WAVBase64: every
 // request sends its own 1-LSB variant); its text corpus is LoadTextCorpus
-// (JSONL, SeedTTS meta.lst, plain text), of which only items with a
-// reference clip are measured (an item without one has nothing to
-// perturb, and is refused naming its line); its output is the produced
+// (JSONL, SeedTTS meta.lst, plain text); an item without a reference clip
+// (a named voice) is a Clip with no WAV (Clip.NoInput), its body the JSON
+// without ref_audio, sent unchanged (nothing to perturb); its output is the produced
 // audio's facts (Audio, as JSON in the record's text), its rule
 // TTSSuccessRule (classes silent, undecodable, too_short), its seconds
 // the produced audio's, and it has no quality metric yet.

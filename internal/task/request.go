@@ -29,6 +29,11 @@ type Item struct {
 	Language string
 	Speak    string // the text a speech request speaks (SeedTTS meta.lst's fourth field), "" if none
 	Voice    string // the voice a speech request asks for, "" if none
+	// NoInput: the item has no input to send (a tts item without a
+	// reference clip, spoken in a named voice): its envelope is the whole
+	// body, and nothing of it is perturbed.
+	NoInput bool
+	Source  string // where the item was read from (a corpus line), for errors
 }
 
 // Enveloper builds a target's request envelopes.

@@ -32,11 +32,12 @@ const SpeechPath = "/v1/audio/speech"
 // prefix cache keyed by the text's tokens could still reuse them
 // (vLLM-Omni's cache_salt hashes the input with ref_audio, so there it
 // cannot; its deploy YAML turns prefix caching off:
-// vllm-project/vllm-omni deploy/qwen3_tts.yaml@d6240742). A request
+// vllm-project/vllm-omni deploy/qwen3_tts.yaml@d6240742). An item
 // without a reference clip (a named voice, CustomVoice) has nothing to
-// perturb: this slice refuses such items when the corpus is loaded (the
-// runner sends one WAV input per item), never calling their caches
-// defeated.
+// perturb: its request is the JSON without ref_audio, sent unchanged
+// every time (Item.NoInput; the runner records sample_index -1 and an
+// empty input_sha256), and run.json's corpus entry says so
+// (schemas.PerturbNoReference), never calling its caches defeated.
 var TTS Task = tts{}
 
 func init() { Register(TTS) }
@@ -87,9 +88,14 @@ const (
 )
 
 // LoadCorpus reads a text corpus (LoadTextCorpus) and opens each item's
-// reference clip: an item without one, a reference that is not a WAV or
-// lasts less than RefMinSeconds or more than RefMaxSeconds, is refused,
-// naming its line and the clip.
+// reference clip: a reference that is not a WAV or lasts less than
+// RefMinSeconds or more than RefMaxSeconds is refused, naming its line
+// and the clip. An item without ref_audio is a named-voice request
+// (CustomVoice): a Clip with no WAV (NoInput), its Source the corpus
+// line; one with a ref_text but no ref_audio is refused (both engines
+// take ref_text for a voice-clone request, which needs the clip). An
+// item with neither voice nor ref_audio is refused when the run's
+// envelopes are built, unless the target sets a voice (--form voice=).
 func (tts) LoadCorpus(path string) ([]Clip, error) {
 	items, err := LoadTextCorpus(path)
 	if err != nil {
@@ -99,7 +105,14 @@ func (tts) LoadCorpus(path string) ([]Clip, error) {
 	var clips []Clip
 	for _, it := range items {
 		if it.RefAudio == "" {
-			col.add(&CorpusError{File: path, Line: it.Line, Err: errors.New("no reference clip (ref_audio): a request without one has nothing to perturb, and benchseal's runner sends one WAV input per item; named-voice requests are not measured yet")})
+			if it.RefText != "" {
+				// vLLM-Omni makes ref_text a Base (voice-clone) request,
+				// which needs ref_audio; SGLang-Omni's CustomVoice refuses
+				// a ref_text.
+				col.add(&CorpusError{File: path, Line: it.Line, Err: errors.New("ref_text without ref_audio: a reference transcript makes a voice-clone request, which needs its reference clip; drop ref_text for a named voice")})
+				continue
+			}
+			clips = append(clips, Clip{ID: it.ID, Source: fmt.Sprintf("%s:%d", path, it.Line), Speak: it.Text, Language: it.Language, Voice: it.Voice})
 			continue
 		}
 		c, err := readClip(it.RefAudio, it.ID)
@@ -247,10 +260,15 @@ func (tts) Envelope(t Target) (Envelopes, error) {
 
 // For is item's body: {<the target's members>, "voice" (the item's, when
 // the target sets none), "input", "ref_text", "stream", "ref_audio":
-// "data:audio/wav;base64,} around the reference clip's base64 text.
+// "data:audio/wav;base64,} around the reference clip's base64 text. An
+// item without a reference clip (NoInput) is the whole body, without
+// ref_audio: it needs a voice, its own or the target's.
 func (e *ttsEnvelopes) For(item Item) (Envelope, error) {
 	if strings.TrimSpace(item.Speak) == "" {
 		return Envelope{}, fmt.Errorf("item %s: no text to speak", item.ID)
+	}
+	if item.NoInput && item.Voice == "" && !e.voice {
+		return Envelope{}, &NoVoiceError{Item: item.ID, Source: item.Source}
 	}
 	var b bytes.Buffer
 	b.WriteByte('{')
@@ -276,6 +294,27 @@ func (e *ttsEnvelopes) For(item Item) (Envelope, error) {
 	if e.stream {
 		b.WriteString(`"stream":true,`)
 	}
+	if item.NoInput {
+		body := b.Bytes()
+		body[len(body)-1] = '}' // the last member's comma: "input" was written
+		return Envelope{ContentType: "application/json", Prefix: slices.Clone(body)}, nil
+	}
 	b.WriteString(`"ref_audio":"data:audio/wav;base64,`)
 	return Envelope{ContentType: "application/json", Prefix: slices.Clone(b.Bytes()), Suffix: []byte(`"}`)}, nil
+}
+
+// NoVoiceError is a corpus item with neither a reference clip nor a
+// voice, sent to a target that sets no voice: the request would leave the
+// voice to the engine's default ("Vivian" in both engines' CustomVoice,
+// internal/engine's tts rows), which no record would name.
+type NoVoiceError struct {
+	Item, Source string
+}
+
+func (e *NoVoiceError) Error() string {
+	where := ""
+	if e.Source != "" {
+		where = " (" + e.Source + ")"
+	}
+	return fmt.Sprintf("item %s%s has no ref_audio and no voice: give it a \"voice\" or a \"ref_audio\", or name one voice for every item with --form voice=NAME", e.Item, where)
 }

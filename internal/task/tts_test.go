@@ -230,7 +230,8 @@ func TestTTSEnvelope(t *testing.T) {
 }
 
 // TestTTSCorpus reads the three text corpus forms, refuses an empty line
-// naming it, and refuses an item without a reference clip at LoadCorpus.
+// naming it, and takes an item without a reference clip as a named-voice
+// item without input (TestTTSNoReference), refusing one with a ref_text.
 func TestTTSCorpus(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, s string) string {
@@ -246,9 +247,13 @@ func TestTTSCorpus(t *testing.T) {
 	if err != nil || len(items) != 2 || items[0].RefAudio != filepath.Join(dir, "ref.wav") || items[0].Voice != "vivian" || items[1].Line != 2 {
 		t.Fatalf("%+v %v", items, err)
 	}
-	_, err = task.TTS.LoadCorpus(jl)
-	if err == nil || !strings.Contains(err.Error(), "c.jsonl:2") || !strings.Contains(err.Error(), "nothing to perturb") {
-		t.Fatalf("an item without a reference: %v", err)
+	clips, err := task.TTS.LoadCorpus(jl)
+	if err != nil || len(clips) != 2 || clips[0].NoInput() || !clips[1].NoInput() || clips[1].Source != jl+":2" || clips[1].Speak != "Second." {
+		t.Fatalf("an item without a reference: %+v %v", clips, err)
+	}
+	_, err = task.TTS.LoadCorpus(write("reftext.jsonl", `{"id":"r","text":"x","voice":"vivian","ref_text":"n"}`+"\n"))
+	if err == nil || !strings.Contains(err.Error(), "reftext.jsonl:1: ref_text without ref_audio") {
+		t.Fatalf("a ref_text without its clip: %v", err)
 	}
 	// Bad references, each refused naming its line and file, all at once.
 	write("short.wav", string(testkit.NoiseWAV(0.5, 2)))
@@ -263,7 +268,7 @@ func TestTTSCorpus(t *testing.T) {
 		}
 	}
 	lst := write("meta.lst", "u1|noise words|ref.wav|Speak this text.\n")
-	clips, err := task.TTS.LoadCorpus(lst)
+	clips, err = task.TTS.LoadCorpus(lst)
 	if err != nil || len(clips) != 1 || clips[0].Speak != "Speak this text." || clips[0].Text != "noise words" || clips[0].WAV == nil {
 		t.Fatalf("%+v %v", clips, err)
 	}
