@@ -253,6 +253,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /v1/audio/transcriptions", s.ready(s.transcribe))
 	if p.speech != nil {
 		m.HandleFunc("POST /v1/audio/speech", s.ready(s.speech))
+		m.HandleFunc("GET /v1/audio/voices", s.ready(s.speechVoices))
 	}
 	m.HandleFunc("GET /health", s.ready(func(w http.ResponseWriter, r *http.Request) {
 		if p.eng.Health.JSON {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -178,16 +179,36 @@ type speechShape struct {
 	// audioFamilies: /metrics has vLLM-Omni's vllm_omni:audio_* families
 	// (metrics.go).
 	audioFamilies bool
+	// voices is GET /v1/audio/voices' "voices". With voicesComplete, a
+	// request without a reference clip must name one of them (or none),
+	// case folded, else 400 "Invalid voice ..." (vLLM-Omni's
+	// tts_adapters/qwen3_tts.py validate@d6240742: the checkpoint's
+	// speakers, lowercased); SGLang-Omni lists "default" and uploaded
+	// voices only, not a checkpoint's speakers
+	// (serve/speech_voices.py list_response@3f4286eb), and takes any.
+	voices         []string
+	voicesComplete bool
+}
+
+// simSpeakers are the simulator's speakers: its own names, in the shape
+// of a CustomVoice checkpoint's spk_id, not a model's.
+var simSpeakers = []string{"ryan", "serena", "vivian"}
+
+// speechVoices serves GET /v1/audio/voices.
+func (s *Server) speechVoices(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"voices": s.p().speech.voices, "uploaded_voices": []any{}})
 }
 
 // The personas' shapes; the stream shape, whether speech is metered and
 // SGLang-Omni's admission are their engine's tts row's, read by value.
 var (
 	vllmOmniSpeech = &speechShape{sse: speechRow(engine.VLLMOmni).Stream == engine.SpeechSSE,
-		checksModel: true, refRange: true, audioFamilies: true, uncounted: speechRow(engine.VLLMOmni).Unmetered != ""}
+		checksModel: true, refRange: true, audioFamilies: true, uncounted: speechRow(engine.VLLMOmni).Unmetered != "",
+		voices: simSpeakers, voicesComplete: speechRow(engine.VLLMOmni).Voices.Complete}
 	sglangOmniSpeech = &speechShape{sse: speechRow(engine.SGLangOmni).Stream == engine.SpeechSSE,
 		rateHeaders: true, refText: true, typedErrors: true, uncounted: speechRow(engine.SGLangOmni).Unmetered != "",
-		running: speechShedding(engine.SGLangOmni).DefaultRunning, queued: speechShedding(engine.SGLangOmni).DefaultQueued}
+		running: speechShedding(engine.SGLangOmni).DefaultRunning, queued: speechShedding(engine.SGLangOmni).DefaultQueued,
+		voices: []string{"default"}, voicesComplete: speechRow(engine.SGLangOmni).Voices.Complete}
 )
 
 // speechRow is an engine's tts row; an engine without one cannot be a
@@ -301,6 +322,10 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 		} else {
 			s.speechError(w, http.StatusBadRequest, "Base task requires 'ref_audio' or 'speaker_embedding' for voice cloning", "ref_audio")
 		}
+		return
+	}
+	if req.RefAudio == "" && req.Voice != "" && sh.voicesComplete && !slices.Contains(sh.voices, strings.ToLower(req.Voice)) {
+		s.speechError(w, http.StatusBadRequest, fmt.Sprintf("Invalid voice '%s'. Supported: %s", strings.ToLower(req.Voice), strings.Join(sh.voices, ", ")), "voice")
 		return
 	}
 	refHit := false

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"encoding/json"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -28,6 +30,24 @@ func TestSpeechNamedVoice(t *testing.T) {
 		out, _, _ := task.TTS.Decode(nil, resp.Header.Get("Content-Type"), b)
 		if _, class, msg := task.TTS.Score(out); resp.StatusCode != 200 || class != "" {
 			t.Errorf("%s: a named voice: %d %s %s", c.persona, resp.StatusCode, class, msg)
+		}
+		// A voice the persona does not list: vLLM-Omni's list is its
+		// checkpoint's speakers, so it refuses the voice; SGLang-Omni's
+		// lists only "default" and uploads, and takes it.
+		resp = postSpeech(t, ts.URL, map[string]any{"input": "x", "voice": "Nobody"})
+		io.Copy(io.Discard, resp.Body)
+		if want := map[string]int{PersonaVLLMOmni: 400, PersonaSGLangOmni: 200}[c.persona]; resp.StatusCode != want {
+			t.Errorf("%s: an unlisted voice: %d, want %d", c.persona, resp.StatusCode, want)
+		}
+		vr, err := http.Get(ts.URL + "/v1/audio/voices")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list struct{ Voices []string }
+		json.NewDecoder(vr.Body).Decode(&list)
+		vr.Body.Close()
+		if want := map[string]string{PersonaVLLMOmni: "ryan,serena,vivian", PersonaSGLangOmni: "default"}[c.persona]; strings.Join(list.Voices, ",") != want {
+			t.Errorf("%s: GET /v1/audio/voices lists %v, want %s", c.persona, list.Voices, want)
 		}
 		resp = postSpeech(t, ts.URL, map[string]any{"input": "x", "voice": "vivian", "ref_text": "no clip"})
 		b, _ = io.ReadAll(resp.Body)
