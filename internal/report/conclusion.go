@@ -255,12 +255,7 @@ func (v *view) pair(a, bn string) []block {
 		if la == nil || lb == nil {
 			continue
 		}
-		for _, n := range []int{len(la.Repeats), len(lb.Repeats)} {
-			if lo == 0 || n < lo {
-				lo = n
-			}
-			hi = max(hi, n)
-		}
+		lo, hi = repeatSpan(lo, hi, la, lb)
 		r := verdict.Compare(v.side(a, la), v.side(bn, lb), verdict.Options{MinEffect: v.in.MinEffect})
 		basis = max(basis, r.Basis)
 		lv = append(lv, levelVerdict{c, r})
@@ -755,4 +750,16 @@ func upperFirst(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// repeatSpan widens [lo, hi], the fewest and most repeats seen so far (lo
+// 0: none yet), by the repeats of la and lb.
+func repeatSpan(lo, hi int, la, lb *schemas.LevelClaims) (int, int) {
+	for _, n := range []int{len(la.Repeats), len(lb.Repeats)} {
+		if lo == 0 || n < lo {
+			lo = n
+		}
+		hi = max(hi, n)
+	}
+	return lo, hi
 }

@@ -88,12 +88,7 @@ func (v *view) openPair(a, bn string) []block {
 		if la == nil || lb == nil {
 			continue
 		}
-		for _, n := range []int{len(la.Repeats), len(lb.Repeats)} {
-			if lo == 0 || n < lo {
-				lo = n
-			}
-			hi = max(hi, n)
-		}
+		lo, hi = repeatSpan(lo, hi, la, lb)
 		r, _ := v.rateOf(c)
 		rate := rateText(r)
 		if !goodput {

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/benchseal/benchseal/internal/task"
 )
 
 // SpeechRate is the simulated voice's sample rate: Qwen3-TTS's 24 kHz
@@ -68,24 +69,12 @@ func Speech(text string) []int16 {
 // streamed, its sizes are 0xFFFFFFFF as vLLM-Omni's streamed header
 // (serving_speech.py _create_wav_header@d6240742).
 func speechWAV(pcm []byte, streamed bool) []byte {
-	b := make([]byte, 44, 44+len(pcm))
-	copy(b, "RIFF")
-	binary.LittleEndian.PutUint32(b[4:], uint32(36+len(pcm)))
-	copy(b[8:], "WAVEfmt ")
-	binary.LittleEndian.PutUint32(b[16:], 16)
-	binary.LittleEndian.PutUint16(b[20:], 1)
-	binary.LittleEndian.PutUint16(b[22:], 1)
-	binary.LittleEndian.PutUint32(b[24:], SpeechRate)
-	binary.LittleEndian.PutUint32(b[28:], SpeechRate*2)
-	binary.LittleEndian.PutUint16(b[32:], 2)
-	binary.LittleEndian.PutUint16(b[34:], 16)
-	copy(b[36:], "data")
-	binary.LittleEndian.PutUint32(b[40:], uint32(len(pcm)))
+	b := task.WAVFile(pcm, SpeechRate, 1)
 	if streamed {
 		binary.LittleEndian.PutUint32(b[4:], 0xFFFFFFFF)
 		binary.LittleEndian.PutUint32(b[40:], 0xFFFFFFFF)
 	}
-	return append(b, pcm...)
+	return b
 }
 
 // parseRef reads a ref_audio: it must start with http(s)://, data: or
