@@ -17,7 +17,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchseal/benchseal/internal/engine"
-	"github.com/benchseal/benchseal/internal/task"
 )
 
 // SpeechRate is the simulated voice's sample rate: Qwen3-TTS's 24 kHz
@@ -69,12 +68,24 @@ func Speech(text string) []int16 {
 // streamed, its sizes are 0xFFFFFFFF as vLLM-Omni's streamed header
 // (serving_speech.py _create_wav_header@d6240742).
 func speechWAV(pcm []byte, streamed bool) []byte {
-	b := task.WAVFile(pcm, SpeechRate, 1)
+	b := make([]byte, 44, 44+len(pcm))
+	copy(b, "RIFF")
+	binary.LittleEndian.PutUint32(b[4:], uint32(36+len(pcm)))
+	copy(b[8:], "WAVEfmt ")
+	binary.LittleEndian.PutUint32(b[16:], 16)
+	binary.LittleEndian.PutUint16(b[20:], 1)
+	binary.LittleEndian.PutUint16(b[22:], 1)
+	binary.LittleEndian.PutUint32(b[24:], SpeechRate)
+	binary.LittleEndian.PutUint32(b[28:], SpeechRate*2)
+	binary.LittleEndian.PutUint16(b[32:], 2)
+	binary.LittleEndian.PutUint16(b[34:], 16)
+	copy(b[36:], "data")
+	binary.LittleEndian.PutUint32(b[40:], uint32(len(pcm)))
 	if streamed {
 		binary.LittleEndian.PutUint32(b[4:], 0xFFFFFFFF)
 		binary.LittleEndian.PutUint32(b[40:], 0xFFFFFFFF)
 	}
-	return b
+	return append(b, pcm...)
 }
 
 // parseRef reads a ref_audio: it must start with http(s)://, data: or
