@@ -143,6 +143,24 @@ func TestTTSRoundTripEspeakSphinx(t *testing.T) {
 		t.Fatalf("verify exit %d:\n%s", code, stdout.String())
 	}
 	doctorRoundTrip(t, out)
+
+	// A replay hears its audio through the sealed run's ASR server (its
+	// roundtrip/asr.json): the same deterministic voice and recogniser
+	// give the same round-trip WER. (Its exit status is not asserted:
+	// espeak-ng's few-ms latencies move by more than replay's tolerance
+	// on a loaded host.)
+	rp := filepath.Join(dir, "rp")
+	run([]string{"replay", out, "--out", rp}, strings.NewReader(""), &stdout, &stderr)
+	var rsum schemas.RoundTripASR
+	readJSON(t, filepath.Join(rp, schemas.RoundTripASRFile), &rsum)
+	var rcl schemas.Claims
+	readJSON(t, filepath.Join(rp, schemas.ClaimsFile), &rcl)
+	if rsum.Name != "sphinx" || rsum.Heard["espeak"] != 8 {
+		t.Fatalf("replay's roundtrip/asr.json: %+v, want sphinx hearing 8", rsum)
+	}
+	if q := rcl.Targets[0].Levels[0].Repeats[0].Quality; q == nil || *q != *got {
+		t.Fatalf("replay's round-trip WER at c=1 %v, want the sealed %v", q, *got)
+	}
 }
 
 // doctorRoundTrip edits copies of the round trip's files of run dir

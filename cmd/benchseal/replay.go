@@ -35,6 +35,7 @@ type replayFlags struct {
 	launch              replayLaunchFlags // replay_launch.go
 	seal, sealKey       string            // replay_seal.go
 	eventsFlags                           // --otlp-listen, --otlp-wait, --server-events (run_events.go)
+	roundTripFlags                        // --asr-target, --asr-model (run_roundtrip.go)
 }
 
 func newReplayCmd(e *env) *cobra.Command {
@@ -141,6 +142,8 @@ naming the flag.`,
 	fl.BoolVar(&f.redactHost, "redact-host", false, "write [REDACTED] instead of this machine's hostname")
 	addReplayLaunchFlags(fl, &f.launch)
 	addEventsFlags(fl, &f.eventsFlags)
+	fl.StringVar(&f.asrTarget, "asr-target", "", "a tts run's round trip: hear the produced audio with this ASR server, as NAME=URL (default: the sealed run's, from roundtrip/asr.json)")
+	fl.StringVar(&f.asrModel, "asr-model", "", "with --asr-target: the model to ask it for (default: the sealed run's, else the one it lists)")
 	replaySealFlags(cmd, &f)
 	return cmd
 }
@@ -208,6 +211,10 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	if err != nil {
 		return err
 	}
+	rt, err := replayRoundTrip(sealed, &f.roundTripFlags)
+	if err != nil {
+		return err
+	}
 	key, tool, tty := clientSetup(e, f.apiKey)
 	defer drainOnInterrupt(e)()
 
@@ -229,7 +236,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 		APIKey: key, Tool: tool, Timeout: timeout, Progress: bench.NewProgress(e.stderr, tty), Hooks: []bench.Hooks{sealed.MarkReplay()},
 		AllowUnlistedModel: f.allowUnlistedModel, RedactHost: f.redactHost, SampleInterval: f.sampleInterval,
 		ReadyTimeout: f.launch.readyTimeout, StopGrace: f.launch.stopGrace, Captured: envDiffHook(e, sealed, &envDiff),
-		Infof: e.infof, Warnf: e.warnf, Events: events})
+		Infof: e.infof, Warnf: e.warnf, Events: events, RoundTrip: rt})
 	defer sess.Stop()
 	if err != nil {
 		return fmt.Errorf("replay: %w", launchError(ctx, err))

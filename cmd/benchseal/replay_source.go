@@ -46,10 +46,11 @@ func loadSealed(ctx context.Context, e *env, src, key string) (*session.Sealed, 
 
 // replayKeeps says which documents replay keeps of the sealed run: run.json,
 // claims.json, the clips and the servers' probes before the run, and the
-// GPU and host facts the environment diff compares.
+// GPU and host facts the environment diff compares, and a tts round
+// trip's ASR server (roundtrip/asr.json).
 func replayKeeps(name string) bool {
 	return name == schemas.RunFile || name == schemas.ClaimsFile || schemas.IsInput(name) || schemas.IsProbesBefore(name) ||
-		name == schemas.GPUInfoFile || name == schemas.HostInfoFile
+		name == schemas.GPUInfoFile || name == schemas.HostInfoFile || name == schemas.RoundTripASRFile
 }
 
 // sealedRefusal says why a bundle is not replayed and what to do.

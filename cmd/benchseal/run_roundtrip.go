@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/roundtrip"
+	"github.com/benchseal/benchseal/internal/session"
 	"github.com/benchseal/benchseal/internal/task"
+	"github.com/benchseal/benchseal/schemas"
 	"github.com/spf13/pflag"
 )
 
@@ -35,4 +38,26 @@ func (f *roundTripFlags) roundTrip(taskName string) (*roundtrip.RoundTrip, error
 		return nil, usageErrorf("--asr-target %q: want NAME=URL", f.asrTarget)
 	}
 	return roundtrip.New(roundtrip.Config{Name: name, URL: url, Model: f.asrModel})
+}
+
+// replayRoundTrip is a replay's round trip: --asr-target, else the
+// sealed run's ASR server (its name, URL and model in roundtrip/asr.json),
+// so that the replay's round-trip WER is measured as the sealed one was
+// and compared with it, not left null beside it.
+func replayRoundTrip(s *session.Sealed, f *roundTripFlags) (*roundtrip.RoundTrip, error) {
+	sealed := s.Run.Protocol.RoundTrip
+	if f.asrTarget != "" || sealed == nil {
+		return f.roundTrip(task.NameOf(&s.Run))
+	}
+	var sum schemas.RoundTripASR
+	b, ok := s.Files[schemas.RoundTripASRFile]
+	if !ok || json.Unmarshal(b, &sum) != nil || sum.URL == "" {
+		return nil, withHint(usageErrorf("replay: the sealed run heard its audio through %s, but its %s is missing or unreadable", sealed.ASR, schemas.RoundTripASRFile),
+			"give the ASR server to hear the replay's audio with --asr-target %s=URL", sealed.ASR)
+	}
+	model := f.asrModel
+	if model == "" {
+		model = sum.Model
+	}
+	return roundtrip.New(roundtrip.Config{Name: sum.Name, URL: sum.URL, Model: model})
 }
