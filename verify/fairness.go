@@ -460,18 +460,8 @@ func targetEngine(ev *evidence, target string) *engine.Engine {
 			if p.Path != "/v1/models" || p.Status != 200 {
 				continue
 			}
-			var list struct {
-				Data []struct {
-					OwnedBy string `json:"owned_by"`
-				} `json:"data"`
-			}
-			if json.Unmarshal([]byte(p.Body), &list) != nil {
-				continue
-			}
-			for _, d := range list.Data {
-				if e, found := engine.ByOwnedBy(d.OwnedBy); found {
-					return e
-				}
+			if e, ok := engine.ByModelsAnswer([]byte(p.Body)); ok {
+				return e
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -558,6 +559,26 @@ func ByName(name string) (*Engine, bool) {
 func ByOwnedBy(ownedBy string) (*Engine, bool) {
 	for _, e := range table {
 		if e.Models.OwnedBy == ownedBy {
+			return e, true
+		}
+	}
+	return nil, false
+}
+
+// ByModelsAnswer is the engine a GET /v1/models answer names: the first
+// entry whose owned_by is one of the table's; false when none is, or the
+// body is no model list.
+func ByModelsAnswer(body []byte) (*Engine, bool) {
+	var list struct {
+		Data []struct {
+			OwnedBy string `json:"owned_by"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(body, &list) != nil {
+		return nil, false
+	}
+	for _, d := range list.Data {
+		if e, ok := ByOwnedBy(d.OwnedBy); ok {
 			return e, true
 		}
 	}

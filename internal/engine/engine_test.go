@@ -284,3 +284,22 @@ func TestAudioRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestByModelsAnswer: the first entry whose owned_by names an engine, none
+// for an answer that names none or is no model list.
+func TestByModelsAnswer(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"data":[{"id":"x","owned_by":"someone"},{"id":"m","owned_by":"sglang-omni"}]}`: SGLangOmni,
+		`{"data":[{"id":"m","owned_by":"vllm"}]}`:                                        VLLM,
+		`{"data":[{"id":"m","owned_by":"someone"}]}`:                                     "",
+		`not json`: "",
+	} {
+		got := ""
+		if e, ok := ByModelsAnswer([]byte(body)); ok {
+			got = e.Name
+		}
+		if got != want {
+			t.Errorf("%s: %q, want %q", body, got, want)
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"math"
 	"slices"
 	"strconv"
@@ -406,15 +405,8 @@ func (v *view) engineOf(target string) *engine.Engine {
 			if p.Path != "/v1/models" || p.Status != 200 {
 				continue
 			}
-			var list struct {
-				Data []struct {
-					OwnedBy string `json:"owned_by"`
-				} `json:"data"`
-			}
-			if json.Unmarshal([]byte(p.Body), &list) == nil && len(list.Data) > 0 {
-				if e, ok := engine.ByOwnedBy(list.Data[0].OwnedBy); ok {
-					return e
-				}
+			if e, ok := engine.ByModelsAnswer([]byte(p.Body)); ok {
+				return e
 			}
 		}
 	}

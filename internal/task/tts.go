@@ -233,14 +233,7 @@ var ttsReserved = []string{"model", "input", "ref_audio", "ref_text", "stream"}
 // "stream":true when the target streams.
 func (tts) Envelope(t Target) (Envelopes, error) {
 	var b bytes.Buffer
-	put := func(k, v string) {
-		kb, _ := json.Marshal(k)
-		vb, _ := json.Marshal(v)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vb)
-		b.WriteByte(',')
-	}
+	put := func(k, v string) { putMember(&b, k, v) }
 	put("model", t.Model)
 	keys := make([]string, 0, len(t.Fields))
 	for k := range t.Fields {
@@ -273,14 +266,7 @@ func (e *ttsEnvelopes) For(item Item) (Envelope, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
 	b.Write(e.members)
-	put := func(k, v string) {
-		kb, _ := json.Marshal(k)
-		vb, _ := json.Marshal(v)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(vb)
-		b.WriteByte(',')
-	}
+	put := func(k, v string) { putMember(&b, k, v) }
 	if item.Voice != "" && !e.voice {
 		put("voice", item.Voice)
 	}
@@ -317,4 +303,14 @@ func (e *NoVoiceError) Error() string {
 		where = " (" + e.Source + ")"
 	}
 	return fmt.Sprintf("item %s%s has no ref_audio and no voice: give it a \"voice\" or a \"ref_audio\", or name one voice for every item with --form voice=NAME", e.Item, where)
+}
+
+// putMember writes "k":"v", (JSON strings) to b.
+func putMember(b *bytes.Buffer, k, v string) {
+	kb, _ := json.Marshal(k)
+	vb, _ := json.Marshal(v)
+	b.Write(kb)
+	b.WriteByte(':')
+	b.Write(vb)
+	b.WriteByte(',')
 }
