@@ -97,6 +97,13 @@
 //	             after its start_ns; sent more than 10 ms late WARNs
 //	             (KindLate) with the lateness p50/p99 and the worst; never
 //	             more than max_concurrency in flight (FAIL).
+//	             A tts run's round trip (protocol.round_trip, run
+//	             --asr-target; roundtrip.go): every roundtrip/<target>.jsonl
+//	             line names a measured successful answer of its target, of
+//	             the audio its record names (SHA-256), sent after the last
+//	             request of the sweep and its probes; roundtrip/asr.json's
+//	             counts are its lines' (KindRoundTrip FAIL); answers not sent
+//	             WARN when asr.json says why (an interrupt), FAIL otherwise.
 //	             The closed loop, always and in both phases: every worker
 //	             0..C-1 took part (unless the phase was over before a late
 //	             worker could start), each sent its next request within 50 ms

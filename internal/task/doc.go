@@ -73,7 +73,10 @@
 //     by DecodeStream (ASR: text/event-stream; TTS: audio/pcm, a streamed
 //     audio/wav, vLLM-Omni's speech SSE, whose first PCM bytes are its
 //     first output); a task whose streams say something in their headers
-//     is also a HeaderStreamer (TTS: SGLang-Omni's X-Sample-Rate).
+//     is also a HeaderStreamer (TTS: SGLang-Omni's X-Sample-Rate), and a
+//     task that reads some whole answers as they come is a WholeReader
+//     (TTS: a whole WAV or PCM body, its first output its first PCM
+//     bytes, not its headers).
 //   - Seconds, RecordSeconds: the input's seconds from the frames and
 //     rate run.json's corpus keeps, and the seconds a record's RTF
 //     counts (ASR: the input's; TTS: the audio it produced, from its
@@ -91,11 +94,13 @@
 //     of the input and the position, since check 5 re-derives every
 //     record's input_sha256 from it.
 //   - Quality: the metric over a repeat's measured records and the
-//     corpus' references. For TTS this might be an ASR round trip: the
-//     produced audio transcribed and its WER against the input text (the
-//     transcript kept as the record's text, so verify recomputes it
-//     without a server); claims.json keeps it as "wer", and Metric names
-//     it for the report and compare.
+//     corpus' references; claims.json keeps it as "wer", and Metric names
+//     it for the report and compare. A RoundTripper's figure is measured
+//     by another server after the sweep (TTS: an ASR round trip,
+//     internal/roundtrip, whose transcripts are sealed in roundtrip/):
+//     claims compute it over what that server heard of each record, with
+//     Spoken's references (the text each request spoke), so verify
+//     recomputes it without a server.
 //
 // # Not yet behind Task
 //
