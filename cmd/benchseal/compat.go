@@ -93,12 +93,7 @@ func writeCompat(w io.Writer, name string, run schemas.Run, recs []schemas.Recor
 		if err != nil {
 			return fmt.Errorf("--compat %s: %w", name, err)
 		}
-		if asJSON {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(v)
-		}
-		return v.WriteTable(w, visible)
+		return emitCompat(w, v, asJSON)
 	}
 	if task.NameOf(&run) == task.TTS.Name() {
 		return fmt.Errorf("--compat %s is the ASR seed client's; for a tts run: %s", name, strings.Join(ttscompat.Names, ", "))
@@ -107,10 +102,17 @@ func writeCompat(w io.Writer, name string, run schemas.Run, recs []schemas.Recor
 	if err != nil {
 		return fmt.Errorf("--compat %s: %w", name, err)
 	}
+	return emitCompat(w, c, asJSON)
+}
+
+// emitCompat writes a peer's figures as indented JSON or as its table.
+func emitCompat(w io.Writer, v interface {
+	WriteTable(io.Writer, func(string) string) error
+}, asJSON bool) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(c)
+		return enc.Encode(v)
 	}
-	return c.WriteTable(w, visible)
+	return v.WriteTable(w, visible)
 }

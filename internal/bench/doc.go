@@ -80,7 +80,9 @@
 // an answer the task reads as a stream (Task.IsStream: ASR's
 // text/event-stream; tts's raw PCM, streamed WAV and speech SSE, whose
 // first output is the first non-empty PCM bytes; a task.HeaderStreamer
-// is handed the answer's headers too), its first output; for ASR the first SSE event carrying
+// is handed the answer's headers too), or a whole answer the task reads
+// as it comes (a task.WholeReader: tts's whole WAV or PCM body), its
+// first output; for ASR the first SSE event carrying
 // text, whatever its kind: a
 // non-empty delta (vLLM's {"choices":[{"delta":{"content"}}]} chunks or
 // OpenAI's transcript.text.delta events) or, when no delta came before it,
