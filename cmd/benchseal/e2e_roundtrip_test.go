@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/benchseal/benchseal/internal/score"
+	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/schemas"
@@ -218,6 +220,34 @@ func TestRoundTripRefused(t *testing.T) {
 		"--out", filepath.Join(dir, "run")}, strings.NewReader(""), &stdout, &stderr)
 	if code != 2 || !strings.Contains(stderr.String(), "--asr-target hears produced audio: it needs --task tts") {
 		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+
+	// An ASR server that does not answer: refused before measuring,
+	// naming --asr-target, not the --target the runner's own hint names.
+	srv, err := sim.New(sim.Config{Persona: sim.PersonaVLLMOmni})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tts := httptest.NewServer(srv)
+	defer tts.Close()
+	os.WriteFile(filepath.Join(dir, "ref.wav"), testkit.NoiseWAV(1.5, 2), 0o644)
+	os.WriteFile(filepath.Join(dir, "c.jsonl"), []byte(`{"id":"a","text":"hello","ref_audio":"ref.wav","ref_text":"x"}`+"\n"), 0o644)
+	stderr.Reset()
+	code = run([]string{"run", "--task", "tts", "--target", "a=" + tts.URL, "--corpus", filepath.Join(dir, "c.jsonl"),
+		"--concurrency", "1", "--requests", "1", "--repeats", "1", "--asr-target", "s=http://127.0.0.1:1", "--out", filepath.Join(dir, "run2")},
+		strings.NewReader(""), &stdout, &stderr)
+	if msg := stderr.String(); code == 0 || !strings.Contains(msg, `--asr-target s (http://127.0.0.1:1) is not answering`) || strings.Contains(msg, "--target s=URL") {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+
+	// A tts corpus's problem gets the text corpus's hint, not ASR's.
+	os.WriteFile(filepath.Join(dir, "short.wav"), testkit.NoiseWAV(0.5, 2), 0o644)
+	os.WriteFile(filepath.Join(dir, "b.jsonl"), []byte(`{"id":"a","text":"hello","ref_audio":"short.wav"}`+"\n"), 0o644)
+	stderr.Reset()
+	code = run([]string{"run", "--task", "tts", "--target", "a=" + tts.URL, "--corpus", filepath.Join(dir, "b.jsonl"), "--out", filepath.Join(dir, "run3")},
+		strings.NewReader(""), &stdout, &stderr)
+	if msg := stderr.String(); code == 0 || !strings.Contains(msg, "--task tts's --corpus is a text corpus") || strings.Contains(msg, "folder of .wav files") {
+		t.Fatalf("exit %d: %s", code, msg)
 	}
 }
 

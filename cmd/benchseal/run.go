@@ -420,6 +420,9 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		if err != nil && !corpusPathError(err, f.corpus) {
 			return p, runError(err)
 		}
+		if err != nil && tk == task.TTS {
+			return p, withHint(runError(err), "--task tts's --corpus is a text corpus: a .jsonl of {\"id\", \"text\", \"voice\", \"ref_audio\" (a 1-30 s WAV), \"ref_text\"}, a SeedTTS meta.lst or a plain text file, one utterance a line (docs/tts.md)")
+		}
 		if err != nil {
 			return p, withHint(runError(err), "--corpus takes a folder of .wav files (+ same-named .txt), a .jsonl manifest of {\"id\", \"audio\", \"text\", \"language\"} or a SeedTTS meta.lst")
 		}

@@ -122,6 +122,11 @@ func (rt *RoundTrip) before(ctx context.Context, d *bench.Dir) error {
 		return fmt.Errorf("--asr-target hears produced audio: it needs --task %s, not %q", task.TTS.Name(), task.NameOf(d.Run))
 	}
 	ids, err := bench.Models(ctx, rt.client, bench.Target{Name: rt.cfg.Name, URL: rt.cfg.URL}, rt.cfg.APIKey)
+	if te := (*bench.TargetError)(nil); errors.As(err, &te) {
+		// Not a *TargetError: its hint names --target, this is --asr-target.
+		return fmt.Errorf("--asr-target %s (%s) is not answering: %v; start it, or fix --asr-target %s=URL (the base URL)",
+			rt.cfg.Name, fingerprint.Redact(rt.cfg.URL), te.Err, rt.cfg.Name)
+	}
 	if err != nil {
 		return fmt.Errorf("--asr-target: %w", err)
 	}
