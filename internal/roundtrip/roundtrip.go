@@ -5,7 +5,9 @@
 // While the sweep runs it only keeps each measured successful answer
 // (bench.WithAnswers), as it came off the wire, in a spool file outside
 // the run directory: no request is sent to the ASR server inside a timed
-// window, and what the client does per answer is one copy under a lock.
+// window, and what a worker does per answer is one copy into a pooled
+// buffer handed to the spool's one writer (spool.go); an answer the
+// writer is too far behind to take is not kept, and asr.json counts it.
 // After the sweep (and the cache probe), every kept answer's audio, the
 // PCM whose SHA-256 its record names (task.ProducedWAV), is sent to
 // <url>/v1/audio/transcriptions as a 16-bit WAV (multipart, model,
@@ -58,6 +60,9 @@ type Config struct {
 	// Workers is how many transcriptions are in flight at once (0:
 	// DefaultWorkers).
 	Workers int
+	// SpoolBehind bounds the bytes of answers waiting to be spooled (0:
+	// DefaultSpoolBehind); an answer past it is not kept, and counted.
+	SpoolBehind int64
 }
 
 // DefaultTimeout bounds one transcription; DefaultWorkers is how many
@@ -74,11 +79,8 @@ type RoundTrip struct {
 	client *http.Client
 	models []string
 
-	mu    sync.Mutex
-	spool *os.File
-	size  int64
-	kept  []kept
-	err   error // the first spool write that failed
+	spool *spool // from before the sweep
+	kept  []kept // the spool's, once the sweep ended
 }
 
 // kept is one answer in the spool.
@@ -100,6 +102,9 @@ func New(cfg Config) (*RoundTrip, error) {
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers
+	}
+	if cfg.SpoolBehind <= 0 {
+		cfg.SpoolBehind = DefaultSpoolBehind
 	}
 	cfg.URL = strings.TrimSuffix(strings.TrimRight(cfg.URL, "/"), "/v1")
 	return &RoundTrip{cfg: cfg, client: &http.Client{}}, nil
@@ -138,30 +143,25 @@ func (rt *RoundTrip) before(ctx context.Context, d *bench.Dir) error {
 		return fmt.Errorf("--asr-target %s lists %d models (%s): name one with --asr-model", rt.cfg.Name, len(ids), strings.Join(ids, ", "))
 	}
 	rt.models = ids
-	if rt.spool, err = os.CreateTemp("", "benchseal-roundtrip-*"); err != nil {
+	f, err := os.CreateTemp("", "benchseal-roundtrip-*")
+	if err != nil {
 		return err
 	}
-	os.Remove(rt.spool.Name()) // the open file is the spool; nothing is left behind
+	os.Remove(f.Name()) // the open file is the spool; nothing is left behind
+	rt.spool = newSpool(f, rt.cfg.SpoolBehind)
 	d.Run.Protocol.RoundTrip = &schemas.RoundTrip{ASR: rt.cfg.Name, Model: rt.cfg.Model}
 	return nil
 }
 
-// keep spools one answer (bench.WithAnswers; any goroutine).
+// keep hands one answer to the spool (bench.WithAnswers; any
+// goroutine): a copy, never a write (spool.go).
 func (rt *RoundTrip) keep(a bench.Answer) {
+	if rt.spool == nil {
+		return
+	}
 	r := a.Record
-	k := kept{target: r.Target, output: r.Text, contentType: a.ContentType, n: int64(len(a.Body)),
-		heard: schemas.Heard{RequestID: r.RequestID, Clip: r.Clip, Concurrency: r.Concurrency, Repeat: r.Repeat, Seq: r.Seq}}
-	rt.mu.Lock()
-	defer rt.mu.Unlock()
-	if rt.spool == nil || rt.err != nil {
-		return
-	}
-	if _, err := rt.spool.WriteAt(a.Body, rt.size); err != nil {
-		rt.err = err
-		return
-	}
-	k.off, rt.size = rt.size, rt.size+k.n
-	rt.kept = append(rt.kept, k)
+	rt.spool.put(kept{target: r.Target, output: r.Text, contentType: a.ContentType,
+		heard: schemas.Heard{RequestID: r.RequestID, Clip: r.Clip, Concurrency: r.Concurrency, Repeat: r.Repeat, Seq: r.Seq}}, a.Body)
 }
 
 // after hears every kept answer and writes roundtrip/.
@@ -169,11 +169,16 @@ func (rt *RoundTrip) after(ctx context.Context, d *bench.Dir) error {
 	if rt.spool == nil {
 		return nil
 	}
-	defer rt.spool.Close()
+	rt.spool.close()
+	defer rt.spool.f.Close()
+	rt.kept = rt.spool.kept
 	sum := schemas.RoundTripASR{Schema: schemas.RoundTripSchema, Name: rt.cfg.Name, URL: fingerprint.Redact(rt.cfg.URL),
 		Model: rt.cfg.Model, Models: rt.models, Sent: map[string]int{}, Heard: map[string]int{}, StartNs: d.Offset(time.Now())}
-	if rt.err != nil {
-		sum.Skipped = append(sum.Skipped, "answers after a spool write failed were not kept: "+rt.err.Error())
+	if err := rt.spool.err; err != nil {
+		sum.Skipped = append(sum.Skipped, "answers after a spool write failed were not kept: "+err.Error())
+	}
+	if n := rt.spool.dropped; n > 0 {
+		sum.Skipped = append(sum.Skipped, fmt.Sprintf("%d answers were not kept: the spool's writer was more than %d MiB behind the sweep", n, rt.cfg.SpoolBehind>>20))
 	}
 	if slices.ContainsFunc(d.Run.Events, func(e schemas.RunEvent) bool { return e.Kind == "interrupted" }) {
 		sum.Skipped = append(sum.Skipped, fmt.Sprintf("the sweep was interrupted: none of the %d answers kept was sent", len(rt.kept)))
@@ -243,7 +248,7 @@ func (rt *RoundTrip) hear(ctx context.Context, d *bench.Dir, k *kept) {
 	h.StartNs = max(1, d.Offset(time.Now()))
 	defer func() { h.EndNs = d.Offset(time.Now()) }()
 	body := make([]byte, k.n)
-	if _, err := rt.spool.ReadAt(body, k.off); err != nil {
+	if _, err := rt.spool.f.ReadAt(body, k.off); err != nil {
 		h.Error = "reading the kept answer: " + err.Error()
 		return
 	}

@@ -1,15 +1,18 @@
 package roundtrip_test
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -172,4 +175,95 @@ func wantWER(t *testing.T, recs []schemas.Record, heard map[string]schemas.Heard
 		}
 	}
 	return float64(errs) / float64(words)
+}
+
+// BenchmarkRoundTripIdle measures what keeping the answers costs the
+// closed loop: each round runs the same tts sweep (C=16, whole WAVs
+// from the simulator's vllm-omni persona) without and with a round
+// trip, in alternating order, and reports the workers' idle share of
+// each (the gaps between a worker's requests over its span) and their
+// difference in percentage points. The round trip must stay within 0.5
+// points of the run without it.
+func BenchmarkRoundTripIdle(b *testing.B) {
+	srv, err := sim.New(sim.Config{Persona: sim.PersonaVLLMOmni, BaseLatency: 40 * time.Millisecond})
+	if err != nil {
+		b.Fatal(err)
+	}
+	tts := httptest.NewServer(srv)
+	defer tts.Close()
+	a := &asrServer{sums: make(chan string, 1<<16), rates: make(chan int, 1<<16)}
+	asr := httptest.NewServer(a)
+	defer asr.Close()
+	dir := b.TempDir()
+	os.WriteFile(filepath.Join(dir, "ref.wav"), testkit.NoiseWAV(1.5, 3), 0o644)
+	os.WriteFile(filepath.Join(dir, "c.jsonl"), []byte(`{"id":"a","text":"hello from the voice, a sentence long enough to make seconds of audio","ref_audio":"ref.wav"}
+{"id":"b","text":"a different sentence, also long enough to be a few seconds of speech","ref_audio":"ref.wav"}
+`), 0o644)
+	clips, err := task.TTS.LoadCorpus(filepath.Join(dir, "c.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	sweep := func(i int, with bool) float64 {
+		run := filepath.Join(dir, fmt.Sprintf("run%d-%v", i, with))
+		plan := bench.Plan{Task: task.TTS, Targets: []bench.Target{{Name: "s", URL: tts.URL}}, Corpus: clips, Levels: []int{16},
+			Requests: []int{320}, Repeats: 1, Seed: uint64(i),
+			Scoring: schemas.Scoring{Normalizer: "basic", Aligner: "unit", Unit: "word", Failures: "excluded"}}
+		var opts []bench.Option
+		if with {
+			rt, err := roundtrip.New(roundtrip.Config{Name: "asr", URL: asr.URL + "/v1"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			opts = rt.Options(context.Background())
+		}
+		if _, err := bench.Run(context.Background(), run, plan, opts...); err != nil {
+			b.Fatal(err)
+		}
+		_, recs, err := claims.LoadDir(os.DirFS(run))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return idleShare(recs)
+	}
+	var without, with float64
+	for i := 0; b.Loop(); i++ {
+		if i%2 == 0 {
+			without += sweep(i, false)
+			with += sweep(i, true)
+		} else {
+			with += sweep(i, true)
+			without += sweep(i, false)
+		}
+	}
+	n := float64(b.N)
+	b.ReportMetric(100*without/n, "%idle-without")
+	b.ReportMetric(100*with/n, "%idle-with")
+	b.ReportMetric(100*(with-without)/n, "pp-added")
+}
+
+// idleShare is the measured requests' worker idle share: each worker's
+// gaps between one request's end and its next one's start, over the
+// worker's span from its first start to its last end.
+func idleShare(recs []schemas.Record) float64 {
+	type span struct{ first, last, end, gaps int64 }
+	ws := map[int]*span{}
+	slices.SortFunc(recs, func(a, b schemas.Record) int { return cmp.Compare(a.StartNs, b.StartNs) })
+	for _, r := range recs {
+		if r.Phase != schemas.PhaseMeasure {
+			continue
+		}
+		w := ws[r.Worker]
+		if w == nil {
+			ws[r.Worker] = &span{first: r.StartNs, end: r.EndNs}
+			continue
+		}
+		w.gaps += max(0, r.StartNs-w.end)
+		w.end = r.EndNs
+	}
+	var gaps, spans int64
+	for _, w := range ws {
+		gaps += w.gaps
+		spans += w.end - w.first
+	}
+	return float64(gaps) / float64(spans)
 }
