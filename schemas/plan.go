@@ -1,6 +1,10 @@
 package schemas
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"time"
+)
 
 // Pre-registration: the plan of a run time-stamped before its first
 // request (run --tsa), and the tokens that date it.
@@ -53,8 +57,14 @@ type PlanClip struct {
 }
 
 // PlanOf is the plan of run (the fields a plan copies), sealed with key.
+// Its seed is the one the plan fixed: run.json's plan_seed once the run
+// was re-seeded from the plan's token (TokenSeed), else its seed.
 func PlanOf(run *Run, key, authority string, at time.Time) Plan {
-	p := Plan{Schema: PlanSchema, PlannedAt: at.UTC(), Tool: run.Tool, Seed: run.Seed, Protocol: run.Protocol,
+	seed := run.Seed
+	if run.PlanSeed != nil {
+		seed = *run.PlanSeed
+	}
+	p := Plan{Schema: PlanSchema, PlannedAt: at.UTC(), Tool: run.Tool, Seed: seed, Protocol: run.Protocol,
 		Scoring: run.Scoring, Key: key, Authority: authority,
 		Targets: make([]PlanTarget, len(run.Targets)), Corpus: make([]PlanClip, len(run.Corpus))}
 	for i, t := range run.Targets {
@@ -64,4 +74,19 @@ func PlanOf(run *Run, key, authority string, at time.Time) Plan {
 		p.Corpus[i] = PlanClip{ID: c.ID, SHA256: c.SHA256}
 	}
 	return p
+}
+
+// TokenSeed is a pre-registered run's variant seed: the first 8 bytes of
+// SHA-256("benchseal.seed/v1", 0, the plan's seed as 8 little-endian
+// bytes, the plan's time-stamp token as the authority answered it),
+// shifted below 2^53 as every seed is. The token carries the authority's
+// signature, which nobody can know before the authority signs, so no
+// record whose variant derives from this seed can have been sent before
+// the plan was stamped.
+func TokenSeed(planSeed uint64, tsr []byte) uint64 {
+	h := sha256.New()
+	h.Write([]byte("benchseal.seed/v1\x00"))
+	h.Write(binary.LittleEndian.AppendUint64(nil, planSeed))
+	h.Write(tsr)
+	return binary.LittleEndian.Uint64(h.Sum(nil)[:8]) >> 11
 }

@@ -16,16 +16,20 @@ type Run struct {
 	EndedAt   time.Time `json:"ended_at,omitzero"`
 	// Complete is false while the run is in progress and when it was
 	// interrupted or crashed; Incomplete then says why.
-	Complete   bool       `json:"complete"`
-	Incomplete string     `json:"incomplete,omitempty"`
-	Seed       uint64     `json:"seed"`
-	Protocol   Protocol   `json:"protocol"`
-	Scoring    Scoring    `json:"scoring"`
-	Targets    []Target   `json:"targets"`
-	Corpus     []Clip     `json:"corpus"`
-	Command    []string   `json:"command,omitempty"` // the client's command line, redacted
-	Notes      []string   `json:"notes,omitempty"`   // things the run noticed (a target that failed a whole level, ...)
-	Events     []RunEvent `json:"events,omitempty"`
+	Complete   bool   `json:"complete"`
+	Incomplete string `json:"incomplete,omitempty"`
+	Seed       uint64 `json:"seed"`
+	// PlanSeed is, in a pre-registered run (run --tsa), the seed plan.json
+	// fixed; Seed is then TokenSeed(PlanSeed, the plan's token), drawn once
+	// the authority answered and before the first request.
+	PlanSeed *uint64    `json:"plan_seed,omitempty"`
+	Protocol Protocol   `json:"protocol"`
+	Scoring  Scoring    `json:"scoring"`
+	Targets  []Target   `json:"targets"`
+	Corpus   []Clip     `json:"corpus"`
+	Command  []string   `json:"command,omitempty"` // the client's command line, redacted
+	Notes    []string   `json:"notes,omitempty"`   // things the run noticed (a target that failed a whole level, ...)
+	Events   []RunEvent `json:"events,omitempty"`
 	// ReplayOf is set when benchseal replay made the run: the sealed run
 	// whose protocol it re-ran.
 	ReplayOf *ReplayOf `json:"replay_of,omitempty"`

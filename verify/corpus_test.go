@@ -84,7 +84,7 @@ func (f *fullFixture) get(tb testing.TB) string {
 	return f.dir
 }
 
-func makeFullRun(tb testing.TB, base string) {
+func makeFullRun(tb testing.TB, base string, extra ...bench.Hooks) {
 	corpusDir, dir := filepath.Join(base, "corpus"), filepath.Join(base, "run")
 	must(tb, os.Mkdir(corpusDir, 0o755))
 	var sc []sim.Clip
@@ -149,7 +149,11 @@ func makeFullRun(tb testing.TB, base string) {
 		Corpus:  clips, Levels: []int{1, 3}, Requests: []int{6}, Repeats: 2, Seed: 7, Command: args,
 		Scoring: schemas.Scoring{Normalizer: "whisper-en", Aligner: "unit", Unit: "word", Failures: "excluded"},
 	}
-	_, err = bench.Run(context.Background(), dir, plan, bench.WithHooks(hooks), bench.WithTool(testTool()))
+	opts := []bench.Option{bench.WithHooks(hooks), bench.WithTool(testTool())}
+	for _, h := range extra {
+		opts = append(opts, bench.WithHooks(h))
+	}
+	_, err = bench.Run(context.Background(), dir, plan, opts...)
 	must(tb, err)
 	// This machine has no GPU: give the run the GPU facts of one that has
 	// two of a kind, consistent everywhere (gpu.json, samples over the

@@ -282,8 +282,14 @@
 //	             over attestation.dsse.json verify (internal/tsa) against
 //	             Options.TSAChain, else the chain the run sealed (WARN
 //	             KindTSAUnpinned); the plan equals run.json and names the
-//	             sealing key; plan time <= first request <= last request <=
-//	             seal time within ClockTolerance + each token's accuracy
+//	             sealing key; run.json's seed is schemas.TokenSeed of its
+//	             plan_seed (the plan's) and the plan's token, so no record
+//	             was drawn before the stamp (no plan_seed: FAIL); a bundle
+//	             with a plan carries the seal's token; plan time <= first
+//	             request <= last request <= seal time within ClockTolerance
+//	             + each token's accuracy, and the first request within
+//	             planLead of the plan (the first step's recorded scrape,
+//	             its variants, StepGapSlack, PlanLogSlack with a log entry)
 //	             (FAIL KindTimestamp otherwise). Not time-stamped: SKIP
 //	             "not observed"
 //

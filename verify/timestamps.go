@@ -63,7 +63,13 @@ func checkTimestamps(rep *Report, ev *evidence) {
 		if slack := tolerance(planned); planned.Time.After(first.Add(slack)) {
 			fail(schemas.PlanToken, nil, "the plan was time-stamped at %s, after the first request (%s): it was not fixed before measuring",
 				stamp(planned.Time), stamp(first))
+		} else if bound, ok := planLead(ev, planned, logged != nil); ok && first.Sub(planned.Time) > bound {
+			fail(schemas.PlanToken, nil, "the first request (%s) came %.1f s after the plan was time-stamped (%s), more than the %.1f s the runner records between them (the first step's scrape before it, %v of slack, the clocks' tolerance): the plan was stamped for another, earlier run, or the run's times were moved",
+				stamp(first), first.Sub(planned.Time).Seconds(), stamp(planned.Time), bound.Seconds(), StepGapSlack)
 		}
+	}
+	if planned != nil && ev.bundle != nil && sealTok == nil {
+		fail(bundle.TimestampName, nil, "the plan is time-stamped but the seal is not: nothing dates when the records were sealed (run --tsa stamps both; the seal's time-stamp was removed)")
 	}
 	if sealed != nil && haveTimes {
 		if slack := tolerance(sealed); sealed.Time.Before(last.Add(-slack)) {
@@ -88,6 +94,34 @@ func checkTimestamps(rep *Report, ev *evidence) {
 	}
 }
 
+// PlanLogSlack is what entering the plan in a transparency log (run
+// --log, after the authority answered) may add between the plan's stamp
+// and the first request: the log client's timeout.
+const PlanLogSlack = 30 * time.Second
+
+// planLead bounds the time from the plan's stamp to the first request by
+// what the runner does in between (the plan is the last thing before the
+// sweep, internal/session preregisterHooks): the log entry when there is
+// one, the first step's variants (StepGapPerRequest each) and its
+// recorded "before" scrape, StepGapSlack, and the clocks' tolerance. ok is
+// false when the first step records no scrape times (a build before
+// them): the lead is not bounded.
+func planLead(ev *evidence, planned *tsa.Token, logged bool) (time.Duration, bool) {
+	items := gapItems(ev)
+	if len(items) == 0 || !items[0].timed {
+		return 0, false
+	}
+	it := items[0]
+	bound := tolerance(planned) + StepGapSlack + time.Duration(it.requests)*StepGapPerRequest
+	if it.before != nil {
+		bound += time.Duration(it.before.DurNs)
+	}
+	if logged {
+		bound += PlanLogSlack
+	}
+	return bound, true
+}
+
 // timesSummary says what the tokens establish, in one line: each token's
 // time and accuracy beside the records' times on the client's clock.
 func timesSummary(ev *evidence, planned, sealed *tsa.Token, first, last time.Time, haveTimes bool) string {
@@ -96,7 +130,7 @@ func timesSummary(ev *evidence, planned, sealed *tsa.Token, first, last time.Tim
 	case planned == nil:
 		parts = append(parts, "the plan is not time-stamped (not observed)")
 	case haveTimes:
-		parts = append(parts, fmt.Sprintf("plan stamped %s, first request %s", tokenTime(planned), stamp(first)))
+		parts = append(parts, fmt.Sprintf("plan stamped %s, first request %s (%.1f s later)", tokenTime(planned), stamp(first), first.Sub(planned.Time).Seconds()))
 	default:
 		parts = append(parts, "plan stamped "+tokenTime(planned))
 	}
@@ -171,6 +205,7 @@ func checkPlan(c *Check, ev *evidence, b []byte) {
 		c.failf(schemas.PlanFile, err, "cannot be read: %v", err)
 		return
 	}
+	checkPlanSeed(c, ev, plan.Seed)
 	want := schemas.PlanOf(ev.run, plan.Key, plan.Authority, plan.PlannedAt)
 	for _, d := range []struct {
 		what      string
@@ -189,6 +224,29 @@ func checkPlan(c *Check, ev *evidence, b []byte) {
 	if ev.st != nil && ev.st.Predicate.Key.Fingerprint != plan.Key {
 		c.add(Finding{Status: Fail, Kind: KindTimestamp, Path: schemas.PlanFile,
 			Reason: fmt.Sprintf("the plan names key %s, but %s sealed the run", plan.Key, ev.st.Predicate.Key.Fingerprint)})
+	}
+}
+
+// checkPlanSeed holds the run's variant seed to the plan's token: run
+// --tsa draws it as schemas.TokenSeed(plan seed, token) once the
+// authority answered, so records that re-derive from it were sent after
+// the plan was stamped. A seed not drawn so proves nothing of the
+// order: the whole run could have been made first and a plan stamped
+// after it (FAIL).
+func checkPlanSeed(c *Check, ev *evidence, planSeed uint64) {
+	if ev.run.PlanSeed == nil {
+		c.add(Finding{Status: Fail, Kind: KindTimestamp, Path: schemas.RunFile,
+			Reason: "run.json has no plan_seed: its variant seed was not drawn from the plan's time-stamp, so the records could have been made before the plan was stamped (a build before seeds were bound to the token pre-registers nothing a key holder cannot redo)"})
+		return
+	}
+	tsr, err := ev.f.read(schemas.PlanToken)
+	if err != nil {
+		return // the token's own finding says so
+	}
+	if want := schemas.TokenSeed(*ev.run.PlanSeed, tsr); ev.run.Seed != want || *ev.run.PlanSeed != planSeed {
+		c.add(Finding{Status: Fail, Kind: KindTimestamp, Path: schemas.RunFile,
+			Reason: fmt.Sprintf("run.json's seed %d is not the one the plan's seed %d and its time-stamp derive (%d; run.json's plan_seed %d): the variants were not drawn from the token, so the records may precede the plan",
+				ev.run.Seed, planSeed, want, *ev.run.PlanSeed)})
 	}
 }
 

@@ -71,7 +71,9 @@ func (d *Dir) Event(target, kind, detail string) {
 // them. Every field is optional. They are called on the runner's goroutine:
 //
 //	BeforeSweep  after preflight, once the run directory and run.json exist;
-//	             an error aborts the run before anything is measured
+//	             an error aborts the run before anything is measured; it may
+//	             set d.Run.Seed, which the sweep then draws from (run --tsa:
+//	             the seed bound to the plan's token, schemas.TokenSeed)
 //	BeforeStep   before a step's warm-ups (its variants are computed already)
 //	BeforeMeasure after a step's warm-ups, just before its first measured
 //	             request is sent (telemetry samples the window's start)

@@ -373,6 +373,15 @@ func (r *runner) sweep(ctx context.Context) (*Result, error) {
 			}
 		}
 	}
+	// A hook may re-seed the run (pre-registration binds the seed to the
+	// plan's token): every variant, id and schedule is drawn from the seed
+	// run.json says from here on, and run.json says it before any request.
+	if r.d.Run.Seed != r.plan.Seed {
+		r.plan.Seed = r.d.Run.Seed
+		if err := r.writeRun(); err != nil {
+			return nil, err
+		}
+	}
 	sweepCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	p := r.plan

@@ -55,7 +55,10 @@
 //     ServerEvents do not collect.
 //   - Config.Preregister, when set, is the last BeforeSweep hook: it writes
 //     plan.json, has the authority time-stamp it (timestamps/plan.tsr,
-//     checked against the chain given) and, with a Log, enters the plan
+//     checked against the chain given), re-seeds the run from the token
+//     (run.json's plan_seed is the plan's seed, its seed
+//     schemas.TokenSeed of it and the token: no variant can be drawn
+//     before the authority answered) and, with a Log, enters the plan
 //     signed by the sealing key in a Rekor log (timestamps/rekor-entry.json);
 //     any failure is a *PreregisterError and nothing is measured.
 //     SealTimestamp is the matching bundle.SealOptions.Timestamp (errors:

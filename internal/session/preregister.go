@@ -72,11 +72,10 @@ func (p *Preregister) client() *http.Client {
 	return &http.Client{Timeout: 30 * time.Second}
 }
 
-// preregisterHooks writes plan.json and its token as the last thing
-// before the sweep, after every capture, so that the plan's time is as
+// Hooks write plan.json and its token: the Session makes them its last
+// BeforeSweep hook, after every capture, so that the plan's time is as
 // close to the first request as it can be.
-func (s *Session) preregisterHooks() bench.Hooks {
-	p := s.cfg.Preregister
+func (p *Preregister) Hooks() bench.Hooks {
 	return bench.Hooks{BeforeSweep: func(ctx context.Context, d *bench.Dir) error {
 		plan := schemas.PlanOf(d.Run, p.Key, fingerprint.Redact(p.URL), time.Now())
 		b, err := json.MarshalIndent(plan, "", "  ")
@@ -108,6 +107,10 @@ func (s *Session) preregisterHooks() bench.Hooks {
 				return err
 			}
 		}
+		// The variants are drawn from the token from here on: no request
+		// can be made before the plan was stamped and still re-derive.
+		planSeed := d.Run.Seed
+		d.Run.PlanSeed, d.Run.Seed = &planSeed, schemas.TokenSeed(planSeed, tsr)
 		if p.Log != nil {
 			return p.enter(ctx, d.Path, b)
 		}

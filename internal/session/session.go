@@ -168,7 +168,7 @@ func (s *Session) Run(ctx context.Context) (*bench.Result, error) {
 	}
 	opts = append(opts, bench.WithHooks(s.recorderHooks(s.newRecorder())), bench.WithHooks(s.eventsHooks()))
 	if c.Preregister != nil {
-		opts = append(opts, bench.WithHooks(s.preregisterHooks()))
+		opts = append(opts, bench.WithHooks(c.Preregister.Hooks()))
 	}
 	if c.RoundTrip != nil {
 		opts = append(opts, c.RoundTrip.Options(ctx)...)
