@@ -275,6 +275,11 @@
 //	             drift 500 ppm (the most NTP slews a clock) with time. The
 //	             estimate named in a FAIL is the median of S-T. A clock
 //	             stepped (not slewed) during the run would break it.
+//	             A target on loopback (127.0.0.0/8, ::1, localhost) shares
+//	             the client's clock: every interval must hold 0 (within
+//	             1 ms; FAIL: the records' times were moved, as a started_at
+//	             shifted past a plan stamped later). The summary prints
+//	             each target's fitted offset.
 //	             A target without such evidence is "not observed"
 //	             (KindEventsNotObserved)
 //	11 timestamp a pre-registered run's trusted times (timestamps.go):

@@ -227,8 +227,9 @@ func checkEvents(rep *Report, ev *evidence) {
 	if len(targets) > 0 {
 		no.add("%s: no per-request server evidence (%s)", strings.Join(targets, ", "), whatEvents)
 	}
+	var offsets map[string]float64
 	if witnessed > 0 {
-		checkEvidenceIDs(c, ev, spans)
+		offsets = checkEvidenceIDs(c, ev, spans)
 	}
 	if witnessed == 0 {
 		c.Status = Skip
@@ -256,6 +257,9 @@ func checkEvents(rep *Report, ev *evidence) {
 				names = append(names[:4:4], fmt.Sprintf("%d more", len(byCount)-4))
 			}
 			held = append(held, fmt.Sprintf("%d by count only, counts compared, times not: the server counted at least as many requests as succeeded (%s)", len(byCount), strings.Join(names, "; ")))
+		}
+		if len(offsets) > 0 {
+			held = append(held, "server clock "+offsetsSummary(ev.run, offsets))
 		}
 		c.Summary = fmt.Sprintf("%d of %d steps: %s", witnessed, steps, strings.Join(held, "; "))
 	}
@@ -308,4 +312,22 @@ func diffStages(got, want []schemas.RequestStages) string {
 		}
 	}
 	return ""
+}
+
+// offsetsSummary names each target's fitted clock offset (the median of
+// its spans' starts less its records' starts), loopback targets marked.
+func offsetsSummary(run *schemas.Run, offsets map[string]float64) string {
+	var parts []string
+	for _, t := range run.Targets {
+		d, ok := offsets[t.Name]
+		if !ok {
+			continue
+		}
+		s := fmt.Sprintf("%s %+.1f ms", t.Name, d*1e3)
+		if loopback(run, t.Name) {
+			s += " (loopback: the client's clock)"
+		}
+		parts = append(parts, s)
+	}
+	return "offsets from the client's: " + strings.Join(parts, ", ")
 }

@@ -9,6 +9,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"net"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -118,7 +120,17 @@ const maxDrift = 500e-6
 // eventsSlack(L) on each side; the estimate is the median of S-T. A
 // record carrying a warm-up's id is joined to the warm-up's span,
 // seconds away from its own start, and fits no offset the others allow.
-func checkEvidenceIDs(c *Check, ev *evidence, spans map[string][]serverevents.Span) {
+//
+// A target on loopback runs on the client's own clock: its offset is 0,
+// and every interval [lo, hi] must hold it, within loopbackSkew. Records
+// whose times were moved (run.json's started_at shifted, every offset
+// scaled) agree with each other on a nonzero offset, which the drift
+// rule alone accepts; the same clock does not.
+//
+// It returns each target's estimated offset (the median of S-T), for the
+// summary.
+func checkEvidenceIDs(c *Check, ev *evidence, spans map[string][]serverevents.Span) map[string]float64 {
+	offsets := map[string]float64{}
 	targets := make([]string, 0, len(spans))
 	for t := range spans {
 		targets = append(targets, t)
@@ -174,11 +186,59 @@ func checkEvidenceIDs(c *Check, ev *evidence, spans map[string][]serverevents.Sp
 				"%s: the server's sealed spans name %d request(s) with %s's ids that no record of a scheduled step or probe carries (first: %s): %s",
 				t, strayN, t, strings.Join(stray, ", "), why)})
 		}
+		if len(fits) > 0 {
+			offsets[t] = medianD(fits)
+		}
 		if bad, est, ok := oneOffset(fits); !ok {
 			c.failf(where, nil, "%s: request %s's span starts %+.3f s from its record's start, while the target's other requests put the server's clock %+.3f s from the client's (median): no one clock offset fits its spans, so a record was joined to another request's span (ids moved between records)",
 				t, bad.id, bad.d, est)
+		} else if loopback(ev.run, t) {
+			for _, f := range fits {
+				if f.lo > loopbackSkew || f.hi < -loopbackSkew {
+					c.failf(where, nil, "%s: request %s's span starts %+.3f s from its record's start (the server's clock %+.3f s from the client's, median), but %s is on loopback, on the client's own clock: its offset is 0 within the time the request took (+%.0f ms), so the records' times were moved",
+						t, f.id, f.d, offsets[t], t, loopbackSkew*1e3)
+					break
+				}
+			}
 		}
 	}
+	return offsets
+}
+
+// loopbackSkew is how far from 0 a loopback target's offset interval may
+// lie: the intervals already allow each request's reading edges
+// (eventsSlack), and the clock is one, so only rounding is left.
+const loopbackSkew = 0.001
+
+// loopback reports whether target t's URL is on this host's loopback
+// (127.0.0.0/8, ::1, localhost), so that its clock is the client's.
+func loopback(run *schemas.Run, t string) bool {
+	for _, tg := range run.Targets {
+		if tg.Name != t {
+			continue
+		}
+		u, err := url.Parse(tg.URL)
+		if err != nil {
+			return false
+		}
+		h := u.Hostname()
+		if h == "localhost" {
+			return true
+		}
+		ip := net.ParseIP(h)
+		return ip != nil && ip.IsLoopback()
+	}
+	return false
+}
+
+// medianD is the median of the fits' span-minus-record starts.
+func medianD(fits []offsetFit) float64 {
+	ds := make([]float64, len(fits))
+	for i, f := range fits {
+		ds[i] = f.d
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
 }
 
 // offsetFit is one joined request's constraint on the clock offset: at
