@@ -10,6 +10,7 @@ require (
 	github.com/go-openapi/strfmt v0.27.2
 	github.com/klauspost/compress v1.20.4
 	github.com/mewkiz/flac v1.0.14
+	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.73.1
 	github.com/rogpeppe/go-internal v1.16.0

@@ -42,13 +42,14 @@ type evidence struct {
 	st       *bundle.Statement // set by check 2; nil for a run directory
 	// tel is telemetry/ decoded (empty when the run has none); telErr why
 	// it could not be.
-	tel        claims.Telemetry
-	telErr     error
-	render     func(map[string][]byte) ([]byte, error) // Options.RenderReport
-	renderTool string                                  // Options.RenderReportTool
-	original   *original                               // Options.Original, read (replay.go)
-	tsaChain   []*x509.Certificate                     // Options.TSAChain
-	logKey     []byte                                  // Options.LogKey
+	tel         claims.Telemetry
+	telErr      error
+	render      func(map[string][]byte) ([]byte, error) // Options.RenderReport
+	renderTool  string                                  // Options.RenderReportTool
+	renderRules int                                     // Options.RenderReportRules
+	original    *original                               // Options.Original, read (replay.go)
+	tsaChain    []*x509.Certificate                     // Options.TSAChain
+	logKey      []byte                                  // Options.LogKey
 }
 
 // schemaOf names the schema a file of the run directory must match: by
@@ -100,7 +101,7 @@ func schemaOf(name string, doc []byte) string {
 func loadEvidence(ctx context.Context, ev *evidence, opts Options) error {
 	ev.records = map[string][]schemas.Record{}
 	ev.decoded = map[string]Finding{}
-	ev.render, ev.renderTool, ev.audioDir = opts.RenderReport, opts.RenderReportTool, opts.AudioDir
+	ev.render, ev.renderTool, ev.renderRules, ev.audioDir = opts.RenderReport, opts.RenderReportTool, opts.RenderReportRules, opts.AudioDir
 	if opts.Original != "" {
 		ev.original = readOriginal(ctx, opts.Original)
 	}

@@ -4,10 +4,15 @@ package verify_test
 // runs that the checks before it let through.
 
 import (
+	"bytes"
+	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/report"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
 )
@@ -30,4 +35,74 @@ func fourthPassKinds() []kind {
 				putJSON(tb, filepath.Join(dir, schemas.RunFile), run)
 			}},
 	}
+}
+
+// TestReportRules: a REPORT.md rewritten by a key holder (the
+// conclusion reversed, the simulated banner deleted, a trailing space)
+// FAILs for any verifier whose renderer has the rules the report names,
+// whatever build it is, and says how many lines differ; a verifier with
+// other rules WARNs with the same count; a report whose rules line was
+// removed names no rules and WARNs.
+func TestReportRules(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rules int // the verifier's renderer's
+		edit  func(string) string
+		want  verify.Status
+		texts []string
+	}{
+		{name: "same-rules", rules: report.RulesVersion, edit: rewriteReport, want: verify.Fail,
+			texts: []string{"names report rules 1, this renderer's", "3 line(s) differ", `"## Conclusion "`}},
+		{name: "other-rules", rules: report.RulesVersion + 1, edit: rewriteReport, want: verify.Warn,
+			texts: []string{"names report rules 1", "3 line(s) differ", "its text is not checked"}},
+		{name: "rules-line-removed", rules: report.RulesVersion, want: verify.Warn,
+			edit: func(s string) string {
+				s = strings.TrimSuffix(s, "\n")
+				return s[:strings.LastIndex(s, "\n")+1]
+			},
+			texts: []string{"names no report rules"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "run")
+			copyDir(t, full.get(t), dir)
+			editFile(t, dir, "REPORT.md", tc.edit)
+			s := testSigner(t)
+			b := seal(t, dir, s, bundle.SealOptions{})
+			// Another build than the one that sealed: only the rules decide.
+			rep, err := verify.Bundle(context.Background(), bytes.NewReader(b), verify.Options{PublicKey: s.PublicKey(),
+				RenderReport: renderReport, RenderReportTool: "another-build", RenderReportRules: tc.rules})
+			must(t, err)
+			c := rep.Check(verify.CheckClaims)
+			var got string
+			for _, f := range c.Findings {
+				got += f.String() + "\n"
+			}
+			t.Logf("check 6: %s\n%s", c.Status, got)
+			if c.Status != tc.want {
+				t.Fatalf("check 6: %s, want %s:\n%s", c.Status, tc.want, got)
+			}
+			for _, w := range tc.texts {
+				if !strings.Contains(got, w) {
+					t.Errorf("check 6 does not say %q:\n%s", w, got)
+				}
+			}
+		})
+	}
+}
+
+// rewriteReport is the key holder's edit: a trailing space on the
+// conclusion's heading (which once hid the rest), the simulated banner
+// gone, the lead reversed.
+func rewriteReport(s string) string {
+	s = strings.Replace(s, "## Conclusion\n", "## Conclusion \n", 1)
+	lines := strings.Split(s, "\n")
+	var out []string
+	for _, l := range lines {
+		if strings.Contains(l, "simulator") {
+			continue
+		}
+		out = append(out, l)
+	}
+	s = strings.Join(out, "\n")
+	return strings.Replace(s, "| a ", "| a (fastest) ", 1)
 }

@@ -707,12 +707,15 @@ func corpusKinds() []kind {
 				refresh(tb, dir)
 				must(tb, os.WriteFile(filepath.Join(dir, "REPORT.md"), report, 0o644))
 			}},
-		{name: "report-other-build", class: "claims", check: 6, status: warn, text: "another build (binary",
+		{name: "report-other-build", class: "claims", check: 6, status: warn, text: "names report rules 99, binary 00000000",
 			doctor: func(tb testing.TB, dir string) {
-				// Sealed by another benchseal build whose report layout
-				// differs: not proven false, but not this renderer's either.
+				// Sealed by another benchseal build whose report rules
+				// differ: not proven false, but not this renderer's either.
 				editRun(tb, dir, func(r *schemas.Run) { r.Tool.BinarySHA256 = strings.Repeat("0", 64) })
-				editFile(tb, dir, "REPORT.md", func(s string) string { return strings.Replace(s, "\n", "\n\n", 1) })
+				editFile(tb, dir, "REPORT.md", func(s string) string {
+					s = strings.Replace(s, schemas.ReportRulesLine(report.RulesVersion), schemas.ReportRulesLine(99), 1)
+					return strings.Replace(s, "\n", "\n\n", 1)
+				})
 			}},
 		{name: "claims-number-edited", class: "claims", check: 6, status: fail, text: "req_per_s",
 			doctor: func(tb testing.TB, dir string) {
@@ -1289,7 +1292,7 @@ func TestCorpus(t *testing.T) {
 				if k.bundle != nil {
 					b, opts = k.bundle(t, b, key)
 				}
-				opts.RenderReport, opts.RenderReportTool = renderReport, testTool().BinarySHA256
+				opts.RenderReport, opts.RenderReportTool, opts.RenderReportRules = renderReport, testTool().BinarySHA256, report.RulesVersion
 				if *corpusOut != "" {
 					writeKind(t, k, b, s)
 				}

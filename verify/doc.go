@@ -53,9 +53,13 @@
 //	             asks for removed FAILs); REPORT.md, regenerated from the sealed
 //	             run.json, claims.json, env/ and probes as benchseal run writes
 //	             it (Options.RenderReport), is byte for byte the one sealed:
-//	             FAIL when run.json names the renderer's own build, WARN when
-//	             another build (another layout) wrote it, not observed
-//	             without a renderer. When claims.json matched and something
+//	             FAIL when its last line names the renderer's report rules
+//	             (schemas.ReportRules, Options.RenderReportRules: any build
+//	             with those rules renders the same bytes) or run.json names
+//	             the renderer's own build, WARN when it names other rules
+//	             or none; either way the finding counts the lines that
+//	             differ (a line diff) and quotes the first three; not
+//	             observed without a renderer. When claims.json matched and something
 //	             else failed (REPORT.md, a scrape), the summary says
 //	             "... equal claims.json, but <what failed>", and the hint is
 //	             that failure's (KindReport, KindScrape), not the claims' one

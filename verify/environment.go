@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/benchseal/benchseal/schemas"
+	"github.com/pmezard/go-difflib/difflib"
 )
 
 // checkEnvironment (check 8, after the fairness comparison) holds the
@@ -307,26 +308,80 @@ func checkReport(c *Check, ev *evidence, no *notObserved) {
 	if bytes.Equal(want, got) {
 		return
 	}
-	wl, gl := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-	for i := range max(len(wl), len(gl)) {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
+	diff := lineDiff(string(got), string(want))
+	rules, named := schemas.ReportRules(got)
+	switch {
+	case named && ev.renderRules != 0 && rules == ev.renderRules:
+		c.add(Finding{Status: Fail, Kind: KindReport, Path: name, Line: diff.first, Reason: fmt.Sprintf(
+			"does not follow from the sealed data: it names report rules %d, this renderer's, under which the data gives other text: %s", rules, diff)})
+	case ev.renderTool != "" && ev.renderTool == ev.run.Tool.BinarySHA256:
+		c.add(Finding{Status: Fail, Kind: KindReport, Path: name, Line: diff.first, Reason: fmt.Sprintf(
+			"does not follow from the sealed data: the build that sealed it renders other text from it: %s", diff)})
+	default:
+		under := "names no report rules (a build before they were numbered, or its last line was removed)"
+		if named {
+			under = fmt.Sprintf("names report rules %d", rules)
 		}
-		if i < len(gl) {
-			g = gl[i]
+		mine := "this benchseal's renderer"
+		if ev.renderRules != 0 {
+			mine = fmt.Sprintf("this benchseal's (rules %d)", ev.renderRules)
 		}
-		if w == g {
+		c.add(Finding{Status: Warn, Kind: KindReport, Path: name, Line: diff.first, Reason: fmt.Sprintf(
+			"differs from what %s renders from the sealed data: it %s, binary %s wrote it: %s; its text is not checked, the numbers checked are claims.json's (benchseal report renders the report from the data)",
+			mine, under, short(ev.run.Tool.BinarySHA256), diff)})
+	}
+}
+
+// reportDiff is how a sealed REPORT.md differs from the rendered one:
+// how many lines differ and the first few, each as said and as rendered.
+type reportDiff struct {
+	n, first int // lines that differ; the first one's number (1-based)
+	quoted   []string
+}
+
+func (d reportDiff) String() string {
+	s := fmt.Sprintf("%d line(s) differ, from line %d: %s", d.n, d.first, strings.Join(d.quoted, "; "))
+	if more := d.n - len(d.quoted); more > 0 {
+		s += fmt.Sprintf("; and %d more", more)
+	}
+	return s
+}
+
+// lineDiff compares got and want as a line diff (difflib's
+// SequenceMatcher, without its junk heuristic, so that blank lines still
+// anchor): a line deleted counts once, not as every line after it.
+func lineDiff(got, want string) reportDiff {
+	gl, wl := strings.Split(got, "\n"), strings.Split(want, "\n")
+	m := difflib.NewMatcherWithJunk(gl, wl, false, nil)
+	var d reportDiff
+	for _, op := range m.GetOpCodes() {
+		if op.Tag == 'e' {
 			continue
 		}
-		if ev.renderTool != "" && ev.renderTool == ev.run.Tool.BinarySHA256 {
-			c.add(Finding{Status: Fail, Kind: KindReport, Path: name, Line: i + 1, Reason: fmt.Sprintf("does not follow from the sealed data: it says %q where the data gives %q", clipLine(g), clipLine(w))})
-			return
+		n := max(op.I2-op.I1, op.J2-op.J1)
+		d.n += n
+		if d.first == 0 {
+			d.first = op.I1 + 1
 		}
-		c.add(Finding{Status: Warn, Kind: KindReport, Path: name, Line: i + 1, Reason: fmt.Sprintf("differs from what this benchseal renders from the sealed data (%q where it renders %q); another build (binary %s) wrote it, whose layout may differ: the numbers checked are claims.json's",
-			clipLine(g), clipLine(w), short(ev.run.Tool.BinarySHA256))})
-		return
+		for k := 0; k < n && len(d.quoted) < 3; k++ {
+			var g, w string
+			if op.I1+k < op.I2 {
+				g = gl[op.I1+k]
+			}
+			if op.J1+k < op.J2 {
+				w = wl[op.J1+k]
+			}
+			switch {
+			case op.Tag == 'd' || op.J1+k >= op.J2:
+				d.quoted = append(d.quoted, fmt.Sprintf("line %d %q is not what the data gives", op.I1+k+1, clipLine(g)))
+			case op.Tag == 'i' || op.I1+k >= op.I2:
+				d.quoted = append(d.quoted, fmt.Sprintf("before line %d the data gives %q, which it leaves out", op.I1+1, clipLine(w)))
+			default:
+				d.quoted = append(d.quoted, fmt.Sprintf("line %d says %q where the data gives %q", op.I1+k+1, clipLine(g), clipLine(w)))
+			}
+		}
 	}
+	return d
 }
 
 func clipLine(s string) string {

@@ -48,6 +48,12 @@ type Options struct {
 	// another build it may be an older or newer layout, and a difference is
 	// a WARN.
 	RenderReportTool string
+	// RenderReportRules is the rules version of RenderReport's renderer
+	// (internal/report.RulesVersion). A REPORT.md whose last line names
+	// the same rules (schemas.ReportRules) must be what it renders, byte
+	// for byte (FAIL); one naming other rules, or none, WARNs when it
+	// differs.
+	RenderReportRules int
 	// Original is the bundle a sealed replay re-ran (the one its
 	// predicate names by SHA-256). With it, check 6 recomputes the
 	// replay's signed comparison from both sides' claims; without it, only

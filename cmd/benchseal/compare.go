@@ -234,7 +234,7 @@ func loadCompareSide(ctx context.Context, e *env, side, path, key string) (repor
 	if err != nil {
 		return cs, nil, err
 	}
-	opts := verify.Options{PublicKey: pub, RenderReport: renderRunReport}
+	opts := verify.Options{PublicKey: pub, RenderReport: renderRunReport, RenderReportRules: report.RulesVersion}
 	if t, err := fingerprint.Tool(); err == nil {
 		opts.RenderReportTool = t.BinarySHA256
 	}

@@ -170,7 +170,7 @@ func writeReport(e *env, in report.Input, out, format string, formatSet bool) er
 func verifyForReport(ctx context.Context, e *env, src, key, tsaCert string, in *report.Input) (failed bool, err error) {
 	// The same renderer as benchseal verify's, so that the sealed REPORT.md
 	// is checked here too rather than "not observed".
-	opts := verify.Options{RenderReport: renderRunReport}
+	opts := verify.Options{RenderReport: renderRunReport, RenderReportRules: report.RulesVersion}
 	if opts.TSAChain, err = loadTSAChain(tsaCert); err != nil {
 		return false, err
 	}

@@ -170,7 +170,7 @@ func newVerifyCmd(e *env) *cobra.Command {
 					return usageErrorf("--original %s: not a bundle file", original)
 				}
 			}
-			opts := verify.Options{AudioDir: audio, RenderReport: renderRunReport, Original: original}
+			opts := verify.Options{AudioDir: audio, RenderReport: renderRunReport, RenderReportRules: report.RulesVersion, Original: original}
 			if opts.TSAChain, err = loadTSAChain(tsaCert); err != nil {
 				return err
 			}

@@ -197,6 +197,34 @@ func (v *view) models() []string {
 	return ms
 }
 
+// gpusObserved reports whether the targets' GPUs were observed as verify
+// holds them (check 8): every target names its GPUs (run --gpu) and its
+// claims carry their samples. env/gpu.json alone describes the machine
+// benchseal ran on, which need not be the servers'.
+func (v *view) gpusObserved() bool {
+	if len(v.in.Run.Targets) == 0 {
+		return false
+	}
+	for _, t := range v.in.Run.Targets {
+		if len(t.GPUs) == 0 {
+			return false
+		}
+		sampled := false
+		for _, tc := range v.in.Claims.Targets {
+			if tc.Target != t.Name {
+				continue
+			}
+			for _, l := range tc.Levels {
+				sampled = sampled || l.Median.GPUUtilMean != nil || l.Median.GPUMemPeakBytes != nil
+			}
+		}
+		if !sampled {
+			return false
+		}
+	}
+	return true
+}
+
 func (v *view) gpuLine() string {
 	g := v.in.GPU
 	if g == nil {
@@ -471,7 +499,7 @@ func (v *view) summary() []span {
 	if ms := v.models(); len(ms) > 0 {
 		s = append(s, t(v.tr(" serving %s", strings.Join(ms, ", "))))
 	}
-	if g := v.gpuLine(); g != "" {
+	if g := v.gpuLine(); g != "" && v.gpusObserved() {
 		s = append(s, t(v.tr(" on %s", g)))
 	}
 	var secs float64
@@ -950,8 +978,10 @@ func (v *view) telemetry() []block {
 
 func (v *view) environment() []block {
 	var items [][]span
-	if g := v.gpuLine(); g != "" {
+	if g := v.gpuLine(); g != "" && v.gpusObserved() {
 		items = append(items, kv(v.tr("GPU"), t(g)))
+	} else if g != "" {
+		items = append(items, kv(v.tr("GPU"), t(v.tr("the client machine has %s; the targets' GPUs were not observed (each target names its GPUs with --gpu NAME=INDEX, which samples them)", g))))
 	} else if g := v.in.GPU; g != nil {
 		why := ""
 		if g.Reason != "" {

@@ -32,7 +32,7 @@ func fixture() Input {
 				RequestFields: map[string]string{"response_format": "json", "language": "en"},
 				LaunchCommand: "python -m sglang.launch_server --model Qwen/Qwen3-ASR-1.7B --api-key [REDACTED]", GPUs: []int{0}},
 			{Name: "vllm-omni", URL: "http://10.0.0.5:8000", Model: "Qwen/Qwen3-ASR-1.7B",
-				RequestFields: map[string]string{"response_format": "json"}},
+				RequestFields: map[string]string{"response_format": "json"}, GPUs: []int{0}},
 		},
 	}
 	for i := range 20 {

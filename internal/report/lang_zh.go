@@ -166,7 +166,8 @@ var zh = map[string]string{
 
 	// Environment and targets.
 	"GPU": "GPU",
-	"not observed: the client machine could not query a GPU": "未观测：客户端机器无法查询 GPU",
+	"not observed: the client machine could not query a GPU":                                                                                "未观测：客户端机器无法查询 GPU",
+	"the client machine has %s; the targets' GPUs were not observed (each target names its GPUs with --gpu NAME=INDEX, which samples them)": "客户端机器有 %s；未观测到各目标的 GPU（每个目标用 --gpu NAME=INDEX 指明其 GPU，并对其采样）",
 	"%d logical CPU":        "%d 个逻辑 CPU",
 	"%d logical CPUs":       "%d 个逻辑 CPU",
 	"%d core":               "%d 个核心",

@@ -5,11 +5,16 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/benchseal/benchseal/schemas"
 )
 
 // Markdown writes the report as GitHub-flavoured Markdown. With
 // in.LinkCharts it links the chart files (Chart.File) next to it;
 // otherwise it has no images.
+//
+// Its last line names the rules it was rendered under (RulesVersion,
+// schemas.ReportRulesLine), an HTML comment no viewer shows.
 func Markdown(w io.Writer, in Input) error {
 	bw := bufio.NewWriter(w)
 	for i, bl := range build(in) {
@@ -18,8 +23,18 @@ func Markdown(w io.Writer, in Input) error {
 		}
 		writeMarkdown(bw, bl, in.LinkCharts)
 	}
+	bw.WriteString("\n" + schemas.ReportRulesLine(RulesVersion) + "\n")
 	return bw.Flush()
 }
+
+// RulesVersion numbers the rules that turn a run's sealed data into
+// REPORT.md. Any build with the same number writes the same bytes from
+// the same data: benchseal verify renders a REPORT.md that names this
+// number again and FAILs it when one byte differs, and only WARNs for one
+// that names another (or none: a build before the number). Raise it with
+// every change to what Markdown writes for the same input;
+// TestRulesVersion holds it to the golden report's digest.
+const RulesVersion = 1
 
 func writeMarkdown(w *bufio.Writer, bl block, link bool) {
 	switch x := bl.(type) {

@@ -1,0 +1,43 @@
+package report
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"testing"
+
+	"github.com/benchseal/benchseal/schemas"
+)
+
+// rulesDigest is, for RulesVersion, the SHA-256 of the golden fixture's
+// REPORT.md in every language the report has. A change to what Markdown
+// writes changes it: raise RulesVersion and put the new digest here, so
+// that no two builds with one rules number render one run differently
+// (benchseal verify FAILs a REPORT.md that names its own rules and
+// differs).
+var rulesDigest = map[int]string{
+	1: "f3548096b2f900b5bcd07b8e333dbe6dcfc8220dec23829bd69e47815e22e4b4",
+}
+
+func TestRulesVersion(t *testing.T) {
+	h := sha256.New()
+	for _, lang := range []string{"", "zh"} {
+		for _, link := range []bool{true, false} {
+			in := fixture()
+			in.Verify, in.LinkCharts, in.Lang = fixtureVerify(), link, lang
+			var b bytes.Buffer
+			if err := Markdown(&b, in); err != nil {
+				t.Fatal(err)
+			}
+			if v, ok := schemas.ReportRules(b.Bytes()); !ok || v != RulesVersion {
+				t.Fatalf("REPORT.md (lang %q) names rules %d (%v), want RulesVersion %d on its last line", lang, v, ok, RulesVersion)
+			}
+			h.Write(b.Bytes())
+		}
+	}
+	got := fmt.Sprintf("%x", h.Sum(nil))
+	if want := rulesDigest[RulesVersion]; got != want {
+		t.Errorf("the golden REPORT.md renders to digest %s, but rules %d are recorded as %q: what Markdown writes changed; raise RulesVersion to %d and record rulesDigest[%d] = %q (or, if only this test's table is stale, fix it)",
+			got, RulesVersion, want, RulesVersion+1, RulesVersion+1, got)
+	}
+}
