@@ -189,7 +189,9 @@ func checkMeasureScrapes(c *Check, ev *evidence) {
 		}
 	}
 	for _, k := range schedule(ev.run) {
-		if !has[k.target] {
+		line := stepLine(ev, k)
+		taken := scrapeTaken(line, claims.ScrapeMeasure) // steps.jsonl: taken, whatever else is left
+		if !has[k.target] && !taken {
 			continue
 		}
 		file := k.scrapeFile(claims.ScrapeMeasure)
@@ -206,7 +208,6 @@ func checkMeasureScrapes(c *Check, ev *evidence) {
 		if !measured {
 			continue
 		}
-		line := stepLine(ev, k)
 		switch {
 		case line == nil && !ev.run.Complete:
 			// the run stopped during the step
@@ -214,11 +215,25 @@ func checkMeasureScrapes(c *Check, ev *evidence) {
 			c.warnKindf(KindScrape, file, "%s: no /metrics scrape after the warm-ups: the runner recorded that it failed (%s); the server's count of the measured requests includes the warm-ups",
 				k, line.ScrapeErrors[claims.ScrapeMeasure])
 		default:
+			why := fmt.Sprintf("the run scraped %s's /metrics after the warm-ups of its other steps", k.target)
+			if !has[k.target] {
+				why = "its telemetry/steps.jsonl line records when it was taken"
+			}
 			c.add(Finding{Status: Fail, Kind: KindScrape, Path: file, Reason: fmt.Sprintf(
-				"%s: there is no %s, although the run scraped %s's /metrics after the warm-ups of its other steps and telemetry/steps.jsonl records no failed scrape: the scrape was removed after the run",
-				k, file, k.target)})
+				"%s: there is no %s, although %s and telemetry/steps.jsonl records no failed scrape: the scrape was removed after the run",
+				k, file, why)})
 		}
 	}
+}
+
+// scrapeTaken reports whether a step's steps.jsonl line (nil: none)
+// records the time of its scrape when ("before", "measure", "after").
+func scrapeTaken(line *schemas.StepTelemetry, when string) bool {
+	if line == nil {
+		return false
+	}
+	_, ok := line.Scrapes[when]
+	return ok
 }
 
 // stepLine is the step's telemetry/steps.jsonl line, nil when none.

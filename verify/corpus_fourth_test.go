@@ -6,6 +6,7 @@ package verify_test
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,6 +34,20 @@ func fourthPassKinds() []kind {
 				getJSON(tb, filepath.Join(dir, schemas.RunFile), &run)
 				run.StartedAt = run.StartedAt.Add(-1838 * time.Second)
 				putJSON(tb, filepath.Join(dir, schemas.RunFile), run)
+			}},
+		// Every /metrics scrape of a target deleted, failures and all:
+		// with no scrape of it left, none used to be required, though
+		// telemetry/steps.jsonl records when each was taken.
+		{name: "all-scrapes-of-target-removed", class: "protocol", check: 7, status: fail, text: "its telemetry/steps.jsonl line records when it was taken",
+			doctor: func(tb testing.TB, dir string) {
+				proms, err := filepath.Glob(filepath.Join(dir, "servers", "a", "metrics", "*.prom"))
+				must(tb, err)
+				if len(proms) == 0 {
+					tb.Fatal("the base run has no scrape of a")
+				}
+				for _, p := range proms {
+					must(tb, os.Remove(p))
+				}
 			}},
 	}
 }

@@ -416,16 +416,17 @@ func checkServerCounters(c *Check, ev *evidence, no *notObserved) {
 // evidence removed (FAIL), unless the runner recorded its failure (WARN),
 // or the run stopped during that step (no steps.jsonl line in an
 // incomplete run). A target with no scrape at all is "not observed".
+//
+// A scrape the step's steps.jsonl line records as taken (its start and
+// duration under scrapes) is required too, whether or not any other
+// scrape of the target is left: deleting every scrape of a target does
+// not make its counts "not observed" while the telemetry says they were
+// taken.
 func checkMissingScrape(c *Check, ev *evidence, k stepKey, okb, oka bool) {
-	if len(ev.f.glob(schemas.ServerPath(k.target, "metrics/*.prom"))) == 0 {
+	line := stepLine(ev, k)
+	scraped := len(ev.f.glob(schemas.ServerPath(k.target, "metrics/*.prom"))) > 0
+	if !scraped && (line == nil || len(line.Scrapes) == 0) {
 		return
-	}
-	var line *schemas.StepTelemetry
-	for i := range ev.tel.Steps {
-		if s := &ev.tel.Steps[i]; s.Target == k.target && s.Concurrency == k.concurrency && s.Repeat == k.repeat {
-			line = s
-			break
-		}
 	}
 	if line == nil && !ev.run.Complete {
 		return
@@ -437,15 +438,22 @@ func checkMissingScrape(c *Check, ev *evidence, k stepKey, okb, oka bool) {
 		if side.ok {
 			continue
 		}
+		if !scraped && !scrapeTaken(line, side.when) {
+			continue
+		}
 		file := k.scrapeFile(side.when)
 		if line != nil && line.ScrapeErrors[side.when] != "" {
 			c.warnKindf(KindScrape, file, "%s: no /metrics scrape %s the step: the runner recorded that it failed (%s); the server's request count is not observed",
 				k, side.when, line.ScrapeErrors[side.when])
 			continue
 		}
+		why := fmt.Sprintf("the run scraped %s's /metrics at its other steps", k.target)
+		if !scraped {
+			why = "its telemetry/steps.jsonl line records when it was taken"
+		}
 		c.add(Finding{Status: Fail, Kind: KindScrape, Path: file, Reason: fmt.Sprintf(
-			"%s: there is no %s, although the run scraped %s's /metrics at its other steps and telemetry/steps.jsonl records no failed scrape: the scrape was removed after the run",
-			k, file, k.target)})
+			"%s: there is no %s, although %s and telemetry/steps.jsonl records no failed scrape: the scrape was removed after the run",
+			k, file, why)})
 	}
 }
 

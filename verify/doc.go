@@ -132,7 +132,9 @@
 //	             quotes how the recorder waited for the server to count them
 //	             (steps.jsonl settle: engines count just after answering).
 //	             A step's scrape missing while
-//	             the target's other steps have theirs is a scrape removed
+//	             the target's other steps have theirs, or while its
+//	             steps.jsonl line records when it was taken (so deleting
+//	             every scrape of a target hides nothing), is a scrape removed
 //	             (FAIL, KindScrape), unless telemetry/steps.jsonl's
 //	             scrape_errors records that the recorder's scrape failed
 //	             (WARN) or the run stopped during that step; a target with no
