@@ -115,7 +115,11 @@ func summaryLine(t bench.TargetSummary) string {
 	if len(t.Short) > 0 {
 		var short []string
 		for _, s := range t.Short {
-			short = append(short, fmt.Sprintf("c=%d r=%d %d of %d", s.Concurrency, s.Repeat, s.Requests, s.Planned))
+			level := fmt.Sprintf("c=%d", s.Concurrency)
+			if s.Rate > 0 {
+				level = strconv.FormatFloat(s.Rate, 'g', -1, 64) + " req/s"
+			}
+			short = append(short, fmt.Sprintf("%s r=%d %d of %d", level, s.Repeat, s.Requests, s.Planned))
 		}
 		line += "; short: " + strings.Join(short, ", ")
 	}

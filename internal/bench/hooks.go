@@ -13,7 +13,11 @@ type Step struct {
 	Target      string
 	Level       int // index into Plan.Levels
 	Concurrency int
-	Repeat      int // 1-based
+	// Rate is an open-loop level's offered rate in requests per second
+	// (its Concurrency is then the level's number, 1..n); 0 in a closed
+	// loop.
+	Rate   float64
+	Repeat int // 1-based
 	// WarmupSucceeded is how many of the step's warm-ups succeeded, once
 	// they are done (BeforeMeasure, AfterStep; 0 in BeforeStep): a hook
 	// that waits for the server to count them needs it.

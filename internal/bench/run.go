@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -430,7 +431,11 @@ func (r *runner) sweepSteps(ctx context.Context) (interrupted bool) {
 					continue
 				}
 				ti := slices.IndexFunc(p.Targets, func(x Target) bool { return x.Name == t.Name })
-				res, err := r.step(ctx, ti, Step{Target: t.Name, Level: li, Concurrency: c, Repeat: rep})
+				s := Step{Target: t.Name, Level: li, Concurrency: c, Repeat: rep}
+				if p.Open() {
+					s.Rate = p.Rates[li]
+				}
+				res, err := r.step(ctx, ti, s)
 				if err != nil {
 					r.fatal = err
 					return false
@@ -936,7 +941,15 @@ func (r *runner) tally(ctx context.Context, res *StepResult, recs []schemas.Reco
 	}
 }
 
-func stepName(s Step) string { return fmt.Sprintf("%s c=%d r=%d", s.Target, s.Concurrency, s.Repeat) }
+// stepName names a step in progress and messages: "a c=16 r=1", or an
+// open-loop level by its offered rate, "a 150 req/s r=1" (its
+// Concurrency is only the level's number).
+func stepName(s Step) string {
+	if s.Rate > 0 {
+		return fmt.Sprintf("%s %s req/s r=%d", s.Target, strconv.FormatFloat(s.Rate, 'g', -1, 64), s.Repeat)
+	}
+	return fmt.Sprintf("%s c=%d r=%d", s.Target, s.Concurrency, s.Repeat)
+}
 
 func errorSummary(m map[string]int) string {
 	keys := make([]string, 0, len(m))
