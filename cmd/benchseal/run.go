@@ -209,7 +209,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 	if err := checkRunSeal(f); err != nil {
 		return err
 	}
-	rt, err := f.roundTrip(plan.Task.Name())
+	rt, err := f.roundTrip(plan.Task.Name(), e.stderr)
 	if err != nil {
 		return err
 	}
