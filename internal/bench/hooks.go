@@ -75,7 +75,11 @@ func (d *Dir) Event(target, kind, detail string) {
 // them. Every field is optional. They are called on the runner's goroutine:
 //
 //	BeforeSweep  after preflight, once the run directory and run.json exist;
-//	             an error aborts the run before anything is measured
+//	             an error aborts the run before anything is measured and
+//	             removes the run directory (it holds no record)
+//	Aborted      after a BeforeSweep error, before the run directory is
+//	             removed: a hook moves out what must outlive it (a launched
+//	             server's log)
 //	BeforeStep   before a step's warm-ups (its variants are computed already)
 //	BeforeMeasure after a step's warm-ups, just before its first measured
 //	             request is sent (telemetry samples the window's start)
@@ -90,9 +94,11 @@ func (d *Dir) Event(target, kind, detail string) {
 // on.
 type Hooks struct {
 	BeforeSweep func(ctx context.Context, d *Dir) error
-	BeforeStep  func(ctx context.Context, d *Dir, s Step) error
-	AfterStep   func(ctx context.Context, d *Dir, r StepResult) error
-	AfterSweep  func(ctx context.Context, d *Dir) error
+	// Aborted is called with the BeforeSweep error that aborted the run.
+	Aborted    func(d *Dir, err error)
+	BeforeStep func(ctx context.Context, d *Dir, s Step) error
+	AfterStep  func(ctx context.Context, d *Dir, r StepResult) error
+	AfterSweep func(ctx context.Context, d *Dir) error
 
 	// BeforeMeasure is called between warm-ups and measured requests.
 	BeforeMeasure func(ctx context.Context, d *Dir, s Step) error

@@ -57,7 +57,10 @@
 //     plan.json, has the authority time-stamp it (timestamps/plan.tsr,
 //     checked against the chain given) and, with a Log, enters the plan
 //     signed by the sealing key in a Rekor log (timestamps/rekor-entry.json);
-//     any failure is a *PreregisterError and nothing is measured.
+//     any failure is a *PreregisterError, nothing is measured and the
+//     runner removes the run directory (the same command can run again),
+//     a launched server's log moved back beside it first (bench.Hooks'
+//     Aborted).
 //     SealTimestamp is the matching bundle.SealOptions.Timestamp (errors:
 //     *TimestampError).
 //   - Seal seals a finished run directory through a temporary file linked
