@@ -131,8 +131,11 @@
 //     the rank; a median of bounds bounds the median of the percentiles),
 //     shown "≤ X", or "above the buckets" where a repeat's rank lay in
 //     +Inf; the client's cell is the median of its exact latency_p50_s,
-//     latency_p95_s. They are as fine as the buckets (vLLM's finest
-//     latency bucket is 0.3 s), and client − server is "not observed
+//     latency_p95_s. They are as fine as the buckets, and the paragraph
+//     says how fine of the families the target's table is read from, in
+//     the words of internal/engine's table (vLLM's finest latency bucket
+//     is 0.3 s, SGLang-Omni's 0.005 s; nothing for a family it does not
+//     know), and client − server is "not observed
 //     (needs per-request evidence)": the percentile of a difference needs
 //     the pairs. The paragraph names the flags that give per-request
 //     evidence.
