@@ -543,3 +543,22 @@ func TestStepFindingsSaidOnce(t *testing.T) {
 		t.Errorf("verify's steady-state finding not shown where claims carry no figures:\n%s", c)
 	}
 }
+
+// Two adjacent levels not at steady state each keep their own figure in
+// the headline (issue 36: "at C = 4, 16: not at steady state (mean 3.7 of
+// 4 in flight)" put C = 16 under C = 4's figure).
+func TestConclusionNotSteadyEachLevel(t *testing.T) {
+	in := fixture()
+	unsteady(&in, "vllm-omni", 8)
+	unsteady(&in, "vllm-omni", 16)
+	md := mdOf(t, in)
+	i := strings.Index(md, "**Throughput, ")
+	if i < 0 {
+		t.Fatal("no throughput headline")
+	}
+	head := md[i : i+strings.Index(md[i:], "\n")]
+	if !strings.Contains(head, "at C = 8: not at steady state (mean 4.8 of 8 in flight)") ||
+		!strings.Contains(head, "at C = 16: not at steady state (mean 9.6 of 16 in flight)") || strings.Contains(head, "8, 16") {
+		t.Errorf("headline: %s", head)
+	}
+}
