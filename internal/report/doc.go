@@ -174,7 +174,12 @@
 // palette with a distinct marker shape per target (legible in grey too).
 // Markers sit side by side around each tick, one slot per target (and per
 // percentile on the latency chart), so that no marker hides another. A
-// level without a successful request is not plotted. HTML embeds them
+// level without a successful request is not plotted. Every chart,
+// Stages too, carries a stamp at its foot so that one pasted alone keeps
+// what it is of: "bundle sha256:<16 hex>… (<file>)" with the whole digest
+// in its <title> and data-bundle-sha256 ("run directory, not sealed"
+// without a bundle), after "simulated servers" (or "simulated: a, b")
+// where benchseal's simulator answered. HTML embeds them
 // inline; Markdown links ChartFiles when Input.LinkCharts is set. The HTML
 // fits a phone: charts scale, wide tables scroll in their own box.
 //
