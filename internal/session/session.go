@@ -286,7 +286,10 @@ func (s *Session) recorderHooks(rec *fingerprint.Recorder) bench.Hooks {
 			}
 			return s.cfg.Captured(ctx, d)
 		},
-		Aborted: func(d *bench.Dir, _ error) { s.moveLogsOut(d.Path) },
+		Aborted: func(d *bench.Dir, _ error) {
+			rec.Abort()
+			s.moveLogsOut(d.Path)
+		},
 		BeforeStep: func(ctx context.Context, d *bench.Dir, st bench.Step) error {
 			return rec.StepStart(ctx, st.Target, st.Concurrency, st.Repeat)
 		},
