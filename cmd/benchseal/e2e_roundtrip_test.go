@@ -54,6 +54,10 @@ func TestTTSRoundTripEspeakSphinx(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("benchseal run exit %d:\n%s", code, stderr.String())
 	}
+	if !strings.Contains(stderr.String(), "benchseal: round trip: hearing 8 answers through sphinx (pocketsphinx-en-us), 4 at a time\n") ||
+		!strings.Contains(stderr.String(), "benchseal: round trip: 8/8 sent, ") {
+		t.Errorf("run's stderr does not say how the round trip went:\n%s", stderr.String())
+	}
 	var runDoc schemas.Run
 	readJSON(t, filepath.Join(out, "run.json"), &runDoc)
 	if rt := runDoc.Protocol.RoundTrip; rt == nil || rt.ASR != "sphinx" || rt.Model != "pocketsphinx-en-us" {

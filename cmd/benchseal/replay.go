@@ -211,7 +211,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	if err != nil {
 		return err
 	}
-	rt, err := replayRoundTrip(sealed, &f.roundTripFlags)
+	rt, err := replayRoundTrip(sealed, &f.roundTripFlags, e.stderr)
 	if err != nil {
 		return err
 	}

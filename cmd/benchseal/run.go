@@ -209,7 +209,7 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 	if err := checkRunSeal(f); err != nil {
 		return err
 	}
-	rt, err := f.roundTrip(plan.Task.Name())
+	rt, err := f.roundTrip(plan.Task.Name(), e.stderr)
 	if err != nil {
 		return err
 	}
@@ -469,7 +469,7 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		return p, settingUsage(err)
 	}
 	p.Command = fingerprint.RedactArgs(append([]string{"benchseal"}, e.args...))
-	infof(e.stderr, "%s", corpusLine(p.Corpus))
+	infof(e.stderr, "%s", corpusLine(p.Task.Name(), p.Corpus))
 	if f.noPerturb {
 		warnf(e.stderr, "--no-perturb: every request of a clip sends the same bytes; caches can answer them (recorded in run.json)")
 	}

@@ -115,7 +115,11 @@ func summaryLine(t bench.TargetSummary) string {
 	if len(t.Short) > 0 {
 		var short []string
 		for _, s := range t.Short {
-			short = append(short, fmt.Sprintf("c=%d r=%d %d of %d", s.Concurrency, s.Repeat, s.Requests, s.Planned))
+			level := fmt.Sprintf("c=%d", s.Concurrency)
+			if s.Rate > 0 {
+				level = strconv.FormatFloat(s.Rate, 'g', -1, 64) + " req/s"
+			}
+			short = append(short, fmt.Sprintf("%s r=%d %d of %d", level, s.Repeat, s.Requests, s.Planned))
 		}
 		line += "; short: " + strings.Join(short, ", ")
 	}
@@ -148,21 +152,17 @@ func trimV1(e *env, specs []string) []string {
 //
 //	corpus: 6 clips, 31.2 s of audio: 5 at 16 kHz 16-bit mono, 1 at 44.1 kHz 16-bit stereo; 1 without a reference transcript (b), not scored
 //
-// A tts corpus's items without a reference clip (named voices) come first
-// (noInputLine).
-func corpusLine(clips []bench.Clip) string {
-	var withInput []bench.Clip
-	var noInput []string
-	for _, c := range clips {
-		if c.NoInput() {
-			noInput = append(noInput, c.ID)
-		} else {
-			withInput = append(withInput, c)
-		}
+// A tts corpus is worded as one (ttsCorpusLine): its items are texts to
+// speak and its clips reference voices, not transcribed audio.
+func corpusLine(taskName string, clips []bench.Clip) string {
+	if taskName == task.TTS.Name() {
+		return ttsCorpusLine(clips)
 	}
-	if len(noInput) > 0 {
-		return noInputLine(withInput, noInput)
-	}
+	return clipsLine(clips)
+}
+
+// clipsLine is corpusLine of ASR's clips.
+func clipsLine(clips []bench.Clip) string {
 	var seconds float64
 	formats := map[string]int{}
 	var noRef []string
@@ -201,7 +201,41 @@ func corpusLine(clips []bench.Clip) string {
 	return line
 }
 
-// noInputLine is corpusLine of a tts corpus with items without a
+// ttsCorpusLine is corpusLine of a tts corpus: its items, those without a
+// reference clip (named voices) first (noInputLine), then the reference
+// clips' audio:
+//
+//	corpus: 2 items, each a text to speak with a reference clip; 2 reference clips, 3.1 s of audio: 2 at 24 kHz 16-bit mono
+func ttsCorpusLine(clips []bench.Clip) string {
+	var withInput []bench.Clip
+	var noInput []string
+	for _, c := range clips {
+		if c.NoInput() {
+			noInput = append(noInput, c.ID)
+		} else {
+			withInput = append(withInput, c)
+		}
+	}
+	if len(noInput) > 0 {
+		return noInputLine(withInput, noInput)
+	}
+	return fmt.Sprintf("corpus: %s, each a text to speak with a reference clip; %s", plural(len(clips), "item"), refClipsLine(withInput))
+}
+
+// refClipsLine words a tts corpus's reference clips: "2 reference clips,
+// 3.1 s of audio: 2 at 24 kHz 16-bit mono" (ASR's words of its clips
+// without what they say of reference transcripts: a tts clip's is its
+// ref_text).
+func refClipsLine(clips []bench.Clip) string {
+	rest := strings.TrimPrefix(clipsLine(clips), "corpus: ")
+	rest = strings.Replace(rest, plural(len(clips), "clip"), plural(len(clips), "reference clip"), 1)
+	if i := strings.Index(rest, "; "); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
+}
+
+// noInputLine is ttsCorpusLine of a corpus with items without a
 // reference clip (noInput, their ids), which are sent unchanged:
 //
 //	corpus: 3 items, 2 without a reference clip (a, b): sent unchanged every time, nothing to perturb; 1 reference clip, 1.5 s of audio: ...
@@ -214,12 +248,7 @@ func noInputLine(clips []bench.Clip, noInput []string) string {
 	if len(clips) == 0 {
 		return line
 	}
-	rest := strings.TrimPrefix(corpusLine(clips), "corpus: ")
-	rest = strings.Replace(rest, plural(len(clips), "clip"), plural(len(clips), "reference clip"), 1)
-	if i := strings.Index(rest, "; "); i >= 0 {
-		rest = rest[:i] // reference transcripts are ASR's: a tts clip's is its ref_text
-	}
-	return line + "; " + rest
+	return line + "; " + refClipsLine(clips)
 }
 
 // classCounts words failures by class, most frequent first.

@@ -22,3 +22,18 @@ func TestStoppedHintAudioRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryShortNamesRate: a short open-loop step is named by its
+// offered rate, not its level's number (issue 36), a closed loop's by C.
+func TestSummaryShortNamesRate(t *testing.T) {
+	open := bench.TargetSummary{Target: "a", Steps: 2, Requests: 30, Succeeded: 30,
+		Short: []bench.StepResult{{Step: bench.Step{Target: "a", Level: 1, Concurrency: 2, Rate: 150, Repeat: 1}, Requests: 10, Planned: 20}}}
+	if got := summaryLine(open); !strings.Contains(got, "short: 150 req/s r=1 10 of 20") || strings.Contains(got, "c=2") {
+		t.Errorf("open loop: %q", got)
+	}
+	closed := open
+	closed.Short = []bench.StepResult{{Step: bench.Step{Target: "a", Concurrency: 16, Repeat: 1}, Requests: 10, Planned: 20}}
+	if got := summaryLine(closed); !strings.Contains(got, "short: c=16 r=1 10 of 20") {
+		t.Errorf("closed loop: %q", got)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/roundtrip"
@@ -21,9 +22,10 @@ func addRoundTripFlags(fl *pflag.FlagSet, f *roundTripFlags) {
 	fl.StringVar(&f.asrModel, "asr-model", "", "with --asr-target: the model to ask it for (default: the one it lists)")
 }
 
-// roundTrip is the run's round trip, nil without --asr-target. The
-// target's API key is not sent to the ASR server: it is another server.
-func (f *roundTripFlags) roundTrip(taskName string) (*roundtrip.RoundTrip, error) {
+// roundTrip is the run's round trip, nil without --asr-target; its
+// progress goes to progress (stderr). The target's API key is not sent
+// to the ASR server: it is another server.
+func (f *roundTripFlags) roundTrip(taskName string, progress io.Writer) (*roundtrip.RoundTrip, error) {
 	if f.asrTarget == "" {
 		if f.asrModel != "" {
 			return nil, usageErrorf("--asr-model needs --asr-target")
@@ -37,17 +39,17 @@ func (f *roundTripFlags) roundTrip(taskName string) (*roundtrip.RoundTrip, error
 	if !ok || name == "" || url == "" {
 		return nil, usageErrorf("--asr-target %q: want NAME=URL", f.asrTarget)
 	}
-	return roundtrip.New(roundtrip.Config{Name: name, URL: url, Model: f.asrModel})
+	return roundtrip.New(roundtrip.Config{Name: name, URL: url, Model: f.asrModel, Progress: progress})
 }
 
 // replayRoundTrip is a replay's round trip: --asr-target, else the
 // sealed run's ASR server (its name, URL and model in roundtrip/asr.json),
 // so that the replay's round-trip WER is measured as the sealed one was
 // and compared with it, not left null beside it.
-func replayRoundTrip(s *session.Sealed, f *roundTripFlags) (*roundtrip.RoundTrip, error) {
+func replayRoundTrip(s *session.Sealed, f *roundTripFlags, progress io.Writer) (*roundtrip.RoundTrip, error) {
 	sealed := s.Run.Protocol.RoundTrip
 	if f.asrTarget != "" || sealed == nil {
-		return f.roundTrip(task.NameOf(&s.Run))
+		return f.roundTrip(task.NameOf(&s.Run), progress)
 	}
 	var sum schemas.RoundTripASR
 	b, ok := s.Files[schemas.RoundTripASRFile]
@@ -59,5 +61,5 @@ func replayRoundTrip(s *session.Sealed, f *roundTripFlags) (*roundtrip.RoundTrip
 	if model == "" {
 		model = sum.Model
 	}
-	return roundtrip.New(roundtrip.Config{Name: sum.Name, URL: sum.URL, Model: model})
+	return roundtrip.New(roundtrip.Config{Name: sum.Name, URL: sum.URL, Model: model, Progress: progress})
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/score"
 	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
@@ -25,12 +26,13 @@ type scoreFlags struct {
 	failuresDel  bool
 	asJSON       bool
 	perUtterance bool
+	key          string
 }
 
 func newScoreCmd(e *env) *cobra.Command {
 	var f scoreFlags
 	cmd := &cobra.Command{
-		Use:   "score (--ref REF --hyp HYP | RUNDIR | BUNDLE)",
+		Use:   "score (--ref REF --hyp HYP | RUNDIR | BUNDLE [--key KEY])",
 		Short: "word (or character) error rate of transcripts or of a run",
 		Long: `score aligns hypotheses with references and prints the corpus error rate:
 (substitutions + deletions + insertions) / reference units, summed over all
@@ -38,8 +40,9 @@ utterances.
 
 With --ref and --hyp, both files are sclite trn ("text (utt-id)" per line) or
 JSONL ({"id": ..., "text": ...} per line); every id must be in both.
-With RUNDIR (or a BUNDLE, whose signature is checked with the key it
-carries), the measured records of each target are scored against the
+With RUNDIR (or a BUNDLE, whose signature is checked with --key, or with
+the key it carries; a bundle sealed with a key it does not carry needs
+--key), the measured records of each target are scored against the
 corpus references in run.json, the way run.json's scoring says; flags
 given on the command line override it.
 
@@ -59,6 +62,9 @@ Failed requests are left out and counted as excluded, unless
 			case len(args) == 0 && (f.ref == "" || f.hyp == ""):
 				return usageErrorf("score needs --ref and --hyp, or a run directory")
 			}
+			if len(args) == 0 && f.key != "" {
+				return usageErrorf("--key checks a bundle's signature: give it with BUNDLE, not with --ref and --hyp")
+			}
 			if len(args) == 1 {
 				return scoreRun(e, cmd, args[0], f)
 			}
@@ -73,6 +79,7 @@ Failed requests are left out and counted as excluded, unless
 	fl.BoolVar(&f.failuresDel, "failures-as-deletions", false, "score failed requests as empty hypotheses instead of leaving them out")
 	fl.BoolVar(&f.asJSON, "json", false, "print JSON")
 	fl.BoolVar(&f.perUtterance, "per-utterance", false, "also print every utterance's counts")
+	fl.StringVar(&f.key, "key", "", "the public `KEY` that must have signed BUNDLE (needed when the bundle does not carry its key)")
 	return cmd
 }
 
@@ -129,7 +136,8 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // scoreRun rescores a run directory or a bundle (verify.OpenRun: its
-// signature and subjects are checked with the key it carries): the
+// signature and subjects are checked with --key, or else with the key it
+// carries): the
 // measured records of every target against the corpus references in
 // run.json (task.Rescore, ASR's pairing rule of claims.json).
 func scoreRun(e *env, cmd *cobra.Command, src string, f scoreFlags) error {
@@ -139,7 +147,24 @@ func scoreRun(e *env, cmd *cobra.Command, src string, f scoreFlags) error {
 			return withHint(fmt.Errorf("read run: %w", err), "RUNDIR is a directory written by 'benchseal run'")
 		}
 	}
-	r, err := verify.OpenRun(cmd.Context(), src, verify.OpenOptions{})
+	var opts verify.OpenOptions
+	if f.key != "" {
+		if st, err := os.Stat(src); err == nil && st.IsDir() && !verify.IsExtracted(src) {
+			return keyUnusedError(src)
+		}
+		pub, err := bundle.LoadPublicKey(cmd.Context(), f.key, func() ([]byte, error) { return readPassword(e, false) })
+		if err != nil {
+			return withHint(fmt.Errorf("loading the verification key: %w", err),
+				"--key takes a public key file (benchseal keygen writes NAME.pub), a private key file or a KMS reference")
+		}
+		opts.PublicKey = pub
+	}
+	r, err := verify.OpenRun(cmd.Context(), src, opts)
+	if err == nil && r.Source == nil && opts.PublicKey != nil {
+		// An extracted bundle: OpenRun reads its folder as a run
+		// directory, so the key is checked against it here.
+		_, err = verify.Open(cmd.Context(), src, verify.OpenOptions{Keep: func(string) bool { return false }, PublicKey: opts.PublicKey})
+	}
 	var (
 		re *verify.RefusedError
 		ke *verify.KeyError
@@ -148,7 +173,7 @@ func scoreRun(e *env, cmd *cobra.Command, src string, f scoreFlags) error {
 	case errors.As(err, &re):
 		return withHint(fmt.Errorf("score: %w", err), "run benchseal verify %s for every finding", src)
 	case errors.As(err, &ke):
-		return withHint(fmt.Errorf("score: %w", err), "score checks a bundle's signature with the key it carries; this one carries none")
+		return withHint(fmt.Errorf("score: %w", err), "this bundle does not carry its key: pass --key KEY.pub, the public half of the key it was sealed with")
 	case err != nil && r == nil:
 		return withHint(fmt.Errorf("read run: %w", err), "give a run directory written by 'benchseal run' or a bundle made by 'benchseal seal'")
 	case err != nil:

@@ -72,7 +72,7 @@ shuts it down gracefully with exit status 0.`,
 	f := cmd.Flags()
 	f.StringVar(&addr, "addr", "127.0.0.1:8000", "address to listen on (port 0 picks a free one)")
 	f.StringVar(&cfg.Persona, "persona", sim.PersonaVLLM, "engine to imitate: vllm, vllm-omni or sglang-omni")
-	f.StringVar(&cfg.Model, "model", sim.DefaultModel, "served model name")
+	f.StringVar(&cfg.Model, "model", "", "served model name (default "+sim.DefaultModel+"; the vllm-omni persona's "+sim.DefaultTTSModel+")")
 	f.StringVar(&corpus, "corpus", "", "folder of WAVs with .txt references, or a JSONL manifest {id, audio, text}")
 	f.DurationVar(&cfg.BaseLatency, "base-latency", 0, "service time of every request")
 	f.DurationVar(&cfg.PerAudioSecond, "per-audio-second", 0, "service time added per second of audio")

@@ -144,7 +144,11 @@
 //
 // Fingerprints, telemetry samplers, server probes and launchers join a run
 // through Hooks (WithHooks): before and after the sweep and each step,
-// with the run directory and run.json (Dir) at hand.
+// with the run directory and run.json (Dir) at hand. A run that fails
+// before its first request (writing the run directory, a BeforeSweep
+// hook: an authority that does not date the plan) removes what it made,
+// parents included, so the same command can run again; once a request was
+// sent, the directory is never removed.
 //
 // # A server that goes away
 //

@@ -13,7 +13,11 @@ type Step struct {
 	Target      string
 	Level       int // index into Plan.Levels
 	Concurrency int
-	Repeat      int // 1-based
+	// Rate is an open-loop level's offered rate in requests per second
+	// (its Concurrency is then the level's number, 1..n); 0 in a closed
+	// loop.
+	Rate   float64
+	Repeat int // 1-based
 	// WarmupSucceeded is how many of the step's warm-ups succeeded, once
 	// they are done (BeforeMeasure, AfterStep; 0 in BeforeStep): a hook
 	// that waits for the server to count them needs it.
@@ -71,9 +75,13 @@ func (d *Dir) Event(target, kind, detail string) {
 // them. Every field is optional. They are called on the runner's goroutine:
 //
 //	BeforeSweep  after preflight, once the run directory and run.json exist;
-//	             an error aborts the run before anything is measured; it may
+//	             an error aborts the run before anything is measured and
+//	             removes the run directory (it holds no record); it may
 //	             set d.Run.Seed, which the sweep then draws from (run --tsa:
 //	             the seed bound to the plan's token, schemas.TokenSeed)
+//	Aborted      after a BeforeSweep error, before the run directory is
+//	             removed: a hook moves out what must outlive it (a launched
+//	             server's log)
 //	BeforeStep   before a step's warm-ups (its variants are computed already)
 //	BeforeMeasure after a step's warm-ups, just before its first measured
 //	             request is sent (telemetry samples the window's start)
@@ -88,9 +96,11 @@ func (d *Dir) Event(target, kind, detail string) {
 // on.
 type Hooks struct {
 	BeforeSweep func(ctx context.Context, d *Dir) error
-	BeforeStep  func(ctx context.Context, d *Dir, s Step) error
-	AfterStep   func(ctx context.Context, d *Dir, r StepResult) error
-	AfterSweep  func(ctx context.Context, d *Dir) error
+	// Aborted is called with the BeforeSweep error that aborted the run.
+	Aborted    func(d *Dir, err error)
+	BeforeStep func(ctx context.Context, d *Dir, s Step) error
+	AfterStep  func(ctx context.Context, d *Dir, r StepResult) error
+	AfterSweep func(ctx context.Context, d *Dir) error
 
 	// BeforeMeasure is called between warm-ups and measured requests.
 	BeforeMeasure func(ctx context.Context, d *Dir, s Step) error

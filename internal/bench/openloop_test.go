@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -248,5 +249,28 @@ func TestOpenRequests(t *testing.T) {
 	}
 	if got := OpenRequests([]float64{20, 7.5}, []time.Duration{time.Second, 3 * time.Second}); !slices.Equal(got, []int{20, 23}) {
 		t.Errorf("one per level: %v (7.5 × 3 s = 22.5 rounds to 23)", got)
+	}
+}
+
+// An open-loop step is named by its offered rate in progress, not by its
+// level's number (issue 36: the 150 req/s level printed as "c=5").
+func TestOpenLoopProgressNamesRate(t *testing.T) {
+	clips, sc := testCorpus(t, 2, 0.2)
+	a := simServer(t, sim.Config{Corpus: sc, BaseLatency: 2 * time.Millisecond})
+	var buf bytes.Buffer
+	_, _, err := runPlan(t, Plan{Targets: []Target{{Name: "a", URL: a.URL}}, Corpus: clips,
+		Rates: []float64{50, 150.5}, Requests: []int{6}, Warmup: []int{1}, Repeats: 1, Seed: 3},
+		WithProgress(NewProgress(&buf, false)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{"benchseal: a 50 req/s r=1: 6/6 ok", "benchseal: a 150.5 req/s r=1: 6/6 ok"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("progress lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "c=1") || strings.Contains(out, "c=2") {
+		t.Errorf("progress names an open-loop level by its number:\n%s", out)
 	}
 }

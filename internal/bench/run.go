@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -108,9 +109,21 @@ func Run(ctx context.Context, dir string, plan Plan, opts ...Option) (*Result, e
 		return nil, err
 	}
 	if err := r.create(); err != nil {
+		r.unmake()
 		return nil, err
 	}
 	return r.sweep(ctx)
+}
+
+// unmake removes what create made, for a run that failed before its
+// first request (create, a BeforeSweep hook: a time-stamping authority
+// that does not answer): the directory holds no record, nothing measured
+// is lost, and the same command can run again instead of failing on
+// "must not exist".
+func (r *runner) unmake() {
+	if r.created != "" {
+		os.RemoveAll(r.created)
+	}
 }
 
 // checkBudget makes sure no clip needs more variants than it has samples
@@ -196,6 +209,10 @@ type runner struct {
 	// answered: targets that succeeded a request earlier in the run; a
 	// step's failed warm-ups alone never stop them (judgeWarmups).
 	answered map[string]bool
+	// created is the topmost folder create made (the run directory, or
+	// the first of its parents that did not exist): what a run that
+	// fails before its first request removes (unmake).
+	created string
 }
 
 func newRunner(p Plan, cfg *config, dir string) (*runner, error) {
@@ -246,6 +263,13 @@ func newTransport(maxC int) *http.Transport {
 
 // create makes the run directory, copies the clips and writes run.json.
 func (r *runner) create() error {
+	top := r.d.Path
+	for p := filepath.Dir(top); p != filepath.Dir(p); p = filepath.Dir(p) {
+		if _, err := os.Lstat(p); err == nil {
+			break
+		}
+		top = p
+	}
 	if err := os.MkdirAll(filepath.Dir(r.d.Path), 0o755); err != nil {
 		return err
 	}
@@ -255,6 +279,7 @@ func (r *runner) create() error {
 		}
 		return err
 	}
+	r.created = top
 	p := r.plan
 	r.d.Anchor = time.Now()
 	run := &schemas.Run{
@@ -367,8 +392,13 @@ func (r *runner) sweep(ctx context.Context) (*Result, error) {
 	for _, h := range r.cfg.hooks {
 		if h.BeforeSweep != nil {
 			if err := h.BeforeSweep(ctx, &r.d); err != nil {
-				r.d.Run.Incomplete = "aborted: " + err.Error()
-				r.writeRun()
+				// No request was sent: nothing of the run is evidence.
+				for _, h := range r.cfg.hooks {
+					if h.Aborted != nil {
+						h.Aborted(&r.d, err)
+					}
+				}
+				r.unmake()
 				return nil, err
 			}
 		}
@@ -439,7 +469,11 @@ func (r *runner) sweepSteps(ctx context.Context) (interrupted bool) {
 					continue
 				}
 				ti := slices.IndexFunc(p.Targets, func(x Target) bool { return x.Name == t.Name })
-				res, err := r.step(ctx, ti, Step{Target: t.Name, Level: li, Concurrency: c, Repeat: rep})
+				s := Step{Target: t.Name, Level: li, Concurrency: c, Repeat: rep}
+				if p.Open() {
+					s.Rate = p.Rates[li]
+				}
+				res, err := r.step(ctx, ti, s)
 				if err != nil {
 					r.fatal = err
 					return false
@@ -945,7 +979,15 @@ func (r *runner) tally(ctx context.Context, res *StepResult, recs []schemas.Reco
 	}
 }
 
-func stepName(s Step) string { return fmt.Sprintf("%s c=%d r=%d", s.Target, s.Concurrency, s.Repeat) }
+// stepName names a step in progress and messages: "a c=16 r=1", or an
+// open-loop level by its offered rate, "a 150 req/s r=1" (its
+// Concurrency is only the level's number).
+func stepName(s Step) string {
+	if s.Rate > 0 {
+		return fmt.Sprintf("%s %s req/s r=%d", s.Target, strconv.FormatFloat(s.Rate, 'g', -1, 64), s.Repeat)
+	}
+	return fmt.Sprintf("%s c=%d r=%d", s.Target, s.Concurrency, s.Repeat)
+}
 
 func errorSummary(m map[string]int) string {
 	keys := make([]string, 0, len(m))

@@ -65,7 +65,7 @@ var TTSEngines = []Engine{
 // TTSModel is the model the tts demo's simulators serve: Qwen3-TTS's
 // voice-clone checkpoint, as vLLM-Omni's TTS benchmark serves it
 // (vllm-project/vllm-omni benchmarks/tts/README.md@d6240742).
-const TTSModel = "Qwen/Qwen3-TTS-12Hz-1.7B-Base"
+const TTSModel = sim.DefaultTTSModel
 
 // TTSRunArgs are the tts demo's run arguments besides its targets, the
 // corpus and the output: a closed-loop sweep with raw PCM streams, so

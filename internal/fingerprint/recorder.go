@@ -340,6 +340,16 @@ func (r *Recorder) AfterSweep(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// Abort stops the samplers and closes telemetry/ of a run aborted before
+// its first request (its directory is removed: nothing more is written).
+func (r *Recorder) Abort() {
+	if r.sampler != nil {
+		r.sampler.Stop()
+		r.sampler = nil
+	}
+	r.closeFiles()
+}
+
 func (r *Recorder) closeFiles() error {
 	var errs []error
 	for _, f := range r.files {

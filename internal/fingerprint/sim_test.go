@@ -72,7 +72,8 @@ func TestCacheHitsAgainstSim(t *testing.T) {
 	wav := pcmWAV(16000)
 	for _, persona := range []string{sim.PersonaVLLM, sim.PersonaVLLMOmni, sim.PersonaSGLangOmni} {
 		t.Run(persona, func(t *testing.T) {
-			s, err := sim.New(sim.Config{Persona: persona, Cache: true, Corpus: []sim.Clip{{Audio: wav, Text: "hello world"}}})
+			// Every persona serving Qwen3-ASR (vllm-omni's default is its TTS model).
+			s, err := sim.New(sim.Config{Persona: persona, Model: sim.DefaultModel, Cache: true, Corpus: []sim.Clip{{Audio: wav, Text: "hello world"}}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -280,9 +280,12 @@ func (v *view) pair(a, bn string) []block {
 
 // groups words runs of levels with the same verdict: "at C = 1, 2: no
 // difference shown (repeats overlap); at C = 4–16: a ahead by 18–22 %".
+// A verdict whose words carry the level's own figures (not comparable,
+// not at steady state: "mean 3.7 of 4 in flight") is each level's alone,
+// never one level's figure under several.
 func (v *view) groups(lv []levelVerdict, a, b string) string {
 	key := func(r verdict.Result) string {
-		if r.Kind == verdict.NotComparable {
+		if r.Kind == verdict.NotComparable || r.Kind == verdict.NotSteady {
 			return v.words(r, a, b)
 		}
 		return strconv.Itoa(int(r.Kind)) + "/" + strconv.Itoa(r.Leader)

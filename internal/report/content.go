@@ -469,6 +469,20 @@ func (v *view) warnings() []block {
 	return out
 }
 
+// simulatedTargets names the targets whose captured /v1/models is
+// benchseal's simulator's (engine.SimulatorField).
+func (v *view) simulatedTargets() []string {
+	var out []string
+	for _, t := range v.in.Run.Targets {
+		if slices.ContainsFunc(v.in.Servers, func(sc schemas.ServerCapture) bool {
+			return sc.Target == t.Name && verify.SimulatedPersona(&sc) != ""
+		}) {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
 // simulated names the targets whose captured /v1/models is benchseal's
 // simulator's (engine.SimulatorField), with the persona each imitates.
 func (v *view) simulated() []string {

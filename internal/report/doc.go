@@ -131,8 +131,11 @@
 //     the rank; a median of bounds bounds the median of the percentiles),
 //     shown "≤ X", or "above the buckets" where a repeat's rank lay in
 //     +Inf; the client's cell is the median of its exact latency_p50_s,
-//     latency_p95_s. They are as fine as the buckets (vLLM's finest
-//     latency bucket is 0.3 s), and client − server is "not observed
+//     latency_p95_s. They are as fine as the buckets, and the paragraph
+//     says how fine of the families the target's table is read from, in
+//     the words of internal/engine's table (vLLM's finest latency bucket
+//     is 0.3 s, SGLang-Omni's 0.005 s; nothing for a family it does not
+//     know), and client − server is "not observed
 //     (needs per-request evidence)": the percentile of a difference needs
 //     the pairs. The paragraph names the flags that give per-request
 //     evidence.
@@ -171,7 +174,12 @@
 // palette with a distinct marker shape per target (legible in grey too).
 // Markers sit side by side around each tick, one slot per target (and per
 // percentile on the latency chart), so that no marker hides another. A
-// level without a successful request is not plotted. HTML embeds them
+// level without a successful request is not plotted. Every chart,
+// Stages too, carries a stamp at its foot so that one pasted alone keeps
+// what it is of: "bundle sha256:<16 hex>… (<file>)" with the whole digest
+// in its <title> and data-bundle-sha256 ("run directory, not sealed"
+// without a bundle), after "simulated servers" (or "simulated: a, b")
+// where benchseal's simulator answered. HTML embeds them
 // inline; Markdown links ChartFiles when Input.LinkCharts is set. The HTML
 // fits a phone: charts scale, wide tables scroll in their own box.
 //

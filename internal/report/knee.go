@@ -116,13 +116,23 @@ func signedPct(x float64) string {
 
 // explain words how much of the latency growth grew (seconds) each stage
 // explains, for the stages whose growth is observed at both levels;
-// "" when none is.
+// "" when none is. The differences are in milliseconds as the tables
+// show them (msNum): float noise of two equal means is 0, not -1.5e-13.
 func (v *view) explain(grew float64, growth func(stage string) (float64, bool)) string {
 	var parts []string
 	for _, col := range stageCols[1:] {
 		if d, ok := growth(col.stage); ok {
-			parts = append(parts, v.tr("%s explains %s of the %s ms", v.tr(col.name), num(1000*d), num(1000*grew)))
+			parts = append(parts, v.tr("%s explains %s of the %s ms", v.tr(col.name), msNum(1000*d), msNum(1000*grew)))
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// msNum is num of milliseconds to the microsecond: a magnitude below half
+// of one (the noise of subtracting two equal means, 1e-13) is 0.
+func msNum(ms float64) string {
+	if math.Abs(ms) < 0.0005 {
+		return "0"
+	}
+	return num(ms)
 }

@@ -3,9 +3,11 @@ package report
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/claims"
+	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -385,8 +387,77 @@ func (v *view) sourceName(source string) string {
 	return v.tr("OpenTelemetry spans")
 }
 
+// engineNames are the engines as the report names them in prose.
+var engineNames = map[string]string{engine.VLLM: "vLLM", engine.VLLMOmni: "vLLM-Omni", engine.SGLangOmni: "SGLang-Omni", engine.SGLang: "SGLang"}
+
+// finestBuckets says how fine the histograms behind target name's
+// percentiles are: for each stage of the table, the family its server
+// exposed (exposed: stage -> family) and that family's buckets in
+// internal/engine's table, named by the engine whose family it is (the
+// target's own, as its /v1/models names it, when it lists the family):
+// " (vLLM's finest latency bucket is 0.3 s)", or each stage's where they
+// differ. "" where no family shown has known buckets: one engine's
+// buckets are never said of another's tables.
+func (v *view) finestBuckets(name string, exposed map[string]string, http bool) string {
+	own := v.engineOf(name)
+	bucketsOf := func(fam string) (string, float64, bool) {
+		engines := engine.All()
+		if own != nil {
+			engines = append([]*engine.Engine{own}, engines...)
+		}
+		for _, e := range engines {
+			for _, f := range e.Metrics.Stages {
+				if f.Family == fam && len(f.Buckets) > 0 {
+					who := engineNames[e.Name]
+					if who == "" {
+						who = e.Name
+					}
+					return who, f.Buckets[0], true
+				}
+			}
+		}
+		return "", 0, false
+	}
+	type group struct {
+		who    string
+		finest float64
+		stages []string
+	}
+	var groups []group
+	for _, col := range stageCols {
+		stage, label := col.stage, v.tr(col.name)
+		if http && stage == schemas.StageE2E {
+			stage, label = schemas.StageHTTP, v.tr("server e2e (HTTP handler)")
+		}
+		fam, ok := exposed[stage]
+		if !ok {
+			continue
+		}
+		who, finest, ok := bucketsOf(fam)
+		if !ok {
+			continue
+		}
+		if j := slices.IndexFunc(groups, func(g group) bool { return g.who == who && g.finest == finest }); j >= 0 {
+			groups[j].stages = append(groups[j].stages, label)
+		} else {
+			groups = append(groups, group{who, finest, []string{label}})
+		}
+	}
+	switch len(groups) {
+	case 0:
+		return ""
+	case 1:
+		return v.tr(" (%s's finest latency bucket is %s s)", groups[0].who, strconv.FormatFloat(groups[0].finest, 'f', -1, 64))
+	}
+	var parts []string
+	for _, g := range groups {
+		parts = append(parts, v.tr("%s's %s s for %s", g.who, strconv.FormatFloat(g.finest, 'f', -1, 64), strings.Join(g.stages, ", ")))
+	}
+	return v.tr(" (finest latency buckets: %s)", strings.Join(parts, "; "))
+}
+
 // percentiles is a target's paragraph and table of p50 / p95.
-func (v *view) percentiles(name string, pt *pctTarget) []block {
+func (v *view) percentiles(name string, exposed map[string]string, pt *pctTarget) []block {
 	if pt == nil {
 		return nil
 	}
@@ -413,7 +484,8 @@ func (v *view) percentiles(name string, pt *pctTarget) []block {
 		if intro != "" {
 			intro += " "
 		}
-		intro += v.tr("Percentiles (p50 / p95) from the histograms: a stage's are upper bounds (≤, the bound of the bucket that holds each), as fine as the buckets (vLLM's finest latency bucket is 0.3 s); the client's are exact. Client − server needs per-request evidence (run --otlp-listen for vLLM, --server-events or --launch for SGLang-Omni).")
+		intro += v.tr("Percentiles (p50 / p95) from the histograms: a stage's are upper bounds (≤, the bound of the bucket that holds each), as fine as the buckets%s; the client's are exact. Client − server needs per-request evidence (run --otlp-listen for vLLM, --server-events or --launch for SGLang-Omni).",
+			v.finestBuckets(name, exposed, pt.http))
 	}
 	if b, stages, ok := oneBucket(pt); ok {
 		// Every server cell says "≤ B / ≤ B": a table of it says no

@@ -302,3 +302,34 @@ func histogramBoundsVariant() Input {
 	}
 	return in
 }
+
+// The histograms' resolution is said of the families each target's table
+// is read from, in its engine's words (issue 36: "vLLM's finest latency
+// bucket is 0.3 s" under SGLang-Omni's tables); a family the engine table
+// does not know gets no figure, and stages whose buckets differ are each
+// named.
+func TestFinestBuckets(t *testing.T) {
+	v := newView(fixture())
+	for _, tc := range []struct {
+		exposed map[string]string
+		http    bool
+		want    string
+	}{
+		{map[string]string{schemas.StageHTTP: "sglang_omni_http_request_duration_seconds"}, true, " (SGLang-Omni's finest latency bucket is 0.005 s)"},
+		{map[string]string{schemas.StageQueue: "vllm:request_queue_time_seconds", schemas.StageE2E: "vllm:e2e_request_latency_seconds"}, false, " (vLLM's finest latency bucket is 0.3 s)"},
+		{map[string]string{schemas.StageE2E: "vllm_omni:e2e_request_latency_s", schemas.StageQueue: "vllm:request_queue_time_seconds", schemas.StagePrefill: "vllm:request_prefill_time_seconds"}, false,
+			" (finest latency buckets: vLLM-Omni's 0.05 s for server e2e; vLLM's 0.3 s for queue, prefill (first forward))"},
+		{map[string]string{schemas.StageQueue: "sglang:queue_time_seconds"}, false, ""},
+	} {
+		if got := v.finestBuckets("a", tc.exposed, tc.http); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.exposed, got, tc.want)
+		}
+	}
+	md, _, _ := render(t, fixtureStages())
+	s := section(string(md), "Where the time goes")
+	sg, vl, ok := strings.Cut(s, "vllm-omni")
+	if !ok || strings.Contains(sg, "vLLM's finest") || !strings.Contains(sg, "SGLang-Omni's finest latency bucket is 0.005 s") ||
+		!strings.Contains(vl, "vLLM's finest latency bucket is 0.3 s") {
+		t.Errorf("the buckets are not each target's own:\n%s", s)
+	}
+}

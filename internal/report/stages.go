@@ -290,7 +290,7 @@ func (v *view) timeBreakdown() []block {
 				sp = append(sp, t(" "+k))
 			}
 			out = append(out, para{spans: sp})
-			out = append(out, v.percentiles(tt.name, pts[tt.name])...)
+			out = append(out, v.percentiles(tt.name, tt.exposed, pts[tt.name])...)
 			continue
 		}
 		s := append(lead, t(v.knee(tt, pts[tt.name])))
@@ -360,7 +360,7 @@ func (v *view) timeBreakdown() []block {
 			hd[2] = v.tr("server e2e (HTTP handler)")
 		}
 		out = append(out, para{spans: s}, table{caption: caption, header: hd, right: allRight(len(hd)), rows: rows})
-		out = append(out, v.percentiles(tt.name, pts[tt.name])...)
+		out = append(out, v.percentiles(tt.name, tt.exposed, pts[tt.name])...)
 	}
 	return out
 }

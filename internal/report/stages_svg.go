@@ -160,5 +160,7 @@ func (v *view) stagesSVG(w *bufio.Writer) {
 		w.WriteString(`<text x="` + f1(legendX) + `" y="` + f1(y+4) + `">` + esc(v.tr("bars: medians over")) + `</text>` + "\n")
 		w.WriteString(`<text x="` + f1(legendX) + `" y="` + f1(y+20) + `">` + esc(v.plural(v.repeats, "%d repeat", "%d repeats")) + `</text>` + "\n")
 	}
-	w.WriteString("</g>\n</svg>\n")
+	w.WriteString("</g>\n")
+	v.stamp(w, h)
+	w.WriteString("</svg>\n")
 }

@@ -326,3 +326,24 @@ func TestKneePerRequest(t *testing.T) {
 		t.Errorf("without per-request evidence: %q", got)
 	}
 }
+
+// A stage whose growth is float noise (two equal means subtracted) reads
+// 0 ms, not "-1.5e-13" (issue 36); a real share keeps its figure.
+func TestKneeExplainNoise(t *testing.T) {
+	v := newView(fixture())
+	got := v.explain(0.0644, func(st string) (float64, bool) {
+		switch st {
+		case schemas.StagePrefill:
+			return -1.5e-16, true
+		case schemas.StageQueue:
+			return 0.0612, true
+		}
+		return 0, false
+	})
+	if want := "queue explains 61.2 of the 64.4 ms, prefill (first forward) explains 0 of the 64.4 ms"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	if msNum(0.0004) != "0" || msNum(-0.0004) != "0" || msNum(0.002) != "0.002" {
+		t.Errorf("msNum: %s %s %s", msNum(0.0004), msNum(-0.0004), msNum(0.002))
+	}
+}

@@ -365,7 +365,43 @@ func (v *view) svg(w *bufio.Writer, ch Chart) {
 		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+20) + `">` + esc(v.plural(v.repeats, "%d repeat", "%d repeats")) + `</text>` + "\n")
 		w.WriteString(`<text x="` + f1(legendX+36) + `" y="` + f1(y+36) + `">` + esc(v.tr("line: median")) + `</text>` + "\n")
 	}
-	w.WriteString("</g>\n</svg>\n")
+	w.WriteString("</g>\n")
+	v.stamp(w, svgH)
+	w.WriteString("</svg>\n")
+}
+
+// stamp writes, at the foot of a chart of height h, what the chart is of,
+// so that a chart pasted alone keeps it: the bundle's SHA-256 (its first
+// 16 hex digits and the file name to find it by, the whole digest in its
+// title and in the data-bundle-sha256 attribute) or that the run was not
+// sealed, and "simulated" where benchseal's simulator answered for the
+// targets (all of them, or those named):
+//
+//	simulated servers · bundle sha256:9d3b2f6a8c1e4d7b… (evidence.tar.zst)
+func (v *view) stamp(w *bufio.Writer, h float64) {
+	var parts []string
+	if sim := v.simulatedTargets(); len(sim) > 0 && len(sim) == len(v.in.Run.Targets) {
+		parts = append(parts, v.tr("simulated servers"))
+	} else if len(sim) > 0 {
+		parts = append(parts, v.tr("simulated: %s", strings.Join(sim, ", ")))
+	}
+	sum, title := v.in.BundleSHA256, ""
+	if sum != "" {
+		name := v.in.BundleName
+		if name == "" {
+			name = "evidence.tar.zst"
+		}
+		parts = append(parts, v.tr("bundle sha256:%s… (%s)", sum[:min(16, len(sum))], name))
+		title = "<title>sha256:" + esc(sum) + "</title>"
+	} else {
+		parts = append(parts, v.tr("run directory, not sealed"))
+	}
+	attr := ""
+	if sum != "" {
+		attr = ` data-bundle-sha256="` + esc(sum) + `"`
+	}
+	w.WriteString(`<text class="stamp" x="` + f1(svgW-6) + `" y="` + f1(h-4) + `" text-anchor="end" font-size="10" fill="#666666"` + attr + `>` +
+		esc(strings.Join(parts, " · ")) + title + "</text>\n")
 }
 
 // marker draws shape k (circle, square, triangle, diamond) centred on x, y;

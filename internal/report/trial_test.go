@@ -543,3 +543,74 @@ func TestStepFindingsSaidOnce(t *testing.T) {
 		t.Errorf("verify's steady-state finding not shown where claims carry no figures:\n%s", c)
 	}
 }
+
+// Two adjacent levels not at steady state each keep their own figure in
+// the headline (issue 36: "at C = 4, 16: not at steady state (mean 3.7 of
+// 4 in flight)" put C = 16 under C = 4's figure).
+func TestConclusionNotSteadyEachLevel(t *testing.T) {
+	in := fixture()
+	unsteady(&in, "vllm-omni", 8)
+	unsteady(&in, "vllm-omni", 16)
+	md := mdOf(t, in)
+	i := strings.Index(md, "**Throughput, ")
+	if i < 0 {
+		t.Fatal("no throughput headline")
+	}
+	head := md[i : i+strings.Index(md[i:], "\n")]
+	if !strings.Contains(head, "at C = 8: not at steady state (mean 4.8 of 8 in flight)") ||
+		!strings.Contains(head, "at C = 16: not at steady state (mean 9.6 of 16 in flight)") || strings.Contains(head, "8, 16") {
+		t.Errorf("headline: %s", head)
+	}
+}
+
+// Every chart carries what it is of, so a chart pasted alone keeps it
+// (issue 36): the bundle's SHA-256 (16 hex digits and the file name in
+// words, the whole digest in its title), "not sealed" for a run
+// directory, and "simulated" where the simulator answered for the
+// targets, all or some.
+func TestChartStamp(t *testing.T) {
+	stamps := func(in Input) map[Chart]string {
+		out := map[Chart]string{}
+		_, _, svgs := render(t, in)
+		for ch, b := range svgs {
+			s := string(b)
+			i := strings.Index(s, `<text class="stamp"`)
+			if i < 0 {
+				t.Fatalf("%s: no stamp", ch.File())
+			}
+			out[ch] = s[i : i+strings.Index(s[i:], "</text>")]
+		}
+		return out
+	}
+	in := fixtureStages()
+	sum := in.BundleSHA256
+	for ch, s := range stamps(in) {
+		if !strings.Contains(s, ">bundle sha256:"+sum[:16]+"… (evidence.tar.zst)<title>sha256:"+sum+"</title>") || strings.Contains(s, "simulated") {
+			t.Errorf("%s: %s", ch.File(), s)
+		}
+	}
+	if len(stamps(in)) < 4 {
+		t.Errorf("only %d charts", len(stamps(in)))
+	}
+	in.Servers[0].Probes[0].Body = `{"object":"list","data":[{"id":"Qwen/Qwen3-ASR-1.7B"}],"benchseal_sim":"vllm-omni"}`
+	for ch, s := range stamps(in) {
+		if !strings.Contains(s, ">simulated: vllm-omni · bundle sha256:"+sum[:16]) {
+			t.Errorf("one simulated target, %s: %s", ch.File(), s)
+		}
+	}
+	for i := range in.Servers {
+		in.Servers[i].Probes[0].Body = `{"object":"list","data":[{"id":"m"}],"benchseal_sim":"vllm"}`
+	}
+	in.BundleSHA256 = ""
+	for ch, s := range stamps(in) {
+		if !strings.Contains(s, ">simulated servers · run directory, not sealed") || strings.Contains(s, "sha256") {
+			t.Errorf("simulated run directory, %s: %s", ch.File(), s)
+		}
+	}
+	in.Lang = "zh"
+	for ch, s := range stamps(in) {
+		if !strings.Contains(s, ">模拟服务器 · 运行目录，未封存") {
+			t.Errorf("zh, %s: %s", ch.File(), s)
+		}
+	}
+}

@@ -13,7 +13,9 @@
 // <url>/v1/audio/transcriptions as a 16-bit WAV (multipart, model,
 // response_format json), a few at a time; what came back is written to
 // roundtrip/<target>.jsonl, one schemas.Heard line per answer, and how it
-// went to roundtrip/asr.json. claims.json's quality figure of the run
+// went to roundtrip/asr.json. Config.Progress (run's stderr) gets a line
+// as the hearing starts, a heartbeat while it runs (sent of the total,
+// heard, failed, the rate, the time left) and a line as it ends. claims.json's quality figure of the run
 // (task.RoundTripper) is then the WER of those transcripts against the
 // text each request spoke, scored with run.json's scoring, as the
 // runner's and a verifier's recompute both compute it.
@@ -40,6 +42,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/benchseal/benchseal/internal/bench"
@@ -63,6 +66,12 @@ type Config struct {
 	// SpoolBehind bounds the bytes of answers waiting to be spooled (0:
 	// DefaultSpoolBehind); an answer past it is not kept, and counted.
 	SpoolBehind int64
+	// Progress, when set (stderr), gets a line as the hearing starts,
+	// one every Heartbeat while it runs (0: bench.DefaultHeartbeat) and
+	// one when it ends: answers sent of the total, heard, failed, the
+	// rate and the time left.
+	Progress  io.Writer
+	Heartbeat time.Duration
 }
 
 // DefaultTimeout bounds one transcription; DefaultWorkers is how many
@@ -105,6 +114,9 @@ func New(cfg Config) (*RoundTrip, error) {
 	}
 	if cfg.SpoolBehind <= 0 {
 		cfg.SpoolBehind = DefaultSpoolBehind
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = bench.DefaultHeartbeat
 	}
 	cfg.URL = strings.TrimSuffix(strings.TrimRight(cfg.URL, "/"), "/v1")
 	return &RoundTrip{cfg: cfg, client: &http.Client{}}, nil
@@ -219,8 +231,11 @@ func (rt *RoundTrip) after(ctx context.Context, d *bench.Dir) error {
 	return errors.Join(errs...)
 }
 
-// hearAll sends the kept answers, cfg.Workers at a time, until ctx ends.
+// hearAll sends the kept answers, cfg.Workers at a time, until ctx ends,
+// saying how it goes on cfg.Progress.
 func (rt *RoundTrip) hearAll(ctx context.Context, d *bench.Dir) {
+	pr := rt.newHearing()
+	defer pr.end(ctx)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range rt.cfg.Workers {
@@ -228,7 +243,9 @@ func (rt *RoundTrip) hearAll(ctx context.Context, d *bench.Dir) {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				rt.hear(ctx, d, &rt.kept[i])
+				k := &rt.kept[i]
+				rt.hear(ctx, d, k)
+				pr.done(k.heard.Status == http.StatusOK && k.heard.Error == "")
 			}
 		}()
 	}
@@ -240,6 +257,94 @@ func (rt *RoundTrip) hearAll(ctx context.Context, d *bench.Dir) {
 	}
 	close(next)
 	wg.Wait()
+}
+
+// hearing is hearAll's progress: a line as it starts, a heartbeat line
+// every cfg.Heartbeat and one as it ends, like the run's own progress
+// without a terminal:
+//
+//	benchseal: round trip: 240/1824 sent, 236 heard, 4 failed, 4.2/s, ~6m17s left
+type hearing struct {
+	w           io.Writer
+	total       int
+	start       time.Time
+	sent, heard atomic.Int64
+	stop        chan struct{}
+	stopped     sync.WaitGroup
+	mu          sync.Mutex // one line at a time
+}
+
+func (rt *RoundTrip) newHearing() *hearing {
+	h := &hearing{w: rt.cfg.Progress, total: len(rt.kept), start: time.Now(), stop: make(chan struct{})}
+	if h.w == nil || h.total == 0 {
+		return h
+	}
+	h.line(fmt.Sprintf("hearing %d answers through %s (%s), %d at a time", h.total, rt.cfg.Name, rt.cfg.Model, rt.cfg.Workers))
+	h.stopped.Add(1)
+	go func() {
+		defer h.stopped.Done()
+		t := time.NewTicker(rt.cfg.Heartbeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-h.stop:
+				return
+			case <-t.C:
+				h.line(h.status(true))
+			}
+		}
+	}()
+	return h
+}
+
+func (h *hearing) done(ok bool) {
+	h.sent.Add(1)
+	if ok {
+		h.heard.Add(1)
+	}
+}
+
+// end stops the heartbeat and says how the hearing ended.
+func (h *hearing) end(ctx context.Context) {
+	close(h.stop)
+	h.stopped.Wait()
+	if h.w == nil || h.total == 0 {
+		return
+	}
+	line := h.status(false) + " in " + roughDuration(time.Since(h.start))
+	if int(h.sent.Load()) < h.total && ctx.Err() != nil {
+		line += "; interrupted: the rest were not sent"
+	}
+	h.line(line)
+}
+
+// status is "240/1824 sent, 236 heard, 4 failed", with the rate and the
+// time left while it runs.
+func (h *hearing) status(running bool) string {
+	sent, heard := h.sent.Load(), h.heard.Load()
+	s := fmt.Sprintf("%d/%d sent, %d heard", sent, h.total, heard)
+	if f := sent - heard; f > 0 {
+		s += fmt.Sprintf(", %d failed", f)
+	}
+	if el := time.Since(h.start); running && sent > 0 && el > 0 {
+		rate := float64(sent) / el.Seconds()
+		s += fmt.Sprintf(", %.1f/s, ~%s left", rate, roughDuration(time.Duration(float64(h.total-int(sent))/rate*float64(time.Second))))
+	}
+	return s
+}
+
+func (h *hearing) line(s string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	fmt.Fprintf(h.w, "benchseal: round trip: %s\n", s)
+}
+
+// roughDuration words d as a time left needs: 4m10s, 12s, 0.4s.
+func roughDuration(d time.Duration) string {
+	if d >= time.Minute {
+		return d.Round(time.Second).String()
+	}
+	return d.Round(100 * time.Millisecond).String()
 }
 
 // hear sends one answer's audio and keeps what came back in k.heard.

@@ -12,8 +12,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -266,4 +268,85 @@ func idleShare(recs []schemas.Record) float64 {
 		spans += w.end - w.first
 	}
 	return float64(gaps) / float64(spans)
+}
+
+// lineWriter keeps what progress writes and closes seen once a line
+// matches want.
+type lineWriter struct {
+	mu   sync.Mutex
+	buf  strings.Builder
+	want *regexp.Regexp
+	seen chan struct{}
+	once sync.Once
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if w.want.Match(p) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return len(p), nil
+}
+
+// TestRoundTripProgress: hearing the answers after the sweep says how it
+// goes on Progress (issue 36: 2-3 minutes without a line): a line as it
+// starts, heartbeats of sent/total, heard, failed, the rate and the time
+// left while a transcription is still out, and a last line. The ASR server
+// holds the 6th transcription until a heartbeat with a rate was printed,
+// so the test waits on the line, not on a clock.
+func TestRoundTripProgress(t *testing.T) {
+	srv, err := sim.New(sim.Config{Persona: sim.PersonaVLLMOmni, BaseLatency: 2 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tts := httptest.NewServer(srv)
+	defer tts.Close()
+	w := &lineWriter{want: regexp.MustCompile(`^benchseal: round trip: [1-5]/12 sent, \d+ heard, (\d+ failed, )?\d+\.\d/s, ~\S+ left\n$`), seen: make(chan struct{})}
+	a := &asrServer{sums: make(chan string, 64), rates: make(chan int, 64)}
+	var posts atomic.Int64
+	asr := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && posts.Add(1) == 6 {
+			select { // a hearing without heartbeats fails below instead of hanging
+			case <-w.seen:
+			case <-time.After(30 * time.Second):
+			}
+		}
+		a.ServeHTTP(rw, r)
+	}))
+	defer asr.Close()
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "ref.wav"), testkit.NoiseWAV(1, 3), 0o644)
+	os.WriteFile(filepath.Join(dir, "c.jsonl"), []byte(`{"id":"a","text":"hello from the voice","ref_audio":"ref.wav"}
+`), 0o644)
+	clips, err := task.TTS.LoadCorpus(filepath.Join(dir, "c.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := roundtrip.New(roundtrip.Config{Name: "asr", URL: asr.URL, Progress: w, Heartbeat: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := bench.Plan{Task: task.TTS, Targets: []bench.Target{{Name: "s", URL: tts.URL}}, Corpus: clips, Levels: []int{1, 2},
+		Requests: []int{6}, Repeats: 1, Seed: 5,
+		Scoring: schemas.Scoring{Normalizer: "basic", Aligner: "unit", Unit: "word", Failures: "excluded"}}
+	if _, err := bench.Run(context.Background(), filepath.Join(dir, "run"), plan, rt.Options(context.Background())...); err != nil {
+		t.Fatal(err)
+	}
+	w.mu.Lock()
+	out := w.buf.String()
+	w.mu.Unlock()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if lines[0] != "benchseal: round trip: hearing 12 answers through asr (hears-all), 4 at a time" {
+		t.Errorf("first line %q", lines[0])
+	}
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "benchseal: round trip: 12/12 sent, 8 heard, 4 failed in ") {
+		t.Errorf("last line %q", last)
+	}
+	select {
+	case <-w.seen:
+	default:
+		t.Errorf("no heartbeat with a rate and a time left:\n%s", out)
+	}
 }

@@ -60,7 +60,10 @@
 //     schemas.TokenSeed of it and the token: no variant can be drawn
 //     before the authority answered) and, with a Log, enters the plan
 //     signed by the sealing key in a Rekor log (timestamps/rekor-entry.json);
-//     any failure is a *PreregisterError and nothing is measured.
+//     any failure is a *PreregisterError, nothing is measured and the
+//     runner removes the run directory (the same command can run again),
+//     a launched server's log moved back beside it first (bench.Hooks'
+//     Aborted).
 //     SealTimestamp is the matching bundle.SealOptions.Timestamp (errors:
 //     *TimestampError).
 //   - Seal seals a finished run directory through a temporary file linked

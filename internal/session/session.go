@@ -209,6 +209,24 @@ func (s *Session) Stop() {
 	s.procs = map[string]*fingerprint.Process{}
 }
 
+// moveLogsOut puts the launch logs bringIn moved into the run directory
+// back beside it (PendingLog), for a run aborted before its first
+// request, whose directory the runner removes: Stop then says where each
+// log is kept.
+func (s *Session) moveLogsOut(dir string) {
+	for name, l := range s.logs {
+		if l != filepath.Join(dir, filepath.FromSlash(schemas.ServerPath(name, "launch.log"))) {
+			continue
+		}
+		out := PendingLog(s.cfg.Out, name)
+		if err := os.Rename(l, out); err != nil {
+			s.cfg.Warnf("move the launch log of %s out of the run directory: %v", name, err)
+			continue
+		}
+		s.logs[name] = out
+	}
+}
+
 // exited reports whether a launched server has exited.
 func (s *Session) exited(name string) bool {
 	p, ok := s.procs[name]
@@ -267,6 +285,10 @@ func (s *Session) recorderHooks(rec *fingerprint.Recorder) bench.Hooks {
 				return err
 			}
 			return s.cfg.Captured(ctx, d)
+		},
+		Aborted: func(d *bench.Dir, _ error) {
+			rec.Abort()
+			s.moveLogsOut(d.Path)
 		},
 		BeforeStep: func(ctx context.Context, d *bench.Dir, st bench.Step) error {
 			return rec.StepStart(ctx, st.Target, st.Concurrency, st.Repeat)

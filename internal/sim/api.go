@@ -23,8 +23,23 @@ const (
 	PersonaSGLangOmni = engine.SGLangOmni
 )
 
-// DefaultModel is the served model name when Config.Model is empty.
+// DefaultModel is the served model name when Config.Model is empty, but
+// for a persona whose engine is served for speech (DefaultModelOf).
 const DefaultModel = "Qwen/Qwen3-ASR-1.7B"
+
+// DefaultTTSModel is the vllm-omni persona's served model name when
+// Config.Model is empty: vLLM-Omni serves Qwen3-TTS (its ASR it serves
+// through vLLM's API server, as vllm does).
+const DefaultTTSModel = "Qwen/Qwen3-TTS-12Hz-1.7B-Base"
+
+// DefaultModelOf is the model persona serves when Config.Model is empty:
+// its row's (vllm-omni: DefaultTTSModel), else DefaultModel.
+func DefaultModelOf(persona string) string {
+	if p, ok := personas[persona]; ok && p.model != "" {
+		return p.model
+	}
+	return DefaultModel
+}
 
 // RawPrefix is what Qwen3-ASR emits before the transcript and some engines
 // pass through (vLLM's streaming does); Config.RawPrefix turns it on.
@@ -40,7 +55,7 @@ type Clip struct {
 // (persona vllm, no latency, the engine's running limit, no queue limit).
 type Config struct {
 	Persona        string
-	Model          string // served model name; default "Qwen/Qwen3-ASR-1.7B"
+	Model          string // served model name; default DefaultModelOf(Persona)
 	Corpus         []Clip
 	BaseLatency    time.Duration // per request
 	PerAudioSecond time.Duration // added per second of audio
@@ -149,7 +164,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, &ConfigError{"persona", fmt.Sprintf("unknown persona %q (want %s)", cfg.Persona, personaList())}
 	}
 	if cfg.Model == "" {
-		cfg.Model = DefaultModel
+		cfg.Model = DefaultModelOf(cfg.Persona)
 	}
 	if cfg.MaxRunning == 0 {
 		cfg.MaxRunning = personas[cfg.Persona].eng.Shedding.DefaultRunning

@@ -18,6 +18,9 @@
 // vllm_omni:num_requests_running/_waiting, vllm_omni:requests_success_total
 // {finished_reason}, vllm_omni:prompt_tokens_total and
 // vllm_omni:generation_tokens_total. Below, "vllm" covers vllm-omni.
+// Without Config.Model a persona serves DefaultModel (Qwen3-ASR), the
+// vllm-omni persona DefaultTTSModel (Qwen3-TTS, what vLLM-Omni serves):
+// DefaultModelOf, a field of the persona's row.
 //
 // # Endpoints
 //

@@ -61,6 +61,9 @@ type persona struct {
 	// speech is how it serves POST /v1/audio/speech (speech.go), nil
 	// when it serves none: the simulator's text-to-speech.
 	speech *speechShape
+	// model is the served model name when Config.Model is empty ("":
+	// DefaultModel).
+	model string
 	// metrics renders /metrics in the engine's families.
 	metrics func(s *Server, p *persona, w http.ResponseWriter, m *counts, running, waiting int, model string)
 }
@@ -70,7 +73,7 @@ type persona struct {
 // TestPersonasAreEngines checks every persona's row.
 var personas = map[string]*persona{
 	PersonaVLLM:       {eng: mustEngine(engine.VLLM), labels: `engine="0"`, metrics: (*Server).writeVLLMMetrics},
-	PersonaVLLMOmni:   {eng: mustEngine(engine.VLLMOmni), labels: `replica="0",stage="0"`, omniFamilies: true, speech: vllmOmniSpeech, metrics: (*Server).writeVLLMMetrics},
+	PersonaVLLMOmni:   {eng: mustEngine(engine.VLLMOmni), labels: `replica="0",stage="0"`, omniFamilies: true, speech: vllmOmniSpeech, model: DefaultTTSModel, metrics: (*Server).writeVLLMMetrics},
 	PersonaSGLangOmni: {eng: mustEngine(engine.SGLangOmni), speech: sglangOmniSpeech, metrics: (*Server).writeSGLangOmniMetrics},
 }
 

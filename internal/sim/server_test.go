@@ -676,3 +676,25 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultModel: without Config.Model the vllm-omni persona serves
+// Qwen3-TTS, as vLLM-Omni does (issue 36: it served the ASR model), and
+// answers speech in it; vllm and sglang-omni serve Qwen3-ASR.
+func TestDefaultModel(t *testing.T) {
+	for persona, want := range map[string]string{PersonaVLLM: DefaultModel, PersonaSGLangOmni: DefaultModel, PersonaVLLMOmni: DefaultTTSModel} {
+		if got := DefaultModelOf(persona); got != want {
+			t.Errorf("DefaultModelOf(%s) = %s, want %s", persona, got, want)
+		}
+		_, ts := newTestServer(t, Config{Persona: persona})
+		_, body := get(t, ts.URL+"/v1/models")
+		var models struct {
+			Data []struct{ ID string } `json:"data"`
+		}
+		if json.Unmarshal(body, &models) != nil || len(models.Data) != 1 || models.Data[0].ID != want {
+			t.Errorf("%s: /v1/models %s, want the one model %s", persona, body, want)
+		}
+	}
+	if DefaultTTSModel == DefaultModel || !strings.Contains(DefaultTTSModel, "TTS") {
+		t.Errorf("DefaultTTSModel %q", DefaultTTSModel)
+	}
+}

@@ -36,7 +36,7 @@ func TestSpeech(t *testing.T) {
 	want := float64(len(text)) * SpeechSecondsPerChar
 	var sums []string
 	for range 2 {
-		resp := postSpeech(t, ts.URL, map[string]any{"model": "Qwen/Qwen3-ASR-1.7B", "input": text, "ref_audio": ref, "ref_text": "x"})
+		resp := postSpeech(t, ts.URL, map[string]any{"model": DefaultTTSModel, "input": text, "ref_audio": ref, "ref_text": "x"})
 		b, _ := io.ReadAll(resp.Body)
 		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "audio/wav" {
 			t.Fatalf("%d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), b)
