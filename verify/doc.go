@@ -266,7 +266,11 @@
 //	             own ids (SGLang-Omni, non-streamed); no server time of a
 //	             request (e2e, queue, prefill, decode, inference, first
 //	             token) exceeds the client's latency for the same id by
-//	             more than 2 ms + 1 % (FAIL: the latency was lowered); a
+//	             more than 2 ms + 1 % (FAIL: the latency was lowered), nor
+//	             a step's median request's e2e its client latency by more
+//	             than 0.1 ms + 0.1 % (medianMarginSlack: the server's
+//	             interval lies inside the client's; FAIL: every record
+//	             shaved within the per-request slack); a
 //	             benchseal id of the step in the server's evidence that no
 //	             record carries FAILs (a record removed), other ids WARN.
 //	             Over the whole run (ids.go): every benchseal id of a

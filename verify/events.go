@@ -35,7 +35,10 @@ import (
 //     step); more than the step's measured records WARN (other traffic).
 //   - no server time of a request (e2e, queue, prefill, decode, inference,
 //     first token) exceeds the client's latency for the same request id by
-//     more than eventsSlack: FAIL (the records' latencies were lowered).
+//     more than eventsSlack: FAIL (the records' latencies were lowered);
+//     and, over a step's successful joined requests, the median of client
+//     latency less the server's e2e is not below -medianMarginSlack (FAIL:
+//     every record shaved a little, each within eventsSlack).
 //   - the server's evidence naming a benchseal id of the step that no
 //     record carries FAILs (a record removed); ids only the server knows
 //     are a WARN (other traffic, or ids the server did not return).
@@ -154,6 +157,7 @@ func checkEvents(rep *Report, ev *evidence) {
 			byID[l.RequestID] = l
 		}
 		ids := map[string]bool{}
+		var margins, clients []float64 // successful joined requests: client latency less the server's e2e
 		measured, succeeded, seenMeasured, missing := 0, 0, 0, 0
 		var firstMissing string
 		for _, r := range recs {
@@ -172,6 +176,10 @@ func checkEvents(rep *Report, ev *evidence) {
 					// while the server went on: only a success's
 					// latency bounds the server's times.
 					checkStageTimes(c, name, k, r, l)
+					if l.E2ES != nil {
+						client := float64(r.EndNs-r.StartNs) / 1e9
+						margins, clients = append(margins, client-*l.E2ES), append(clients, client)
+					}
 				}
 			}
 			if !r.OK {
@@ -185,6 +193,7 @@ func checkEvents(rep *Report, ev *evidence) {
 				}
 			}
 		}
+		checkMedianMargin(c, name, k, margins, clients)
 		if len(byID) > 0 {
 			joined++
 			if missing > 0 {
@@ -264,6 +273,45 @@ func checkEvents(rep *Report, ev *evidence) {
 		c.Summary = fmt.Sprintf("%d of %d steps: %s", witnessed, steps, strings.Join(held, "; "))
 	}
 	c.Summary = no.summary(c, c.Summary)
+}
+
+// medianMarginSlack bounds how far below 0 the median of a step's
+// margins (client latency less the server's own end-to-end time for the
+// same request) may lie. The server's interval for a request lies inside
+// the client's (it arrives after the client sends and is finished before
+// the client reads the last byte), so an honest margin is positive by the
+// network and HTTP time; only the clocks' reading edges (100 µs: Python's
+// time.time and the scheduler) and their rates (twice NTP's most slew,
+// 500 ppm, of the median latency) can make it negative. Records shaved
+// under the server's account by a millisecond each stay inside the
+// per-request eventsSlack, which forgives one odd request, but move the
+// median below this.
+func medianMarginSlack(medianClient float64) float64 { return 100e-6 + 2*500e-6*medianClient }
+
+// checkMedianMargin holds a step's successful joined requests, as a
+// whole, to the server's account: the median of client latency less the
+// server's e2e time must not be below -medianMarginSlack (FAIL: the
+// records' latencies were lowered under the server's own times).
+func checkMedianMargin(c *Check, name string, k stepKey, margins, clients []float64) {
+	if len(margins) < 3 {
+		return
+	}
+	m, l := median(margins), median(clients)
+	if slack := medianMarginSlack(l); m < -slack {
+		c.failf(name, nil, "%s: the median request's latency is %.3f ms shorter than the server's own end-to-end time for it (over %d requests; the clocks explain at most %.3f ms): the records' latencies were lowered under the server's account",
+			k, -m*1e3, len(margins), slack*1e3)
+	}
+}
+
+// median is the middle value of xs (the mean of the two middle ones);
+// xs is reordered.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // checkStageTimes holds one request's server times to its client latency.
