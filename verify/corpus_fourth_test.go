@@ -7,9 +7,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -60,6 +62,35 @@ func fourthPassKinds() []kind {
 						}
 					}
 				})
+				refresh(tb, dir)
+			}},
+		// Knobs held from both sides. A limit raised above what ran (2 ->
+		// 16): the records never had more than 3 in flight, so the law
+		// from above says nothing, but the server queued requests a limit
+		// of 16 would have run at once.
+		{name: "max-running-raised", class: "fairness", check: 8, status: fail, text: "it queued requests a limit of 16 would have run",
+			base: func(tb testing.TB) string { return limited.get(tb) },
+			doctor: func(tb testing.TB, dir string) {
+				setMaxNumSeqs(tb, dir, `max_num_seqs\":2`, `max_num_seqs\":16`)
+				refresh(tb, dir)
+			}},
+		// The limit lowered (64 -> 2) with one preemption inserted in
+		// each scrape pair: a preemption no longer makes the law skip
+		// the step, it widens it by one request's latency.
+		{name: "max-running-edited-preempted", class: "fairness", check: 8, status: fail, text: "which a server limited to 2 cannot do",
+			doctor: func(tb testing.TB, dir string) {
+				setMaxNumSeqs(tb, dir, `max_num_seqs\":64`, `max_num_seqs\":2`)
+				proms, err := filepath.Glob(filepath.Join(dir, "servers", "*", "metrics", "c3-*.prom"))
+				must(tb, err)
+				for _, p := range proms {
+					n := 0
+					if strings.HasSuffix(p, "-after.prom") {
+						n = 1
+					}
+					editFile(tb, dir, strings.TrimPrefix(filepath.ToSlash(p), filepath.ToSlash(dir)+"/"), func(s string) string {
+						return s + fmt.Sprintf("# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total %d\n", n)
+					})
+				}
 				refresh(tb, dir)
 			}},
 		// Every /metrics scrape of a target deleted, failures and all:
@@ -147,4 +178,46 @@ func rewriteReport(s string) string {
 	}
 	s = strings.Join(out, "\n")
 	return strings.Replace(s, "| a ", "| a (fastest) ", 1)
+}
+
+// limited is the corpus's base run against servers that run at most 2
+// requests at once (max_num_seqs 2), so that level 3 queues one.
+var limited = &limitedFixture{}
+
+type limitedFixture struct {
+	once sync.Once
+	dir  string
+}
+
+func (f *limitedFixture) get(tb testing.TB) string {
+	f.once.Do(func() {
+		base, err := os.MkdirTemp(tmpRoot, "limited-")
+		must(tb, err)
+		makeRunLimited(tb, base, 2)
+		f.dir = filepath.Join(base, "run")
+	})
+	if f.dir == "" {
+		tb.Fatal("the limited base run failed to build")
+	}
+	return f.dir
+}
+
+// setMaxNumSeqs rewrites the served max_num_seqs in every target's
+// probes, before and after.
+func setMaxNumSeqs(tb testing.TB, dir, from, to string) {
+	tb.Helper()
+	for _, t := range []string{"a", "b"} {
+		for _, when := range []string{"before", "after"} {
+			f := "servers/" + t + "/probes-" + when + ".json"
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+				continue
+			}
+			editFile(tb, dir, f, func(s string) string {
+				if !strings.Contains(s, from) {
+					tb.Fatalf("%s: no %s", f, from)
+				}
+				return strings.ReplaceAll(s, from, to)
+			})
+		}
+	}
 }

@@ -85,6 +85,12 @@ func (f *fullFixture) get(tb testing.TB) string {
 }
 
 func makeFullRun(tb testing.TB, base string, extra ...bench.Hooks) {
+	makeRunLimited(tb, base, 64, extra...)
+}
+
+// makeRunLimited is makeFullRun with each simulated server running at
+// most maxRunning requests at once (it serves max_num_seqs maxRunning).
+func makeRunLimited(tb testing.TB, base string, maxRunning int, extra ...bench.Hooks) {
 	corpusDir, dir := filepath.Join(base, "corpus"), filepath.Join(base, "run")
 	must(tb, os.Mkdir(corpusDir, 0o755))
 	var sc []sim.Clip
@@ -107,7 +113,7 @@ func makeFullRun(tb testing.TB, base string, extra ...bench.Hooks) {
 	for _, name := range []string{"a", "b"} {
 		// DevMode: the vLLM persona serves /server_info, so the base run's
 		// knobs are observed and check 8 passes.
-		s, err := sim.New(sim.Config{Corpus: sc, BaseLatency: 60 * time.Millisecond, DevMode: true, MaxRunning: 64, OTLPEndpoint: "http://" + otlp.Addr()})
+		s, err := sim.New(sim.Config{Corpus: sc, BaseLatency: 60 * time.Millisecond, DevMode: true, MaxRunning: maxRunning, OTLPEndpoint: "http://" + otlp.Addr()})
 		must(tb, err)
 		ts := httptest.NewServer(s)
 		defer ts.Close()

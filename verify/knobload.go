@@ -72,7 +72,7 @@ func checkKnobsAgainstLoad(c *Check, ev *evidence) bool {
 				continue
 			}
 			recs := ev.records[s.file()]
-			if len(recs) == 0 || claims.PeakInFlight(recs) <= m {
+			if len(recs) == 0 {
 				continue
 			}
 			before, okb, errb := readScrape(ev, s.scrapeFile("before"))
@@ -80,24 +80,36 @@ func checkKnobsAgainstLoad(c *Check, ev *evidence) bool {
 			if !okb || !oka || errb != nil || erra != nil {
 				continue
 			}
+			// A preempted request's inference time includes its wait back in
+			// the queue, never more than its own latency: each preemption
+			// widens both laws by the step's longest request, and skips
+			// neither.
+			preempted := 0.0
+			if pb, ok := before.counterSum(preemptions, nil, "", ""); ok {
+				if pa, _ := after.counterSum(preemptions, nil, "", ""); pa > pb {
+					preempted = pa - pb
+				}
+			}
+			first, last, longest := recs[0].StartNs, recs[0].EndNs, int64(0)
+			for _, r := range recs {
+				first, last, longest = min(first, r.StartNs), max(last, r.EndNs), max(longest, r.EndNs-r.StartNs)
+			}
+			wall := float64(last-first) / 1e9
+			widen := preempted * float64(longest) / 1e9
+			if claims.PeakInFlight(recs) <= m {
+				if !checkQueueBelowLimit(c, ev, s, queue, inference, before, after, m, k, widen) {
+					held = false
+				}
+				continue
+			}
 			hb, ok1 := before.histogram(inference.Family, inference.Match)
 			ha, ok2 := after.histogram(inference.Family, inference.Match)
 			if !ok1 || !ok2 || ha.count < hb.count {
 				continue
 			}
-			if pb, ok := before.counterSum(preemptions, nil, "", ""); ok {
-				if pa, _ := after.counterSum(preemptions, nil, "", ""); pa > pb {
-					continue
-				}
-			}
-			first, last := recs[0].StartNs, recs[0].EndNs
-			for _, r := range recs {
-				first, last = min(first, r.StartNs), max(last, r.EndNs)
-			}
-			wall := float64(last-first) / 1e9
 			ran := ha.sum - hb.sum
 			n := ha.count - hb.count
-			bound := float64(m)*wall*1.01 + 0.002*n
+			bound := float64(m)*wall*1.01 + 0.002*n + widen
 			if ran <= bound {
 				continue
 			}
@@ -120,6 +132,49 @@ func checkKnobsAgainstLoad(c *Check, ev *evidence) bool {
 		}
 	}
 	return held
+}
+
+// Queueing below the limit: a server that runs up to M requests at once
+// admits every request of a step that never had more than M in flight,
+// so its queue time stays near zero. A mean wait over
+// queueBelowLimitSlack (and over a tenth of the mean inference time) is
+// queueing the limit does not allow: a max running requests raised
+// above what the server ran with (the law above holds M only from above).
+// Preemptions (memory pressure sends requests back to waiting) widen it
+// by the step's longest request each.
+const queueBelowLimitSlack = 0.005
+
+// checkQueueBelowLimit holds limit m from below over one step whose
+// records never had more than m in flight; it reports whether m held.
+func checkQueueBelowLimit(c *Check, ev *evidence, s stepKey, queue, inference *engine.StageFamily, before, after scrape, m int, k fingerprint.Knob, widen float64) bool {
+	if queue == nil {
+		return true
+	}
+	qb, ok1 := before.histogram(queue.Family, queue.Match)
+	qa, ok2 := after.histogram(queue.Family, queue.Match)
+	if !ok1 || !ok2 || qa.count <= qb.count {
+		return true
+	}
+	n := qa.count - qb.count
+	waited := qa.sum - qb.sum - widen
+	meanRun := 0.0
+	if ib, ok := before.histogram(inference.Family, inference.Match); ok {
+		if ia, ok := after.histogram(inference.Family, inference.Match); ok && ia.count > ib.count {
+			meanRun = (ia.sum - ib.sum) / (ia.count - ib.count)
+		}
+	}
+	bound := max(queueBelowLimitSlack, 0.1*meanRun)
+	if waited/n <= bound {
+		return true
+	}
+	msg := fmt.Sprintf("%s: max running requests %d (%s: %s), and the records never had more than %d requests in flight, yet the server's %s grew by %.3f s over %.0f requests (%.1f ms each, more than the %.1f ms a server that admits every one explains): it queued requests a limit of %d would have run",
+		s, m, k.Source, k.From, claims.PeakInFlight(ev.records[s.file()]), queue.Family, qa.sum-qb.sum, n, 1e3*waited/n, 1e3*bound, m)
+	if k.Source == fingerprint.KnobServed {
+		c.failf(s.scrapeFile("after"), nil, "%s: the knob was edited, or the server's self-description is not what ran", msg)
+	} else {
+		c.warnf(s.scrapeFile("after"), "%s: the launch command declares another limit than the server ran with", msg)
+	}
+	return false
 }
 
 // familyPrefix is a metric family's namespace ("vllm" of
