@@ -196,7 +196,12 @@
 //	             over a step with more than M in flight, the summed
 //	             inference time is at most M x the step's wall time, +1 %
 //	             and 2 ms a request; FAIL when M is served, WARN when
-//	             declared; steps with vLLM preemptions are not held): served (vLLM's dev-mode
+//	             declared; and from below, over a step that never had
+//	             more than M in flight, the server's mean queue time is at
+//	             most 5 ms or a tenth of its mean inference time: a server
+//	             that admits all of them does not queue; each vLLM
+//	             preemption widens both laws by the step's longest request,
+//	             skipping neither): served (vLLM's dev-mode
 //	             /server_info?config_format=json, vllm:cache_config_info in
 //	             /metrics, SGLang's /get_server_info), declared (the launch
 //	             command's flags) or absent, from probes-before and
