@@ -43,10 +43,15 @@ func checkProtocol(rep *Report, ev *evidence) {
 	checkSuccesses(c, ev)
 	checkRunTail(c, ev)
 	checkAcrossSteps(c, ev)
+	again := checkAttempts(c, ev)
 	gap := checkStepGaps(c, ev, &no)
 	checkClientSaturation(c, ev, &no)
 	trip := checkRoundTrip(c, ev, &no)
-	c.Summary = no.summary(c, protocolSummary(c, run, sw.steps, gap, probes)+trip)
+	sum := protocolSummary(c, run, sw.steps, gap, probes)
+	if len(again) > 0 {
+		sum += fmt.Sprintf("; measured again after a stalled closed loop, the last attempt kept and the discarded ones sealed: %s", strings.Join(again, ", "))
+	}
+	c.Summary = no.summary(c, sum+trip)
 }
 
 // warnIncomplete says that run.json records a run that did not complete:

@@ -62,7 +62,13 @@ type Result struct {
 	Dir    string
 	Run    schemas.Run
 	Claims schemas.Claims
-	Steps  []StepResult
+	Steps  []StepResult // the kept attempt of each step measured
+	// Discarded are the attempts measured again (attempt.go): their
+	// stalls broke the stall rule.
+	Discarded []StepResult
+	// Stalled are the steps whose last attempt still breaks the stall
+	// rule: verify's check 7 will FAIL them.
+	Stalled []StepResult
 }
 
 const preflightTimeout = 10 * time.Second
@@ -180,12 +186,18 @@ type runner struct {
 	client []*http.Client
 	auth   []string
 	used   map[[32]byte]int64 // variants handed out per clip so far
+	// extra numbers the variants of re-measured attempts, per clip, past
+	// every number the plan uses (attempt.go); nil until the first.
+	extra map[[32]byte]int64
 	// inputs keep each clip's task.Input (for ASR its SHA-256 checkpoints)
 	// across steps, so that a variant's hash starts at its changed byte,
 	// not at the clip's start.
 	inputs map[[32]byte]task.Input
 	steps  []StepResult
-	fatal  error
+	// discarded are the attempts measured again, stalled the steps whose
+	// last attempt still broke the stall rule (attempt.go).
+	discarded, stalled []StepResult
+	fatal              error
 	gone   map[string]string // targets whose server went away -> why
 	// warmFailed: targets stopped because a step's warm-ups all failed ->
 	// the first error.
@@ -430,7 +442,7 @@ func (r *runner) sweepSteps(ctx context.Context) (interrupted bool) {
 					continue
 				}
 				ti := slices.IndexFunc(p.Targets, func(x Target) bool { return x.Name == t.Name })
-				res, err := r.step(ctx, ti, Step{Target: t.Name, Level: li, Concurrency: c, Repeat: rep})
+				res, err := r.measure(ctx, ti, Step{Target: t.Name, Level: li, Concurrency: c, Repeat: rep, Attempt: 1})
 				if err != nil {
 					r.fatal = err
 					return false
@@ -468,7 +480,7 @@ func (r *runner) finish(interrupted bool) (*Result, error) {
 	if err := r.writeRun(); err != nil {
 		return nil, err
 	}
-	res := &Result{Dir: r.d.Path, Run: *run, Steps: r.steps}
+	res := &Result{Dir: r.d.Path, Run: *run, Steps: r.steps, Discarded: r.discarded, Stalled: r.stalled}
 	cl, err := r.writeClaims()
 	if err != nil {
 		return res, err
@@ -581,10 +593,18 @@ func (r *runner) skip(li, repeat int) {
 // jobs are the step's requests in schedule order (newJobs): its
 // warm-ups, then its measured requests, each pass over the corpus in
 // order.
-func (r *runner) jobs(li, repeat int) ([]job, error) {
+//
+// A re-measured attempt (attempt > 1) numbers its variants from r.extra,
+// past every number of the plan, so the plan's numbering stays run.json's
+// alone and no attempt sends another's bytes.
+func (r *runner) jobs(li, repeat, attempt int) ([]job, error) {
 	p := r.plan
 	w := p.warmupAt(li, repeat)
-	return r.newJobs(w+p.Requests[li], func(seq int) (int, bool) {
+	counter := r.used
+	if attempt > 1 {
+		counter = r.extraCounter()
+	}
+	return r.newJobs(counter, w+p.Requests[li], func(seq int) (int, bool) {
 		if seq >= w {
 			seq -= w
 		}
@@ -596,7 +616,7 @@ func (r *runner) jobs(li, repeat int) ([]job, error) {
 // job seq sending corpus item pick(seq) as its next variant, or unchanged
 // when pick says so (an item without input always is). Variant numbers are handed out in seq order, then
 // the variants are hashed on every core.
-func (r *runner) newJobs(n int, pick func(seq int) (item int, variant bool)) ([]job, error) {
+func (r *runner) newJobs(counter map[[32]byte]int64, n int, pick func(seq int) (item int, variant bool)) ([]job, error) {
 	p := r.plan
 	jobs := make([]job, n)
 	ins := make([]task.Input, n)
@@ -610,8 +630,8 @@ func (r *runner) newJobs(n int, pick func(seq int) (item int, variant bool)) ([]
 			return nil, err
 		}
 		if perturbed && !c.NoInput() {
-			j.variant = r.used[c.SHA256]
-			r.used[c.SHA256]++
+			j.variant = counter[c.SHA256]
+			counter[c.SHA256]++
 		}
 	}
 	errs := make([]error, par.Workers(len(jobs)))
@@ -741,11 +761,12 @@ func newWorker(id int) *worker { return &worker{id: id, br: bufio.NewReaderSize(
 func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 	p := r.plan
 	res := StepResult{Step: s, Errors: map[string]int{}}
-	jobs, err := r.jobs(s.Level, s.Repeat)
+	jobs, err := r.jobs(s.Level, s.Repeat, s.Attempt)
 	if err != nil {
 		return res, err
 	}
-	rf, err := createRecordFile(filepath.Join(r.d.Path, filepath.FromSlash(schemas.RecordsPath(s.Target, s.Concurrency, s.Repeat))))
+	recPath := filepath.Join(r.d.Path, filepath.FromSlash(schemas.RecordsPath(s.Target, s.Concurrency, s.Repeat)))
+	rf, err := createRecordFile(recPath)
 	if err != nil {
 		return res, err
 	}
@@ -803,6 +824,9 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 		return res, fmt.Errorf("write records of %s: %w", stepName(s), err)
 	}
 	r.tally(ctx, &res, st.recs)
+	if err := r.judgeStalls(ctx, &res, st.recs[:len(jobs)], recPath); err != nil {
+		return res, err
+	}
 	measured := st.recs[w:len(jobs)]
 	if ctx.Err() == nil && !r.stopUnreachable(s, measured) && warmFailed && res.Requests > 0 && res.Succeeded == 0 {
 		r.stopMeasuredFailed(s, measured)
@@ -853,10 +877,15 @@ func (st *stepRun) phase(name string, from, to int) {
 	var wg sync.WaitGroup
 	for _, wk := range st.workers {
 		wg.Go(func() {
-			for st.runCtx.Err() == nil {
+			for n := 0; st.runCtx.Err() == nil; n++ {
 				seq := int(next.Add(1) - 1)
 				if seq >= to {
 					return
+				}
+				if h := st.r.cfg.stallHook; h != nil {
+					if d := h(st.s, name, wk.id, n); d > 0 {
+						time.Sleep(d)
+					}
 				}
 				st.send(wk, seq, &st.jobs[seq], name)
 			}
@@ -870,9 +899,12 @@ func (st *stepRun) phase(name string, from, to int) {
 func (st *stepRun) send(wk *worker, seq int, j *job, phase string) {
 	r, s := st.r, st.s
 	rec := &st.recs[seq]
-	rec.RequestID = RequestID(r.plan.Seed, s.Target, s.Concurrency, s.Repeat, seq)
+	rec.RequestID = AttemptRequestID(r.plan.Seed, s.Target, s.Concurrency, s.Repeat, seq, s.Attempt)
 	r.do(st.reqBase, st.ti, wk, j, rec)
 	rec.Target, rec.Concurrency, rec.Repeat, rec.Phase, rec.Seq, rec.Worker = s.Target, s.Concurrency, s.Repeat, phase, seq, wk.id
+	if s.Attempt > 1 {
+		rec.Attempt = s.Attempt
+	}
 	r.keepAnswer(wk, rec)
 	st.rf.write(rec)
 	r.cfg.progress.Done(phase, rec.OK)

@@ -45,6 +45,11 @@ const DispatchTolerance = 50 * time.Millisecond
 // leaves far more (the doctored corpus's 200 ms shift: about 17 %).
 const MaxStallShare = 0.05
 
+// MaxRemeasures is how many times the runner measures a step again at
+// most when an attempt breaks the rule (internal/bench); verify holds a
+// step to at most 1 + MaxRemeasures attempts.
+const MaxRemeasures = 2
+
 // PhaseStall is what the stall rule found in one phase of a step.
 type PhaseStall struct {
 	Phase string // schemas.PhaseWarmup or schemas.PhaseMeasure

@@ -22,7 +22,11 @@ import (
 type Telemetry struct {
 	Host  []schemas.HostSample    // telemetry/host.jsonl
 	GPU   []schemas.GPUSample     // telemetry/gpu.jsonl
-	Steps []schemas.StepTelemetry // telemetry/steps.jsonl
+	Steps []schemas.StepTelemetry // telemetry/steps.jsonl, but discarded attempts' lines
+	// Discarded are steps.jsonl's lines of discarded attempts (a step
+	// the runner measured again, internal/bench): no claim is computed
+	// from them; verify holds them to their records.
+	Discarded []schemas.StepTelemetry
 	// Probes: telemetry/cache-probes.jsonl, the cache counters around each
 	// active cache probe.
 	Probes []schemas.ProbeTelemetry
@@ -60,6 +64,15 @@ func LoadTelemetry(fsys fs.FS) (Telemetry, error) {
 		readJSONL(fsys, "telemetry/gpu.jsonl", &t.GPU),
 		readJSONL(fsys, schemas.StepsFile, &t.Steps),
 		readJSONL(fsys, schemas.CacheProbesFile, &t.Probes))
+	kept := t.Steps[:0]
+	for _, s := range t.Steps {
+		if s.Discarded {
+			t.Discarded = append(t.Discarded, s)
+		} else {
+			kept = append(kept, s)
+		}
+	}
+	t.Steps = kept
 	var err error
 	t.Scrapes, err = loadScrapes(fsys, t.Steps)
 	errs = append(errs, err)

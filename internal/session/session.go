@@ -277,7 +277,7 @@ func (s *Session) recorderHooks(rec *fingerprint.Recorder) bench.Hooks {
 		},
 		AfterStep: func(ctx context.Context, d *bench.Dir, r bench.StepResult) error {
 			rec.Expect(r.Target, r.Succeeded)
-			_, err := rec.StepEnd(ctx, r.Target, r.Concurrency, r.Repeat, r.StartNs, r.EndNs)
+			_, err := rec.StepEndAttempt(ctx, r.Target, r.Concurrency, r.Repeat, r.Attempt, r.Discarded, r.StartNs, r.EndNs)
 			if s.exited(r.Target) {
 				return nil // its /metrics is gone with it; the runner reports the exit
 			}
