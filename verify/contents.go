@@ -45,7 +45,7 @@ type evidence struct {
 	attemptRecs  map[string][]schemas.Record
 	attemptFiles []string
 	attempts     map[stepKey]map[int]string
-	st       *bundle.Statement // set by check 2; nil for a run directory
+	st           *bundle.Statement // set by check 2; nil for a run directory
 	// tel is telemetry/ decoded (empty when the run has none); telErr why
 	// it could not be.
 	tel        claims.Telemetry

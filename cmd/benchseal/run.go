@@ -289,6 +289,12 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 		}
 		return err
 	}
+	if err := summarizeAttempts(e, res); err != nil {
+		if f.seal != "" {
+			warnf(e.stderr, "--seal: a run whose closed loop stalled is not sealed (to seal it anyway: %s)", sealCommand(res.Dir, f.seal, f.key, false))
+		}
+		return err
+	}
 	if f.compat != "" {
 		if err := printCompat(e, res.Dir, f.compat, false); err != nil {
 			return err

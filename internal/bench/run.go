@@ -198,7 +198,7 @@ type runner struct {
 	// last attempt still broke the stall rule (attempt.go).
 	discarded, stalled []StepResult
 	fatal              error
-	gone   map[string]string // targets whose server went away -> why
+	gone               map[string]string // targets whose server went away -> why
 	// warmFailed: targets stopped because a step's warm-ups all failed ->
 	// the first error.
 	warmFailed map[string]string
