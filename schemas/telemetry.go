@@ -34,6 +34,10 @@ type HostSample struct {
 	// the host's CPU, beside CPUPct. Absent in runs made before it and
 	// where getrusage is not available.
 	ProcCPUNs *int64 `json:"proc_cpu_ns,omitempty"`
+	// ProcCPUPct is that process's share of all CPUs (0-100) since the
+	// previous sample, as CPUPct is the host's; absent in the first sample
+	// and where ProcCPUNs is.
+	ProcCPUPct *float64 `json:"proc_cpu_pct,omitempty"`
 }
 
 // ServerCapture is what a server said about itself at one moment: every
