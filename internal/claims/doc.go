@@ -171,6 +171,17 @@
 // A level/repeat without measured records (an interrupted run) is left out;
 // a level with none at all is left out too.
 //
+// # The stall rule
+//
+// Stalls (stall.go) is the closed loop's stall rule, the one check 7 of
+// verify holds a step's records to and the runner applies after each
+// step to measure a stalled one again (at most MaxRemeasures times): in
+// each phase, worker gaps longer than DispatchTolerance and a worker left
+// idle while another took a request add up to at most MaxStallShare of
+// C times the phase's window. A discarded attempt's records
+// (records/<t>/attempts/) are never read by LoadDir, and its steps.jsonl
+// line is in Telemetry.Discarded, not Steps: no claim comes from it.
+//
 // # Records
 //
 // ReadRecords decodes a records JSONL file. The runner flushes one complete
