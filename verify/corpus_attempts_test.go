@@ -17,6 +17,7 @@ import (
 
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/serverevents"
 	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
@@ -56,7 +57,13 @@ func attemptRun(tb testing.TB) string {
 		}
 		clips, err := bench.LoadCorpus(corpusDir)
 		must(tb, err)
-		s, err := sim.New(sim.Config{Corpus: sc, BaseLatency: 60 * time.Millisecond})
+		// The server exports its spans (vLLM's OpenTelemetry): the
+		// discarded attempt's requests reached it too, and check 10 and
+		// the ids must take them in.
+		otlp, err := serverevents.Listen("127.0.0.1:0")
+		must(tb, err)
+		defer otlp.Close()
+		s, err := sim.New(sim.Config{Corpus: sc, BaseLatency: 60 * time.Millisecond, OTLPEndpoint: "http://" + otlp.Addr()})
 		must(tb, err)
 		ts := httptest.NewServer(s)
 		defer ts.Close()
@@ -74,7 +81,13 @@ func attemptRun(tb testing.TB) string {
 				_, err := rec.StepEndAttempt(ctx, r.Target, r.Concurrency, r.Repeat, r.Attempt, r.Discarded, r.StartNs, r.EndNs)
 				return err
 			},
-			AfterSweep: func(ctx context.Context, d *bench.Dir) error { return rec.AfterSweep(ctx) },
+			AfterSweep: func(ctx context.Context, d *bench.Dir) error {
+				silent, err := serverevents.CollectOTLP(ctx, d.Path, d.Run, otlp, 30*time.Second)
+				if err != nil || len(silent) > 0 {
+					tb.Errorf("collecting the spans: %v (no spans from %v)", err, silent)
+				}
+				return rec.AfterSweep(ctx)
+			},
 		}
 		hold := bench.WithStallHook(func(s bench.Step, phase string, worker, n int) time.Duration {
 			if s.Concurrency == 3 && s.Attempt == 1 && phase == schemas.PhaseMeasure && worker == 0 && n == 1 {
@@ -161,6 +174,9 @@ func TestAttemptBase(t *testing.T) {
 	}
 	if c := rep.Check(verify.CheckClaims); c.Status == verify.Fail {
 		t.Errorf("check 6 FAILs: %s %+v", c.Summary, c.Findings)
+	}
+	if c := rep.Check(verify.CheckEvents); c.Status != verify.Pass {
+		t.Errorf("check 10 (the server's spans, the discarded attempt's among them): %s %s %+v", c.Status, c.Summary, c.Findings)
 	}
 	c := rep.Check(verify.CheckProtocol)
 	for _, f := range c.Findings {
