@@ -152,7 +152,7 @@ type Metrics struct {
 	// samples in it), beside HostCPUMean: a busy host with an idle client
 	// is not a saturated client. Absent in runs made before it.
 	ClientCPUMean *float64 `json:"client_cpu_mean,omitempty"`
-	CacheHits       *float64 `json:"cache_hits,omitempty"`
+	CacheHits     *float64 `json:"cache_hits,omitempty"`
 	// CacheHitsScope is CacheHitsMeasured when cache_hits counts the
 	// measured requests only (from the scrape after the warm-ups); absent,
 	// cache_hits spans the whole step, warm-ups included (runs made before
