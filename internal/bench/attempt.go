@@ -104,7 +104,7 @@ func (r *runner) noteStalled(res StepResult) {
 // broke the stall rule.
 func StalledMessage(res StepResult) string {
 	return fmt.Sprintf("%s: the closed loop still stalled after %d attempts: %s; stalls add up to %.1f %% of the %s phase's worker time, more than the %.0f %% verify allows (check 7 will fail it)",
-		stepName(res.Step), res.Attempt, res.Stall.First, 100*res.Stall.Share, res.Stall.Phase, 100*claims.MaxStallShare)
+		stepName(Step{Target: res.Target, Concurrency: res.Concurrency, Repeat: res.Repeat}), res.Attempt, res.Stall.First, 100*res.Stall.Share, res.Stall.Phase, 100*claims.MaxStallShare)
 }
 
 // extraCounter is the variant numbering of re-measured attempts: each

@@ -968,7 +968,12 @@ func (r *runner) tally(ctx context.Context, res *StepResult, recs []schemas.Reco
 	}
 }
 
-func stepName(s Step) string { return fmt.Sprintf("%s c=%d r=%d", s.Target, s.Concurrency, s.Repeat) }
+func stepName(s Step) string {
+	if s.Attempt > 1 {
+		return fmt.Sprintf("%s c=%d r=%d (attempt %d)", s.Target, s.Concurrency, s.Repeat, s.Attempt)
+	}
+	return fmt.Sprintf("%s c=%d r=%d", s.Target, s.Concurrency, s.Repeat)
+}
 
 func errorSummary(m map[string]int) string {
 	keys := make([]string, 0, len(m))
