@@ -100,8 +100,15 @@ func OfRun(events []Event, runID string) []Event {
 // one measured phase: unique to the run (its started_at, to the
 // nanosecond, as run.json keeps it) and the step, so that no event of an
 // earlier run, or of another step, can pass for this one's.
+//
+// A re-measured attempt k > 1 (Step.Attempt) appends "-a<k>": its events
+// are its own session's.
 func RunID(started time.Time, st Step) string {
-	return fmt.Sprintf("benchseal-%s-%s-c%d-r%d", started.UTC().Format("20060102T150405.000000000Z"), st.Target, st.Concurrency, st.Repeat)
+	id := fmt.Sprintf("benchseal-%s-%s-c%d-r%d", started.UTC().Format("20060102T150405.000000000Z"), st.Target, st.Concurrency, st.Repeat)
+	if st.Attempt > 1 {
+		id += fmt.Sprintf("-a%d", st.Attempt)
+	}
+	return id
 }
 
 // LegacyRunID is the run_id runs sealed before RunID used (not unique to

@@ -47,6 +47,8 @@ type Config struct {
 	StopGrace          time.Duration
 
 	Hooks []bench.Hooks // run before the session's own
+	// Options are more of the runner's options (tests: bench.WithStallHook).
+	Options []bench.Option
 
 	// RoundTrip, when set, hears the produced audio of a tts run through
 	// an ASR server after the sweep (run --asr-target).
@@ -166,6 +168,7 @@ func (s *Session) Run(ctx context.Context) (*bench.Result, error) {
 	for _, h := range c.Hooks {
 		opts = append(opts, bench.WithHooks(h))
 	}
+	opts = append(opts, c.Options...)
 	opts = append(opts, bench.WithHooks(s.recorderHooks(s.newRecorder())), bench.WithHooks(s.eventsHooks()))
 	if c.Preregister != nil {
 		opts = append(opts, bench.WithHooks(s.preregisterHooks()))
