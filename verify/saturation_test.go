@@ -26,6 +26,9 @@ func saturationKinds() []kind {
 			text: "the client host was busy (CPU mean at or above 90 % over the measured window",
 			doctor: func(tb testing.TB, dir string) {
 				editHost(tb, dir, func(h *schemas.HostSample) { cpu := 99.0; h.CPUPct, h.Load1 = &cpu, 64 })
+				// Workers back to back (0.05 ms gaps), whatever this
+				// host did to the base run's.
+				setGaps(tb, dir, 50*time.Microsecond)
 				refresh(tb, dir)
 			},
 			assert: func(tb testing.TB, rep *verify.Report) {

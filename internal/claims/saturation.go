@@ -96,7 +96,8 @@ func WorkerIdleShare(recs []schemas.Record, conc int) (share float64, ok bool) {
 
 // ClientStalled says whether a closed-loop step's worker gaps show its
 // client stalled: the measured phase's dispatch-gap p99 above
-// SaturatedGap, or a stall of the stall rule (Stalls) in it. This, not
+// SaturatedGap, or a worker's gap the stall rule counts (Stalls; an idle
+// worker alone is check 7's, not a gap). This, not
 // the host's CPU or load, is what says the client set the pace: a host
 // busy with other work whose benchseal kept C requests in flight sent
 // the load it claims (issue 36).
@@ -105,7 +106,7 @@ func ClientStalled(recs []schemas.Record, conc int) bool {
 		return true
 	}
 	for _, s := range Stalls(recs, conc) {
-		if s.Phase == schemas.PhaseMeasure {
+		if s.Phase == schemas.PhaseMeasure && !s.Idle {
 			return true
 		}
 	}
