@@ -153,7 +153,7 @@ func checkClientSaturation(c *Check, ev *evidence, no *notObserved) {
 	}
 	ownText := "benchseal's own CPU was not recorded (a run made before it)"
 	if ownSampled {
-		ownText = fmt.Sprintf("benchseal itself used %.1f %% of its CPUs (highest, %s)", own.v, own.step)
+		ownText = fmt.Sprintf("benchseal itself used %.1f %% of the host's CPUs (highest, %s)", own.v, own.step)
 	}
 	if idle.step != "" {
 		ownText += fmt.Sprintf(" and its workers were idle %.1f %% of the time (highest, %s)", 100*idle.v, idle.step)

@@ -672,7 +672,7 @@ func (v *view) clientCaveats() [][]span {
 	}
 	own := v.tr("benchseal's own CPU was not recorded (a run made before it)")
 	if ownMax >= 0 {
-		own = v.tr("benchseal itself used %.1f %% of its CPUs", ownMax)
+		own = v.tr("benchseal itself used %.1f %% of the host's CPUs", ownMax)
 	}
 	if idleMax >= 0 {
 		own += v.tr(" and its workers were idle %.1f %% of the time", idleMax)

@@ -49,7 +49,7 @@ var zh = map[string]string{
 	"host CPU mean at or above 90 %% %s (highest %.0f %%)":                                                                      "%s主机 CPU 均值达到或超过 90 %%（最高 %.0f %%）",
 	"workers stalled over 50 ms between requests %s":                                                                            "%s工作线程在请求之间停顿超过 50 ms",
 	"benchseal's own CPU was not recorded (a run made before it)":                                                               "未记录 benchseal 自身的 CPU（该运行早于此项记录）",
-	"benchseal itself used %.1f %% of its CPUs":                                                                                 "benchseal 自身只占用了 %.1f %% 的 CPU",
+	"benchseal itself used %.1f %% of the host's CPUs":                                                                          "benchseal 自身只占用了主机 %.1f %% 的 CPU",
 	" and its workers were idle %.1f %% of the time":                                                                            "，其工作线程空闲时间占 %.1f %%",
 	"the client host was busy (%s) but %s: the load it sent is not in doubt.":                                                   "客户端主机繁忙（%s），但%s：它发出的负载没有疑问。",
 	"%s over all levels and repeats: tokens of a prompt prefix that distinct audio shares, not requests answered from a cache.": "（所有级别和重复合计）%s：这是不同音频共享的提示前缀所复用的 token，并非由缓存直接回答的请求。",

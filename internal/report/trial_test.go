@@ -446,7 +446,7 @@ func TestClientSaturatedCaveat(t *testing.T) {
 			}
 		}
 	}
-	busy := "**Client host busy:** the client host was busy (host CPU mean at or above 90 % at C = 4 (highest 97 %)) but benchseal itself used 2.0 % of its CPUs: the load it sent is not in doubt."
+	busy := "**Client host busy:** the client host was busy (host CPU mean at or above 90 % at C = 4 (highest 97 %)) but benchseal itself used 2.0 % of the host's CPUs: the load it sent is not in doubt."
 	if c := caveatsOf(mdOf(t, in)); !strings.Contains(c, busy) || strings.Contains(c, "saturated") {
 		t.Errorf("missing %q (or saturated too):\n%s", busy, c)
 	}
