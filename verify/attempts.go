@@ -161,9 +161,13 @@ func checkAttempts(c *Check, ev *evidence) []string {
 				recs, ok = ev.attemptRecs[at.file]
 			}
 			if !ok || len(recs) == 0 {
-				if at.discarded {
-					c.failf(at.file, nil, "missing: %s measured attempt %d of %s and discarded it (its stalls broke the rule), but its records are not in the bundle: an attempt was hidden",
+				switch {
+				case at.discarded && named[at.file]:
+					c.failf(at.file, nil, "missing: %s says attempt %d of %s was measured and discarded (its stalls broke the rule), but its records are not in the bundle: an attempt was hidden",
 						schemas.StepsFile, at.attempt, k)
+				case at.discarded:
+					c.failf(at.file, nil, "missing: the last attempt of %s is %d (its records or %s say so), so attempt %d was measured before it, but neither its records nor its %s line are in the bundle: an attempt was hidden",
+						k, len(ats), schemas.StepsFile, at.attempt, schemas.StepsFile)
 				}
 				continue
 			}
