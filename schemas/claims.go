@@ -147,7 +147,12 @@ type Metrics struct {
 	GPUMemPeakBytes *float64 `json:"gpu_mem_peak_bytes,omitempty"`
 	GPUPowerPeakW   *float64 `json:"gpu_power_peak_w,omitempty"`
 	HostCPUMean     *float64 `json:"host_cpu_mean,omitempty"`
-	CacheHits       *float64 `json:"cache_hits,omitempty"`
+	// ClientCPUMean is benchseal's own share of the client host's CPUs
+	// over the measured window (the mean proc_cpu_pct of the host
+	// samples in it), beside HostCPUMean: a busy host with an idle client
+	// is not a saturated client. Absent in runs made before it.
+	ClientCPUMean *float64 `json:"client_cpu_mean,omitempty"`
+	CacheHits     *float64 `json:"cache_hits,omitempty"`
 	// CacheHitsScope is CacheHitsMeasured when cache_hits counts the
 	// measured requests only (from the scrape after the warm-ups); absent,
 	// cache_hits spans the whole step, warm-ups included (runs made before

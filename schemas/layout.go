@@ -46,6 +46,30 @@ func RecordsPath(target string, concurrency, repeat int) string {
 	return path.Join(RecordsDir, target, fmt.Sprintf("c%d-r%d.jsonl", concurrency, repeat))
 }
 
+// AttemptsDir is the folder, under records/<target>/ and
+// servers/<target>/metrics/, of a step's discarded attempts.
+const AttemptsDir = "attempts"
+
+// AttemptRecordsPath is the records file of a step's discarded attempt k:
+// records/<target>/attempts/c<C>-r<R>-a<k>.jsonl. It is not IsRecords:
+// readers of the sweep's records (claims, the report) never see it.
+func AttemptRecordsPath(target string, concurrency, repeat, attempt int) string {
+	return path.Join(RecordsDir, target, AttemptsDir, fmt.Sprintf("c%d-r%d-a%d.jsonl", concurrency, repeat, attempt))
+}
+
+// IsAttemptRecords says whether name is a discarded attempt's records
+// file, records/<target>/attempts/<file>.jsonl.
+func IsAttemptRecords(name string) bool {
+	parts := strings.Split(name, "/")
+	return len(parts) == 4 && parts[0] == RecordsDir && parts[2] == AttemptsDir && strings.HasSuffix(parts[3], ".jsonl")
+}
+
+// AttemptMetricsPath is one /metrics scrape around a step's discarded
+// attempt k: servers/<target>/metrics/attempts/c<C>-r<R>-a<k>-<when>.prom.
+func AttemptMetricsPath(target string, concurrency, repeat, attempt int, when string) string {
+	return path.Join(ServersDir, target, "metrics", AttemptsDir, fmt.Sprintf("c%d-r%d-a%d-%s.prom", concurrency, repeat, attempt, when))
+}
+
 // ProbeRecordsPath is the records file of a target's active cache probe:
 // records/<target>/probe-<n>.jsonl. IsRecords matches it too; readers of
 // the sweep skip it with IsProbeRecords.

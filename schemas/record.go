@@ -106,7 +106,17 @@ type Record struct {
 	// the user saw (the client's queue included). Absent in closed-loop
 	// runs, in older records, and on a retried warm-up (not scheduled).
 	PlannedNs int64 `json:"planned_ns,omitempty"`
+	// Attempt is which measurement of its step the record belongs to:
+	// the runner measures a closed-loop step again when its stalls break
+	// the stall rule (internal/claims' Stalls), at most twice; a step's
+	// discarded attempts are kept in records/<t>/attempts/ (AttemptRecordsPath),
+	// its last in the step's own file. Absent (0) means 1: a first
+	// attempt, and every record of a run made before attempts.
+	Attempt int `json:"attempt,omitempty"`
 }
+
+// AttemptOf is r's attempt, 1 when absent.
+func (r *Record) AttemptOf() int { return max(r.Attempt, 1) }
 
 // Output is a record's task payload: the answer's output as the task
 // decoded it (Text) and as its success rule scored it (Scored), before

@@ -29,6 +29,15 @@ type HostSample struct {
 	MemUsedBytes  int64    `json:"mem_used_bytes"` // MemTotal - MemAvailable
 	MemTotalBytes int64    `json:"mem_total_bytes"`
 	Load1         float64  `json:"load1"`
+	// ProcCPUNs is benchseal's own process CPU time so far (user +
+	// system, getrusage RUSAGE_SELF), in ns: the client's own share of
+	// the host's CPU, beside CPUPct. Absent in runs made before it and
+	// where getrusage is not available.
+	ProcCPUNs *int64 `json:"proc_cpu_ns,omitempty"`
+	// ProcCPUPct is that process's share of all CPUs (0-100) since the
+	// previous sample, as CPUPct is the host's; absent in the first sample
+	// and where ProcCPUNs is.
+	ProcCPUPct *float64 `json:"proc_cpu_pct,omitempty"`
 }
 
 // ServerCapture is what a server said about itself at one moment: every
@@ -65,9 +74,16 @@ type StepTelemetry struct {
 	Target      string `json:"target"`
 	Concurrency int    `json:"concurrency"`
 	Repeat      int    `json:"repeat"`
-	StartNs     int64  `json:"start_ns"`
-	EndNs       int64  `json:"end_ns"`
-	GPUs        []int  `json:"gpus"` // NVML indices the target runs on
+	// Attempt is the step's measurement this line is of (absent: 1), and
+	// Discarded says the runner measured the step again after it
+	// (internal/bench: its stalls broke the stall rule); the kept,
+	// last, attempt's line has no Discarded. A discarded attempt's
+	// records are AttemptRecordsPath's, its scrapes AttemptMetricsPath's.
+	Attempt   int   `json:"attempt,omitempty"`
+	Discarded bool  `json:"discarded,omitempty"`
+	StartNs   int64 `json:"start_ns"`
+	EndNs     int64 `json:"end_ns"`
+	GPUs      []int `json:"gpus"` // NVML indices the target runs on
 	// CacheBefore and CacheAfter are the known cache counters
 	// (engine.CacheCounterNames, each summed over its label sets) of the /metrics
 	// scrapes before and after the step; absent when a scrape failed.

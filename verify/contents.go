@@ -39,7 +39,13 @@ type evidence struct {
 	// records by file, in file order; recFiles sorted.
 	records  map[string][]schemas.Record
 	recFiles []string
-	st       *bundle.Statement // set by check 2; nil for a run directory
+	// attemptRecs are the records of discarded attempts
+	// (schemas.AttemptRecordsPath), by file; attemptFiles sorted; attempts
+	// the files by step and attempt (attempts.go). No claim reads them.
+	attemptRecs  map[string][]schemas.Record
+	attemptFiles []string
+	attempts     map[stepKey]map[int]string
+	st           *bundle.Statement // set by check 2; nil for a run directory
 	// tel is telemetry/ decoded (empty when the run has none); telErr why
 	// it could not be.
 	tel         claims.Telemetry
@@ -57,7 +63,7 @@ type evidence struct {
 // path for JSONL (which carries none). "" means no benchseal schema binds it.
 func schemaOf(name string, doc []byte) string {
 	switch {
-	case isRecords(name):
+	case isRecords(name) || schemas.IsAttemptRecords(name):
 		return "record"
 	case name == "telemetry/gpu.jsonl":
 		return "gpu_sample"
@@ -133,11 +139,26 @@ func loadEvidence(ctx context.Context, ev *evidence, opts Options) error {
 	}
 	// Records are most of the JSON: each file is decoded on its own core.
 	// Whether a truncated last line is tolerated depends on run.json.
+	ev.attemptRecs = map[string][]schemas.Record{}
 	for _, name := range ev.f.names {
-		if isRecords(name) {
+		switch {
+		case isRecords(name):
 			ev.recFiles = append(ev.recFiles, name)
+		case schemas.IsAttemptRecords(name):
+			ev.attemptFiles = append(ev.attemptFiles, name)
 		}
 	}
+	for _, name := range ev.attemptFiles {
+		found, recs, err := decodeRecordsFile(name, ev.f, ev.run)
+		if err != nil {
+			return err
+		}
+		if found != nil {
+			ev.decoded[name] = *found
+		}
+		ev.attemptRecs[name] = recs
+	}
+	indexAttempts(ev)
 	found := make([]*Finding, len(ev.recFiles))
 	recs := make([][]schemas.Record, len(ev.recFiles))
 	errs := make([]error, len(ev.recFiles))

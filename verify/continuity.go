@@ -114,6 +114,20 @@ func stepsByTarget(ev *evidence) (map[string][]stepRecords, []stepRecords) {
 		byTarget[k.target] = append(byTarget[k.target], sp)
 		all = append(all, sp)
 	}
+	// A discarded attempt's requests (attempts.go) were sent between
+	// its step's neighbours too.
+	for _, f := range ev.attemptFiles {
+		k, _, ok := parseAttemptPath(f)
+		recs := ev.attemptRecs[f]
+		if !ok || len(recs) == 0 {
+			continue
+		}
+		sp := stepRecords{k: k, first: recs[0].StartNs, last: recs[0].EndNs, recs: recs}
+		for _, r := range recs {
+			sp.first, sp.last = min(sp.first, r.StartNs), max(sp.last, r.EndNs)
+		}
+		all = append(all, sp)
+	}
 	return byTarget, all
 }
 

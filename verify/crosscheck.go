@@ -671,6 +671,9 @@ func checkSchedule(c *Check, ev *evidence) {
 		levelOf[l] = i
 	}
 	reported := 0
+	// A step measured again (attempts.go) numbers its later attempts'
+	// variants past every number of the plan, in the order they ran.
+	extra := plannedVariants(run)
 	for _, k := range schedule(run) {
 		li := levelOf[k.concurrency]
 		w, n := warmupAt(p, li, k.repeat), p.Requests[li]
@@ -678,46 +681,56 @@ func checkSchedule(c *Check, ev *evidence) {
 			clip    string
 			variant int64
 		}
-		plan := make([]want, w+n)
-		for seq := range plan {
-			i := seq
-			if seq >= w {
-				i = seq - w
+		planOf := func(counter map[string]int64) []want {
+			plan := make([]want, w+n)
+			for seq := range plan {
+				i := seq
+				if seq >= w {
+					i = seq - w
+				}
+				entry := run.Corpus[i%len(run.Corpus)]
+				cl := entry.ID
+				if entry.NoInput() {
+					plan[seq] = want{cl, -1} // nothing to perturb: sent unchanged, not numbered
+					continue
+				}
+				plan[seq] = want{cl, base[cl] + counter[sha[cl]]}
+				counter[sha[cl]]++
 			}
-			entry := run.Corpus[i%len(run.Corpus)]
-			cl := entry.ID
-			if entry.NoInput() {
-				plan[seq] = want{cl, -1} // nothing to perturb: sent unchanged, not numbered
-				continue
-			}
-			plan[seq] = want{cl, base[cl] + used[sha[cl]]}
-			used[sha[cl]]++
+			return plan
 		}
-		f := k.file()
-		for i, r := range ev.records[f] {
-			seq := r.Seq
-			if k, ok := retryOf(p, r); ok {
-				seq = k // a retried warm-up sends its warm-up's variant again
+		for _, at := range attemptFiles(ev, k) {
+			counter := used
+			if at.attempt > 1 {
+				counter = extra
 			}
-			if seq < 0 || seq >= len(plan) {
-				continue // check 7 reports seqs out of range
-			}
-			exp := plan[seq]
-			if reported >= MaxFindings && (r.Clip != exp.clip || r.Variant != exp.variant) {
-				// Counted, not written: a million renumbered records
-				// cost a counter (the CLI prints "... and N more").
-				c.Status = max(c.Status, status)
-				c.Omitted++
-				continue
-			}
-			switch {
-			case r.Clip != exp.clip:
-				c.add(Finding{Status: status, Path: f, Line: i + 1, Reason: fmt.Sprintf("seq %d sent clip %s, but the schedule sends clip %s at seq %d of this step", r.Seq, r.Clip, exp.clip, r.Seq)})
-				reported++
-			case r.Variant != exp.variant:
-				c.add(Finding{Status: status, Path: f, Line: i + 1, Reason: fmt.Sprintf("clip %s variant %d, but counted over the run in schedule order (warm-ups included) this request is its variant %d: a request, repeat or step is missing before it, or the records were renumbered",
-					r.Clip, r.Variant, exp.variant)})
-				reported++
+			plan := planOf(counter)
+			f := at.file
+			for i, r := range ev.records[f] {
+				seq := r.Seq
+				if k, ok := retryOf(p, r); ok {
+					seq = k // a retried warm-up sends its warm-up's variant again
+				}
+				if seq < 0 || seq >= len(plan) {
+					continue // check 7 reports seqs out of range
+				}
+				exp := plan[seq]
+				if reported >= MaxFindings && (r.Clip != exp.clip || r.Variant != exp.variant) {
+					// Counted, not written: a million renumbered records
+					// cost a counter (the CLI prints "... and N more").
+					c.Status = max(c.Status, status)
+					c.Omitted++
+					continue
+				}
+				switch {
+				case r.Clip != exp.clip:
+					c.add(Finding{Status: status, Path: f, Line: i + 1, Reason: fmt.Sprintf("seq %d sent clip %s, but the schedule sends clip %s at seq %d of this step", r.Seq, r.Clip, exp.clip, r.Seq)})
+					reported++
+				case r.Variant != exp.variant:
+					c.add(Finding{Status: status, Path: f, Line: i + 1, Reason: fmt.Sprintf("clip %s variant %d, but counted over the run in schedule order (warm-ups included) this request is its variant %d: a request, repeat, step or attempt is missing before it, or the records were renumbered",
+						r.Clip, r.Variant, exp.variant)})
+					reported++
+				}
 			}
 		}
 	}

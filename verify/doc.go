@@ -159,13 +159,27 @@
 //	             client paused); scrape times outside that gap FAIL; a run
 //	             recorded before scrape times is not observed ("not computed
 //	             by the build that sealed it"). The client as a suspect
-//	             (saturation.go, internal/claims' saturation.go): a measured
-//	             window whose client host CPU mean is at least 90 %, a
-//	             1-minute load average above env/host.json's cpus in the
-//	             sample at the start of a level, or a step's dispatch-gap
-//	             p99 above 1 ms is one WARN (KindClientSaturated) naming
-//	             each sign's steps and worst: latencies include client-side
-//	             queueing. Its e2e latency histogram, when
+//	             (saturation.go, internal/claims' saturation.go), from its
+//	             own evidence: a step whose workers' gaps show it stalled
+//	             (dispatch-gap p99 above 1 ms, or a stall of the stall
+//	             rule in the measured phase) is one WARN
+//	             (KindClientSaturated) naming each sign's steps and worst,
+//	             the host's too: latencies include client-side queueing; a
+//	             busy host alone (a measured window whose CPU mean is at
+//	             least 90 %, a 1-minute load average above env/host.json's
+//	             cpus at the start of a level) whose workers kept up is a
+//	             milder WARN (KindClientBusy) with benchseal's own CPU
+//	             share (client_cpu_mean, getrusage) and its workers' idle
+//	             share: the load it sent is not in doubt. A step measured
+//	             again (attempts.go: the runner applies the stall rule,
+//	             claims.Stalls, after each step) has its discarded attempts
+//	             in records/<t>/attempts/, named by steps.jsonl lines
+//	             marked discarded: each must be there (none hidden), be
+//	             named, have broken the stall rule and have ended before
+//	             the next began; the step's own file holds the last
+//	             attempt, all of it (claims from a discarded attempt
+//	             FAIL); a step has at most 1 + claims.MaxRemeasures
+//	             attempts. Its e2e latency histogram, when
 //	             it counted exactly those requests, holds no more seconds than
 //	             the client waited and at each bucket bound at least as many
 //	             requests as the records (FAIL: the records' latencies are

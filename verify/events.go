@@ -112,7 +112,7 @@ func checkEvents(rep *Report, ev *evidence) {
 					c.failf(n, err, "%s: the server's event file does not decode: %v", k, err)
 				}
 			}
-			st := serverevents.Step{Target: k.target, Concurrency: k.concurrency, Repeat: k.repeat}
+			st := serverevents.Step{Target: k.target, Concurrency: k.concurrency, Repeat: k.repeat, Attempt: keptAttempt(ev, k)}
 			runID := serverevents.RunID(ev.run.StartedAt, st)
 			if len(serverevents.OfRun(all, runID)) == 0 && len(serverevents.OfRun(all, serverevents.LegacyRunID(st))) > 0 {
 				runID = serverevents.LegacyRunID(st) // sealed before run ids were unique to the run

@@ -105,7 +105,23 @@ func gapItems(ev *evidence) []gapItem {
 		s := &ev.tel.Steps[i]
 		line[stepKey{s.Target, s.Concurrency, s.Repeat}] = s
 	}
+	discarded := map[string]*schemas.StepTelemetry{}
+	for i := range ev.tel.Discarded {
+		s := &ev.tel.Discarded[i]
+		discarded[schemas.AttemptRecordsPath(s.Target, s.Concurrency, s.Repeat, max(s.Attempt, 1))] = s
+	}
 	for _, k := range schedule(ev.run) {
+		// A step measured again ran its discarded attempts first
+		// (attempts.go), each with its scrapes.
+		for _, at := range attemptFiles(ev, k) {
+			if recs := ev.attemptRecs[at.file]; at.discarded && len(recs) > 0 {
+				var scrapes map[string]schemas.ScrapeTime
+				if l := discarded[at.file]; l != nil {
+					scrapes = l.Scrapes
+				}
+				items = append(items, gapItemOf(at.file, recs, scrapes))
+			}
+		}
 		recs := ev.records[k.file()]
 		if len(recs) == 0 {
 			continue

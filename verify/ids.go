@@ -49,7 +49,12 @@ func wantID(buf []byte, prefix string, r *schemas.Record) []byte {
 	buf = append(buf, "-r"...)
 	buf = strconv.AppendInt(buf, int64(rp), 10)
 	buf = append(buf, "-s"...)
-	return strconv.AppendInt(buf, int64(r.Seq), 10)
+	buf = strconv.AppendInt(buf, int64(r.Seq), 10)
+	if r.Attempt > 1 { // a re-measured attempt's (attempts.go)
+		buf = append(buf, "-a"...)
+		buf = strconv.AppendInt(buf, int64(r.Attempt), 10)
+	}
+	return buf
 }
 
 // checkRecordIDs is check 7's: every record's request_id is its own
@@ -62,8 +67,11 @@ func checkRecordIDs(c *Check, ev *evidence) {
 	var buf []byte
 	bad := 0
 	var first string
-	for _, f := range ev.recFiles {
+	for _, f := range append(slices.Clone(ev.recFiles), ev.attemptFiles...) {
 		recs := ev.records[f]
+		if schemas.IsAttemptRecords(f) {
+			recs = ev.attemptRecs[f]
+		}
 		if len(recs) == 0 {
 			continue
 		}
@@ -140,12 +148,16 @@ func checkEvidenceIDs(c *Check, ev *evidence, spans map[string][]serverevents.Sp
 	for _, t := range targets {
 		prefix := idPrefix(ev.run.Seed, t)
 		recs := map[string]*schemas.Record{}
-		for _, f := range ev.recFiles {
+		for _, f := range append(slices.Clone(ev.recFiles), ev.attemptFiles...) {
 			if !strings.HasPrefix(f, "records/"+t+"/") {
 				continue
 			}
-			for i := range ev.records[f] {
-				if r := &ev.records[f][i]; r.RequestID != "" {
+			rs := ev.records[f]
+			if schemas.IsAttemptRecords(f) {
+				rs = ev.attemptRecs[f] // a discarded attempt's requests reached the server too
+			}
+			for i := range rs {
+				if r := &rs[i]; r.RequestID != "" {
 					recs[r.RequestID] = r
 				}
 			}

@@ -2,7 +2,6 @@ package verify
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -44,10 +43,15 @@ func checkProtocol(rep *Report, ev *evidence) {
 	checkSuccesses(c, ev)
 	checkRunTail(c, ev)
 	checkAcrossSteps(c, ev)
+	again := checkAttempts(c, ev)
 	gap := checkStepGaps(c, ev, &no)
 	checkClientSaturation(c, ev, &no)
 	trip := checkRoundTrip(c, ev, &no)
-	c.Summary = no.summary(c, protocolSummary(c, run, sw.steps, gap, probes)+trip)
+	sum := protocolSummary(c, run, sw.steps, gap, probes)
+	if len(again) > 0 {
+		sum += fmt.Sprintf("; measured again after a stalled closed loop, the last attempt kept and the discarded ones sealed: %s", strings.Join(again, ", "))
+	}
+	c.Summary = no.summary(c, sum+trip)
 }
 
 // warnIncomplete says that run.json records a run that did not complete:
@@ -577,24 +581,12 @@ func checkInFlight(c *Check, f string, recs []schemas.Record, conc int, complete
 		peak, len(meas), conc)
 }
 
-// dispatchTolerance is the longest a worker may take between the end of
-// one request and the start of its next before check 7 calls the loop
-// open. benchseal's workers take 0.05-0.07 ms (median; about 1 ms at
-// most) on a busy machine; the margin covers scheduler and GC pauses
-// under the race detector, and a real transcription takes far longer, so
-// a request dropped from a worker's sequence still shows.
-const dispatchTolerance = 50 * time.Millisecond
-
-// maxStallShare is the share of a phase's worker time (C times its window)
-// that stalls longer than dispatchTolerance may add up to before check 7
-// calls the loop open (FAIL). Below it a stall WARNs, with its length: a
-// busy client machine (GC, the scheduler, the race detector on a shared
-// 2-core box) pauses a worker now and then — measured here at 64-118 ms,
-// once or twice in a step, under a load average of 15 — and the load then
-// dipped below C for that long. A records file edited to drop or delay a
-// worker's requests leaves far more (the doctored corpus's 200 ms shift:
-// about 17 %).
-const maxStallShare = 0.05
+// dispatchTolerance and maxStallShare are the stall rule's
+// (internal/claims' Stalls, the one the runner applies too).
+const (
+	dispatchTolerance = claims.DispatchTolerance
+	maxStallShare     = claims.MaxStallShare
+)
 
 // checkClosedLoop checks, in each phase of a step, what a closed loop of
 // C workers leaves in the records: every worker 0..C-1 took part (when
@@ -634,77 +626,24 @@ func checkClosedLoop(c *Check, f string, recs []schemas.Record, conc int, comple
 			c.failf(f, nil, "in the %s phase %d requests were sent by %d of the %d workers (worker %s sent none) over %.0f ms of starts: the records show a step done by fewer workers than its concurrency",
 				ph, len(rs), len(byWorker), conc, strings.Join(idle, ", "), float64(lastStart-firstStart)/1e6)
 		}
-		// Stalls: a worker's gap between its requests, and a worker idle
-		// while another took a request it was free for.
-		var stalled int64
-		var first string
-		for _, w := range sortedInts(byWorker) {
-			ws := byWorker[w]
-			slices.SortFunc(ws, func(a, b schemas.Record) int { return cmpInt(a.StartNs, b.StartNs) })
-			for j := 1; j < len(ws); j++ {
-				if gap := ws[j].StartNs - ws[j-1].EndNs; gap > int64(dispatchTolerance) {
-					stalled += gap
-					if first == "" {
-						first = fmt.Sprintf("worker %d sent seq %d %.1f ms after its seq %d ended (%s phase)", w, ws[j].Seq, float64(gap)/1e6, ws[j-1].Seq, ph)
-					}
-				}
-			}
-		}
-		idle, idleNs := idleWorker(rs, dispatchTolerance)
-		stalled += idleNs
-		if first == "" && idle == "" {
-			continue
-		}
-		lastEnd := rs[0].EndNs
-		for _, r := range rs {
-			lastEnd = max(lastEnd, r.EndNs)
-		}
-		share := float64(stalled) / float64(int64(conc)*max(lastEnd-firstStart, 1))
+	}
+	// Stalls: the rule the runner applied to the step too.
+	for _, st := range claims.Stalls(recs, conc) {
 		why := "a closed-loop worker sends its next request as soon as the previous one ends"
-		if first == "" {
-			first, why = idle+fmt.Sprintf(" (%s phase)", ph), "a free worker must take the next request"
+		if st.Idle {
+			why = "a free worker must take the next request"
 		}
-		if share > maxStallShare {
-			c.failf(f, nil, "%s: %s; stalls add up to %.1f %% of the phase's worker time, more than a busy client explains (%.0f %%)", first, why, 100*share, 100*maxStallShare)
+		if st.Open() {
+			c.failf(f, nil, "%s: %s; stalls add up to %.1f %% of the phase's worker time, more than a busy client explains (%.0f %%)", st.First, why, 100*st.Share, 100*maxStallShare)
 		} else {
-			c.warnf(f, "%s: the client stalled (stalls add up to %.1f %% of the phase's worker time, within the %.0f %% a busy client machine explains); the load dipped below C for that long", first, 100*share, 100*maxStallShare)
+			c.warnf(f, "%s: the client stalled (stalls add up to %.1f %% of the phase's worker time, within the %.0f %% a busy client machine explains); the load dipped below C for that long", st.First, 100*st.Share, 100*maxStallShare)
 		}
 	}
 }
 
-// idleWorker looks for a worker that finished a request and then stayed
-// idle (for longer than idleTolerance on both sides) while another worker
-// started a request. It describes the first it finds, with how long the
-// worker had been idle then, or returns "", 0.
-// A worker's wait for its first request is not idling: workers start one
-// after another.
+// idleWorker is claims.IdleWorker: the stall rule's idle worker.
 func idleWorker(recs []schemas.Record, tolerance time.Duration) (string, int64) {
-	starts := make([]schemas.Record, len(recs))
-	copy(starts, recs)
-	slices.SortFunc(starts, func(a, b schemas.Record) int { return cmpInt(a.StartNs, b.StartNs) })
-	byWorker := map[int][]schemas.Record{}
-	for _, r := range starts {
-		byWorker[r.Worker] = append(byWorker[r.Worker], r)
-	}
-	tol := int64(tolerance)
-	for _, w := range sortedInts(byWorker) {
-		rs := byWorker[w]
-		for j, r := range rs {
-			// Idle from r's end to w's next start; after its last request,
-			// to the end (any later start by another worker was work left).
-			until := int64(math.MaxInt64)
-			if j+1 < len(rs) {
-				until = rs[j+1].StartNs
-			}
-			from := r.EndNs + tol
-			k, _ := slices.BinarySearchFunc(starts, from+1, func(x schemas.Record, t int64) int { return cmpInt(x.StartNs, t) })
-			if k < len(starts) && starts[k].StartNs < until-tol && starts[k].Worker != w {
-				o := starts[k]
-				return fmt.Sprintf("worker %d was idle from %d ns (its seq %d ended) while worker %d started seq %d at %d ns", w, r.EndNs, r.Seq, o.Worker, o.Seq, o.StartNs), o.StartNs - r.EndNs
-			}
-		}
-	}
-	return "", 0
+	return claims.IdleWorker(recs, tolerance)
 }
 
 func sortedInts[V any](m map[int]V) []int {

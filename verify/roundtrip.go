@@ -48,10 +48,27 @@ func checkRoundTrip(c *Check, ev *evidence, no *notObserved) string {
 		c.failKindf(KindRoundTrip, schemas.RoundTripASRFile, "names ASR server %q model %q; run.json's round_trip %q model %q", sum.Name, sum.Model, rt.ASR, rt.Model)
 	}
 	succ, sweepEnd := roundTripAnswers(ev)
+	// A discarded attempt's answers (attempts.go) were handed to the
+	// round trip as they came, before the runner judged the step: heard,
+	// counted in asr.json, scored by no claim.
+	disc := map[string]schemas.Record{}
+	for _, f := range ev.attemptFiles {
+		for _, r := range ev.attemptRecs[f] {
+			sweepEnd = max(sweepEnd, r.EndNs)
+			if r.OK && r.Phase == schemas.PhaseMeasure {
+				disc[r.RequestID] = r
+			}
+		}
+	}
 	sent, heard := map[string]int{}, map[string]int{}
+	discSent, discHeard := map[string]int{}, map[string]int{}
 	for _, id := range slices.Sorted(maps.Keys(ev.tel.Heard)) {
 		h := ev.tel.Heard[id]
 		r, ok := succ[id]
+		if d, isDisc := disc[id]; !ok && isDisc {
+			r, ok = d, true
+			discSent[r.Target]++
+		}
 		path := schemas.RoundTripPath(r.Target)
 		switch {
 		case !ok:
@@ -67,6 +84,9 @@ func checkRoundTrip(c *Check, ev *evidence, no *notObserved) string {
 		sent[r.Target]++
 		if h.Status == 200 && h.Error == "" {
 			heard[r.Target]++
+			if _, isDisc := disc[id]; isDisc {
+				discHeard[r.Target]++
+			}
 		}
 	}
 	for _, t := range ev.run.Targets {
@@ -77,7 +97,7 @@ func checkRoundTrip(c *Check, ev *evidence, no *notObserved) string {
 	}
 	total, nSent, nHeard := len(succ), 0, 0
 	for _, t := range ev.run.Targets {
-		nSent, nHeard = nSent+sent[t.Name], nHeard+heard[t.Name]
+		nSent, nHeard = nSent+sent[t.Name]-discSent[t.Name], nHeard+heard[t.Name]-discHeard[t.Name]
 	}
 	if nSent < total {
 		if len(sum.Skipped) > 0 {

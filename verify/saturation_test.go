@@ -20,10 +20,33 @@ func init() { moreKinds = append(moreKinds, saturationKinds) }
 // saturationKinds: host samples that show the client saturated.
 func saturationKinds() []kind {
 	return []kind{
+		// A busy host whose workers kept up: the milder finding, with
+		// benchseal's own share beside the host's.
+		{name: "client-host-busy", class: "protocol", check: verify.CheckProtocol, status: verify.Warn,
+			text: "the client host was busy (CPU mean at or above 90 % over the measured window",
+			doctor: func(tb testing.TB, dir string) {
+				editHost(tb, dir, func(h *schemas.HostSample) { cpu := 99.0; h.CPUPct, h.Load1 = &cpu, 64 })
+				// Workers back to back (0.05 ms gaps), whatever this
+				// host did to the base run's.
+				setGaps(tb, dir, 50*time.Microsecond)
+				refresh(tb, dir)
+			},
+			assert: func(tb testing.TB, rep *verify.Report) {
+				for _, f := range rep.Check(verify.CheckProtocol).Findings {
+					if f.Kind == verify.KindClientSaturated {
+						tb.Errorf("a busy host whose workers kept up is called saturated: %s", f.Reason)
+					}
+					if f.Kind == verify.KindClientBusy && (!strings.Contains(f.Reason, "load average above its") || !strings.Contains(f.Reason, "its workers were idle") || !strings.HasSuffix(f.Reason, verify.ClientBusyTail)) {
+						tb.Errorf("busy finding without the load, the workers' idle share or its tail: %s", f.Reason)
+					}
+				}
+			}},
+		// The same host, and the workers' gaps show the client stalled.
 		{name: "client-host-saturated", class: "protocol", check: verify.CheckProtocol, status: verify.Warn,
 			text: "the client host was saturated: CPU mean at or above 90 % over the measured window",
 			doctor: func(tb testing.TB, dir string) {
 				editHost(tb, dir, func(h *schemas.HostSample) { cpu := 99.0; h.CPUPct, h.Load1 = &cpu, 64 })
+				setGaps(tb, dir, 3*time.Millisecond)
 				refresh(tb, dir)
 			},
 			assert: func(tb testing.TB, rep *verify.Report) {
@@ -79,35 +102,40 @@ func setGaps(tb testing.TB, dir string, gap time.Duration) {
 	}
 }
 
-// The client host is a suspect only where its sealed samples or its
-// records say so: an unsaturated sample set and 0.05 ms dispatch gaps
-// give no WARN; CPU at 95 %, a load above the host's CPUs at a level's
-// start, or a dispatch-gap p99 of 3 ms each give the one WARN, naming
-// itself and ending with the advice.
+// The client is a suspect only where its own evidence says so: an
+// unsaturated sample set and 0.05 ms dispatch gaps give no WARN; CPU at
+// 95 % or a load above the host's CPUs at a level's start, with the
+// workers keeping up, give the milder "busy" WARN with benchseal's own
+// CPU share and its workers' idle share; a dispatch-gap p99 of 3 ms
+// (with or without the host's signs) gives the "saturated" WARN, naming
+// its signs and ending with the advice.
 func TestClientSaturation(t *testing.T) {
 	t.Parallel()
 	base := makeProbeRun(t, t.TempDir(), probeSpec{pairs: 0})
 	var host schemas.HostInfo
 	getJSON(t, filepath.Join(base, "env/host.json"), &host)
-	saturation := func(dir string) (string, bool) {
+	saturation := func(dir string) (verify.Kind, string) {
 		c, _ := checkOf(verifyDir(t, dir), verify.CheckProtocol)
 		for _, f := range c.Findings {
-			if f.Kind == verify.KindClientSaturated {
-				return f.Reason, true
+			if f.Kind == verify.KindClientSaturated || f.Kind == verify.KindClientBusy {
+				return f.Kind, f.Reason
 			}
 		}
-		return "", false
+		return "", ""
 	}
+	busy, saturated := verify.KindClientBusy, verify.KindClientSaturated
 	for _, tc := range []struct {
 		name      string
 		cpu, load float64
 		gap       time.Duration
+		kind      verify.Kind
 		want      string
 	}{
-		{"unsaturated", 10, 0.1, 50 * time.Microsecond, ""},
-		{"cpu", 95, 0.1, 50 * time.Microsecond, "CPU mean at or above 90 % over the measured window in 2 of 2 steps (highest 95 %"},
-		{"load", 10, float64(host.CPUs) + 1, 50 * time.Microsecond, "load average above its"},
-		{"dispatch gap", 10, 0.1, 3 * time.Millisecond, "dispatch-gap p99 above 1ms in 2 of 2 steps (highest 3.0 ms"},
+		{"unsaturated", 10, 0.1, 50 * time.Microsecond, "", ""},
+		{"cpu", 95, 0.1, 50 * time.Microsecond, busy, "CPU mean at or above 90 % over the measured window in 2 of 2 steps (highest 95 %"},
+		{"load", 10, float64(host.CPUs) + 1, 50 * time.Microsecond, busy, "load average above its"},
+		{"dispatch gap", 10, 0.1, 3 * time.Millisecond, saturated, "dispatch-gap p99 above 1ms in 2 of 2 steps (highest 3.0 ms"},
+		{"cpu and dispatch gap", 95, 0.1, 3 * time.Millisecond, saturated, "CPU mean at or above 90 % over the measured window in 2 of 2 steps (highest 95 %"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "run")
@@ -115,12 +143,20 @@ func TestClientSaturation(t *testing.T) {
 			editHost(t, dir, func(h *schemas.HostSample) { cpu := tc.cpu; h.CPUPct, h.Load1 = &cpu, tc.load })
 			setGaps(t, dir, tc.gap)
 			refresh(t, dir)
-			got, warned := saturation(dir)
+			kind, got := saturation(dir)
+			tail := verify.ClientSaturatedAdvice
+			if tc.kind == busy {
+				// benchseal's own share, from the real sampler's getrusage.
+				tail = "% of the time (highest, "
+				if !strings.Contains(got, "benchseal itself used ") || !strings.HasSuffix(got, verify.ClientBusyTail) {
+					t.Errorf("busy finding without benchseal's own CPU or its tail: %q", got)
+				}
+			}
 			switch {
-			case tc.want == "" && warned:
+			case tc.kind == "" && kind != "":
 				t.Errorf("unsaturated samples warned: %s", got)
-			case tc.want != "" && (!warned || !strings.Contains(got, tc.want) || !strings.HasSuffix(got, verify.ClientSaturatedAdvice)):
-				t.Errorf("got %q (warned %v), want %q", got, warned, tc.want)
+			case tc.kind != "" && (kind != tc.kind || !strings.Contains(got, tc.want) || !strings.Contains(got, tail)):
+				t.Errorf("got %s %q, want %s %q (and %q)", kind, got, tc.kind, tc.want, tail)
 			}
 		})
 	}

@@ -27,9 +27,10 @@ const (
 var help = map[string]commandHelp{
 	"benchseal": {exit: exitStatusHelpBody},
 	"run": {exit: `  0    every step measured and answered (a step's failures above 1 % are warnings)
-  1    a step failed every measured request, a target stopped (every warm-up
-       failed, or its launched server exited), or --seal failed (the run is
-       kept; the command that seals it is printed)
+  1    a step failed every measured request, a step's closed loop still
+       stalled after 3 attempts (verify would fail it), a target stopped
+       (every warm-up failed, or its launched server exited), or --seal
+       failed (the run is kept; the command that seals it is printed)
   2    usage error (a bad flag or argument, or a target that does not serve --model)
 ` + exitInterruptedLine},
 	"replay": {exit: `  0    every figure agrees within the tolerance

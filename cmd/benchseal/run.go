@@ -85,7 +85,11 @@ error printed, only if it has not answered earlier in the run or its server
 refuses connections (one that answered goes on measuring, and is stopped if
 that step's measured requests all fail too). The run ends with a
 failure summary per target, warns about every step above 1 % errors and exits
-1 when a step failed every measured request. The run directory
+1 when a step failed every measured request. A closed-loop step whose workers
+stalled more than verify's check 7 allows (gaps over 50 ms adding up to more
+than 5 % of the worker time) is measured again, at most twice, every attempt
+kept (records/<target>/attempts/); a step still stalled after that is named
+with its stall share and the run exits 1. The run directory
 (--out, which must not exist) gets run.json, records/<target>/c<C>-r<R>.jsonl
 (one line per request, warm-ups included, written as requests end) and
 claims.json. The first Ctrl-C stops starting requests, lets those in flight
@@ -286,6 +290,12 @@ func runRun(cmd *cobra.Command, e *env, f *runFlags) (err error) {
 	if err := summarizeSteps(e, names, res.Steps, len(res.Run.Protocol.Levels)*res.Run.Protocol.Repeats, se); err != nil {
 		if f.seal != "" {
 			warnf(e.stderr, "--seal: a run with failed steps is not sealed (to seal it anyway: %s)", sealCommand(res.Dir, f.seal, f.key, false))
+		}
+		return err
+	}
+	if err := summarizeAttempts(e, res); err != nil {
+		if f.seal != "" {
+			warnf(e.stderr, "--seal: a run whose closed loop stalled is not sealed (to seal it anyway: %s)", sealCommand(res.Dir, f.seal, f.key, false))
 		}
 		return err
 	}

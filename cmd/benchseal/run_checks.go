@@ -14,8 +14,10 @@ import (
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/bench"
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/task"
+	"github.com/benchseal/benchseal/schemas"
 )
 
 func checkResponseFormat(format string) error {
@@ -90,6 +92,28 @@ func summarizeSteps(e *env, targets []string, steps []bench.StepResult, planned 
 	}
 	return withHint(fmt.Errorf("run: %d step(s) failed every measured request: %s", len(allFailed), strings.Join(allFailed, ", ")),
 		"each failed request's error is in its record (records/<target>/c<C>-r<R>.jsonl, field error)")
+}
+
+// summarizeAttempts says which steps were measured again because their
+// closed loop stalled (internal/bench, attempt.go), and returns an error
+// naming those whose last attempt still stalled: verify's check 7 will
+// FAIL them, so the run is not "ok".
+func summarizeAttempts(e *env, res *bench.Result) error {
+	for _, d := range res.Discarded {
+		infof(e.stderr, "%s c=%d r=%d: attempt %d discarded and measured again (stalls %.1f %% of the %s phase's worker time, above the %.0f %% verify allows); kept in %s",
+			d.Target, d.Concurrency, d.Repeat, d.Attempt, 100*d.Stall.Share, d.Stall.Phase, 100*claims.MaxStallShare,
+			schemas.AttemptRecordsPath(d.Target, d.Concurrency, d.Repeat, d.Attempt))
+	}
+	if len(res.Stalled) == 0 {
+		return nil
+	}
+	var steps []string
+	for _, s := range res.Stalled {
+		warnf(e.stderr, "CLOSED LOOP STALLED: %s", bench.StalledMessage(s))
+		steps = append(steps, fmt.Sprintf("%s c=%d r=%d (%.1f %%)", s.Target, s.Concurrency, s.Repeat, 100*s.Stall.Share))
+	}
+	return withHint(fmt.Errorf("run: %d step(s) still stalled after %d attempts, so verify will fail them: %s", len(res.Stalled), 1+bench.MaxRemeasures, strings.Join(steps, ", ")),
+		"the client could not keep C requests in flight: run the client on a quieter host (or one of its own), or lower the concurrency")
 }
 
 // summaryLine words one target's summary: its steps (of those planned,

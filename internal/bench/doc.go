@@ -108,6 +108,20 @@
 // that ends without its final event or without [DONE] fails as
 // stream_truncated. Either keeps the text read so far in text.
 //
+// # Re-measuring a stalled step
+//
+// After each closed-loop step the runner applies the stall rule verify's
+// check 7 holds the records to (internal/claims' Stalls, one function for
+// both): a step whose stalls break it is measured again, whole, at most
+// MaxRemeasures times, and the last attempt is kept. A discarded
+// attempt's records move to records/<t>/attempts/c<C>-r<R>-a<k>.jsonl; the
+// hooks see Step.Attempt and StepResult.Discarded (the recorder marks its
+// steps.jsonl line and moves its scrapes); the kept attempt's records say
+// attempt k and its request ids end "-a<k>" (AttemptRequestID); a
+// re-measured attempt numbers its variants past every number the plan
+// uses. Result.Discarded lists the attempts dropped, Result.Stalled the
+// steps whose last attempt still broke the rule (attempt.go).
+//
 // # Request ids
 //
 // Every request carries X-Request-Id: RequestID(seed, target, C, R, seq),

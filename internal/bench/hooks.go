@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -18,6 +19,10 @@ type Step struct {
 	// loop.
 	Rate   float64
 	Repeat int // 1-based
+	// Attempt is which measurement of the step this is, from 1: a
+	// closed-loop step whose stalls break the stall rule is measured
+	// again (attempt.go), at most MaxRemeasures times.
+	Attempt int
 	// WarmupSucceeded is how many of the step's warm-ups succeeded, once
 	// they are done (BeforeMeasure, AfterStep; 0 in BeforeStep): a hook
 	// that waits for the server to count them needs it.
@@ -40,6 +45,13 @@ type StepResult struct {
 	// Stopped is true when the target's server went away (WithTargetStop)
 	// before every request of the step was sent.
 	Stopped bool
+	// Stall is the worst phase of the stall rule (claims.Stalls) in the
+	// step's records, nil when none stalled; Discarded says the attempt
+	// broke the rule and the step is measured again (AfterStep sees it
+	// before the next attempt's BeforeStep): its records were moved to
+	// schemas.AttemptRecordsPath.
+	Stall     *claims.PhaseStall
+	Discarded bool
 }
 
 // ReqPerS is succeeded requests per second of the measured window.

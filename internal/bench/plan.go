@@ -227,6 +227,7 @@ type config struct {
 
 	unlistedModel bool         // WithUnlistedModel
 	answers       func(Answer) // WithAnswers
+	stallHook     StallHook    // WithStallHook
 }
 
 // Option configures Run.

@@ -29,7 +29,7 @@ import (
 func (r *runner) probe(ctx context.Context, ti int) error {
 	p := r.plan
 	t := p.Targets[ti]
-	jobs, err := r.newJobs(claims.ProbeWarmup+2*p.CacheProbe, func(seq int) (int, bool) {
+	jobs, err := r.newJobs(r.used, claims.ProbeWarmup+2*p.CacheProbe, func(seq int) (int, bool) {
 		return 0, !claims.ProbeIsRepeat(seq, p.CacheProbe)
 	})
 	if err != nil {

@@ -130,7 +130,13 @@ func (p *progress) Begin(s Step, warmup, measured int) {
 	if p.sweepStart.IsZero() {
 		p.sweepStart = p.now()
 	}
-	p.step++
+	if s.Attempt > 1 {
+		// A step measured again (attempt.go): the same step of the
+		// sweep, and more work than Sweep planned.
+		p.work += int64(warmup+measured) * (workUnit / int64(max(s.Concurrency, 1)))
+	} else {
+		p.step++
+	}
 	p.s, p.warmup, p.measured = s, warmup, measured
 	p.unit.Store(workUnit / int64(max(s.Concurrency, 1)))
 	p.warmDone.Store(0)

@@ -35,11 +35,21 @@ type StreamError = task.StreamError
 // _base_request_id @619e4b31, speech_to_text.py @024e0772), so its logs
 // and events join the records.
 func RequestID(seed uint64, target string, concurrency, repeat, seq int) string {
+	return AttemptRequestID(seed, target, concurrency, repeat, seq, 1)
+}
+
+// AttemptRequestID is RequestID of a request of a step's attempt: a
+// re-measured attempt (attempt > 1) appends "-a<attempt>", so no two
+// attempts share an id.
+func AttemptRequestID(seed uint64, target string, concurrency, repeat, seq, attempt int) string {
 	var b [8]byte
 	binary.LittleEndian.PutUint64(b[:], seed)
 	h := sha256.New()
 	h.Write(b[:])
 	h.Write([]byte(target))
 	sum := h.Sum(nil)
+	if attempt > 1 {
+		return fmt.Sprintf("bs-%x-c%d-r%d-s%d-a%d", sum[:8], concurrency, repeat, seq, attempt)
+	}
 	return fmt.Sprintf("bs-%x-c%d-r%d-s%d", sum[:8], concurrency, repeat, seq)
 }

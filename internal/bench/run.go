@@ -63,7 +63,13 @@ type Result struct {
 	Dir    string
 	Run    schemas.Run
 	Claims schemas.Claims
-	Steps  []StepResult
+	Steps  []StepResult // the kept attempt of each step measured
+	// Discarded are the attempts measured again (attempt.go): their
+	// stalls broke the stall rule.
+	Discarded []StepResult
+	// Stalled are the steps whose last attempt still breaks the stall
+	// rule: verify's check 7 will FAIL them.
+	Stalled []StepResult
 }
 
 const preflightTimeout = 10 * time.Second
@@ -193,13 +199,19 @@ type runner struct {
 	client []*http.Client
 	auth   []string
 	used   map[[32]byte]int64 // variants handed out per clip so far
+	// extra numbers the variants of re-measured attempts, per clip, past
+	// every number the plan uses (attempt.go); nil until the first.
+	extra map[[32]byte]int64
 	// inputs keep each clip's task.Input (for ASR its SHA-256 checkpoints)
 	// across steps, so that a variant's hash starts at its changed byte,
 	// not at the clip's start.
 	inputs map[[32]byte]task.Input
 	steps  []StepResult
-	fatal  error
-	gone   map[string]string // targets whose server went away -> why
+	// discarded are the attempts measured again, stalled the steps whose
+	// last attempt still broke the stall rule (attempt.go).
+	discarded, stalled []StepResult
+	fatal              error
+	gone               map[string]string // targets whose server went away -> why
 	// warmFailed: targets stopped because a step's warm-ups all failed ->
 	// the first error.
 	warmFailed map[string]string
@@ -469,11 +481,11 @@ func (r *runner) sweepSteps(ctx context.Context) (interrupted bool) {
 					continue
 				}
 				ti := slices.IndexFunc(p.Targets, func(x Target) bool { return x.Name == t.Name })
-				s := Step{Target: t.Name, Level: li, Concurrency: c, Repeat: rep}
+				s := Step{Target: t.Name, Level: li, Concurrency: c, Repeat: rep, Attempt: 1}
 				if p.Open() {
 					s.Rate = p.Rates[li]
 				}
-				res, err := r.step(ctx, ti, s)
+				res, err := r.measure(ctx, ti, s)
 				if err != nil {
 					r.fatal = err
 					return false
@@ -511,7 +523,7 @@ func (r *runner) finish(interrupted bool) (*Result, error) {
 	if err := r.writeRun(); err != nil {
 		return nil, err
 	}
-	res := &Result{Dir: r.d.Path, Run: *run, Steps: r.steps}
+	res := &Result{Dir: r.d.Path, Run: *run, Steps: r.steps, Discarded: r.discarded, Stalled: r.stalled}
 	cl, err := r.writeClaims()
 	if err != nil {
 		return res, err
@@ -624,10 +636,18 @@ func (r *runner) skip(li, repeat int) {
 // jobs are the step's requests in schedule order (newJobs): its
 // warm-ups, then its measured requests, each pass over the corpus in
 // order.
-func (r *runner) jobs(li, repeat int) ([]job, error) {
+//
+// A re-measured attempt (attempt > 1) numbers its variants from r.extra,
+// past every number of the plan, so the plan's numbering stays run.json's
+// alone and no attempt sends another's bytes.
+func (r *runner) jobs(li, repeat, attempt int) ([]job, error) {
 	p := r.plan
 	w := p.warmupAt(li, repeat)
-	return r.newJobs(w+p.Requests[li], func(seq int) (int, bool) {
+	counter := r.used
+	if attempt > 1 {
+		counter = r.extraCounter()
+	}
+	return r.newJobs(counter, w+p.Requests[li], func(seq int) (int, bool) {
 		if seq >= w {
 			seq -= w
 		}
@@ -639,7 +659,7 @@ func (r *runner) jobs(li, repeat int) ([]job, error) {
 // job seq sending corpus item pick(seq) as its next variant, or unchanged
 // when pick says so (an item without input always is). Variant numbers are handed out in seq order, then
 // the variants are hashed on every core.
-func (r *runner) newJobs(n int, pick func(seq int) (item int, variant bool)) ([]job, error) {
+func (r *runner) newJobs(counter map[[32]byte]int64, n int, pick func(seq int) (item int, variant bool)) ([]job, error) {
 	p := r.plan
 	jobs := make([]job, n)
 	ins := make([]task.Input, n)
@@ -653,8 +673,8 @@ func (r *runner) newJobs(n int, pick func(seq int) (item int, variant bool)) ([]
 			return nil, err
 		}
 		if perturbed && !c.NoInput() {
-			j.variant = r.used[c.SHA256]
-			r.used[c.SHA256]++
+			j.variant = counter[c.SHA256]
+			counter[c.SHA256]++
 		}
 	}
 	errs := make([]error, par.Workers(len(jobs)))
@@ -784,11 +804,12 @@ func newWorker(id int) *worker { return &worker{id: id, br: bufio.NewReaderSize(
 func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 	p := r.plan
 	res := StepResult{Step: s, Errors: map[string]int{}}
-	jobs, err := r.jobs(s.Level, s.Repeat)
+	jobs, err := r.jobs(s.Level, s.Repeat, s.Attempt)
 	if err != nil {
 		return res, err
 	}
-	rf, err := createRecordFile(filepath.Join(r.d.Path, filepath.FromSlash(schemas.RecordsPath(s.Target, s.Concurrency, s.Repeat))))
+	recPath := filepath.Join(r.d.Path, filepath.FromSlash(schemas.RecordsPath(s.Target, s.Concurrency, s.Repeat)))
+	rf, err := createRecordFile(recPath)
 	if err != nil {
 		return res, err
 	}
@@ -846,6 +867,9 @@ func (r *runner) step(ctx context.Context, ti int, s Step) (StepResult, error) {
 		return res, fmt.Errorf("write records of %s: %w", stepName(s), err)
 	}
 	r.tally(ctx, &res, st.recs)
+	if err := r.judgeStalls(ctx, &res, st.recs[:len(jobs)], recPath); err != nil {
+		return res, err
+	}
 	measured := st.recs[w:len(jobs)]
 	if ctx.Err() == nil && !r.stopUnreachable(s, measured) && warmFailed && res.Requests > 0 && res.Succeeded == 0 {
 		r.stopMeasuredFailed(s, measured)
@@ -896,10 +920,15 @@ func (st *stepRun) phase(name string, from, to int) {
 	var wg sync.WaitGroup
 	for _, wk := range st.workers {
 		wg.Go(func() {
-			for st.runCtx.Err() == nil {
+			for n := 0; st.runCtx.Err() == nil; n++ {
 				seq := int(next.Add(1) - 1)
 				if seq >= to {
 					return
+				}
+				if h := st.r.cfg.stallHook; h != nil {
+					if d := h(st.s, name, wk.id, n); d > 0 {
+						time.Sleep(d)
+					}
 				}
 				st.send(wk, seq, &st.jobs[seq], name)
 			}
@@ -913,9 +942,12 @@ func (st *stepRun) phase(name string, from, to int) {
 func (st *stepRun) send(wk *worker, seq int, j *job, phase string) {
 	r, s := st.r, st.s
 	rec := &st.recs[seq]
-	rec.RequestID = RequestID(r.plan.Seed, s.Target, s.Concurrency, s.Repeat, seq)
+	rec.RequestID = AttemptRequestID(r.plan.Seed, s.Target, s.Concurrency, s.Repeat, seq, s.Attempt)
 	r.do(st.reqBase, st.ti, wk, j, rec)
 	rec.Target, rec.Concurrency, rec.Repeat, rec.Phase, rec.Seq, rec.Worker = s.Target, s.Concurrency, s.Repeat, phase, seq, wk.id
+	if s.Attempt > 1 {
+		rec.Attempt = s.Attempt
+	}
 	r.keepAnswer(wk, rec)
 	st.rf.write(rec)
 	r.cfg.progress.Done(phase, rec.OK)
@@ -981,12 +1013,17 @@ func (r *runner) tally(ctx context.Context, res *StepResult, recs []schemas.Reco
 
 // stepName names a step in progress and messages: "a c=16 r=1", or an
 // open-loop level by its offered rate, "a 150 req/s r=1" (its
-// Concurrency is only the level's number).
+// Concurrency is only the level's number); a step measured again says
+// its attempt, "a c=16 r=1 (attempt 2)".
 func stepName(s Step) string {
+	name := fmt.Sprintf("%s c=%d r=%d", s.Target, s.Concurrency, s.Repeat)
 	if s.Rate > 0 {
-		return fmt.Sprintf("%s %s req/s r=%d", s.Target, strconv.FormatFloat(s.Rate, 'g', -1, 64), s.Repeat)
+		name = fmt.Sprintf("%s %s req/s r=%d", s.Target, strconv.FormatFloat(s.Rate, 'g', -1, 64), s.Repeat)
 	}
-	return fmt.Sprintf("%s c=%d r=%d", s.Target, s.Concurrency, s.Repeat)
+	if s.Attempt > 1 {
+		name += fmt.Sprintf(" (attempt %d)", s.Attempt)
+	}
+	return name
 }
 
 func errorSummary(m map[string]int) string {

@@ -342,6 +342,7 @@ var metricOptionals = []func(*schemas.Metrics) **float64{
 	func(m *schemas.Metrics) **float64 { return &m.GPUMemPeakBytes },
 	func(m *schemas.Metrics) **float64 { return &m.GPUPowerPeakW },
 	func(m *schemas.Metrics) **float64 { return &m.HostCPUMean },
+	func(m *schemas.Metrics) **float64 { return &m.ClientCPUMean },
 	func(m *schemas.Metrics) **float64 { return &m.CacheHits },
 }
 

@@ -105,7 +105,9 @@
 // each level/repeat also gets gpu_util_mean, gpu_util_max,
 // gpu_mem_peak_bytes, gpu_power_peak_w (sums over the target's GPUs at one
 // sampling instant), gpu_peaks (each GPU's own peaks, for a target on more
-// than one GPU) and host_cpu_mean, recomputed from the raw samples of
+// than one GPU), host_cpu_mean and client_cpu_mean (the mean proc_cpu_pct
+// of the host samples: benchseal's own share of the CPUs, getrusage;
+// absent in runs whose samples predate it), recomputed from the raw samples of
 // telemetry/gpu.jsonl and host.jsonl whose t_ns lies in the measured
 // window (first start_ns to last end_ns of the measured records, widened
 // to the edge samples sample_start_ns and sample_end_ns of its steps.jsonl
@@ -168,6 +170,17 @@
 // Levels appear in run order, repeats in order, targets in run.json order.
 // A level/repeat without measured records (an interrupted run) is left out;
 // a level with none at all is left out too.
+//
+// # The stall rule
+//
+// Stalls (stall.go) is the closed loop's stall rule, the one check 7 of
+// verify holds a step's records to and the runner applies after each
+// step to measure a stalled one again (at most MaxRemeasures times): in
+// each phase, worker gaps longer than DispatchTolerance and a worker left
+// idle while another took a request add up to at most MaxStallShare of
+// C times the phase's window. A discarded attempt's records
+// (records/<t>/attempts/) are never read by LoadDir, and its steps.jsonl
+// line is in Telemetry.Discarded, not Steps: no claim comes from it.
 //
 // # Records
 //

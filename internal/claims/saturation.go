@@ -25,6 +25,14 @@ import (
 //     (median) on a busy machine; above 1 ms at the 99th percentile the
 //     client, not the server, sets the pace of one request in a hundred
 //     (tools/loadcmp holds benchseal to that 1 ms).
+//
+// The first two are the host's; only the third, and the stall rule's
+// gaps, are the client's own evidence (issue 36: the host's CPU read
+// benchseal's neighbours as benchseal). So a step is "client stalled"
+// (ClientStalled) only where its worker gaps show it; a busy host whose
+// workers kept up is "busy", a milder finding, with benchseal's own CPU
+// share (claims' client_cpu_mean, getrusage) and its workers' idle share
+// (WorkerIdleShare) beside the host's figures.
 const (
 	SaturatedCPUPct = 90.0
 	SaturatedGap    = time.Millisecond
@@ -53,6 +61,56 @@ func DispatchGapP99(recs []schemas.Record) (gap time.Duration, ok bool) {
 	}
 	slices.Sort(gaps)
 	return time.Duration(Percentile(gaps, 99)), true
+}
+
+// WorkerIdleShare is the share of a closed-loop step's worker time (C
+// times its measured window) its workers spent between requests: the sum,
+// over workers, of each measured request's start minus the end of the
+// worker's previous measured request, over C × the window. Near 0 the
+// client kept C requests in flight; ok is false when nothing was measured.
+func WorkerIdleShare(recs []schemas.Record, conc int) (share float64, ok bool) {
+	byWorker := map[int][]schemas.Record{}
+	first, last := int64(-1), int64(0)
+	for _, r := range recs {
+		if r.Phase != schemas.PhaseMeasure {
+			continue
+		}
+		byWorker[r.Worker] = append(byWorker[r.Worker], r)
+		if first < 0 || r.StartNs < first {
+			first = r.StartNs
+		}
+		last = max(last, r.EndNs)
+	}
+	if first < 0 || conc < 1 || last <= first {
+		return 0, false
+	}
+	var idle int64
+	for _, ws := range byWorker {
+		slices.SortFunc(ws, func(a, b schemas.Record) int { return cmpNs(a.StartNs, b.StartNs) })
+		for j := 1; j < len(ws); j++ {
+			idle += max(ws[j].StartNs-ws[j-1].EndNs, 0)
+		}
+	}
+	return float64(idle) / float64(int64(conc)*(last-first)), true
+}
+
+// ClientStalled says whether a closed-loop step's worker gaps show its
+// client stalled: the measured phase's dispatch-gap p99 above
+// SaturatedGap, or a worker's gap the stall rule counts (Stalls; an idle
+// worker alone is check 7's, not a gap). This, not
+// the host's CPU or load, is what says the client set the pace: a host
+// busy with other work whose benchseal kept C requests in flight sent
+// the load it claims (issue 36).
+func ClientStalled(recs []schemas.Record, conc int) bool {
+	if g, ok := DispatchGapP99(recs); ok && g > SaturatedGap {
+		return true
+	}
+	for _, s := range Stalls(recs, conc) {
+		if s.Phase == schemas.PhaseMeasure && !s.Idle {
+			return true
+		}
+	}
+	return false
 }
 
 // CPUSaturated says a repeat's client host CPU mean reached

@@ -22,7 +22,11 @@ import (
 type Telemetry struct {
 	Host  []schemas.HostSample    // telemetry/host.jsonl
 	GPU   []schemas.GPUSample     // telemetry/gpu.jsonl
-	Steps []schemas.StepTelemetry // telemetry/steps.jsonl
+	Steps []schemas.StepTelemetry // telemetry/steps.jsonl, but discarded attempts' lines
+	// Discarded are steps.jsonl's lines of discarded attempts (a step
+	// the runner measured again, internal/bench): no claim is computed
+	// from them; verify holds them to their records.
+	Discarded []schemas.StepTelemetry
 	// Probes: telemetry/cache-probes.jsonl, the cache counters around each
 	// active cache probe.
 	Probes []schemas.ProbeTelemetry
@@ -60,6 +64,15 @@ func LoadTelemetry(fsys fs.FS) (Telemetry, error) {
 		readJSONL(fsys, "telemetry/gpu.jsonl", &t.GPU),
 		readJSONL(fsys, schemas.StepsFile, &t.Steps),
 		readJSONL(fsys, schemas.CacheProbesFile, &t.Probes))
+	kept := t.Steps[:0]
+	for _, s := range t.Steps {
+		if s.Discarded {
+			t.Discarded = append(t.Discarded, s)
+		} else {
+			kept = append(kept, s)
+		}
+	}
+	t.Steps = kept
 	var err error
 	t.Scrapes, err = loadScrapes(fsys, t.Steps)
 	errs = append(errs, err)
@@ -134,6 +147,8 @@ const TelemetryNotObserved = "not observed (window shorter than --sample-interva
 //   - gpu_peaks, for a target on more than one GPU: per GPU, in run.json
 //     order, the largest mem_used_bytes and power_w of its own samples;
 //   - host_cpu_mean: mean cpu_pct of the host samples (those with one);
+//   - client_cpu_mean: mean proc_cpu_pct of the host samples (those with
+//     one): benchseal's own share of the CPUs;
 //   - cache_hits: hits of the measured requests, CacheDelta of
 //     cache_measure (scraped after the warm-ups) and cache_after of the
 //     step's steps.jsonl line, with cache_hits_scope "measured"; a line
@@ -219,17 +234,26 @@ func applyTelemetry(m *schemas.Metrics, t *Telemetry, w window) {
 			}
 		}
 	}
-	var cpuSum float64
-	var cpuN int
+	var cpuSum, procSum float64
+	var cpuN, procN int
 	for _, h := range t.Host {
-		if !in(h.TNs) || h.CPUPct == nil {
+		if !in(h.TNs) {
 			continue
 		}
-		cpuSum += *h.CPUPct
-		cpuN++
+		if h.CPUPct != nil {
+			cpuSum += *h.CPUPct
+			cpuN++
+		}
+		if h.ProcCPUPct != nil {
+			procSum += *h.ProcCPUPct
+			procN++
+		}
 	}
 	if cpuN > 0 {
 		m.HostCPUMean = ptr(cpuSum / float64(cpuN))
+	}
+	if procN > 0 {
+		m.ClientCPUMean = ptr(procSum / float64(procN))
 	}
 }
 

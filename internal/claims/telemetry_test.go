@@ -40,7 +40,7 @@ func TestComputeWithTelemetry(t *testing.T) {
 			{TNs: 150, GPU: 2, UtilPct: f64(100), MemUsedBytes: u64(500), PowerW: f64(500)}, // not a's
 			{TNs: 190, GPU: 0, UtilPct: f64(80), MemUsedBytes: u64(25), PowerW: f64(120)},
 		},
-		Host: []schemas.HostSample{{TNs: 120, CPUPct: f64(10)}, {TNs: 180, CPUPct: f64(30)}, {TNs: 110}, {TNs: 350, CPUPct: f64(70)}},
+		Host: []schemas.HostSample{{TNs: 120, CPUPct: f64(10), ProcCPUPct: f64(1)}, {TNs: 180, CPUPct: f64(30), ProcCPUPct: f64(3)}, {TNs: 110}, {TNs: 350, CPUPct: f64(70)}},
 		Steps: []schemas.StepTelemetry{
 			{Target: "a", Concurrency: 1, Repeat: 1,
 				CacheBefore: map[string]float64{"vllm:mm_cache_hits_total": 2, "vllm:prefix_cache_hits_total": 0},
@@ -54,13 +54,19 @@ func TestComputeWithTelemetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := cl.Targets[0].Levels[0].Repeats[0]
-	want := map[string]*float64{"util mean": f64(60), "util max": f64(80), "mem peak": f64(30), "power peak": f64(150), "cpu": f64(20), "cache": f64(3)}
+	want := map[string]*float64{"util mean": f64(60), "util max": f64(80), "mem peak": f64(30), "power peak": f64(150), "cpu": f64(20), "cache": f64(3), "own cpu": f64(2)}
 	got := map[string]*float64{"util mean": a.GPUUtilMean, "util max": a.GPUUtilMax, "mem peak": a.GPUMemPeakBytes,
-		"power peak": a.GPUPowerPeakW, "cpu": a.HostCPUMean, "cache": a.CacheHits}
+		"power peak": a.GPUPowerPeakW, "cpu": a.HostCPUMean, "cache": a.CacheHits, "own cpu": a.ClientCPUMean}
 	for k, w := range want {
 		if got[k] == nil || *got[k] != *w {
 			t.Errorf("a %s = %v, want %v", k, got[k], *w)
 		}
+	}
+	if m := cl.Targets[0].Levels[0].Median.ClientCPUMean; m == nil || *m != 2 {
+		t.Errorf("median client_cpu_mean = %v, want 2", m)
+	}
+	if b := cl.Targets[1].Levels[0].Repeats[0]; b.ClientCPUMean != nil {
+		t.Errorf("b: client_cpu_mean %v from samples without proc_cpu_pct (a run before it)", *b.ClientCPUMean)
 	}
 	if a.CacheHits == nil || *cl.Targets[0].Levels[0].Median.CacheHits != 3 {
 		t.Error("median cache_hits not carried")

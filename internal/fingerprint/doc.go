@@ -12,12 +12,19 @@
 //	                    limit, persistence, ECC, MIG and compute modes, processes
 //	telemetry/gpu.jsonl, telemetry/host.jsonl
 //	                    Sampler: one line per GPU or host sample, t_ns offsets
-//	                    from the run's anchor like records
+//	                    from the run's anchor like records; a host sample
+//	                    carries benchseal's own CPU time (getrusage
+//	                    RUSAGE_SELF, proc_cpu_ns) and its share of the CPUs
+//	                    since the sample before (proc_cpu_pct) beside the
+//	                    host's cpu_pct
 //	telemetry/steps.jsonl, servers/<t>/metrics/c<C>-r<R>-{before,measure,after}.prom
 //	                    Recorder: per level/repeat the window, the t_ns of the
 //	                    samples taken at its edges (just before the first
 //	                    measured request, just after the last), the target's
-//	                    GPUs and its cache counters before and after, raw
+//	                    GPUs and its cache counters before and after, raw;
+//	                    a discarded attempt's line (StepEndAttempt) says
+//	                    attempt and discarded, and its scrapes move to
+//	                    servers/<t>/metrics/attempts/c<C>-r<R>-a<k>-*.prom
 //	telemetry/cache-probes.jsonl, servers/<t>/metrics/probe-1-{before,after}.prom
 //	                    Recorder (ProbeStart, ProbeEnd): the cache counters
 //	                    just before and just after a target's active cache

@@ -164,15 +164,20 @@ func readLoadavg() ([3]float64, error) {
 	return l, nil
 }
 
-// cpuTimes is the aggregate "cpu" line of /proc/stat: busy and total jiffies.
-type cpuTimes struct{ busy, total uint64 }
+// cpuTimes is the aggregate "cpu" line of /proc/stat: busy and total
+// jiffies; cpus counts its per-CPU lines (cpu0, cpu1, ...): the CPUs the
+// total is over.
+type cpuTimes struct {
+	busy, total uint64
+	cpus        int
+}
 
 func readCPUTimes() (cpuTimes, error) {
 	b, err := os.ReadFile(procRoot + "proc/stat")
 	if err != nil {
 		return cpuTimes{}, err
 	}
-	line, _, _ := strings.Cut(string(b), "\n")
+	line, rest, _ := strings.Cut(string(b), "\n")
 	f := strings.Fields(line)
 	if len(f) < 5 || f[0] != "cpu" {
 		return cpuTimes{}, fmt.Errorf("%sproc/stat: first line is not the cpu total", procRoot)
@@ -188,6 +193,11 @@ func readCPUTimes() (cpuTimes, error) {
 		t.total += n
 		if i != 3 && i != 4 { // idle, iowait
 			t.busy += n
+		}
+	}
+	for _, l := range strings.Split(rest, "\n") {
+		if len(l) > 3 && strings.HasPrefix(l, "cpu") && l[3] >= '0' && l[3] <= '9' {
+			t.cpus++
 		}
 	}
 	return t, nil

@@ -191,5 +191,40 @@ func TestSamplerThisMachine(t *testing.T) {
 	if runtime.GOOS == "linux" && !hasCPU(t, host.Bytes()) {
 		t.Errorf("no host sample with cpu_pct:\n%s", host.Bytes())
 	}
+	// benchseal's own CPU (getrusage) beside the host's: in every
+	// sample, never going back, and a share after the first sample once
+	// this loop has worked.
+	var prev int64
+	own := false
+	for i, l := range bytes.Split(bytes.TrimSpace(host.Bytes()), []byte("\n")) {
+		var h schemas.HostSample
+		json.Unmarshal(l, &h)
+		if runtime.GOOS == "linux" && (h.ProcCPUNs == nil || *h.ProcCPUNs < prev) {
+			t.Fatalf("sample %d: proc_cpu_ns %v after %d", i, h.ProcCPUNs, prev)
+		}
+		if h.ProcCPUNs != nil {
+			prev = *h.ProcCPUNs
+		}
+		if h.ProcCPUPct != nil && i > 0 && *h.ProcCPUPct > 0 && *h.ProcCPUPct <= 100 {
+			own = true
+		}
+	}
+	if runtime.GOOS == "linux" && !own {
+		t.Errorf("no host sample with benchseal's own proc_cpu_pct:\n%s", host.Bytes())
+	}
 	_ = x
+}
+
+// procPct is the process's share of all the CPUs, as cpu_pct is the
+// host's: 1 s of CPU over 1 s on 2 CPUs is 50 %.
+func TestProcPct(t *testing.T) {
+	if p := procPct(1e9, 1e9, 2); p == nil || *p != 50 {
+		t.Errorf("procPct(1 s, 1 s, 2) = %v, want 50", p)
+	}
+	if p := procPct(5e9, 1e9, 2); p == nil || *p != 100 {
+		t.Errorf("capped at 100: %v", p)
+	}
+	if p := procPct(1, 0, 2); p != nil {
+		t.Errorf("no time passed: %v", *p)
+	}
 }

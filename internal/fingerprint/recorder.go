@@ -189,11 +189,44 @@ func (r *Recorder) MeasureStart(ctx context.Context, target string, concurrency,
 // from these lines and the samples, so there is one implementation, the
 // one a verifier reruns.
 func (r *Recorder) StepEnd(ctx context.Context, target string, concurrency, repeat int, startNs, endNs int64) (schemas.StepTelemetry, error) {
+	return r.StepEndAttempt(ctx, target, concurrency, repeat, 1, false, startNs, endNs)
+}
+
+// StepEndAttempt is StepEnd of a step's attempt (from 1; internal/bench
+// measures a step again when its closed loop stalled): the line says
+// attempt (when above 1) and discarded. A discarded attempt's scrapes,
+// those of StepStart and MeasureStart included, are kept under
+// schemas.AttemptMetricsPath instead (moved there, never overwritten),
+// so the step's own names hold its kept attempt's.
+func (r *Recorder) StepEndAttempt(ctx context.Context, target string, concurrency, repeat, attempt int, discarded bool, startNs, endNs int64) (schemas.StepTelemetry, error) {
 	end := r.sampler.Sample()
 	st := schemas.StepTelemetry{Target: target, Concurrency: concurrency, Repeat: repeat, StartNs: startNs, EndNs: endNs,
-		GPUs: r.cfg.Targets[target].GPUs, SampleStartNs: r.measureAt, SampleEndNs: &end}
+		GPUs: r.cfg.Targets[target].GPUs, SampleStartNs: r.measureAt, SampleEndNs: &end, Discarded: discarded}
+	if attempt > 1 {
+		st.Attempt = attempt
+	}
 	r.measureAt = nil
-	after, scrapeErr := r.scrape(ctx, target, concurrency, repeat, "after")
+	var moveErr error
+	if discarded {
+		st.Attempt = attempt
+		for _, when := range []string{"before", "measure"} {
+			from := filepath.Join(r.dir, filepath.FromSlash(schemas.MetricsPath(target, concurrency, repeat, when)))
+			to := filepath.Join(r.dir, filepath.FromSlash(schemas.AttemptMetricsPath(target, concurrency, repeat, attempt, when)))
+			if _, err := os.Stat(from); err == nil {
+				moveErr = errors.Join(moveErr, moveNew(from, to))
+			}
+		}
+	}
+	name := schemas.MetricsPath(target, concurrency, repeat, "after")
+	if discarded {
+		name = schemas.AttemptMetricsPath(target, concurrency, repeat, attempt, "after")
+	}
+	start := time.Now()
+	after, scrapeErr := r.scrapeTo(ctx, target, name, "after")
+	if r.scrapes[target] == nil {
+		r.scrapes[target] = map[string]schemas.ScrapeTime{}
+	}
+	r.scrapes[target]["after"] = r.since(start)
 	st.CacheBefore, st.CacheAfter, st.CacheMeasure = r.before[target], after, r.measure[target]
 	st.Settle, st.Scrapes = r.settle[target], r.scrapes[target]
 	delete(r.measure, target)
@@ -217,7 +250,18 @@ func (r *Recorder) StepEnd(ctx context.Context, target string, concurrency, repe
 	if err := r.steps.Encode(st); err != nil {
 		return st, fmt.Errorf("write telemetry/steps.jsonl: %w", err)
 	}
-	return st, scrapeErr
+	return st, errors.Join(scrapeErr, moveErr)
+}
+
+// moveNew moves from to to, a new name (the link fails when to exists).
+func moveNew(from, to string) error {
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	if err := os.Link(from, to); err != nil {
+		return err
+	}
+	return os.Remove(from)
 }
 
 func (r *Recorder) scrape(ctx context.Context, target string, concurrency, repeat int, when string) (map[string]float64, error) {

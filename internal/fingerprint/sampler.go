@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"time"
 
@@ -48,9 +49,13 @@ type Sampler struct {
 	mu       sync.Mutex
 	prevCPU  cpuTimes
 	havePrev bool
-	hostEnc  *json.Encoder
-	gpuEnc   *json.Encoder
-	err      error
+	// prevProc is benchseal's own CPU time (procCPU) at the previous
+	// sample and when it was read.
+	prevProc, prevProcAt int64
+	haveProc             bool
+	hostEnc              *json.Encoder
+	gpuEnc               *json.Encoder
+	err                  error
 }
 
 // StartSampler takes a first sample and then one every interval until ctx
@@ -118,11 +123,22 @@ func (s *Sampler) Sample() int64 {
 		}
 	}
 	h := schemas.HostSample{TNs: t}
+	cpus := runtime.NumCPU()
 	if ct, err := readCPUTimes(); err == nil {
 		if s.havePrev {
 			h.CPUPct = busyPct(s.prevCPU, ct)
 		}
 		s.prevCPU, s.havePrev = ct, true
+		if ct.cpus > 0 {
+			cpus = ct.cpus // the CPUs cpu_pct is a share of
+		}
+	}
+	if p, err := procCPU(); err == nil {
+		h.ProcCPUNs = &p
+		if s.haveProc && t > s.prevProcAt {
+			h.ProcCPUPct = procPct(p-s.prevProc, t-s.prevProcAt, cpus)
+		}
+		s.prevProc, s.prevProcAt, s.haveProc = p, t, true
 	}
 	if m, err := readMeminfo(); err == nil {
 		h.MemTotalBytes, h.MemUsedBytes = m.total, max(m.total-m.available, 0)
@@ -132,6 +148,17 @@ func (s *Sampler) Sample() int64 {
 	}
 	s.write(s.hostEnc, h)
 	return t
+}
+
+// procPct is benchseal's share of all cpus (0-100) over wallNs, from the
+// CPU time it used (cpuNs), as cpu_pct is the host's: the client's own
+// load beside everything else the host ran.
+func procPct(cpuNs, wallNs int64, cpus int) *float64 {
+	if wallNs <= 0 || cpus <= 0 || cpuNs < 0 {
+		return nil
+	}
+	p := min(max(100*float64(cpuNs)/(float64(wallNs)*float64(cpus)), 0), 100)
+	return &p
 }
 
 func (s *Sampler) write(enc *json.Encoder, v any) {

@@ -434,7 +434,7 @@ func (v *view) findings(r *verify.Report, fairness bool) [][]span {
 				said++ // in bold under the title
 				continue
 			}
-			if f.Kind == verify.KindClientSaturated || f.Kind == verify.KindSurvivors || (f.Kind == verify.KindNotSteady && v.steadyKnown()) {
+			if f.Kind == verify.KindClientSaturated || f.Kind == verify.KindClientBusy || f.Kind == verify.KindSurvivors || (f.Kind == verify.KindNotSteady && v.steadyKnown()) {
 				// Said by the report's own caveats, from the same figures:
 				// the client's (clientCaveats), the failures' (Errors: a
 				// step under half successes fails more than 1 %), steady
@@ -568,13 +568,18 @@ func (v *view) claimCaveats() [][]span {
 	return append(items, v.probeCaveats()...)
 }
 
-// clientCaveats say when the client host was saturated (internal/claims'
-// three signs): a repeat whose host_cpu_mean reached claims.SaturatedCPUPct
-// and, with the records, a step whose dispatch-gap p99 is above
-// claims.SaturatedGap, from the claims and records; the load average at a
-// level's start needs the host samples, which only verify reads, so its
-// finding (verify.KindClientSaturated) is said here too, in its words,
-// when the report saw no sign itself. One line, or none.
+// clientCaveats say what the client's own evidence says of it
+// (internal/claims' saturation.go): "saturated" only where a step's
+// workers' gaps show the client stalled (claims.ClientStalled: a
+// dispatch-gap p99 above claims.SaturatedGap, or a stall of the stall
+// rule), with the host's CPU at those levels beside it; a host whose CPU
+// mean reached claims.SaturatedCPUPct while the workers kept up is
+// "busy", a milder caveat with benchseal's own CPU share (claims'
+// client_cpu_mean) and its workers' idle share (claims.WorkerIdleShare):
+// the load it sent is not in doubt. The load average at a level's start
+// needs the host samples, which only verify reads, so its finding
+// (verify.KindClientSaturated or KindClientBusy) is said here too, in its
+// words, when the report saw no sign itself. One line, or none.
 func (v *view) clientCaveats() [][]span {
 	type stepKey struct {
 		t    string
@@ -587,10 +592,11 @@ func (v *view) clientCaveats() [][]span {
 			steps[k] = append(steps[k], r)
 		}
 	}
-	var cpuAt, gapAt []string
-	cpuMax, gapMax := 0.0, 0.0
+	open := v.in.Run.Protocol.Mode == schemas.ModeOpen
+	var cpuAt, gapAt, stallAt []string
+	cpuMax, gapMax, ownMax, idleMax := 0.0, 0.0, -1.0, -1.0
 	for _, c := range v.levels {
-		cpuHere, gapHere := false, false
+		cpuHere, gapHere, stallHere := false, false, false
 		for _, tg := range v.targets {
 			l := v.lookup(tg, c)
 			if l == nil {
@@ -600,14 +606,23 @@ func (v *view) clientCaveats() [][]span {
 				if claims.CPUSaturated(m) {
 					cpuHere, cpuMax = true, max(cpuMax, *m.HostCPUMean)
 				}
+				if m.ClientCPUMean != nil {
+					ownMax = max(ownMax, *m.ClientCPUMean)
+				}
 			}
 		}
 		for k, recs := range steps {
-			if k.c != c {
+			if k.c != c || open {
 				continue
 			}
 			if g, ok := claims.DispatchGapP99(recs); ok && g > claims.SaturatedGap {
 				gapHere, gapMax = true, max(gapMax, g.Seconds()*1e3)
+			}
+			if claims.ClientStalled(recs, k.c) {
+				stallHere = true
+			}
+			if sh, ok := claims.WorkerIdleShare(recs, k.c); ok {
+				idleMax = max(idleMax, 100*sh)
 			}
 		}
 		if cpuHere {
@@ -616,28 +631,56 @@ func (v *view) clientCaveats() [][]span {
 		if gapHere {
 			gapAt = append(gapAt, v.levelLabel(c))
 		}
+		if stallHere && !gapHere {
+			stallAt = append(stallAt, v.levelLabel(c))
+		}
 	}
+	stalled := len(gapAt) > 0 || len(stallAt) > 0
 	var facts []string
-	if len(cpuAt) > 0 {
+	switch {
+	case len(cpuAt) > 0 && stalled:
 		facts = append(facts, v.tr("client CPU mean at or above 90 %% %s (highest %.0f %%)", v.atLevels(cpuAt), cpuMax))
+	case len(cpuAt) > 0:
+		facts = append(facts, v.tr("host CPU mean at or above 90 %% %s (highest %.0f %%)", v.atLevels(cpuAt), cpuMax))
 	}
 	if len(gapAt) > 0 {
 		facts = append(facts, v.tr("dispatch-gap p99 above 1 ms %s (highest %.1f ms)", v.atLevels(gapAt), gapMax))
 	}
-	if len(facts) == 0 && v.in.Verify != nil {
+	if len(stallAt) > 0 {
+		facts = append(facts, v.tr("workers stalled over 50 ms between requests %s", v.atLevels(stallAt)))
+	}
+	var verifySaid string
+	var verifyKind verify.Kind
+	if v.in.Verify != nil {
 		for _, c := range v.in.Verify.Checks {
 			for _, f := range c.Findings {
-				if f.Kind == verify.KindClientSaturated && len(facts) == 0 {
-					r := strings.TrimSuffix(strings.TrimPrefix(f.Reason, "the client host was saturated: "), ": "+verify.ClientSaturatedAdvice)
-					facts = append(facts, v.tr("benchseal verify: %s", r))
+				if (f.Kind == verify.KindClientSaturated || f.Kind == verify.KindClientBusy) && verifyKind == "" {
+					verifyKind, verifySaid = f.Kind, f.Reason
 				}
 			}
 		}
 	}
-	if len(facts) == 0 {
+	if stalled || len(facts) == 0 && verifyKind == verify.KindClientSaturated {
+		if len(facts) == 0 {
+			r := strings.TrimSuffix(strings.TrimPrefix(verifySaid, "the client host was saturated: "), ": "+verify.ClientSaturatedAdvice)
+			facts = append(facts, v.tr("benchseal verify: %s", r))
+		}
+		return [][]span{{b(v.tr("Client host saturated:")), t(" " + v.tr("the client host was saturated (%s): latencies include client-side queueing; run the client on its own host.", strings.Join(facts, "; ")))}}
+	}
+	if len(cpuAt) == 0 {
+		if verifyKind == verify.KindClientBusy {
+			return [][]span{{b(v.tr("Client host busy:")), t(" " + v.tr("benchseal verify: %s", verifySaid) + ".")}}
+		}
 		return nil
 	}
-	return [][]span{{b(v.tr("Client host saturated:")), t(" " + v.tr("the client host was saturated (%s): latencies include client-side queueing; run the client on its own host.", strings.Join(facts, "; ")))}}
+	own := v.tr("benchseal's own CPU was not recorded (a run made before it)")
+	if ownMax >= 0 {
+		own = v.tr("benchseal itself used %.1f %% of the host's CPUs", ownMax)
+	}
+	if idleMax >= 0 {
+		own += v.tr(" and its workers were idle %.1f %% of the time", idleMax)
+	}
+	return [][]span{{b(v.tr("Client host busy:")), t(" " + v.tr("the client host was busy (%s) but %s: the load it sent is not in doubt.", strings.Join(facts, "; "), own))}}
 }
 
 // steadyKnown says whether claims.json carries every repeat's steady-state

@@ -38,7 +38,10 @@
 //     finding carries (verify.Finding.Advice), then what the claims show
 //     (targets that failed more than 1 % of a level's requests, levels
 //     with fewer requests than C or not at steady state, a saturated
-//     client host (claims' saturation signs, or verify's finding), one
+//     client (its workers' gaps: claims.ClientStalled, or verify's
+//     finding) or, milder, a busy client host whose workers kept up
+//     (its CPU mean, with benchseal's own client_cpu_mean and its
+//     workers' idle share), one
 //     repeat, cache hits, prefix-cache tokens, cache counters not
 //     observable, the last only when verify's fairness check did not run,
 //     since it says the same), then verify's other warnings and failures

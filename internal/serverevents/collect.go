@@ -23,6 +23,10 @@ type Step struct {
 	Target      string
 	Concurrency int
 	Repeat      int
+	// Attempt is the step's measurement (internal/bench measures a
+	// stalled step again); 0 or 1 is the first. It names the profiling
+	// session (RunID), not the files.
+	Attempt int
 }
 
 // Steps lists the sweep's steps whose records files the run directory
@@ -34,7 +38,7 @@ func Steps(dir string, run *schemas.Run) map[string][]Step {
 		for _, e := range ents {
 			var c, r int
 			if n, _ := fmt.Sscanf(e.Name(), "c%d-r%d.jsonl", &c, &r); n == 2 && e.Name() == path.Base(schemas.RecordsPath(t.Name, c, r)) {
-				out[t.Name] = append(out[t.Name], Step{t.Name, c, r})
+				out[t.Name] = append(out[t.Name], Step{Target: t.Name, Concurrency: c, Repeat: r})
 			}
 		}
 	}

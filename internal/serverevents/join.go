@@ -2,7 +2,9 @@ package serverevents
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,9 +32,12 @@ func StepSpans(spans []Span, recs []schemas.Record) []schemas.RequestStages {
 	if prefix == "" {
 		return nil
 	}
+	// A step measured again (internal/bench) sent each attempt under
+	// the same prefix: only the records' attempt is the step's.
+	attempt := recs[0].AttemptOf()
 	var byID = map[string][]Span{}
 	for _, s := range spans {
-		if s.BenchID != "" && strings.HasPrefix(s.BenchID, prefix) {
+		if s.BenchID != "" && strings.HasPrefix(s.BenchID, prefix) && idAttempt(s.BenchID) == attempt {
 			byID[s.BenchID] = append(byID[s.BenchID], s)
 		}
 	}
@@ -52,6 +57,22 @@ func StepSpans(spans []Span, recs []schemas.Record) []schemas.RequestStages {
 	}
 	return Join(recs, lines)
 }
+
+// idAttempt is the attempt a benchseal request id names: k of a trailing
+// "-a<k>", else 1.
+func idAttempt(id string) int {
+	m := attemptSuffix.FindStringSubmatch(id)
+	if m == nil {
+		return 1
+	}
+	k, err := strconv.Atoi(m[1])
+	if err != nil || k < 1 {
+		return 1
+	}
+	return k
+}
+
+var attemptSuffix = regexp.MustCompile(`-s[0-9]+-a([0-9]+)$`)
 
 // StepEvents derives a step's lines from the profiler events of session
 // runID (an event of another run_id is not the step's: an earlier run's
@@ -79,8 +100,15 @@ func OfRun(events []Event, runID string) []Event {
 // one measured phase: unique to the run (its started_at, to the
 // nanosecond, as run.json keeps it) and the step, so that no event of an
 // earlier run, or of another step, can pass for this one's.
+//
+// A re-measured attempt k > 1 (Step.Attempt) appends "-a<k>": its events
+// are its own session's.
 func RunID(started time.Time, st Step) string {
-	return fmt.Sprintf("benchseal-%s-%s-c%d-r%d", started.UTC().Format("20060102T150405.000000000Z"), st.Target, st.Concurrency, st.Repeat)
+	id := fmt.Sprintf("benchseal-%s-%s-c%d-r%d", started.UTC().Format("20060102T150405.000000000Z"), st.Target, st.Concurrency, st.Repeat)
+	if st.Attempt > 1 {
+		id += fmt.Sprintf("-a%d", st.Attempt)
+	}
+	return id
 }
 
 // LegacyRunID is the run_id runs sealed before RunID used (not unique to

@@ -37,7 +37,8 @@ type Span struct {
 }
 
 // benchID finds benchseal's request id (bench.RequestID) in a server's id.
-var benchID = regexp.MustCompile(`bs-[0-9a-f]{16}-c[0-9]+-r[0-9]+-s[0-9]+`)
+// A re-measured attempt's id ends "-a<k>" (bench.AttemptRequestID).
+var benchID = regexp.MustCompile(`bs-[0-9a-f]{16}-c[0-9]+-r[0-9]+-s[0-9]+(-a[0-9]+)?`)
 
 // BenchID is benchseal's request id inside a server's request id
 // ("transcribe-bs-...-s3" -> "bs-...-s3"), or "".

@@ -137,7 +137,7 @@ func (s *Session) stopEvents() {
 
 // profRunID is the profiler's run_id for a step of the run in d.
 func profRunID(d *bench.Dir, st bench.Step) string {
-	return serverevents.RunID(d.Run.StartedAt, serverevents.Step{Target: st.Target, Concurrency: st.Concurrency, Repeat: st.Repeat})
+	return serverevents.RunID(d.Run.StartedAt, serverevents.Step{Target: st.Target, Concurrency: st.Concurrency, Repeat: st.Repeat, Attempt: st.Attempt})
 }
 
 func (s *Session) profiler(target string) *serverevents.Profiler {
@@ -183,7 +183,13 @@ func (s *Session) eventsHooks() bench.Hooks {
 			if ev.failed[r.Target] || !slices.Contains(ev.steps[r.Target], r.Step) {
 				return nil
 			}
-			return s.profiler(r.Target).Stop(ctx, profRunID(d, r.Step))
+			err := s.profiler(r.Target).Stop(ctx, profRunID(d, r.Step))
+			if r.Discarded {
+				// Measured again (internal/bench): only the kept
+				// attempt's events are the step's.
+				ev.steps[r.Target] = slices.DeleteFunc(ev.steps[r.Target], func(st bench.Step) bool { return st == r.Step })
+			}
+			return err
 		},
 		AfterSweep: func(ctx context.Context, d *bench.Dir) error {
 			return errors.Join(s.writeProfilerEvents(d), s.writeOTLP(ctx, d))

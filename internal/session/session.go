@@ -47,6 +47,8 @@ type Config struct {
 	StopGrace          time.Duration
 
 	Hooks []bench.Hooks // run before the session's own
+	// Options are more of the runner's options (tests: bench.WithStallHook).
+	Options []bench.Option
 
 	// RoundTrip, when set, hears the produced audio of a tts run through
 	// an ASR server after the sweep (run --asr-target).
@@ -166,6 +168,7 @@ func (s *Session) Run(ctx context.Context) (*bench.Result, error) {
 	for _, h := range c.Hooks {
 		opts = append(opts, bench.WithHooks(h))
 	}
+	opts = append(opts, c.Options...)
 	opts = append(opts, bench.WithHooks(s.recorderHooks(s.newRecorder())), bench.WithHooks(s.eventsHooks()))
 	if c.Preregister != nil {
 		opts = append(opts, bench.WithHooks(c.Preregister.Hooks()))
@@ -299,7 +302,7 @@ func (s *Session) recorderHooks(rec *fingerprint.Recorder) bench.Hooks {
 		},
 		AfterStep: func(ctx context.Context, d *bench.Dir, r bench.StepResult) error {
 			rec.Expect(r.Target, r.Succeeded)
-			_, err := rec.StepEnd(ctx, r.Target, r.Concurrency, r.Repeat, r.StartNs, r.EndNs)
+			_, err := rec.StepEndAttempt(ctx, r.Target, r.Concurrency, r.Repeat, r.Attempt, r.Discarded, r.StartNs, r.EndNs)
 			if s.exited(r.Target) {
 				return nil // its /metrics is gone with it; the runner reports the exit
 			}
