@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,11 @@ import (
 	"time"
 
 	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/report"
+	"github.com/benchseal/benchseal/internal/session"
+	"github.com/benchseal/benchseal/internal/sim"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
 )
@@ -89,6 +94,27 @@ func fourthPassKinds() []kind {
 					}
 					editFile(tb, dir, strings.TrimPrefix(filepath.ToSlash(p), filepath.ToSlash(dir)+"/"), func(s string) string {
 						return s + fmt.Sprintf("# TYPE vllm:num_preemptions_total counter\nvllm:num_preemptions_total %d\n", n)
+					})
+				}
+				refresh(tb, dir)
+			}},
+		// TTS seconds inflated by 30 % in every record, consistently (the
+		// same audio the same seconds everywhere, claims recomputed):
+		// vLLM-Omni's own audio_duration_s says what it produced.
+		{name: "tts-seconds-inflated-everywhere", class: "tts", check: verify.CheckServer, status: fail, text: "the records' audio seconds were edited",
+			base: ttsScrapedRun,
+			doctor: func(tb testing.TB, dir string) {
+				files, err := filepath.Glob(filepath.Join(dir, "records", "a", "*.jsonl"))
+				must(tb, err)
+				for _, f := range files {
+					editOpenRecords(tb, dir, strings.TrimPrefix(filepath.ToSlash(f), filepath.ToSlash(dir)+"/"), func(rs []schemas.Record) []schemas.Record {
+						for i := range rs {
+							if a, err := task.ParseAudio(rs[i].Text); err == nil {
+								a.Seconds *= 1.3
+								rs[i].Seconds, rs[i].Text = a.Seconds, a.String()
+							}
+						}
+						return rs
 					})
 				}
 				refresh(tb, dir)
@@ -219,5 +245,61 @@ func setMaxNumSeqs(tb testing.TB, dir, from, to string) {
 				return strings.ReplaceAll(s, from, to)
 			})
 		}
+	}
+}
+
+// ttsScraped is a tts run as benchseal run makes it (a session: the
+// recorder's /metrics scrapes around every step) against the
+// simulator's vllm-omni persona, which exposes vllm_omni:audio_duration_s.
+var ttsScraped struct {
+	once sync.Once
+	dir  string
+}
+
+func ttsScrapedRun(tb testing.TB) string {
+	ttsScraped.once.Do(func() {
+		base, err := os.MkdirTemp(tmpRoot, "tts-scraped-")
+		must(tb, err)
+		must(tb, os.WriteFile(filepath.Join(base, "ref.wav"), makeWAV(1.5, 31), 0o644))
+		corpus := filepath.Join(base, "c.jsonl")
+		must(tb, os.WriteFile(corpus, []byte(`{"id":"a","text":"Benchseal measures speech servers.","ref_audio":"ref.wav","ref_text":"noise"}
+{"id":"b","text":"The quick brown fox jumps over the lazy dog.","ref_audio":"ref.wav","ref_text":"noise"}
+`), 0o644))
+		clips, err := task.TTS.LoadCorpus(corpus)
+		must(tb, err)
+		srv, err := sim.New(sim.Config{Persona: sim.PersonaVLLMOmni, BaseLatency: 20 * time.Millisecond})
+		must(tb, err)
+		hs := httptest.NewServer(srv)
+		defer hs.Close()
+		defer srv.Close()
+		s, err := session.Start(context.Background(), session.Config{
+			Out: filepath.Join(base, "run"), Servers: session.Servers{GPUs: map[string][]int{}},
+			Plan: bench.Plan{Task: task.TTS, Targets: []bench.Target{{Name: "a", URL: hs.URL, Model: srv.Config().Model}}, Corpus: clips,
+				Levels: []int{1, 2}, Requests: []int{6}, Warmup: []int{1}, Repeats: 1, Seed: 38, Command: []string{"benchseal", "run"},
+				Scoring: schemas.Scoring{Normalizer: "none", Aligner: "unit", Unit: "word", Failures: "excluded"}},
+			Tool: testTool(), Timeout: bench.DefaultTimeout, SampleInterval: 20 * time.Millisecond,
+		})
+		defer s.Stop()
+		must(tb, err)
+		res, err := s.Run(context.Background())
+		must(tb, err)
+		refresh(tb, res.Dir)
+		ttsScraped.dir = res.Dir
+	})
+	if ttsScraped.dir == "" {
+		tb.Fatal("the scraped tts run failed to build")
+	}
+	return ttsScraped.dir
+}
+
+// TestTTSScrapedBase: the honest scraped tts run holds check 9, its
+// records' audio seconds held to the server's audio_duration_s (not "not
+// observed": the server counted exactly the decodable answers).
+func TestTTSScrapedBase(t *testing.T) {
+	rep, err := verify.Dir(context.Background(), ttsScrapedRun(t), verify.Options{})
+	must(t, err)
+	c := rep.Check(verify.CheckServer)
+	if c.Status == verify.Fail || strings.Contains(c.Summary, "are not held to it") {
+		t.Fatalf("check 9 of the honest tts run: %s %s %v", c.Status, c.Summary, c.Findings)
 	}
 }

@@ -257,7 +257,12 @@
 //	             recorded command line asked to request an unlisted model),
 //	             and servers/ holds only what the run
 //	             captures there (WARN for anything else)
-//	9 server     the server as a second witness over each step's measured
+//	9 server     (tts: the records' produced seconds, summed per step,
+//	             equal vLLM-Omni's own vllm_omni:audio_duration_s growth
+//	             within 1 ms a request + 0.1 % where it counted exactly the
+//	             decodable answers, tts.go checkServerAudio; FAIL: audio
+//	             seconds edited)
+//	             the server as a second witness over each step's measured
 //	             phase: the deltas of its stage histograms (claims.ServerOf,
 //	             what claims' server block holds: engine.StageFamilies, from
 //	             the scrape after the warm-ups to the one after the step, or

@@ -42,6 +42,7 @@ func checkServer(rep *Report, ev *evidence) {
 			continue
 		}
 		steps++
+		checkServerAudio(c, ev, k, recs, &no)
 		s := claims.ServerOf(ev.tel, task.NameOf(ev.run), k.target, k.concurrency, k.repeat)
 		if s == nil {
 			if ev.f.has(k.scrapeFile(claims.ScrapeAfter)) {
