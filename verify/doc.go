@@ -257,12 +257,7 @@
 //	             recorded command line asked to request an unlisted model),
 //	             and servers/ holds only what the run
 //	             captures there (WARN for anything else)
-//	9 server     (tts: the records' produced seconds, summed per step,
-//	             equal vLLM-Omni's own vllm_omni:audio_duration_s growth
-//	             within 1 ms a request + 0.1 % where it counted exactly the
-//	             decodable answers, tts.go checkServerAudio; FAIL: audio
-//	             seconds edited)
-//	             the server as a second witness over each step's measured
+//	9 server     the server as a second witness over each step's measured
 //	             phase: the deltas of its stage histograms (claims.ServerOf,
 //	             what claims' server block holds: engine.StageFamilies, from
 //	             the scrape after the warm-ups to the one after the step, or
@@ -278,7 +273,12 @@
 //	             (FAIL: the records' latencies are shorter than the server's
 //	             own); a histogram that went down is noted and not held. No
 //	             stage family in the scrapes: SKIP "not observed", with the
-//	             families looked for and how to get them
+//	             families looked for and how to get them.
+//	             A tts run's produced seconds, summed per step, equal
+//	             vLLM-Omni's own vllm_omni:audio_duration_s growth within
+//	             1 ms a request + 0.1 % where it counted exactly the
+//	             decodable answers (tts.go checkServerAudio; FAIL: audio
+//	             seconds edited, however consistently).
 //	10 events    the server's per-request account (events.go): each
 //	             servers/<t>/stages/c<C>-r<R>.jsonl re-derives, with
 //	             internal/serverevents, from the sealed OTLP exports
