@@ -65,6 +65,9 @@ func (v *view) side(name string, l *schemas.LevelClaims) verdict.Side {
 			}
 		}
 	}
+	if rep := v.stalled[name][l.Concurrency]; rep > 0 {
+		s.ClientStalled = v.tr("its client stalled in repeat %d", rep)
+	}
 	if !v.in.Run.Protocol.Perturb {
 		if bearing, _ := claims.ProbeBearingOf(v.in.Run, v.in.Claims, name); bearing == claims.ProbeInflated {
 			s.Cached = true
@@ -100,6 +103,7 @@ func (v *view) indexLatencies() {
 		}
 		byC[r.Concurrency][r.Repeat] = append(byC[r.Concurrency][r.Repeat], float64(r.EndNs-r.StartNs)/1e9)
 	}
+	v.indexStalls()
 	// Records arrive in completion order: sort so the bootstrap's draws
 	// do not depend on it.
 	for _, byC := range v.latencies {
@@ -107,6 +111,42 @@ func (v *view) indexLatencies() {
 			for _, l := range byR {
 				slices.Sort(l)
 			}
+		}
+	}
+}
+
+// indexStalls finds, for each closed-loop target and level, the first
+// repeat whose client stalled (claims.ClientStalled: the workers' gaps
+// verify's check 7 counts, or a dispatch-gap p99 over 1 ms): a side
+// whose client did not send the load its concurrency says is not
+// compared (verdict.Side.ClientStalled).
+func (v *view) indexStalls() {
+	if v.in.Run.Protocol.Mode == schemas.ModeOpen || len(v.in.Records) == 0 {
+		return
+	}
+	type key struct {
+		t      string
+		c, rep int
+	}
+	steps := map[key][]schemas.Record{}
+	for _, r := range v.in.Records {
+		if r.Phase == schemas.PhaseMeasure {
+			k := key{r.Target, r.Concurrency, r.Repeat}
+			steps[k] = append(steps[k], r)
+		}
+	}
+	for k, recs := range steps {
+		if !claims.ClientStalled(recs, k.c) {
+			continue
+		}
+		if v.stalled == nil {
+			v.stalled = map[string]map[int]int{}
+		}
+		if v.stalled[k.t] == nil {
+			v.stalled[k.t] = map[int]int{}
+		}
+		if cur := v.stalled[k.t][k.c]; cur == 0 || k.rep < cur {
+			v.stalled[k.t][k.c] = k.rep
 		}
 	}
 }
@@ -139,6 +179,9 @@ func (v *view) words(r verdict.Result, a, b string) string {
 	}
 	if r.Cached {
 		return v.tr("not comparable: %s answered from its cache (perturbation was off)", names[r.Culprit])
+	}
+	if r.ClientStalled != "" {
+		return v.tr("not comparable: %s: %s (the load was not what its concurrency says)", names[r.Culprit], r.ClientStalled)
 	}
 	return v.tr("not comparable: %s failed %s of requests", names[r.Culprit], pctShort(r.Failed))
 }

@@ -90,6 +90,9 @@ type view struct {
 	// latencies are the successful measured requests' latencies in
 	// seconds by target, level and repeat, from Input.Records.
 	latencies map[string]map[int]map[int][]float64
+	// stalled: target -> level -> the first repeat whose client stalled
+	// (claims.ClientStalled over its measured records; closed loop only).
+	stalled map[string]map[int]int
 	// missing collects English strings without a translation (tests).
 	missing map[string]bool
 }

@@ -309,6 +309,8 @@ var zh = map[string]string{
 	"broken: %s":                "数据有误：%s",
 	"requests never waited in the queue at any level measured.":                                                                "在所测的各个并发级别上，请求从未在队列中等待。",
 	"not comparable: %s answered from its cache (perturbation was off)":                                                        "不可比较：%s 从其缓存中作答（扰动已关闭）",
+	"not comparable: %s: %s (the load was not what its concurrency says)":                                                      "不可比较：%s：%s（负载并非其并发数所示）",
+	"its client stalled in repeat %d":                                                                                          "其客户端在第 %d 次重复中停顿",
 	"from the requests joined by request id: at C = %d the median request's queue time dominates: %s ms of %s ms server time.": "按请求 ID 关联的请求：在 C = %d 时，中位请求的排队时间占主导：服务器时间 %[3]s ms 中的 %[2]s ms。",
 	"from the requests joined by request id: the median request's queue time never exceeds half its server time.":              "按请求 ID 关联的请求：中位请求的排队时间从未超过其服务器时间的一半。",
 	"not comparable: %s": "不可比较：%s",

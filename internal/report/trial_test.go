@@ -205,16 +205,26 @@ func TestCacheTokensComparable(t *testing.T) {
 }
 
 // records makes each repeat's measured records of the fixture: n
-// successful requests with latencies spread around the repeat's p50.
+// successful requests with latencies spread around the repeat's p50,
+// sent as a closed loop of C workers does (each free worker takes the
+// next request at once), so that no client stalled.
 func records(in Input) []schemas.Record {
 	var recs []schemas.Record
 	for _, tc := range in.Claims.Targets {
 		for _, l := range tc.Levels {
 			for ri := range l.Repeats {
+				free := make([]int64, l.Concurrency)
 				for i := range 40 {
 					d := int64(1e9 * 0.3 * (0.6 + 0.8*float64((i*7)%40)/40))
-					recs = append(recs, schemas.Record{Target: tc.Target, Concurrency: l.Concurrency, Repeat: ri + 1,
-						Phase: schemas.PhaseMeasure, OK: true, StartNs: int64(i) * 1e9, EndNs: int64(i)*1e9 + d})
+					w := 0
+					for k := range free {
+						if free[k] < free[w] {
+							w = k
+						}
+					}
+					recs = append(recs, schemas.Record{Target: tc.Target, Concurrency: l.Concurrency, Repeat: ri + 1, Seq: i, Worker: w,
+						Phase: schemas.PhaseMeasure, OK: true, StartNs: free[w], EndNs: free[w] + d})
+					free[w] += d
 				}
 			}
 		}
@@ -630,5 +640,25 @@ func TestChartStamp(t *testing.T) {
 		if !strings.Contains(s, ">模拟服务器 · 运行目录，未封存") {
 			t.Errorf("zh, %s: %s", ch.File(), s)
 		}
+	}
+}
+
+// TestStalledClientNotCompared: a side whose client stalled in a repeat
+// (a worker's next request sent 250 ms after its previous one ended, at
+// every level) is not compared at all, in the report's conclusion as in
+// compare (issue 38: "31 % ahead" of itself from a saturated client).
+func TestStalledClientNotCompared(t *testing.T) {
+	in := fixture()
+	in.Records = records(in)
+	for i := range in.Records {
+		r := &in.Records[i]
+		if r.Target == "vllm-omni" && r.Repeat == 2 && r.Worker == 0 && r.Seq > 0 {
+			r.StartNs += 250e6 // worker 0 stalls before each of its later requests...
+			r.EndNs += 250e6
+		}
+	}
+	con := section(mdOf(t, in), "Conclusion")
+	if !strings.Contains(con, "not comparable: vllm-omni: its client stalled in repeat 2") || strings.Contains(con, "ahead by") {
+		t.Errorf("a stalled client's side was compared:\n%s", con)
 	}
 }

@@ -54,7 +54,12 @@
 //     that of transcribing new audio (a cache that pays off 84-fold must
 //     not read as "ahead by 8398 %"). The caller passes CacheHits only
 //     with perturbation on; without it, repeats of a clip are identical
-//     and the run is flagged as a whole instead.
+//     and the run is flagged as a whole instead. Then a side whose client
+//     stalled in a repeat (Side.ClientStalled, the caller's rule:
+//     internal/claims.ClientStalled over the repeat's records, the worker
+//     gaps verify's check 7 counts): "not comparable: B's client stalled
+//     (…)". A client that did not send the load its concurrency says
+//     measured itself, and its side's figures are not the server's.
 //  2. NotSteady: a side's repeat never reached steady state at its
 //     concurrency (Side.Unsteady, by the caller's rule, internal/claims's
 //     Steady: mean in flight below 0.9·C, or all C busy for less than

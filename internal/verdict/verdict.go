@@ -51,6 +51,11 @@ type Side struct {
 	// (claims.ProbeInflated), and the run sent clips unchanged. Its
 	// figures then measure cached serving, not transcription.
 	Cached bool
+	// ClientStalled, when set, names a repeat whose client stalled (its
+	// workers' gaps, internal/claims.ClientStalled: the load was not what
+	// the concurrency says): the side's figures measure the client as
+	// much as the server. Verify's check 7 reports the same steps.
+	ClientStalled string
 	// Unsteady, when set, says a repeat of the side never reached steady
 	// state at its concurrency (the caller's rule: internal/claims.Steady):
 	// its throughput is partly the ramp and drain of a short window.
@@ -144,6 +149,9 @@ type Result struct {
 	CacheHits float64
 	// Cached: the culprit answered from its cache (Side.Cached).
 	Cached bool
+	// ClientStalled is the culprit's Side.ClientStalled when it made the
+	// verdict NotComparable.
+	ClientStalled string
 	// Unsteady is the culprit's shortfall when it made the verdict
 	// NotSteady.
 	Unsteady *Shortfall
@@ -198,6 +206,12 @@ func Compare(a, b Side, opts Options) Result {
 	for i, s := range []Side{a, b} {
 		if s.Cached {
 			r.Kind, r.Culprit, r.Cached = NotComparable, i, true
+			return r
+		}
+	}
+	for i, s := range []Side{a, b} {
+		if s.ClientStalled != "" {
+			r.Kind, r.Culprit, r.ClientStalled = NotComparable, i, s.ClientStalled
 			return r
 		}
 	}
