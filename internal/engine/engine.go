@@ -492,9 +492,17 @@ type Shedding struct {
 	// Bounded: the queue is bounded by default (else only with Flag).
 	Bounded bool
 	Flag    string // the launch flag that bounds it, "" if none
-	Status  int    // the HTTP status it refuses with
-	Shape   ErrorShape
-	Message string
+	// InFlight: Flag's bound counts the requests in flight, running and
+	// waiting together (vLLM's --max-num-queued-reqs), so a server with
+	// that bound at N holds N requests at most; else it counts the
+	// waiters alone and the server holds running + N.
+	InFlight bool
+	// TokensFlag is a second bound, on the prompt tokens of the requests
+	// still in prefill ("" if none), refused the same way.
+	TokensFlag string
+	Status     int // the HTTP status it refuses with
+	Shape      ErrorShape
+	Message    string
 	// Older are messages older releases refused the same overload with
 	// (read as shedding too: a run against an older server is not a run
 	// of server failures).

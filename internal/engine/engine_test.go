@@ -30,6 +30,7 @@ var mayBeEmpty = map[string]bool{
 	"Shedding.Flag":                           true, // SGLang-Omni: bounded by its config
 	"Shedding.Message":                        true, // plain SGLang: not read
 	"Shedding.Older":                          true, // one message so far
+	"Shedding.TokensFlag":                     true, // vLLM alone bounds prompt tokens
 	"Shedding.DefaultRunning":                 true, // vLLM: chosen at start from the GPU (not read)
 	"Metrics.UncountedCaches":                 true, // vLLM counts its caches
 	"Transcription.Chunking.ClipS":            true, // plain SGLang: not read
@@ -45,6 +46,7 @@ var mayBeEmpty = map[string]bool{
 	"Tasks.Unmetered":                         true, // metered, or no /metrics at all
 	"Tasks.Shedding":                          true, // the engine's Shedding
 	"Tasks.Shedding.Older":                    true,
+	"Tasks.Shedding.TokensFlag":               true,
 	"Tasks.Voices":                            true, // ASR rows list no voices
 	"Tasks.Voices.Complete":                   true, // SGLang-Omni's list is not
 }

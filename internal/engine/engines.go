@@ -203,13 +203,29 @@ var vllmOutcome = []OutcomeKnob{
 		Effect: "GET /load answers {\"server_load\"}, the requests in flight as the server counts them",
 		Source: "vllm-project/vllm vllm/frontend/entrypoints/serve/instrumentator/basic.py@055e47c2 (/load)"},
 	{Name: "--max-num-queued-reqs",
-		Effect: "the queue is bounded and the server sheds beyond it (Shedding)",
-		Source: "issue 10 / ENGINES.md (not re-read here)"},
+		Effect: "caps the requests in flight, running and waiting together (a request that makes n engine requests takes n slots), and refuses the next with 503 (Shedding): a server with it at N holds N requests, not max-num-seqs + N",
+		Source: vllmAdmissionSource},
+	{Name: "--max-num-queued-tokens",
+		Effect: "caps the prompt tokens of the requests still in prefill (waiting or prefilling) and refuses the next with 503",
+		Source: vllmAdmissionSource},
 }
 
-var vllmShedding = Shedding{Flag: "--max-num-queued-reqs", Status: http.StatusServiceUnavailable, Shape: OpenAIError,
+// vllmAdmissionSource: vLLM's two admission bounds, read in the PR that
+// added them and the bug report against the release that ships them.
+// The API server's file layout at that tag is #58192's
+// (vllm/entrypoints/generate/base/serving.py), not the vllm/frontend/...
+// tree other rows cite from the index (whose release is not known).
+const vllmAdmissionSource = "vllm-project/vllm PR #49445 (merged 2026-07-22; vllm/v1/engine/async_llm.py check_admission: current = get_num_unfinished_requests(); current + n > max_num_queued_reqs raises QueueOverflowError, prompt tokens in prefill over max_num_queued_tokens MaxQueuedTokensError; both 503), " +
+	"issue #58192 (2026-09-22, v0.29.0: GenerateBaseServing._preflight in vllm/entrypoints/generate/base/serving.py checks before the render, the slot is counted only after it, so a burst is refused after its whole preprocessing), PR #54746 (the cap shared, approximately, across API server processes)"
+
+// vllmShedding: the message is the one issue 10 recorded; no source read
+// since (PR #49445, issue #58192) shows the 503's text, so it stays
+// unverified (Source says so) and a 503 with another text is still a
+// shed only by its status where a reader allows that.
+var vllmShedding = Shedding{Flag: "--max-num-queued-reqs", InFlight: true, TokensFlag: "--max-num-queued-tokens",
+	Status: http.StatusServiceUnavailable, Shape: OpenAIError,
 	Message: "The server is overloaded: too many requests queued.", AfterUpload: true,
-	Source: "issue 10 / ENGINES.md (not re-read here)"}
+	Source: vllmAdmissionSource + "; the message text: issue 10, unverified (found in no source: #49445 and #58192 show the status only)"}
 
 // sglangKnobKeys: SGLang's server_args keys (its /get_server_info) and
 // flags, which SGLang-Omni's launcher passes on.
@@ -224,7 +240,7 @@ var sglangKnobKeys = []KnobKey{
 // prefer them. engine_test.go checks every row is complete.
 var table = []*Engine{
 	{
-		Name: VLLM, Repo: "vllm-project/vllm", Version: "0.28.0", Facts: vllmFacts, Tasks: vllmTasks,
+		Name: VLLM, Repo: "vllm-project/vllm", Version: "0.29.0", Facts: vllmFacts, Tasks: vllmTasks,
 		Models: vllmModels, Transcription: vllmTranscription, Stream: vllmStream, Errors: vllmErrors,
 		Health: Health{Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (Response(status_code=200)); newer: vllm/frontend/entrypoints/serve/instrumentator/health.py@b59bccae (503 on EngineDeadError)"},
 		Metrics: Metrics{Prefix: "vllm:", Labels: []string{"engine"}, CacheCounters: vllmCache, Requests: vllmRequests, Stages: vllmStages,

@@ -48,14 +48,24 @@ type Config struct {
 	// persona's engine default (its row's Shedding.DefaultRunning:
 	// sglang-omni 64, Qwen3-ASR's max_running_requests; vllm unlimited).
 	MaxRunning int
-	// MaxQueue requests wait beyond MaxRunning before the next is shed
-	// (0: unlimited): vLLM's --max-num-queued-reqs, SGLang-Omni's
-	// --max_queued_requests (which counts request builds pending too).
-	MaxQueue      int
-	Cache         bool    // identical bytes are answered from a cache almost at once
-	FailRate      float64 // fraction of requests that fail with the persona's 500
-	WordErrorRate float64 // fraction of reference words substituted in answers
-	Seed          uint64
+	// MaxQueue bounds the queue before the next request is shed (0:
+	// unlimited), counted as the persona's engine counts it (its row's
+	// Shedding.InFlight): vLLM's --max-num-queued-reqs caps the requests
+	// in flight, running and waiting together (each engine request of a
+	// chunked transcription a slot), so MaxQueue N holds N; SGLang-Omni's
+	// --max_queued_requests (which counts request builds pending too)
+	// counts the waiters, so it holds MaxRunning + N.
+	MaxQueue int
+	// MaxQueuedTokens is vLLM's --max-num-queued-tokens: a request whose
+	// prompt tokens (promptTokens of its audio) would take the tokens of
+	// the requests still in prefill past it is shed as MaxQueue sheds
+	// (0: unlimited; only for a persona whose engine row has the bound,
+	// Shedding.TokensFlag).
+	MaxQueuedTokens int
+	Cache           bool    // identical bytes are answered from a cache almost at once
+	FailRate        float64 // fraction of requests that fail with the persona's 500
+	WordErrorRate   float64 // fraction of reference words substituted in answers
+	Seed            uint64
 
 	// ChunkSeconds is the model's max_audio_clip_s: longer audio is split
 	// into engine requests as the persona's engine splits it (the engine
@@ -167,6 +177,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, &ConfigError{"max running", "negative"}
 	case cfg.MaxQueue < 0:
 		return nil, &ConfigError{"max queue", "negative"}
+	case cfg.MaxQueuedTokens < 0:
+		return nil, &ConfigError{"max queued tokens", "negative"}
+	case cfg.MaxQueuedTokens > 0 && personas[cfg.Persona].eng.Shedding.TokensFlag == "":
+		return nil, &ConfigError{"max queued tokens", fmt.Sprintf("the %s persona's engine has no bound on queued prompt tokens (vLLM's --max-num-queued-tokens)", cfg.Persona)}
 	case !(cfg.FailRate >= 0 && cfg.FailRate <= 1):
 		return nil, &ConfigError{"fail rate", fmt.Sprintf("%v is not in [0, 1]", cfg.FailRate)}
 	case !(cfg.WordErrorRate >= 0 && cfg.WordErrorRate <= 1):
@@ -190,12 +204,13 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s := &Server{
-		cfg:       cfg,
-		started:   time.Now(),
-		index:     newIndex(cfg.Corpus),
-		admission: admission{max: cfg.MaxRunning, maxQueue: cfg.MaxQueue},
-		metrics:   newMetrics(personas[cfg.Persona].eng.Metrics.Stages, cfg.MetricsLag),
-		cache:     make(map[digest]string),
+		cfg:     cfg,
+		started: time.Now(),
+		index:   newIndex(cfg.Corpus),
+		admission: admission{max: cfg.MaxRunning, maxQueue: cfg.MaxQueue, inFlight: personas[cfg.Persona].eng.Shedding.InFlight,
+			maxTokens: cfg.MaxQueuedTokens},
+		metrics: newMetrics(personas[cfg.Persona].eng.Metrics.Stages, cfg.MetricsLag),
+		cache:   make(map[digest]string),
 	}
 	if sh := personas[cfg.Persona].speech; sh != nil && sh.running > 0 {
 		s.speechAdmission = admission{max: sh.running, maxQueue: sh.queued}

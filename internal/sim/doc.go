@@ -12,7 +12,7 @@
 // the persona adds only what the simulator chooses (label values, how it
 // renders /metrics). Facts lists what the persona reproduces with the
 // engine source (file@commit) each fact was read from. The sim and the
-// client share these facts, not code. Versions: vllm 0.28.0, sglang-omni 0.1.4 (releases that serve
+// client share these facts, not code. Versions: vllm 0.29.0 (vllm-omni 0.28.0), sglang-omni 0.1.4 (releases that serve
 // Qwen3-ASR). vllm-omni is vllm in every HTTP shape; its /metrics label
 // every vllm:* family with stage and replica instead of engine and add
 // vllm_omni:num_requests_running/_waiting, vllm_omni:requests_success_total
@@ -102,10 +102,14 @@
 // stream_include_usage, then data: [DONE]; sglang-omni sends
 // X-Request-Id: transcription-<uuid> (its own id, whatever was sent),
 // transcript.text.delta events, transcript.text.done {text, usage}, then
-// data: [DONE]. The words are spread evenly over the service time. vllm
-// sends its 200 and headers before the first word; sglang-omni's wait for
-// its first event, so what fails before it (a shed, a FailRate failure)
-// is a plain HTTP error {"detail"}. sglang-omni leaves usage out when the
+// data: [DONE]. The first word comes after the prefill share of the
+// service time (# Server-side stages), the others spread evenly over the
+// rest. vllm sends its 200 and headers once the request has passed
+// admission, before it waits in the queue (vLLM returns its
+// StreamingResponse once the engine has the request), so a FailRate
+// failure of a vllm stream is its error event; sglang-omni's headers wait
+// for its first event, so what fails before it (a shed, a FailRate
+// failure) is a plain HTTP error {"detail"}. sglang-omni leaves usage out when the
 // audio is 0 s long.
 //
 // One transcription is as many engine requests as the persona's engine
@@ -138,17 +142,23 @@
 // answered 200 by its own; a missing file is FastAPI's 422
 // {"detail":[...]}, an empty one 400 "Uploaded audio file is empty", srt
 // and vtt 400 (Qwen3-ASR has no segment timestamps), a stream in any
-// format but json or text 400, everything else {"detail": "..."}. When more than MaxQueue requests wait, the next one
-// is shed after its upload: vllm with 503 (ShedStatusVLLM, as with
-// --max-num-queued-reqs; without MaxQueue it queues without bound, as vLLM
-// does by default), sglang-omni with 500 {"detail":"The request queue is
-// full."} (ShedStatusSGLang: SGLang-Omni's QueueFullError on
+// format but json or text 400, everything else {"detail": "..."}. Past
+// MaxQueue the next request is shed after its upload, counted as its
+// engine counts: vllm when MaxQueue requests are in flight, running and
+// waiting together, each engine request of a chunked transcription one
+// slot (--max-num-queued-reqs since vLLM PR #49445), or, with
+// MaxQueuedTokens, when the prompt tokens of the requests still in
+// prefill would pass it (--max-num-queued-tokens), with 503
+// (ShedStatusVLLM; without MaxQueue it queues without bound, as vLLM does
+// by default); sglang-omni when MaxQueue requests wait beyond
+// MaxRunning, with 500 {"detail":"The request queue is full."} (ShedStatusSGLang: SGLang-Omni's QueueFullError on
 // transcriptions, as with --max_queued_requests; 0.1.4 said
 // "request-build backlog is full ..."). A stream is shed the same way,
 // before its headers. MaxRunning 0 is the engine's default: sglang-omni
 // runs 64 at once (Qwen3-ASR's max_running_requests), vllm without bound.
 // FailRate makes that fraction of admitted requests fail with 500 after
-// their service time (drawn from Seed and the request's arrival number).
+// their service time (drawn from Seed and the request's arrival number;
+// a vllm stream, whose 200 is out, with its error event then [DONE]).
 // Until ReadyDelay has passed, everything but /metrics answers 503.
 //
 // # Latency, admission and the cache
@@ -159,7 +169,8 @@
 // the client leaves. MaxRunning requests are served at once, the others wait in
 // FIFO order; no lock is held while a request is served, so throughput is
 // MaxRunning / service time. With stream=true the words arrive in the
-// persona's events (# Answers), spread evenly over the service time.
+// persona's events (# Answers): the first after the prefill share, the
+// others spread evenly over the decode.
 //
 // The cache is consulted before admission: with Cache on, a body whose
 // bytes were answered before is answered at once, without queueing, which
@@ -194,8 +205,10 @@
 // encoder and the prompt's forward, and decode, the rest; inference is
 // prefill + decode (the service time), ttft queue + prefill, e2e arrival
 // to finish as measured. The split is a modelling choice: the sim has no
-// encoder to time, and streamed words stay spread evenly over the whole
-// service time. vLLM observes ttft at the first token rather than at the
+// encoder to time; streamed words follow it (the first at the first
+// token, the others over the decode), so a client's first streamed text
+// is never before the first token the sim books in its histograms and
+// spans. vLLM observes ttft at the first token rather than at the
 // finish, which counts the same over any window that starts and ends
 // idle. Failed requests are in no stage histogram. sglang-omni's
 // sglang_omni_http_request_duration_seconds is its middleware's

@@ -348,11 +348,11 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 			s.cacheMu.Unlock()
 		}
 	}
-	begin, ok := s.admitSpeech(w, r, start)
+	tk, begin, ok := s.admitSpeech(w, r, start)
 	if !ok {
 		return
 	}
-	defer s.releaseSpeech()
+	defer tk.release()
 	samples := Speech(req.Input)
 	pcm := make([]byte, 2*len(samples))
 	for i, v := range samples {
@@ -526,28 +526,20 @@ func writeSpeechEvent(w http.ResponseWriter, name string, v any) {
 // admitSpeech admits a speech request: through the persona's own speech
 // admission when its engine has one (speechShape.running), refusing past
 // it with 503 "The request queue is full.", else through the server's.
-func (s *Server) admitSpeech(w http.ResponseWriter, r *http.Request, start time.Time) (time.Time, bool) {
+func (s *Server) admitSpeech(w http.ResponseWriter, r *http.Request, start time.Time) (*ticket, time.Time, bool) {
 	if s.p().speech.running == 0 {
-		return s.admit(w, r, start)
+		return s.admit(w, r, start, ask{slots: 1}, nil)
 	}
-	queued, err := s.speechAdmission.admit(r.Context())
+	tk, queued, err := s.speechAdmission.admit(r.Context(), ask{slots: 1}, nil)
 	switch {
 	case errors.Is(err, errShed):
 		sh := speechShedding(s.p().eng.Name)
 		s.speechError(w, sh.Status, sh.Message, "")
-		return time.Time{}, false
+		return nil, time.Time{}, false
 	case err != nil:
-		return time.Time{}, false
+		return nil, time.Time{}, false
 	case queued:
-		return time.Now(), true
+		return tk, time.Now(), true
 	}
-	return start, true
-}
-
-func (s *Server) releaseSpeech() {
-	if s.p().speech.running == 0 {
-		s.admission.release()
-		return
-	}
-	s.speechAdmission.release()
+	return tk, start, true
 }

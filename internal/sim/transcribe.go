@@ -32,6 +32,8 @@ type request struct {
 	responseFormat string
 	stream         bool
 	includeUsage   bool // vLLM's stream_include_usage
+	// headersSent: a stream's 200 and headers are out (startStream).
+	headersSent bool
 }
 
 // errMissingFile is a form without its file part: vLLM answers 400,
@@ -224,6 +226,8 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 	}
 	a := answer{seconds: info.Seconds(), cacheKey: digestOf(req.file)}
 	a.tokens = promptTokens(a.seconds)
+	id := s.requestID(r)
+	ids := s.engineIDs(id, req, a.seconds)
 
 	// The cache is consulted before admission: a hit skips the queue and
 	// the model, which is exactly why unperturbed runs flatter an engine.
@@ -234,7 +238,7 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		s.metrics.cacheQuery(a.tokens, hit)
 		if hit {
 			a.text = text
-			s.respond(w, r, req, a, start, n, start, 0)
+			s.respond(w, r, req, a, id, ids, start, n, start, 0)
 			return
 		}
 	} else {
@@ -244,16 +248,34 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 	// Service starts when the request arrived, or when it left the queue:
 	// the time spent reading and hashing the body is part of it, as it is
 	// in a real engine, so latency is what was configured.
-	begin, ok := s.admit(w, r, start)
+	// Where the engine answers 200 once it has accepted a request
+	// (vLLM: "we return a success status before we actually start
+	// generating"), a stream's headers leave at acceptance, before it
+	// waits in the queue; SGLang-Omni's wait for its first event.
+	var accepted func()
+	if req.stream && !s.p().eng.Stream.HeadersAtFirstChunk {
+		accepted = func() { s.startStream(w, req, id) }
+	}
+	tk, begin, ok := s.admit(w, r, start, ask{slots: len(ids), tokens: int(a.tokens)}, accepted)
 	if !ok {
 		return
 	}
-	defer s.admission.release()
+	defer tk.release()
 
 	a.text = s.recognise(req.file, a.cacheKey)
 	service := s.cfg.BaseLatency + time.Duration(a.seconds*float64(s.cfg.PerAudioSecond))
+	// The prompt's tokens leave the engine's prefill count at the first
+	// token (vLLM's --max-num-queued-tokens counts requests in prefill).
+	prefillEnd := time.AfterFunc(time.Until(begin.Add(time.Duration(float64(service)*PrefillShare))), tk.prefilled)
+	defer prefillEnd.Stop()
 	if s.cfg.FailRate > 0 && s.draw(n) < s.cfg.FailRate {
 		if sleepUntil(r, begin.Add(service)) {
+			if req.headersSent {
+				// The 200 is out: the failure is the stream's error event.
+				s.metrics.done(false, timing{}, 0)
+				s.streamError(w, r)
+				return
+			}
 			s.fail(w, http.StatusInternalServerError, "Internal server error (simulated failure).")
 		}
 		return
@@ -263,7 +285,7 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		s.cache[a.cacheKey] = a.text
 		s.cacheMu.Unlock()
 	}
-	s.respond(w, r, req, a, start, n, begin, service)
+	s.respond(w, r, req, a, id, ids, start, n, begin, service)
 }
 
 // recognise returns the transcript for audio: the corpus reference (with
@@ -284,20 +306,20 @@ func (s *Server) recognise(audio []byte, d digest) string {
 // the time service begins (start, or when the request left the queue),
 // the caller then releasing the slot; a shed request answered as the
 // engine sheds, or a client that left while queued counted, !ok.
-func (s *Server) admit(w http.ResponseWriter, r *http.Request, start time.Time) (time.Time, bool) {
-	queued, err := s.admission.admit(r.Context())
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, start time.Time, q ask, accepted func()) (*ticket, time.Time, bool) {
+	tk, queued, err := s.admission.admit(r.Context(), q, accepted)
 	if err != nil {
 		if errors.Is(err, errShed) {
 			s.fail(w, s.p().eng.Shedding.Status, s.p().eng.Shedding.Message)
 		} else {
 			s.metrics.done(false, timing{}, 0) // the client left while queued
 		}
-		return time.Time{}, false
+		return nil, time.Time{}, false
 	}
 	if queued {
-		return time.Now(), true
+		return tk, time.Now(), true
 	}
-	return start, true
+	return tk, start, true
 }
 
 func (s *Server) fail(w http.ResponseWriter, status int, msg string) {
@@ -324,9 +346,7 @@ func sleepUntil(r *http.Request, t time.Time) bool {
 
 // respond serves the answer after service time, in the requested shape as
 // the persona's engine writes it.
-func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a answer, start time.Time, n uint64, begin time.Time, service time.Duration) {
-	id := s.requestID(r)
-	ids := s.engineIDs(id, req, a.seconds)
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a answer, id string, ids []string, start time.Time, n uint64, begin time.Time, service time.Duration) {
 	defer s.observeRequest(ids, start, begin, service)()
 	// Where the engine counts engine requests (vLLM), each chunk and the
 	// language detection is counted and observed, with the request's
@@ -543,18 +563,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 		Error any            `json:"error,omitempty"`
 	}
 	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	if p.eng.Stream.IDHeader {
-		w.Header().Set("X-Request-Id", id)
-	}
 	if !p.eng.Stream.HeadersAtFirstChunk {
-		// vLLM answers 200 before it generates; SGLang-Omni's headers
-		// leave with its first event (the first write).
-		w.WriteHeader(http.StatusOK)
-		if flusher != nil {
-			flusher.Flush()
-		}
+		// vLLM answers 200 before it generates (at acceptance, when the
+		// request went through admission: startStream is idempotent);
+		// SGLang-Omni's headers leave with its first event (the first
+		// write).
+		s.startStream(w, req, id)
+	} else {
+		s.streamHeaders(w, id)
 	}
 	send := func(v any) bool {
 		b, _ := json.Marshal(v)
@@ -577,11 +593,17 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 	// A fault strikes after half the words (at least one when there are
 	// any), so that some text has arrived.
 	faultAt := (len(words) + 1) / 2
+	// The first word comes after the prefill share of the service time
+	// (the encoder and the prompt's forward, PrefillShare, as the sim's
+	// own stage histograms and spans book it), the others spread over
+	// the decode: a client's first text is never before the sim's own
+	// first token.
+	prefill := time.Duration(float64(service) * PrefillShare)
 	for i, word := range words {
 		if fault != faultNone && i == faultAt {
 			break
 		}
-		at := begin.Add(service * time.Duration(i+1) / time.Duration(len(words)))
+		at := begin.Add(prefill + (service-prefill)*time.Duration(i+1)/time.Duration(len(words)))
 		if !sleepUntil(r, at) {
 			return false
 		}
@@ -608,15 +630,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 		if len(words) == 0 && !sleepUntil(r, begin.Add(service)) {
 			return false
 		}
-		const msg = "Internal server error (simulated failure mid-stream)."
-		if p.eng.Stream.ErrorEvent == engine.TypedError {
-			send(event{Type: "error", Error: map[string]string{"message": msg}})
-		} else {
-			send(map[string]any{"error": openAIError{Message: msg, Type: "InternalServerError", Code: http.StatusInternalServerError}})
-		}
-		if p.eng.Stream.DoneAfterError { // vLLM; SGLang-Omni closes without [DONE]
-			done()
-		}
+		s.streamError(w, r)
 		return false
 	}
 	if len(words) == 0 && !sleepUntil(r, begin.Add(service)) {
@@ -642,4 +656,50 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 	}
 	finished()
 	return done()
+}
+
+// streamHeaders sets a stream's headers (not yet sent).
+func (s *Server) streamHeaders(w http.ResponseWriter, id string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	if s.p().eng.Stream.IDHeader {
+		w.Header().Set("X-Request-Id", id)
+	}
+}
+
+// startStream sends a stream's 200 and headers now, once.
+func (s *Server) startStream(w http.ResponseWriter, req *request, id string) {
+	if req.headersSent {
+		return
+	}
+	req.headersSent = true
+	s.streamHeaders(w, id)
+	w.WriteHeader(http.StatusOK)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// streamError sends the persona's mid-stream error event: vLLM's
+// data: {"error":{...}} then [DONE]; SGLang-Omni's
+// data: {"type":"error","error":{"message"}} and the end of the stream.
+func (s *Server) streamError(w http.ResponseWriter, r *http.Request) {
+	p := s.p()
+	const msg = "Internal server error (simulated failure mid-stream)."
+	var v any = map[string]any{"error": openAIError{Message: msg, Type: "InternalServerError", Code: http.StatusInternalServerError}}
+	if p.eng.Stream.ErrorEvent == engine.TypedError {
+		v = struct {
+			Type  string            `json:"type"`
+			Error map[string]string `json:"error"`
+		}{"error", map[string]string{"message": msg}}
+	}
+	b, _ := json.Marshal(v)
+	fmt.Fprintf(w, "data: %s\n\n", b)
+	if p.eng.Stream.DoneAfterError { // vLLM; SGLang-Omni closes without [DONE]
+		countNow(r)
+		io.WriteString(w, "data: [DONE]\n\n")
+	}
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
 }

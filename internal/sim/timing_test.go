@@ -1,0 +1,152 @@
+package sim
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestVLLMMaxQueueCountsInFlight: vLLM's --max-num-queued-reqs (PR
+// #49445) caps the requests in flight, running and waiting together:
+// with 4 running at most and --max-queue 6, the 7th request in flight is
+// shed (503), not the 11th as a queue beyond the running ones would.
+func TestVLLMMaxQueueCountsInFlight(t *testing.T) {
+	corpus := testCorpus(t)
+	_, ts := newTestServer(t, Config{Persona: PersonaVLLM, Corpus: corpus, MaxRunning: 4, MaxQueue: 6, BaseLatency: time.Hour})
+	hold, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	for i := range 6 {
+		go post(t, hold, ts.URL, flip(corpus[0].Audio, 100+i))
+	}
+	waitFor(t, ts.URL, "vllm:num_requests_running", 4)
+	waitFor(t, ts.URL, "vllm:num_requests_waiting", 2)
+	if status, _ := post(t, t.Context(), ts.URL, flip(corpus[0].Audio, 7)); status != 503 {
+		t.Errorf("the 7th in flight of --max-queue 6: %d, want 503", status)
+	}
+}
+
+// streamTimes posts a stream and returns when its headers and its first
+// data event arrived.
+func streamTimes(t *testing.T, ctx context.Context, url string, audio []byte, id string) (headers, first time.Time, status int) {
+	t.Helper()
+	body, ct := form(t, audio, "stream", "true")
+	req, _ := http.NewRequestWithContext(ctx, "POST", url+"/v1/audio/transcriptions", body)
+	req.Header.Set("Content-Type", ct)
+	req.Header.Set("X-Request-Id", id)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		if ctx.Err() == nil {
+			t.Error(err)
+		}
+		return
+	}
+	defer resp.Body.Close()
+	headers, status = time.Now(), resp.StatusCode
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "data: {") {
+			first = time.Now()
+			break
+		}
+	}
+	for sc.Scan() {
+	}
+	return
+}
+
+// TestVLLMStreamHeadersAtAcceptance: vLLM answers a stream 200 once the
+// engine has accepted it and waits in the scheduler after (V8, P1): a
+// stream queued behind a running one has its headers while the running
+// one still runs.
+func TestVLLMStreamHeadersAtAcceptance(t *testing.T) {
+	corpus := testCorpus(t)
+	_, ts := newTestServer(t, Config{Persona: PersonaVLLM, Corpus: corpus, MaxRunning: 1, BaseLatency: time.Hour})
+	hold, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go post(t, hold, ts.URL, corpus[0].Audio)
+	waitFor(t, ts.URL, "vllm:num_requests_running", 1)
+	// The running request holds the only slot for an hour: headers that
+	// arrive now came before the queue let the stream run.
+	body, ct := form(t, corpus[1].Audio, "stream", "true")
+	req, _ := http.NewRequestWithContext(hold, "POST", ts.URL+"/v1/audio/transcriptions", body)
+	req.Header.Set("Content-Type", ct)
+	resp, err := http.DefaultClient.Do(req) // returns at the headers
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Errorf("queued stream: %d %q, want 200 text/event-stream before it runs", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	if w := value(t, scrape(t, ts.URL), "vllm:num_requests_waiting"); w != 1 {
+		t.Errorf("waiting %v with the headers out, want 1 (the stream still queued)", w)
+	}
+}
+
+// TestStreamFirstTextAfterSimFirstToken: in an honest run (no faults) a
+// client's first streamed text never comes before the first token the
+// sim itself books (its span's arrival + time to first token: queue +
+// PrefillShare of the service time), so a rule "client first byte >=
+// server first token" holds on the simulator.
+func TestStreamFirstTextAfterSimFirstToken(t *testing.T) {
+	sink := &otlpSink{}
+	ep := httptest.NewServer(sink)
+	defer ep.Close()
+	s, err := New(Config{Persona: PersonaVLLM, Corpus: testCorpus(t), MaxRunning: 1, BaseLatency: 80 * time.Millisecond,
+		PerAudioSecond: 40 * time.Millisecond, OTLPEndpoint: ep.URL + "/v1/traces", OTLPProtocol: OTLPHTTP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	firsts := map[string]time.Time{}
+	type res struct {
+		id    string
+		first time.Time
+	}
+	out := make(chan res, 3)
+	for i, id := range []string{"a", "b", "c"} { // the 2nd and 3rd queue
+		go func() {
+			_, first, status := streamTimes(t, t.Context(), ts.URL, flip(testCorpus(t)[0].Audio, 100+i), id)
+			if status != 200 || first.IsZero() {
+				t.Errorf("%s: status %d, first text %v", id, status, first)
+			}
+			out <- res{id, first}
+		}()
+	}
+	for range 3 {
+		r := <-out
+		firsts["transcribe-"+r.id] = r.first
+	}
+	s.Close()
+	sink.mu.Lock()
+	defer sink.mu.Unlock()
+	n := 0
+	for _, req := range sink.got {
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, sp := range ss.Spans {
+					id := kvString(sp.Attributes, "gen_ai.request.id")
+					ttft := kvDouble(sp.Attributes, "gen_ai.latency.time_to_first_token")
+					simFirst := time.Unix(0, int64(sp.StartTimeUnixNano)).Add(time.Duration(ttft * float64(time.Second)))
+					client, ok := firsts[id]
+					if !ok {
+						t.Errorf("span of %q, no such stream", id)
+						continue
+					}
+					n++
+					if client.Before(simFirst) {
+						t.Errorf("%s: the client's first text at %v, before the sim's own first token at %v", id, client, simFirst)
+					}
+				}
+			}
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d spans matched, want 3", n)
+	}
+}
