@@ -83,13 +83,23 @@
 //
 // # The simulator names itself
 //
-// GET /v1/models carries one field no engine sends, at its top level:
+// GET /v1/models carries two fields no engine sends, at its top level:
 // "benchseal_sim": the persona ({"object":"list","data":[...],
-// "benchseal_sim":"vllm"}; engine.SimulatorField). Clients ignore fields
-// they do not know, so nothing else about a persona changes; the
-// fingerprint records /v1/models in probes-before.json and
-// probes-after.json, so verify, report and compare can say that a bundle
-// measured the simulator, not an engine.
+// "benchseal_sim":"vllm"}; engine.SimulatorField), and
+// "benchseal_sim_settings" (engine.SimulatorSettingsField): the settings
+// it runs with, keyed as engine.SimSettings: persona, max_running (after
+// the engine's default), max_queue, max_queued_tokens ("unlimited" for
+// a bound it does not set), base_latency_ms, per_audio_second_ms,
+// fail_rate, stream_fail_rate, stream_cut_rate, word_error_rate, cache,
+// chunk_seconds ("engine default" unless set), metrics_lag_ms,
+// raw_prefix, ready_delay_ms and seed. Clients ignore fields they do not
+// know, so nothing else about a persona changes; the fingerprint records
+// /v1/models in probes-before.json and probes-after.json, so verify,
+// report and compare can say that a bundle measured the simulator, not
+// an engine, and verify's fairness check compares the settings as knobs
+// (max_running as max running requests, the others by their own names;
+// the persona and the seed are not compared): two simulators set apart
+// are "not shown fair".
 //
 // # Answers
 //
