@@ -267,6 +267,11 @@ var table = []*Engine{
 		Models: Models{OwnedBy: "sglang-omni", CreatedZero: true, Source: "sgl-project/sglang-omni sglang_omni/serve/protocol.py@1b4b3750 (ModelCard)"},
 		Transcription: Transcription{Path: TranscriptionsPath, VerboseJSON: true, MissingFileStatus: http.StatusUnprocessableEntity,
 			IgnoresModel: true,
+			// usage = TranscriptionUsage(seconds=ceil(duration_s)) if
+			// duration_s > 0 else None, dumped with exclude_none
+			// (charliechenye/sglang-omni speech_to_text.py@3f4286eb,
+			// sgl-project/sglang-omni @f9f24e5a).
+			NoUsageAtZero: true,
 			Chunking: Chunking{ClipS: 60, IDSuffix: "-chunk-%d", StreamLimitS: 1200,
 				Source: "charliechenye/sglang-omni sglang_omni/serve/transcriptions.py@70c4540 (2026-08-16) (needs_chunking, plan_audio_chunks: non-streamed audio over max_audio_clip_s, non-overlapping chunks f\"{request_id}-chunk-{span.index}\"; a stream over stream_clip_limit_s is 400 \"stream=true does not support audio longer than ...\"), " +
 					"sglang_omni/models/qwen3_asr/config.py@68abc7e (2026-08-14) (max_audio_clip_s=60.0, max_native_clip_s QWEN3_ASR_MAX_INPUT_SECONDS: the 1200 s stream limit), sglang_omni/config/schema.py@c6bbcc8 (stream_clip_limit_s = max_native_clip_s); " +

@@ -41,13 +41,19 @@
 //
 // The vllm-omni and sglang-omni personas also serve POST /v1/audio/speech,
 // each in its engine's shapes (speechShape, a value per persona): a JSON
-// body {model, input, voice, response_format wav|pcm, stream,
-// stream_format, ref_audio, ref_text} answered with a WAV (audio/wav) or
-// raw s16le (audio/pcm). The voice is Speech: a tone at 24 kHz whose
+// body {model, input, voice, response_format wav|pcm|flac, stream,
+// stream_format, ref_audio, ref_text} answered with a WAV (audio/wav),
+// raw s16le (audio/pcm) or a whole FLAC body (audio/flac: encoded with
+// github.com/mewkiz/flac, the library benchseal decodes FLAC with,
+// verbatim subframes of 4096 samples; it decodes to the WAV's samples).
+// mp3 and opus, which both engines encode, are refused (400 "the
+// simulator produces wav, pcm and flac"): the simulator has no encoder
+// for them. The voice is Speech: a tone at 24 kHz whose
 // pitch follows the text's SHA-256 and whose duration is
 // SpeechSecondsPerChar per character; not speech. Streams send it in
-// 0.2 s chunks over the service time (BaseLatency + PerAudioSecond per
-// second produced).
+// 0.2 s chunks, the first after the prefill share of the service time
+// (BaseLatency + PerAudioSecond per second produced; # Server-side
+// stages), the others over the rest.
 //
 // vllm-omni (serving_speech.py@d6240742): stream_format "audio" is a raw
 // stream (pcm, or wav: a 44-byte header with 0xFFFFFFFF sizes just before
@@ -56,14 +62,17 @@
 // {type, audio (base64), response_format}, the first delta of a WAV only
 // the header, then speech.audio.done {type, usage}, no [DONE]. Its 400s:
 // an empty input, a ref_audio that is not http(s)://, data: or file://, a
-// reference outside 1-30 s; another model is its 404. /metrics adds the
+// reference outside 1-30 s, a stream in another format than pcm or wav
+// (its request model's "Streaming ... requires response_format='pcm' or
+// 'wav'."); another model is its 404. /metrics adds the
 // vllm_omni:audio_* families.
 //
 // sglang-omni (sglang_omni/serve/openai_api.py, speech_service.py@3f4286eb):
 // stream:true needs pcm (else its typed 400) and is raw s16le whose
 // headers, with X-Sample-Rate, X-Channels: 1 and X-Bit-Depth: 16, wait
-// for the first chunk; a whole body carries Content-Disposition and
-// X-Finish-Reason; model is never read; errors are
+// for the first chunk; a whole body carries Content-Disposition,
+// X-Prompt-Tokens, X-Completion-Tokens, X-Engine-Time (the service time,
+// as Python's str of a float) and X-Finish-Reason; model is never read; errors are
 // {"error":{message, type, param, code}}. It admits speech apart from
 // transcription, 16 running and 16 queued, and refuses the next with 503
 // "The request queue is full." (its engine row's tts Shedding). Speech is in none of its
@@ -77,8 +86,9 @@
 // the ref_audio string, SGLang-Omni's (xxh3 of) the data URI with
 // ref_text; the simulator hashes the same bytes with sha1. A cache the
 // tts task's 1-LSB variants defeat and the cache probe's identical
-// repeats hit. Not simulated: mp3/flac/opus bodies, silence injection,
-// voices. The speech endpoint is the same server's, so /v1/models names
+// repeats hit. Not simulated: mp3/opus bodies, silence injection,
+// voices, SGLang-Omni's newer speech SSE and GET
+// /v1/audio/speech/{request_id} (index only, not at 3f4286eb). The speech endpoint is the same server's, so /v1/models names
 // the simulator for it too.
 //
 // # The simulator names itself

@@ -150,3 +150,45 @@ func TestStreamFirstTextAfterSimFirstToken(t *testing.T) {
 		t.Errorf("%d spans matched, want 3", n)
 	}
 }
+
+// TestSGLangOmniBadFormatAfterTranscription: SGLang-Omni validates a
+// non-streamed response_format inside assemble_speech_to_text_response,
+// after the model ran (charliechenye/sglang-omni speech_to_text.py
+// @3f4286eb): a bad format costs a whole transcription, then 400, and
+// holds a running slot meanwhile. vLLM refuses it at once.
+func TestSGLangOmniBadFormatAfterTranscription(t *testing.T) {
+	corpus := testCorpus(t)
+	_, sg := newTestServer(t, Config{Persona: PersonaSGLangOmni, Corpus: corpus, BaseLatency: time.Hour})
+	hold, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	got := make(chan int, 1)
+	go func() {
+		status, _ := post(t, hold, sg.URL, corpus[0].Audio, "response_format", "diarized_json")
+		got <- status
+	}()
+	// It runs (the pipeline tracks it) instead of being refused at once.
+	waitFor(t, sg.URL, "sglang_omni_pipeline_tracked_requests", 1)
+	select {
+	case status := <-got:
+		t.Fatalf("refused (%d) before its transcription", status)
+	default:
+	}
+	_, vl := newTestServer(t, Config{Persona: PersonaVLLM, Corpus: corpus, BaseLatency: time.Hour})
+	if status, _ := post(t, t.Context(), vl.URL, corpus[0].Audio, "response_format", "bogus"); status != 400 {
+		t.Errorf("vllm bogus format: %d, want 400 at once", status)
+	}
+}
+
+// TestSGLangOmniNoUsageAtZero: SGLang-Omni leaves usage out when its
+// duration probe says 0 s (usage = ... if duration_s > 0 else None,
+// exclude_none); vLLM answers seconds 0.
+func TestSGLangOmniNoUsageAtZero(t *testing.T) {
+	empty := makeWAV(t, 16000, 0, 0)
+	for persona, want := range map[string]string{PersonaSGLangOmni: `{"text":`, PersonaVLLM: `"usage":{"type":"duration","seconds":0}`} {
+		_, ts := newTestServer(t, Config{Persona: persona})
+		status, body := post(t, t.Context(), ts.URL, empty)
+		if status != 200 || !strings.Contains(string(body), want) || (persona == PersonaSGLangOmni && strings.Contains(string(body), "usage")) {
+			t.Errorf("%s, 0 s of audio: %d %s", persona, status, body)
+		}
+	}
+}

@@ -34,6 +34,9 @@ type request struct {
 	includeUsage   bool // vLLM's stream_include_usage
 	// headersSent: a stream's 200 and headers are out (startStream).
 	headersSent bool
+	// rawFormat is response_format as sent (responseFormat is it
+	// normalized), for the engine's error text.
+	rawFormat string
 }
 
 // errMissingFile is a form without its file part: vLLM answers 400,
@@ -110,12 +113,13 @@ func parseRequest(r *http.Request) (*request, error) {
 	if !haveFile {
 		return nil, errMissingFile
 	}
-	switch req.responseFormat {
-	case "", "json":
+	// checkFormat says what the engine does with the format; the
+	// answer's shape reads it normalized (SGLang-Omni:
+	// response_format.strip().lower(); vLLM's pydantic takes it as sent).
+	req.rawFormat = req.responseFormat
+	req.responseFormat = strings.ToLower(strings.TrimSpace(req.responseFormat))
+	if req.responseFormat == "" {
 		req.responseFormat = "json"
-	case "text", "verbose_json", "diarized_json", "srt", "vtt": // checkFormat: what the engine serves
-	default:
-		return nil, fmt.Errorf("unsupported response_format %q (json, text or verbose_json)", req.responseFormat)
 	}
 	return req, nil
 }
@@ -131,32 +135,44 @@ func (s *Server) badForm(w http.ResponseWriter, err error) {
 	s.fail(w, http.StatusBadRequest, err.Error())
 }
 
-// checkFormat refuses what the persona's Qwen3-ASR refuses. vLLM: any
-// verbose_json (supports_segment_timestamp=False, speech_to_text.py
-// @024e0772), diarized_json (supports_diarized_transcription=False), srt
-// and vtt (not in its allow-list; base/serving.py @055e47c2).
-// SGLang-Omni: a stream in any format but json or text, diarized_json
-// (not its format), srt and vtt (Qwen3-ASR has no segment timestamps;
-// speech_to_text.py @f9f24e5a).
-func (s *Server) checkFormat(req *request) string {
+// checkFormat refuses what the persona's Qwen3-ASR refuses, at once, or
+// with after, once the request has been transcribed (its admission and
+// service time spent, then 400). vLLM, at once: any verbose_json
+// (supports_segment_timestamp=False, speech_to_text.py @024e0772),
+// diarized_json (supports_diarized_transcription=False), srt, vtt and any
+// other value (not in its allow-list: "Currently only support
+// response_format: ..."; base/serving.py @055e47c2). SGLang-Omni: a
+// stream in any format but json or text at once; not streamed, text and
+// json and verbose_json are served and anything else is refused after
+// the transcription, inside assemble_speech_to_text_response (the model
+// has run): srt and vtt because Qwen3-ASR has no segment timestamps
+// (speech_to_text.py @f9f24e5a), any other value "Unsupported
+// response_format for /v1/audio/transcriptions: 'x'" (its repr of the
+// value sent; charliechenye/sglang-omni speech_to_text.py@3f4286eb).
+func (s *Server) checkFormat(req *request) (msg string, after bool) {
 	p := s.p()
 	vllm := p.eng.Transcription.TextAsJSON
-	subtitle := req.responseFormat == "srt" || req.responseFormat == "vtt"
-	switch {
-	case vllm && subtitle:
-		return "Currently only support response_format: `text`, `json`, `verbose_json` or `diarized_json`"
-	case vllm && req.responseFormat == "diarized_json":
-		return fmt.Sprintf("Currently do not support diarized_json for %s", s.cfg.Model)
-	case !vllm && req.responseFormat == "diarized_json":
-		return fmt.Sprintf("unsupported response_format %q (json, text or verbose_json)", req.responseFormat)
-	case req.responseFormat == "verbose_json" && !p.eng.Transcription.VerboseJSON:
-		return fmt.Sprintf("Currently do not support verbose_json for %s", s.cfg.Model)
-	case !vllm && req.stream && req.responseFormat != "json" && req.responseFormat != "text":
-		return fmt.Sprintf("stream=true supports only response_format 'json' or 'text', got '%s'", req.responseFormat)
-	case !vllm && subtitle:
-		return fmt.Sprintf("response_format '%s' requires a segment-timestamp capability", req.responseFormat)
+	f := req.responseFormat
+	if vllm && req.rawFormat != "" {
+		f = req.rawFormat // taken as sent
 	}
-	return ""
+	subtitle := f == "srt" || f == "vtt"
+	known := f == "json" || f == "text" || f == "verbose_json"
+	switch {
+	case vllm && f == "diarized_json":
+		return fmt.Sprintf("Currently do not support diarized_json for %s", s.cfg.Model), false
+	case vllm && !known:
+		return "Currently only support response_format: `text`, `json`, `verbose_json` or `diarized_json`", false
+	case f == "verbose_json" && !p.eng.Transcription.VerboseJSON:
+		return fmt.Sprintf("Currently do not support verbose_json for %s", s.cfg.Model), false
+	case !vllm && req.stream && f != "json" && f != "text":
+		return fmt.Sprintf("stream=true supports only response_format 'json' or 'text', got '%s'", req.rawFormat), false
+	case !vllm && subtitle:
+		return fmt.Sprintf("response_format '%s' requires a segment-timestamp capability", f), true
+	case !vllm && !known:
+		return "Unsupported response_format for /v1/audio/transcriptions: " + pyRepr(req.rawFormat), true
+	}
+	return "", false
 }
 
 // requestID is the id the server gives a request: vLLM takes the
@@ -204,8 +220,9 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		s.writeModelNotFound(w, req.model)
 		return
 	}
-	if msg := s.checkFormat(req); msg != "" {
-		s.fail(w, http.StatusBadRequest, msg)
+	badFormat, formatAfter := s.checkFormat(req)
+	if badFormat != "" && !formatAfter {
+		s.fail(w, http.StatusBadRequest, badFormat)
 		return
 	}
 	if len(req.file) == 0 && !s.p().eng.Transcription.TextAsJSON {
@@ -236,6 +253,10 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		text, hit := s.cache[a.cacheKey]
 		s.cacheMu.RUnlock()
 		s.metrics.cacheQuery(a.tokens, hit)
+		if hit && badFormat != "" {
+			s.fail(w, http.StatusBadRequest, badFormat) // nothing to run: refused at once
+			return
+		}
 		if hit {
 			a.text = text
 			s.respond(w, r, req, a, id, ids, start, n, start, 0)
@@ -284,6 +305,13 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		s.cacheMu.Lock()
 		s.cache[a.cacheKey] = a.text
 		s.cacheMu.Unlock()
+	}
+	if badFormat != "" {
+		// Refused once transcribed: the whole service time is spent.
+		if sleepUntil(r, begin.Add(service)) {
+			s.fail(w, http.StatusBadRequest, badFormat)
+		}
+		return
 	}
 	s.respond(w, r, req, a, id, ids, start, n, begin, service)
 }
