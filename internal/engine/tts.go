@@ -95,8 +95,6 @@ var sglangOmniSpeech = TaskRow{Task: TaskTTS, Route: SpeechPath, Stream: SpeechR
 			"sglang_omni/serve/openai_api.py" + so + " (create_speech), sglang_omni/client/audio.py" + so + " (TTS-ENGINES)"},
 		{"flac, mp3 and opus whole bodies are encoded by the server; the simulator encodes flac and refuses mp3 and opus (400 \"the simulator produces wav, pcm and flac\"): a run in those two cannot be rehearsed on it",
 			"sglang_omni/serve/openai_api.py" + so + " (create_speech: result.mime_type); internal/sim speechFLAC (the simulator's gap)"},
-		{"raw PCM streams default to initial_codec_chunk_frames 1 (RAW_PCM_DEFAULT_INITIAL_CODEC_CHUNK_FRAMES), a request parameter (INITIAL_CODEC_CHUNK_FRAMES_PARAM, resolve_initial_codec_chunk_frames) that decides the time to first audio",
-			"sgl-project/sglang-omni sglang_omni/scheduling/streaming_vocoder.py (index, unpinned; ENGINES-R4 §2)"},
 		{"newer (index, undated): speech answers as SSE (speech.audio.delta / speech.audio.done, X-Sample-Rate headers on the SSE response), and GET /v1/audio/speech/{request_id} returns a finished raw stream's {request_id, finish_reason, usage} from a bounded FIFO; at 3f4286eb neither exists, and the persona serves neither",
 			"sgl-project/sglang-omni sglang_omni/serve/speech_metrics.py (index ids 70192099386, 70593570101), serve/speech_stream_outcomes.py@3b56fbb2 (ENGINES-R4 U8, U9)"},
 		{"errors are {\"error\":{message,type,param,code}}: 400 BadRequestError code 400 with param; 500 server_error code null (any pipeline failure, e.g. an unknown CustomVoice speaker); 503 server_error code null for a full queue or a missing encoder; model is never checked",
