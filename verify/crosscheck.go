@@ -328,12 +328,15 @@ func checkServerCounters(c *Check, ev *evidence, no *notObserved) {
 		}
 		status := ""
 		if rc.StatusLabel != "" {
-			status = "200"
+			status = rc.OKStatus()
 		}
 		b, _ := before.counterSum(rc.Name, rc.Match, rc.StatusLabel, status)
 		a, _ := after.counterSum(rc.Name, rc.Match, rc.StatusLabel, status)
 		d := a - b
 		where := k.scrapeFile("after")
+		if rc.StatusShed != "" {
+			checkServerSheds(c, k, before, after, rc, recs, where)
+		}
 		switch {
 		case d < 0:
 			c.warnf(where, "%s: %s went down from %g to %g: the server restarted during the step, its count is not observed", k, rc.Name, b, a)
@@ -751,5 +754,35 @@ func checkRunTail(c *Check, ev *evidence) {
 		if d := ev.run.EndedAt.Sub(ev.run.StartedAt) - time.Duration(lastEnd); d > tailTolerance {
 			c.warnf("run.json", "ended_at is %s after the last step ended: were steps left out at the end of the run?", d.Round(time.Second))
 		}
+	}
+}
+
+// checkServerSheds holds a step's shed records (schemas.ErrShed) to the
+// server's own count of the requests it refused (a counter whose status
+// label has a refusal value, engine.RequestCounter.StatusShed:
+// SGLang-Omni's sglang_omni:asr_requests_total{status="rejected"}): the
+// server refused at least every request the records call shed, so fewer
+// refusals than shed records is a FAIL (records of refusals the server
+// never made); more is other traffic, a WARN.
+func checkServerSheds(c *Check, k stepKey, before, after scrape, rc *engine.RequestCounter, recs []schemas.Record, where string) {
+	b, okb := before.counterSum(rc.Name, rc.Match, rc.StatusLabel, rc.StatusShed)
+	a, oka := after.counterSum(rc.Name, rc.Match, rc.StatusLabel, rc.StatusShed)
+	if !okb || !oka || a < b {
+		return
+	}
+	shed := 0
+	for _, r := range recs {
+		if r.ErrorClass == schemas.ErrShed {
+			shed++
+		}
+	}
+	d := a - b
+	switch {
+	case d < float64(shed):
+		c.failf(where, nil, "%s: the records call %d requests shed, yet the server counted %g refusals (%s{%s=%q} grew from %g to %g): records of refusals the server never made",
+			k, shed, d, rc.Name, rc.StatusLabel, rc.StatusShed, b, a)
+	case d > float64(shed):
+		c.warnf(where, "%s: the server counted %g refusals (%s{%s=%q}), the records %d shed: other traffic reached the server during the step, or records are missing",
+			k, d, rc.Name, rc.StatusLabel, rc.StatusShed, shed)
 	}
 }

@@ -94,6 +94,7 @@ shuts it down gracefully with exit status 0.`,
 	f.Float64Var(&cfg.StreamCutRate, "stream-cut-rate", 0, "fraction of streams cut short midway (no final event, no [DONE])")
 	f.StringVar(&cfg.OTLPEndpoint, "otlp-traces-endpoint", "", "vllm: export one OpenTelemetry span per request to this endpoint, as vLLM's flag (run --otlp-listen)")
 	f.StringVar(&cfg.OTLPProtocol, "otlp-protocol", sim.OTLPGRPC, "with --otlp-traces-endpoint: grpc or http/protobuf (vLLM's OTEL_EXPORTER_OTLP_TRACES_PROTOCOL)")
+	f.StringVar(&cfg.SGLangMetrics, "sglang-metrics", sim.SGLangHTTPMetrics, "sglang-omni: /metrics design, http (serve/metrics.py's sglang_omni_http_*) or runtime (the prometheus_client sglang_omni:asr_* families)")
 	f.StringVar(&cfg.ProfilerDir, "profiler-dir", "", "sglang-omni: where /start_request_profile writes events when it names no event_dir (SGLANG_TORCH_PROFILER_DIR)")
 	return cmd
 }

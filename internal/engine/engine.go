@@ -268,6 +268,12 @@ type Metrics struct {
 	// Requests is its counter of served requests and their latency
 	// histogram; nil (with Source saying so) when it has none.
 	Requests *RequestCounter
+	// OtherRequests are the request counters of other metric designs of
+	// the engine, which a release may expose instead of Requests (which
+	// one ships may be unknown: SGLang-Omni's sglang_omni_http_* and its
+	// prometheus_client sglang_omni:asr_*); a reader takes the first
+	// present in a scrape, after Requests.
+	OtherRequests []*RequestCounter
 	// UncountedCaches are caches the engine keeps that no /metrics
 	// family counts: only the active cache probe measures them.
 	UncountedCaches []UncountedCache
@@ -298,6 +304,9 @@ type StageFamily struct {
 	// Match are label values a series must carry to count (others are
 	// summed over): SGLang-Omni times every route it serves.
 	Match map[string]string
+	// Task, when set, is the only task the family times (it has no
+	// route label): read for that task's runs, without the route filter.
+	Task string
 	// Observed says when the engine observes it (at a request's finish,
 	// at its first token, ...) and which requests: what its count is.
 	Observed string
@@ -355,6 +364,15 @@ const (
 	CountsTokens CacheUnit = "tokens"
 )
 
+// OKStatus is the StatusLabel value of a request served: StatusOK,
+// else "200".
+func (r RequestCounter) OKStatus() string {
+	if r.StatusOK != "" {
+		return r.StatusOK
+	}
+	return "200"
+}
+
 // AnswersFromCache says its growth counts requests answered from a cache
 // (CountsInputs), not tokens reused.
 func (c CacheCounter) AnswersFromCache() bool { return c.Counts == CountsInputs }
@@ -394,9 +412,24 @@ type RequestCounter struct {
 	// route on an engine with a RouteLabel (SGLang-Omni counts every
 	// route it serves); nil in the table's rows.
 	Match map[string]string
-	// StatusLabel is the label holding the HTTP status ("" when the
-	// counter counts requests the engine finished, whatever the answer).
-	StatusLabel string
+	// StatusLabel is the label holding the answer's status ("" when the
+	// counter counts requests the engine finished, whatever the answer):
+	// an HTTP status, or a terminal status word. StatusOK is its value
+	// for a request served ("" read as "200"); StatusShed, StatusFailed
+	// and StatusCancelled, where the engine has them, its values for a
+	// request it refused to protect its latency (benchseal's shed
+	// class), one that failed (an HTTP error), and one its client left:
+	// what verify holds the step's records to.
+	StatusLabel     string
+	StatusOK        string
+	StatusShed      string
+	StatusFailed    string
+	StatusCancelled string
+	// Task, when set, is the only task whose requests the counter (and
+	// its Histogram) counts: its families carry no route, so they are
+	// read without the engine's route filter (Metrics.RouteLabel), and
+	// for that task's runs only.
+	Task string
 	// Histogram is the e2e latency histogram family observed for the same
 	// requests ("" when none), with the same Match.
 	Histogram string

@@ -122,7 +122,36 @@ var sglangOmniStages = []StageFamily{
 		Buckets:  sglangOmniDurationBuckets,
 		Observed: "once per HTTP request answered on the route, whatever its status, when the handler returns (for a stream: not the whole stream)",
 		Source:   "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request, DEFAULT_DURATION_BUCKETS; labels method, model_name, route)"},
+	// The prometheus_client design (sglangOmniRuntimeSource): ASR-only
+	// families, no route label; its buckets (LATENCY_BUCKETS_S) not read.
+	{Stage: StageE2E, Family: "sglang_omni:asr_request_latency_seconds", Task: TaskASR,
+		Observed: "once per completed ASR HTTP request (transcriptions and translations), its HTTP latency; not for rejected, failed or cancelled ones",
+		Source:   sglangOmniRuntimeSource},
+	{Stage: StageInference, Family: "sglang_omni:asr_engine_latency_seconds", Task: TaskASR,
+		Observed: "once per completed ASR request: the engine execution time summed over its engine requests (every long-audio chunk, which may run side by side, so it can exceed the request's wall time)",
+		Source:   sglangOmniRuntimeSource},
+	{Stage: StageTTFT, Family: "sglang_omni:asr_text_ttft_seconds", Task: TaskASR,
+		Observed: "once per streamed ASR request, at its first transcript delta (arrival to first delta)",
+		Source:   sglangOmniRuntimeSource},
 }
+
+// sglangOmniRuntimeSource: SGLang-Omni's prometheus_client metrics, in
+// index files newer than any dated branch (absent from
+// charliechenye/sglang-omni up to 2026-08-22): which design a release
+// ships, this or sglang_omni_http_*, is not known, so benchseal reads
+// whichever a scrape has.
+const sglangOmniRuntimeSource = "sgl-project/sglang-omni sglang_omni/metrics/runtime.py@ee5df70a (RuntimeMetrics: sglang_omni:asr_requests_total{status}, asr_requests_running, asr_request_latency_seconds \"ASR HTTP request latency for completed responses\", asr_input_duration_seconds, asr_engine_latency_seconds \"Summed engine execution time for a completed ASR request\", asr_engine_rtf, asr_request_rtf, asr_text_ttft_seconds, asr_text_chunk_interval_seconds), " +
+	"sglang_omni/serve/speech_metrics.py@843e9ec9 (SpeechMetricsMiddleware on /v1/audio/transcriptions and /v1/audio/translations), its docs (index id 70076584736: status accepted, rejected, completed, failed, cancelled; queue, cache and token families are upstream sglang:* by stage) and tests (index id 70576344634)"
+
+// sglangOmniASRRequests is the prometheus_client design's request
+// counter: every ASR request is counted accepted and then once more by
+// how it ended, so the terminal statuses are what verify reconciles
+// with the records.
+var sglangOmniASRRequests = &RequestCounter{Engine: SGLangOmni, Name: "sglang_omni:asr_requests_total", Task: TaskASR,
+	StatusLabel: "status", StatusOK: "completed", StatusShed: "rejected", StatusFailed: "failed", StatusCancelled: "cancelled",
+	Histogram: "sglang_omni:asr_request_latency_seconds",
+	Counts:    "an ASR HTTP request (transcriptions and translations, no route label) by status: accepted when it arrives, then completed, rejected (the queue full: benchseal's shed), failed or cancelled (its client left)",
+	Source:    sglangOmniRuntimeSource}
 
 var sglangStages = []StageFamily{
 	{Stage: StageQueue, Family: "sglang:queue_time_seconds",
@@ -294,9 +323,10 @@ var table = []*Engine{
 				StatusLabel: "status", Histogram: "sglang_omni_http_request_duration_seconds",
 				Counts: "an HTTP request answered, labelled method, model_name, route and status; every route but /metrics is counted (/health too), hence the route filter (RouteLabel, the task's Route); the duration histogram is the handler's time",
 				Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request; the route label is the FastAPI route's path), sglang_omni/serve/transcriptions.py@0ac0a86e (TRANSCRIPTIONS_ENDPOINT)"},
+			OtherRequests: []*RequestCounter{sglangOmniASRRequests},
 			Stages:          sglangOmniStages,
 			UncountedCaches: sglangOmniCaches,
-			Source:          "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (no cache counter; 404 unless metrics are enabled)"},
+			Source:          "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (no cache counter; 404 unless metrics are enabled); or, in newer index files, the prometheus_client design (" + sglangOmniRuntimeSource + ")"},
 		Knobs: Knobs{Keys: sglangKnobKeys,
 			Expose: "SGLang-Omni has no self-description, so record its launch command or its config",
 			Outcome: []OutcomeKnob{

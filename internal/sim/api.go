@@ -108,6 +108,12 @@ type Config struct {
 	// persona's request profiler writes when a start names no event_dir
 	// (profiler.go).
 	ProfilerDir string
+	// SGLangMetrics is the sglang-omni persona's /metrics design:
+	// SGLangHTTPMetrics ("" too), serve/metrics.py's sglang_omni_http_*
+	// and pipeline gauges, or SGLangRuntimeMetrics, the prometheus_client
+	// design's sglang_omni:asr_* families (metrics/runtime.py@ee5df70a),
+	// which release ships which being unknown.
+	SGLangMetrics string
 	// MetricsLag delays every request's count and stage observations in
 	// /metrics by this long after its answer was handed to the HTTP side,
 	// as vLLM's output handler records a finished request's stats after
@@ -195,6 +201,10 @@ func New(cfg Config) (*Server, error) {
 		// SGLang-Omni has no OpenTelemetry export; its per-request
 		// evidence is the request profiler (run --server-events).
 		return nil, &ConfigError{"otlp traces endpoint", fmt.Sprintf("the %s persona exports no OpenTelemetry spans (SGLang-Omni has no --otlp-traces-endpoint; its request profiler is its per-request evidence: run --server-events)", cfg.Persona)}
+	case cfg.SGLangMetrics != "" && cfg.SGLangMetrics != SGLangHTTPMetrics && cfg.SGLangMetrics != SGLangRuntimeMetrics:
+		return nil, &ConfigError{"sglang metrics", fmt.Sprintf("%q: want %s or %s", cfg.SGLangMetrics, SGLangHTTPMetrics, SGLangRuntimeMetrics)}
+	case cfg.SGLangMetrics == SGLangRuntimeMetrics && cfg.Persona != PersonaSGLangOmni:
+		return nil, &ConfigError{"sglang metrics", "only the sglang-omni persona has SGLang-Omni's metric designs"}
 	case cfg.ProfilerDir != "" && !profilerPersonas[cfg.Persona]:
 		return nil, &ConfigError{"profiler dir", fmt.Sprintf("the %s persona has no request profiler (SGLang-Omni's /start_request_profile; vLLM's per-request evidence is its OpenTelemetry spans: --otlp-traces-endpoint)", cfg.Persona)}
 	}
@@ -224,6 +234,10 @@ func (s *Server) Config() Config { return s.cfg }
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.SGLangMetrics == SGLangRuntimeMetrics && r.URL.Path == engine.TranscriptionsPath {
+		s.serveASRCounted(w, r)
+		return
+	}
 	countHTTP := s.p().countsHTTP() && r.URL.Path != "/metrics" &&
 		!(r.URL.Path == "/v1/audio/speech" && s.p().speech != nil && s.p().speech.uncounted)
 	if s.cfg.RequestLog == nil && !countHTTP {

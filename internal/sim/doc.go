@@ -207,7 +207,15 @@
 // _tracked_requests, _pending_completions, sglang_omni_request_states{state},
 // sglang_omni_stage_present{stage}, sglang_omni_http_requests_total{method,
 // model_name,route,status} and sglang_omni_http_request_duration_seconds,
-// counted for every request but /metrics.
+// counted for every request but /metrics (serve/metrics.py's design).
+// With SGLangMetrics SGLangRuntimeMetrics (sim --sglang-metrics runtime)
+// it renders the prometheus_client design instead (runtime_metrics.go:
+// sglang_omni:asr_requests_total{status} accepted at arrival and then
+// completed, rejected (shed), failed or cancelled;
+// sglang_omni:asr_requests_running; the completed requests'
+// asr_request_latency_seconds, asr_input_duration_seconds,
+// asr_engine_latency_seconds (service time) and, streamed,
+// asr_text_ttft_seconds), which design a release ships being unknown.
 //
 // # Server-side stages
 //

@@ -422,9 +422,14 @@ const PrefillShare = 0.25
 
 // writeSGLangOmniMetrics renders serve/metrics.py's families: the
 // coordinator gauges, then the HTTP middleware's counter and histogram,
-// labels sorted by name, values as Python's format_value writes them.
+// labels sorted by name, values as Python's format_value writes them; or,
+// with SGLangRuntimeMetrics, the runtime design's (runtime_metrics.go).
 func (s *Server) writeSGLangOmniMetrics(_ *persona, w http.ResponseWriter, m *counts, running, waiting int, model string) {
 	p := &promWriter{w: w}
+	if s.cfg.SGLangMetrics == SGLangRuntimeMetrics {
+		writeSGLangOmniRuntime(p, m, running)
+		return
+	}
 	p.family("sglang_omni_pipeline_running", "gauge", "Whether the Omni coordinator reports the pipeline as running.")
 	p.printf("sglang_omni_pipeline_running{%s} 1.0\n", model)
 	p.family("sglang_omni_pipeline_tracked_requests", "gauge", "Number of currently tracked requests according to the Omni coordinator health snapshot.")

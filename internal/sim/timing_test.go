@@ -192,3 +192,48 @@ func TestSGLangOmniNoUsageAtZero(t *testing.T) {
 		}
 	}
 }
+
+// TestSGLangOmniRuntimeMetrics: with SGLangRuntimeMetrics the persona
+// renders the prometheus_client design: sglang_omni:asr_requests_total
+// counts every request accepted and once more completed, rejected (shed),
+// failed or cancelled; the completed one is observed in the latency
+// histograms, a streamed one in the time to first text.
+func TestSGLangOmniRuntimeMetrics(t *testing.T) {
+	corpus := testCorpus(t)
+	_, ts := newTestServer(t, Config{Persona: PersonaSGLangOmni, Corpus: corpus, SGLangMetrics: SGLangRuntimeMetrics,
+		MaxRunning: 1, MaxQueue: 1, BaseLatency: 30 * time.Millisecond})
+	if s, _ := post(t, t.Context(), ts.URL, corpus[0].Audio); s != 200 {
+		t.Fatalf("status %d", s)
+	}
+	if s, _ := post(t, t.Context(), ts.URL, corpus[1].Audio, "stream", "true"); s != 200 {
+		t.Fatalf("stream status %d", s)
+	}
+	if s, _ := post(t, t.Context(), ts.URL, corpus[0].Audio, "response_format", "srt"); s != 400 {
+		t.Fatalf("srt status %d", s)
+	}
+	fams := scrape(t, ts.URL)
+	count := func(status string) float64 {
+		for _, m := range fams["sglang_omni:asr_requests_total"].GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "status" && l.GetValue() == status {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+		return -1
+	}
+	for status, want := range map[string]float64{"accepted": 3, "completed": 2, "failed": 1, "rejected": 0, "cancelled": 0} {
+		if got := count(status); got != want {
+			t.Errorf("asr_requests_total{status=%q} = %v, want %v", status, got, want)
+		}
+	}
+	if h := fams["sglang_omni:asr_request_latency_seconds"].GetMetric()[0].GetHistogram(); h.GetSampleCount() != 2 {
+		t.Errorf("latency count %d, want 2", h.GetSampleCount())
+	}
+	if h := fams["sglang_omni:asr_text_ttft_seconds"].GetMetric()[0].GetHistogram(); h.GetSampleCount() != 1 {
+		t.Errorf("ttft count %d, want 1 (the stream)", h.GetSampleCount())
+	}
+	if fams["sglang_omni_http_requests_total"] != nil {
+		t.Error("the runtime design also rendered serve/metrics.py's families")
+	}
+}

@@ -338,6 +338,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, start time.Time, 
 	tk, queued, err := s.admission.admit(r.Context(), q, accepted)
 	if err != nil {
 		if errors.Is(err, errShed) {
+			markShed(r)
 			s.fail(w, s.p().eng.Shedding.Status, s.p().eng.Shedding.Message)
 		} else {
 			s.metrics.done(false, timing{}, 0) // the client left while queued
@@ -406,6 +407,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 		finished := false
 		s.stream(w, r, req, a, text, id, n, begin, service, func() {
 			finished = true
+			markOK(r, took(), a.seconds, true)
 			for range counted {
 				s.metrics.done(true, took(), completion)
 			}
@@ -419,6 +421,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 		s.metrics.done(false, timing{}, 0)
 		return
 	}
+	markOK(r, took(), a.seconds, false)
 	for range counted {
 		s.metrics.done(true, took(), completion)
 	}
