@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -28,6 +30,11 @@ func checkFairness(rep *Report, ev *evidence) {
 		}
 		if held := checkKnobs(c, ev); held != "" && loadHeld {
 			done = append(done, held)
+		}
+		if task.NameOf(run) == engine.TaskTTS {
+			if held := checkSpeechKnobs(c, ev); held != "" {
+				done = append(done, held)
+			}
 		}
 	} else {
 		checkGPUIndices(c, ev)
@@ -508,4 +515,50 @@ func noCacheCounter(ev *evidence, target string) string {
 		}
 		return fmt.Sprintf("its engine (%s, as its /v1/models says) counts cache hits in %s, but none was in its /metrics both before and after a step (cache_hits is null; is /metrics reachable?)", e.Name, strings.Join(names, " or "))
 	}
+}
+
+// checkSpeechKnobs compares the speech knobs of a tts run's targets
+// (engine.SpeechKnobKeys: initial_codec_chunk_frames, which decides a
+// stream's time to first audio): each target's value is its request field
+// of that name (run.json's request_fields, sent with every request), else
+// what its launch command sets (a deploy config given inline, key = or :
+// value), else not observed: a WARN, never a pass. It returns what held,
+// "" when anything did not.
+func checkSpeechKnobs(c *Check, ev *evidence) string {
+	var held []string
+	ok := true
+	for _, key := range engine.SpeechKnobKeys {
+		var values, sources, missing []string
+		re := regexp.MustCompile(`\b` + regexp.QuoteMeta(key.Path) + `["']?\s*[:=]\s*["']?(\d+)`)
+		for _, t := range ev.run.Targets {
+			v, from := "", ""
+			if x, found := t.RequestFields[key.Path]; found {
+				v, from = strings.TrimSpace(x), "request field "+key.Path
+			} else if m := re.FindStringSubmatch(t.LaunchCommand); m != nil {
+				v, from = m[1], "launch command "+key.Path
+			}
+			if v == "" {
+				missing = append(missing, t.Name)
+				continue
+			}
+			values = append(values, v)
+			sources = append(sources, fmt.Sprintf("%s %s (declared: %s)", t.Name, v, from))
+		}
+		switch {
+		case len(missing) > 0:
+			c.add(Finding{Status: Warn, Kind: KindKnobNotObserved, Path: "servers/", Reason: fmt.Sprintf(
+				"%s: not observed on %s, so the targets' first audio cannot be compared as like with like (both engines take %s per request: give every target the same value in its request fields, or record the deploy config that sets it)",
+				key.Knob, strings.Join(missing, ", "), key.Path)})
+			ok = false
+		case slices.ContainsFunc(values, func(v string) bool { return v != values[0] }):
+			c.warnf("servers/", "%s differs: %s", key.Knob, strings.Join(sources, "; "))
+			ok = false
+		default:
+			held = append(held, fmt.Sprintf("%s %s", key.Knob, values[0]))
+		}
+	}
+	if !ok {
+		return ""
+	}
+	return "same speech knobs: " + strings.Join(held, "; ")
 }

@@ -482,6 +482,21 @@ const (
 // KnobNames are the knobs benchseal compares, in order.
 var KnobNames = []string{KnobMaxRunning, KnobGPUMemory, KnobDType, KnobPrefixCaching}
 
+// KnobInitialCodecChunkFrames is a speech knob: the codec frames of a
+// stream's first chunk, which decide its time to first audio (1851 ms to
+// 233 ms in vllm-project/vllm-omni #938). Both engines take it per
+// request (vLLM-Omni's OpenAICreateSpeechRequest and session config:
+// "overrides the deploy config", vraiti/vllm-omni
+// vllm_omni/entrypoints/openai/protocol/audio.py@6a28291f; SGLang-Omni's
+// INITIAL_CODEC_CHUNK_FRAMES_PARAM, 1 by default for raw PCM streams), so
+// a tts run compares it from its targets' request fields
+// (SpeechKnobKeys), or a launch command that sets it in a deploy config.
+const KnobInitialCodecChunkFrames = "initial codec chunk frames"
+
+// SpeechKnobKeys are the speech knobs a tts run compares: the knob and
+// its key, as a request member and in a deploy config.
+var SpeechKnobKeys = []KnobKey{{Knob: KnobInitialCodecChunkFrames, Path: "initial_codec_chunk_frames"}}
+
 // KnobKey is one engine's name for a knob: where it sits in a served JSON
 // (a dotted path for vLLM's nested config) and its launch flag.
 type KnobKey struct {
