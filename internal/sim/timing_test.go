@@ -237,3 +237,22 @@ func TestSGLangOmniRuntimeMetrics(t *testing.T) {
 		t.Error("the runtime design also rendered serve/metrics.py's families")
 	}
 }
+
+// TestVLLMMaxQueuedTokens: vLLM's --max-num-queued-tokens (PR #49445)
+// caps the prompt tokens of the requests still in prefill: a 1 s clip is
+// 41 prompt tokens here (promptTokens), so with a cap of 60 a second
+// request arriving while the first is in its prefill is shed with 503.
+func TestVLLMMaxQueuedTokens(t *testing.T) {
+	corpus := testCorpus(t)
+	if _, err := New(Config{Persona: PersonaSGLangOmni, MaxQueuedTokens: 60}); err == nil {
+		t.Error("sglang-omni took a token bound its engine has not")
+	}
+	_, ts := newTestServer(t, Config{Persona: PersonaVLLM, Corpus: corpus, MaxQueuedTokens: 60, BaseLatency: time.Hour})
+	hold, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go post(t, hold, ts.URL, corpus[0].Audio)
+	waitFor(t, ts.URL, "vllm:num_requests_running", 1)
+	if status, _ := post(t, t.Context(), ts.URL, corpus[1].Audio); status != 503 {
+		t.Errorf("41 + 41 prompt tokens in prefill of 60: %d, want 503", status)
+	}
+}
