@@ -323,7 +323,7 @@ var table = []*Engine{
 				StatusLabel: "status", Histogram: "sglang_omni_http_request_duration_seconds",
 				Counts: "an HTTP request answered, labelled method, model_name, route and status; every route but /metrics is counted (/health too), hence the route filter (RouteLabel, the task's Route); the duration histogram is the handler's time",
 				Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request; the route label is the FastAPI route's path), sglang_omni/serve/transcriptions.py@0ac0a86e (TRANSCRIPTIONS_ENDPOINT)"},
-			OtherRequests: []*RequestCounter{sglangOmniASRRequests},
+			OtherRequests:   []*RequestCounter{sglangOmniASRRequests},
 			Stages:          sglangOmniStages,
 			UncountedCaches: sglangOmniCaches,
 			Source:          "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (no cache counter; 404 unless metrics are enabled); or, in newer index files, the prometheus_client design (" + sglangOmniRuntimeSource + ")"},

@@ -31,6 +31,7 @@
 // (VLLM_SERVER_DEV_MODE=1) and answers {"vllm_config","vllm_env",
 // "system_env"}, vllm_config being str(VllmConfig) or, with
 // ?config_format=json, the nested config (scheduler_config.max_num_seqs,
+// max_num_queued_reqs and max_num_queued_tokens (null when unbounded),
 // cache_config.gpu_memory_utilization, cache_config.enable_prefix_caching,
 // model_config.dtype "torch.bfloat16"); an unlimited MaxRunning is null.
 // sglang-omni: /health is {"status":"healthy",...}; there is no /version,

@@ -291,8 +291,10 @@ func (s *Server) vllmServerInfo(jsonConfig bool) any {
 				"dtype": "torch." + simDType, "max_model_len": simMaxModelLen},
 			"cache_config": map[string]any{"block_size": simBlockSize, "gpu_memory_utilization": simGPUMemoryUtil,
 				"enable_prefix_caching": s.cfg.Cache, "cache_dtype": "auto"},
-			"scheduler_config": map[string]any{"max_num_seqs": s.maxNumSeqs(), "max_num_batched_tokens": simMaxBatchedTokens},
-			"parallel_config":  map[string]any{"tensor_parallel_size": 1},
+			"scheduler_config": map[string]any{"max_num_seqs": s.maxNumSeqs(), "max_num_batched_tokens": simMaxBatchedTokens,
+				// PR #49445's SchedulerConfig fields: null when unbounded.
+				"max_num_queued_reqs": limit(s.cfg.MaxQueue), "max_num_queued_tokens": limit(s.cfg.MaxQueuedTokens)},
+			"parallel_config": map[string]any{"tensor_parallel_size": 1},
 		}
 	} else {
 		cfg = fmt.Sprintf("model=%s, served_model_name=%s, dtype=torch.%s, max_seq_len=%d, tensor_parallel_size=1, "+
