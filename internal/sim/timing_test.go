@@ -256,3 +256,17 @@ func TestVLLMMaxQueuedTokens(t *testing.T) {
 		t.Errorf("41 + 41 prompt tokens in prefill of 60: %d, want 503", status)
 	}
 }
+
+// TestSGLangOmniStreamFirstTextAfterPrefill: the sglang-omni persona's
+// first streamed text too comes after the prefill share of the service
+// time (its profiler's first token), never a word's even share of it:
+// 200 ms of service, so no text before 50 ms after the request was sent.
+func TestSGLangOmniStreamFirstTextAfterPrefill(t *testing.T) {
+	corpus := testCorpus(t)
+	_, ts := newTestServer(t, Config{Persona: PersonaSGLangOmni, Corpus: corpus, BaseLatency: 200 * time.Millisecond})
+	sent := time.Now()
+	_, first, status := streamTimes(t, t.Context(), ts.URL, corpus[0].Audio, "x")
+	if prefill := time.Duration(float64(200*time.Millisecond) * PrefillShare); status != 200 || first.Sub(sent) < prefill {
+		t.Errorf("status %d, first text %v after sending, want at least the prefill share %v", status, first.Sub(sent), prefill)
+	}
+}
