@@ -61,7 +61,7 @@ func checkBetweenSteps(c *Check, ev *evidence) {
 			for _, rc := range engine.RequestCountersFor(task.NameOf(ev.run)) {
 				status, allowed, inStep := "", n, stepN
 				if rc.StatusLabel != "" {
-					status, allowed, inStep = "200", n200, stepN200
+					status, allowed, inStep = rc.OKStatus(), n200, stepN200
 				}
 				var x counterGrowth
 				x.what, x.allowed, x.inStep = rc.Name, allowed, inStep

@@ -12,9 +12,11 @@ import (
 	"crypto/elliptic"
 	crand "crypto/rand"
 	"encoding/json"
+	"maps"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -219,5 +221,53 @@ func TestCorpusTTSBase(t *testing.T) {
 		if *m.FirstAudioP50S >= *m.LatencyP50S {
 			t.Errorf("c=%d: first audio p50 %v not before the end (latency p50 %v): not the stream's first audio", l.Concurrency, *m.FirstAudioP50S, *m.LatencyP50S)
 		}
+	}
+}
+
+// TestSpeechKnobsCompared: a tts run compares its targets'
+// initial_codec_chunk_frames (their first audio depends on it): from
+// their request fields; a target without it is not observed (WARN), two
+// values differ (WARN), one value for all is held.
+func TestSpeechKnobsCompared(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		a, b map[string]string
+		text string
+	}{
+		{"differs", map[string]string{"initial_codec_chunk_frames": "1"}, map[string]string{"initial_codec_chunk_frames": "4"},
+			"initial codec chunk frames differs: a 1 (declared: request field initial_codec_chunk_frames); b 4 (declared: request field initial_codec_chunk_frames)"},
+		{"not-observed", map[string]string{"initial_codec_chunk_frames": "1"}, nil, "initial codec chunk frames: not observed on b"},
+		{"held", map[string]string{"initial_codec_chunk_frames": "2"}, map[string]string{"initial_codec_chunk_frames": "2"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "run")
+			copyDir(t, ttsRun(t), dir)
+			var run schemas.Run
+			getJSON(t, filepath.Join(dir, "run.json"), &run)
+			b := run.Targets[0]
+			b.Name = "b"
+			run.Targets = append(run.Targets, b)
+			run.Targets[0].RequestFields = map[string]string{}
+			run.Targets[1].RequestFields = map[string]string{}
+			maps.Copy(run.Targets[0].RequestFields, tc.a)
+			maps.Copy(run.Targets[1].RequestFields, tc.b)
+			out, err := json.MarshalIndent(run, "", "  ")
+			must(t, err)
+			must(t, os.WriteFile(filepath.Join(dir, "run.json"), out, 0o644))
+			rep, err := verify.Dir(context.Background(), dir, verify.Options{})
+			must(t, err)
+			c := rep.Check(verify.CheckFairness)
+			var all []string
+			for _, f := range c.Findings {
+				all = append(all, f.Reason)
+			}
+			text := strings.Join(all, "\n")
+			if tc.text != "" && !strings.Contains(text, tc.text) {
+				t.Errorf("no finding %q in\n%s", tc.text, text)
+			}
+			if tc.text == "" && strings.Contains(text, "initial codec chunk frames") {
+				t.Errorf("held knob reported:\n%s", text)
+			}
+		})
 	}
 }

@@ -125,3 +125,55 @@ func TestWarmupOnce(t *testing.T) {
 		}
 	}
 }
+
+// runtimeCounter is SGLang-Omni's prometheus_client request counter
+// (sglang_omni/metrics/runtime.py@ee5df70a): every ASR request accepted,
+// then once more by how it ended; no route label.
+func runtimeCounter(completed, rejected int) string {
+	return "# HELP sglang_omni:asr_requests_total ASR HTTP requests by terminal status.\n" +
+		"# TYPE sglang_omni:asr_requests_total counter\n" +
+		fmt.Sprintf("sglang_omni:asr_requests_total{status=\"accepted\"} %d.0\n", completed+rejected) +
+		fmt.Sprintf("sglang_omni:asr_requests_total{status=\"completed\"} %d.0\n", completed) +
+		fmt.Sprintf("sglang_omni:asr_requests_total{status=\"rejected\"} %d.0\n", rejected)
+}
+
+// TestRequestCounterSGLangOmniRuntime: SGLang-Omni's newer design is
+// read too: its completed requests are held to the records' successes
+// (fewer is a FAIL), and its rejected ones to the records' sheds (more
+// refusals than shed records: other traffic, a WARN).
+func TestRequestCounterSGLangOmniRuntime(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		completed, rejected int
+		want                verify.Status
+		text                string
+	}{
+		{"exact", 9, 0, verify.Pass, ""},
+		{"short", 7, 0, verify.Fail, "the server counted 7 requests (sglang_omni:asr_requests_total grew from 100 to 107), yet the records show 9 that succeeded"},
+		{"refusals-unrecorded", 9, 3, verify.Warn, `the server counted 3 refusals (sglang_omni:asr_requests_total{status="rejected"}), the records 0 shed`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "run")
+			copyDir(t, full.get(t), dir)
+			editFile(t, dir, "servers/a/metrics/c3-r1-before.prom", func(s string) string {
+				return withoutRequestCounters(s) + runtimeCounter(100, 4)
+			})
+			editFile(t, dir, "servers/a/metrics/c3-r1-after.prom", func(s string) string {
+				return withoutRequestCounters(s) + runtimeCounter(100+tc.completed, 4+tc.rejected)
+			})
+			rep, err := verify.Dir(t.Context(), dir, verify.Options{})
+			must(t, err)
+			c := rep.Check(verify.CheckProtocol)
+			if c.Status != tc.want && !(passes(*c) && (tc.want == verify.Pass || tc.want == verify.Warn)) {
+				t.Fatalf("check 7 %s, want %s: %+v", c.Status, tc.want, c.Findings)
+			}
+			found := tc.text == ""
+			for _, f := range c.Findings {
+				found = found || (f.Path == "servers/a/metrics/c3-r1-after.prom" && strings.Contains(f.Reason, tc.text))
+			}
+			if !found {
+				t.Errorf("no finding %q: %+v", tc.text, c.Findings)
+			}
+		})
+	}
+}

@@ -328,12 +328,15 @@ func checkServerCounters(c *Check, ev *evidence, no *notObserved) {
 		}
 		status := ""
 		if rc.StatusLabel != "" {
-			status = "200"
+			status = rc.OKStatus()
 		}
 		b, _ := before.counterSum(rc.Name, rc.Match, rc.StatusLabel, status)
 		a, _ := after.counterSum(rc.Name, rc.Match, rc.StatusLabel, status)
 		d := a - b
 		where := k.scrapeFile("after")
+		if rc.StatusShed != "" {
+			checkServerSheds(c, k, before, after, rc, recs, where)
+		}
 		switch {
 		case d < 0:
 			c.warnf(where, "%s: %s went down from %g to %g: the server restarted during the step, its count is not observed", k, rc.Name, b, a)
@@ -771,6 +774,60 @@ func checkRunTail(c *Check, ev *evidence) {
 	if !ev.run.EndedAt.IsZero() {
 		if d := ev.run.EndedAt.Sub(ev.run.StartedAt) - time.Duration(lastEnd); d > tailTolerance {
 			c.warnf("run.json", "ended_at is %s after the last step ended: were steps left out at the end of the run?", d.Round(time.Second))
+		}
+	}
+}
+
+// checkServerSheds holds a step's records to the server's own count of
+// how its requests ended, where its request counter's status label has
+// terminal values (engine.RequestCounter.StatusShed, StatusFailed,
+// StatusCancelled: SGLang-Omni's sglang_omni:asr_requests_total):
+//
+//   - refusals: the server refused at least every request the records
+//     call shed (schemas.ErrShed), so fewer is a FAIL (records of
+//     refusals the server never made); more is other traffic, a WARN;
+//   - failures: the records' HTTP errors and stream error events
+//     (ErrHTTP, ErrStreamError) against its failed count, and the
+//     requests the client gave up on (ErrTimeout, ErrCanceled) against
+//     its cancelled count: fewer on the server's side is a WARN only, as
+//     which answers the engine counts failed (a 400?) or cancelled was
+//     not read.
+func checkServerSheds(c *Check, k stepKey, before, after scrape, rc *engine.RequestCounter, recs []schemas.Record, where string) {
+	for _, o := range []struct {
+		value   string
+		classes []string
+		what    string
+		fail    bool
+	}{
+		{rc.StatusShed, []string{schemas.ErrShed}, "shed", true},
+		{rc.StatusFailed, []string{schemas.ErrHTTP, schemas.ErrStreamError}, "failed (HTTP errors, stream error events)", false},
+		{rc.StatusCancelled, []string{schemas.ErrTimeout, schemas.ErrCanceled}, "given up by the client (timeouts, cancels)", false},
+	} {
+		if o.value == "" {
+			continue
+		}
+		b, okb := before.counterSum(rc.Name, rc.Match, rc.StatusLabel, o.value)
+		a, oka := after.counterSum(rc.Name, rc.Match, rc.StatusLabel, o.value)
+		if !okb || !oka || a < b {
+			continue
+		}
+		n := 0
+		for _, r := range recs {
+			if slices.Contains(o.classes, r.ErrorClass) {
+				n++
+			}
+		}
+		d := a - b
+		switch {
+		case d < float64(n) && o.fail:
+			c.failf(where, nil, "%s: the records call %d requests %s, yet the server counted %g (%s{%s=%q} grew from %g to %g): records of refusals the server never made",
+				k, n, o.what, d, rc.Name, rc.StatusLabel, o.value, b, a)
+		case d < float64(n):
+			c.warnf(where, "%s: the records have %d requests %s, the server counted %g as %s (%s{%s=%q})",
+				k, n, o.what, d, o.value, rc.Name, rc.StatusLabel, o.value)
+		case d > float64(n) && o.fail:
+			c.warnf(where, "%s: the server counted %g refusals (%s{%s=%q}), the records %d shed: other traffic reached the server during the step, or records are missing",
+				k, d, rc.Name, rc.StatusLabel, o.value, n)
 		}
 	}
 }

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -28,6 +30,11 @@ func checkFairness(rep *Report, ev *evidence) {
 		}
 		if held := checkKnobs(c, ev); held != "" && loadHeld {
 			done = append(done, held)
+		}
+		if task.NameOf(run) == engine.TaskTTS {
+			if held := checkSpeechKnobs(c, ev); held != "" {
+				done = append(done, held)
+			}
 		}
 	} else {
 		checkGPUIndices(c, ev)
@@ -152,6 +159,9 @@ func targetKnobs(ev *evidence, t schemas.Target, when string) knobSide {
 	for _, k := range fingerprint.Knobs(probes, t.LaunchCommand) {
 		side.knobs[k.Name] = k
 	}
+	for _, k := range fingerprint.SimKnobs(probes) {
+		side.knobs[k.Name] = k
+	}
 	return side
 }
 
@@ -165,8 +175,12 @@ var howToExpose = "expose it: " + strings.Join(engine.HowToExpose(), "; ")
 // the launch command). A knob no target exposes, or one target does not,
 // is not observed: a WARN saying how to expose it, never a silent pass.
 // The knobs are read from probes-before.json and probes-after.json both: a
-// served knob that changed between them is a WARN too. It returns what
-// held, "" when anything did not.
+// served knob that changed between them is a WARN too. benchseal's
+// simulator publishes its settings (engine.SimulatorSettingsField): its
+// max running requests is the knob of that name, and its other compared
+// settings (fingerprint.SimKnobs) are knobs too when every target
+// published them; one that differs is "not shown fair: <knob> <a> vs <b>
+// (simulator settings)". It returns what held, "" when anything did not.
 func checkKnobs(c *Check, ev *evidence) string {
 	targets := ev.run.Targets
 	before := make([]knobSide, len(targets))
@@ -176,7 +190,7 @@ func checkKnobs(c *Check, ev *evidence) string {
 		if before[i].file == "" && after.file == "" {
 			c.warnf(path.Join("servers", t.Name), "server knobs of %s: no probes-before.json or probes-after.json was captured; only its launch command could say them", t.Name)
 		}
-		for _, name := range fingerprint.KnobNames {
+		for _, name := range append(slices.Clone(fingerprint.KnobNames), fingerprint.SimKnobNames()...) {
 			b, a := before[i].knobs[name], after.knobs[name]
 			if b.Source == fingerprint.KnobServed && a.Source == fingerprint.KnobServed && b.Value != a.Value {
 				c.warnf(after.file, "%s of %s changed during the run: %s before, %s after (%s)", name, t.Name, b.Value, a.Value, a.From)
@@ -189,10 +203,19 @@ func checkKnobs(c *Check, ev *evidence) string {
 	var held []string
 	ok := true
 	advisedFor := "" // the knob whose finding carries the advice
-	for _, name := range fingerprint.KnobNames {
-		var missing, sources []string
+	names := slices.Clone(fingerprint.KnobNames)
+	for _, name := range fingerprint.SimKnobNames() {
+		// A simulator setting is compared where every target published
+		// it: against an engine it is no knob (checkSimulated says the
+		// target is the simulator).
+		if !slices.ContainsFunc(before, func(side knobSide) bool { return side.knobs[name].Source != fingerprint.KnobServed }) {
+			names = append(names, name)
+		}
+	}
+	for _, name := range names {
+		var missing, sources, values []string
 		first := before[0].knobs[name]
-		differs := false
+		differs, simulated := false, true
 		for i, t := range targets {
 			k := before[i].knobs[name]
 			if k.Source == fingerprint.KnobAbsent || k.Source == "" {
@@ -200,6 +223,8 @@ func checkKnobs(c *Check, ev *evidence) string {
 				continue
 			}
 			sources = append(sources, fmt.Sprintf("%s %s (%s: %s)", t.Name, k.Value, k.Source, k.From))
+			values = append(values, k.Value)
+			simulated = simulated && fingerprint.FromSimSettings(k)
 			if first.Source != fingerprint.KnobAbsent && k.Value != first.Value {
 				differs = true
 			}
@@ -231,6 +256,9 @@ func checkKnobs(c *Check, ev *evidence) string {
 		}
 		switch {
 		case len(missing) > 0: // warned above
+		case differs && simulated:
+			c.warnKindf(KindSimSettings, file, "not shown fair: %s %s (simulator settings): %s", name, strings.Join(values, " vs "), strings.Join(sources, "; "))
+			ok = false
 		case differs:
 			c.warnf(file, "%s differs: %s", name, strings.Join(sources, "; "))
 			ok = false
@@ -487,4 +515,50 @@ func noCacheCounter(ev *evidence, target string) string {
 		}
 		return fmt.Sprintf("its engine (%s, as its /v1/models says) counts cache hits in %s, but none was in its /metrics both before and after a step (cache_hits is null; is /metrics reachable?)", e.Name, strings.Join(names, " or "))
 	}
+}
+
+// checkSpeechKnobs compares the speech knobs of a tts run's targets
+// (engine.SpeechKnobKeys: initial_codec_chunk_frames, which decides a
+// stream's time to first audio): each target's value is its request field
+// of that name (run.json's request_fields, sent with every request), else
+// what its launch command sets (a deploy config given inline, key = or :
+// value), else not observed: a WARN, never a pass. It returns what held,
+// "" when anything did not.
+func checkSpeechKnobs(c *Check, ev *evidence) string {
+	var held []string
+	ok := true
+	for _, key := range engine.SpeechKnobKeys {
+		var values, sources, missing []string
+		re := regexp.MustCompile(`\b` + regexp.QuoteMeta(key.Path) + `["']?\s*[:=]\s*["']?(\d+)`)
+		for _, t := range ev.run.Targets {
+			v, from := "", ""
+			if x, found := t.RequestFields[key.Path]; found {
+				v, from = strings.TrimSpace(x), "request field "+key.Path
+			} else if m := re.FindStringSubmatch(t.LaunchCommand); m != nil {
+				v, from = m[1], "launch command "+key.Path
+			}
+			if v == "" {
+				missing = append(missing, t.Name)
+				continue
+			}
+			values = append(values, v)
+			sources = append(sources, fmt.Sprintf("%s %s (declared: %s)", t.Name, v, from))
+		}
+		switch {
+		case len(missing) > 0:
+			c.add(Finding{Status: Warn, Kind: KindKnobNotObserved, Path: "servers/", Reason: fmt.Sprintf(
+				"%s: not observed on %s, so the targets' first audio cannot be compared as like with like (both engines take %s per request: give every target the same value in its request fields, or record the deploy config that sets it)",
+				key.Knob, strings.Join(missing, ", "), key.Path)})
+			ok = false
+		case slices.ContainsFunc(values, func(v string) bool { return v != values[0] }):
+			c.warnf("servers/", "%s differs: %s", key.Knob, strings.Join(sources, "; "))
+			ok = false
+		default:
+			held = append(held, fmt.Sprintf("%s %s", key.Knob, values[0]))
+		}
+	}
+	if !ok {
+		return ""
+	}
+	return "same speech knobs: " + strings.Join(held, "; ")
 }

@@ -2,6 +2,9 @@ package verify
 
 import (
 	"path"
+	"strings"
+
+	"github.com/benchseal/benchseal/internal/fingerprint"
 
 	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/schemas"
@@ -12,6 +15,12 @@ import (
 // engine.SimulatorField. The bundle verifies, but its figures measure the
 // simulator, not the engine it imitates.
 const KindSimulator Kind = "simulator"
+
+// KindSimSettings: targets answered as benchseal's simulator started with
+// different settings (check 8, WARN): a simulated result is what its
+// settings make it, so a comparison of two differently set simulators is
+// not shown fair (checkKnobs).
+const KindSimSettings Kind = "simulator-settings"
 
 // checkSimulated (check 8) WARNs of every target whose captured /v1/models
 // (probes-before.json, else probes-after.json) names benchseal's
@@ -43,4 +52,41 @@ func SimulatedPersona(sc *schemas.ServerCapture) string {
 		}
 	}
 	return ""
+}
+
+// SimSettingsDiffer names the compared settings benchseal's simulator
+// published (fingerprint.SimSettingKnobs) that differ between captures,
+// as "<setting> <a> vs <b>" in engine.SimSettings order; nil when fewer
+// than two captures published settings, or they agree. The report's
+// simulated banner names them (the fairness check words the same).
+func SimSettingsDiffer(caps []*schemas.ServerCapture) []string {
+	var sides [][]fingerprint.Knob
+	for _, sc := range caps {
+		if sc == nil {
+			continue
+		}
+		if ks := fingerprint.SimSettingKnobs(sc.Probes); ks != nil {
+			sides = append(sides, ks)
+		}
+	}
+	if len(sides) < 2 {
+		return nil
+	}
+	var out []string
+	for i := range sides[0] {
+		var values []string
+		differs := false
+		for _, side := range sides {
+			if i >= len(side) || side[i].Source != fingerprint.KnobServed {
+				values = nil
+				break
+			}
+			values = append(values, side[i].Value)
+			differs = differs || side[i].Value != values[0]
+		}
+		if differs && values != nil {
+			out = append(out, sides[0][i].Name+" "+strings.Join(values, " vs "))
+		}
+	}
+	return out
 }

@@ -77,7 +77,8 @@ shuts it down gracefully with exit status 0.`,
 	f.DurationVar(&cfg.BaseLatency, "base-latency", 0, "service time of every request")
 	f.DurationVar(&cfg.PerAudioSecond, "per-audio-second", 0, "service time added per second of audio")
 	f.IntVar(&cfg.MaxRunning, "max-running", 0, "requests served at once; the rest queue (0: the engine's default: sglang-omni 64, vllm unlimited)")
-	f.IntVar(&cfg.MaxQueue, "max-queue", 0, "requests queued before shedding (0: unlimited)")
+	f.IntVar(&cfg.MaxQueue, "max-queue", 0, "shed past this bound, counted as the engine counts it: vllm the requests in flight, running and waiting (--max-num-queued-reqs); sglang-omni the waiters beyond --max-running (--max_queued_requests) (0: unlimited)")
+	f.IntVar(&cfg.MaxQueuedTokens, "max-queued-tokens", 0, "vllm: shed when the prompt tokens of the requests still in prefill would pass this (--max-num-queued-tokens; 0: unlimited)")
 	f.Float64Var(&cfg.ChunkSeconds, "chunk-seconds", 0, "split longer audio into engine requests, as the engine does (0: the engine's default: vllm 30, sglang-omni 60; negative: never)")
 	f.BoolVar(&cfg.Cache, "cache", false, sim.CacheHelp())
 	f.Float64Var(&cfg.FailRate, "fail-rate", 0, "fraction of requests that fail with HTTP 500")
@@ -93,6 +94,7 @@ shuts it down gracefully with exit status 0.`,
 	f.Float64Var(&cfg.StreamCutRate, "stream-cut-rate", 0, "fraction of streams cut short midway (no final event, no [DONE])")
 	f.StringVar(&cfg.OTLPEndpoint, "otlp-traces-endpoint", "", "vllm: export one OpenTelemetry span per request to this endpoint, as vLLM's flag (run --otlp-listen)")
 	f.StringVar(&cfg.OTLPProtocol, "otlp-protocol", sim.OTLPGRPC, "with --otlp-traces-endpoint: grpc or http/protobuf (vLLM's OTEL_EXPORTER_OTLP_TRACES_PROTOCOL)")
+	f.StringVar(&cfg.SGLangMetrics, "sglang-metrics", sim.SGLangHTTPMetrics, "sglang-omni: /metrics design, http (serve/metrics.py's sglang_omni_http_*) or runtime (the prometheus_client sglang_omni:asr_* families)")
 	f.StringVar(&cfg.ProfilerDir, "profiler-dir", "", "sglang-omni: where /start_request_profile writes events when it names no event_dir (SGLANG_TORCH_PROFILER_DIR)")
 	return cmd
 }

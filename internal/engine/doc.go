@@ -19,11 +19,22 @@
 // middleware counts every route) is read filtered by the run's task's
 // route (RequestCountersFor, StageFamiliesFor), and not at all for a task
 // it has no row for or whose row is Unmetered; the package-level
-// RequestCounters and StageFamilies are ASR's. The metrics path
+// RequestCounters and StageFamilies are ASR's. An engine whose releases
+// may expose another metrics design lists its counters in
+// Metrics.OtherRequests (SGLang-Omni's sglang_omni:asr_requests_total,
+// whose terminal status values StatusOK, StatusShed, StatusFailed and
+// StatusCancelled name), and a family of one task only (Task) is read
+// without the route filter, for that task's runs. The metrics path
 // (/metrics) and the self-description paths (Knobs.Served) are the same
 // for every task, so they are not per task. Every engine has an ASR row;
 // vLLM-Omni and SGLang-Omni also have text-to-speech rows (tts.go: their
 // /v1/audio/speech fields, stream shapes, caches, errors and metrics).
+//
+// Shedding says how an engine counts its queue bound (InFlight: vLLM's
+// --max-num-queued-reqs caps running and waiting together) and any
+// second bound (TokensFlag). The simulator's own settings, published in
+// its /v1/models (SimulatorSettingsField, SimSettings), are compared as
+// knobs; a tts run compares SpeechKnobKeys too.
 //
 // The simulator's personas (internal/sim), fingerprint capture and knobs
 // (internal/fingerprint), the claims (internal/claims) and verify's

@@ -268,6 +268,12 @@ type Metrics struct {
 	// Requests is its counter of served requests and their latency
 	// histogram; nil (with Source saying so) when it has none.
 	Requests *RequestCounter
+	// OtherRequests are the request counters of other metric designs of
+	// the engine, which a release may expose instead of Requests (which
+	// one ships may be unknown: SGLang-Omni's sglang_omni_http_* and its
+	// prometheus_client sglang_omni:asr_*); a reader takes the first
+	// present in a scrape, after Requests.
+	OtherRequests []*RequestCounter
 	// UncountedCaches are caches the engine keeps that no /metrics
 	// family counts: only the active cache probe measures them.
 	UncountedCaches []UncountedCache
@@ -298,6 +304,9 @@ type StageFamily struct {
 	// Match are label values a series must carry to count (others are
 	// summed over): SGLang-Omni times every route it serves.
 	Match map[string]string
+	// Task, when set, is the only task the family times (it has no
+	// route label): read for that task's runs, without the route filter.
+	Task string
 	// Observed says when the engine observes it (at a request's finish,
 	// at its first token, ...) and which requests: what its count is.
 	Observed string
@@ -355,6 +364,15 @@ const (
 	CountsTokens CacheUnit = "tokens"
 )
 
+// OKStatus is the StatusLabel value of a request served: StatusOK,
+// else "200".
+func (r RequestCounter) OKStatus() string {
+	if r.StatusOK != "" {
+		return r.StatusOK
+	}
+	return "200"
+}
+
 // AnswersFromCache says its growth counts requests answered from a cache
 // (CountsInputs), not tokens reused.
 func (c CacheCounter) AnswersFromCache() bool { return c.Counts == CountsInputs }
@@ -394,9 +412,24 @@ type RequestCounter struct {
 	// route on an engine with a RouteLabel (SGLang-Omni counts every
 	// route it serves); nil in the table's rows.
 	Match map[string]string
-	// StatusLabel is the label holding the HTTP status ("" when the
-	// counter counts requests the engine finished, whatever the answer).
-	StatusLabel string
+	// StatusLabel is the label holding the answer's status ("" when the
+	// counter counts requests the engine finished, whatever the answer):
+	// an HTTP status, or a terminal status word. StatusOK is its value
+	// for a request served ("" read as "200"); StatusShed, StatusFailed
+	// and StatusCancelled, where the engine has them, its values for a
+	// request it refused to protect its latency (benchseal's shed
+	// class), one that failed (an HTTP error), and one its client left:
+	// what verify holds the step's records to.
+	StatusLabel     string
+	StatusOK        string
+	StatusShed      string
+	StatusFailed    string
+	StatusCancelled string
+	// Task, when set, is the only task whose requests the counter (and
+	// its Histogram) counts: its families carry no route, so they are
+	// read without the engine's route filter (Metrics.RouteLabel), and
+	// for that task's runs only.
+	Task string
 	// Histogram is the e2e latency histogram family observed for the same
 	// requests ("" when none), with the same Match.
 	Histogram string
@@ -449,6 +482,21 @@ const (
 // KnobNames are the knobs benchseal compares, in order.
 var KnobNames = []string{KnobMaxRunning, KnobGPUMemory, KnobDType, KnobPrefixCaching}
 
+// KnobInitialCodecChunkFrames is a speech knob: the codec frames of a
+// stream's first chunk, which decide its time to first audio (1851 ms to
+// 233 ms in vllm-project/vllm-omni #938). Both engines take it per
+// request (vLLM-Omni's OpenAICreateSpeechRequest and session config:
+// "overrides the deploy config", vraiti/vllm-omni
+// vllm_omni/entrypoints/openai/protocol/audio.py@6a28291f; SGLang-Omni's
+// INITIAL_CODEC_CHUNK_FRAMES_PARAM, 1 by default for raw PCM streams), so
+// a tts run compares it from its targets' request fields
+// (SpeechKnobKeys), or a launch command that sets it in a deploy config.
+const KnobInitialCodecChunkFrames = "initial codec chunk frames"
+
+// SpeechKnobKeys are the speech knobs a tts run compares: the knob and
+// its key, as a request member and in a deploy config.
+var SpeechKnobKeys = []KnobKey{{Knob: KnobInitialCodecChunkFrames, Path: "initial_codec_chunk_frames"}}
+
 // KnobKey is one engine's name for a knob: where it sits in a served JSON
 // (a dotted path for vLLM's nested config) and its launch flag.
 type KnobKey struct {
@@ -492,9 +540,17 @@ type Shedding struct {
 	// Bounded: the queue is bounded by default (else only with Flag).
 	Bounded bool
 	Flag    string // the launch flag that bounds it, "" if none
-	Status  int    // the HTTP status it refuses with
-	Shape   ErrorShape
-	Message string
+	// InFlight: Flag's bound counts the requests in flight, running and
+	// waiting together (vLLM's --max-num-queued-reqs), so a server with
+	// that bound at N holds N requests at most; else it counts the
+	// waiters alone and the server holds running + N.
+	InFlight bool
+	// TokensFlag is a second bound, on the prompt tokens of the requests
+	// still in prefill ("" if none), refused the same way.
+	TokensFlag string
+	Status     int // the HTTP status it refuses with
+	Shape      ErrorShape
+	Message    string
 	// Older are messages older releases refused the same overload with
 	// (read as shedding too: a run against an older server is not a run
 	// of server failures).

@@ -30,6 +30,15 @@ var mayBeEmpty = map[string]bool{
 	"Shedding.Flag":                           true, // SGLang-Omni: bounded by its config
 	"Shedding.Message":                        true, // plain SGLang: not read
 	"Shedding.Older":                          true, // one message so far
+	"Shedding.TokensFlag":                     true, // vLLM alone bounds prompt tokens
+	"Metrics.Requests.StatusOK":               true, // "200" (HTTP) or none
+	"Metrics.Requests.StatusShed":             true,
+	"Metrics.Requests.StatusFailed":           true,
+	"Metrics.Requests.StatusCancelled":        true,
+	"Metrics.Requests.Task":                   true, // per route, or every task alike
+	"Metrics.OtherRequests":                   true, // one design known
+	"Metrics.OtherRequests.Match":             true,
+	"Metrics.Stages.Task":                     true,
 	"Shedding.DefaultRunning":                 true, // vLLM: chosen at start from the GPU (not read)
 	"Metrics.UncountedCaches":                 true, // vLLM counts its caches
 	"Transcription.Chunking.ClipS":            true, // plain SGLang: not read
@@ -45,6 +54,7 @@ var mayBeEmpty = map[string]bool{
 	"Tasks.Unmetered":                         true, // metered, or no /metrics at all
 	"Tasks.Shedding":                          true, // the engine's Shedding
 	"Tasks.Shedding.Older":                    true,
+	"Tasks.Shedding.TokensFlag":               true,
 	"Tasks.Voices":                            true, // ASR rows list no voices
 	"Tasks.Voices.Complete":                   true, // SGLang-Omni's list is not
 }
@@ -147,7 +157,8 @@ func TestCounterLists(t *testing.T) {
 	for _, r := range RequestCounters {
 		names = append(names, r.Engine+" "+r.Name)
 	}
-	if want := []string{"vllm vllm:request_success_total", "sglang-omni sglang_omni_http_requests_total", "sglang sglang:num_requests_total"}; !slices.Equal(names, want) {
+	if want := []string{"vllm vllm:request_success_total", "sglang-omni sglang_omni_http_requests_total", "sglang sglang:num_requests_total",
+		"sglang-omni sglang_omni:asr_requests_total"}; !slices.Equal(names, want) {
 		t.Errorf("RequestCounters %v, want %v", names, want)
 	}
 	for _, e := range All() {

@@ -122,7 +122,36 @@ var sglangOmniStages = []StageFamily{
 		Buckets:  sglangOmniDurationBuckets,
 		Observed: "once per HTTP request answered on the route, whatever its status, when the handler returns (for a stream: not the whole stream)",
 		Source:   "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request, DEFAULT_DURATION_BUCKETS; labels method, model_name, route)"},
+	// The prometheus_client design (sglangOmniRuntimeSource): ASR-only
+	// families, no route label; its buckets (LATENCY_BUCKETS_S) not read.
+	{Stage: StageE2E, Family: "sglang_omni:asr_request_latency_seconds", Task: TaskASR,
+		Observed: "once per completed ASR HTTP request (transcriptions and translations), its HTTP latency; not for rejected, failed or cancelled ones",
+		Source:   sglangOmniRuntimeSource},
+	{Stage: StageInference, Family: "sglang_omni:asr_engine_latency_seconds", Task: TaskASR,
+		Observed: "once per completed ASR request: the engine execution time summed over its engine requests (every long-audio chunk, which may run side by side, so it can exceed the request's wall time)",
+		Source:   sglangOmniRuntimeSource},
+	{Stage: StageTTFT, Family: "sglang_omni:asr_text_ttft_seconds", Task: TaskASR,
+		Observed: "once per streamed ASR request, at its first transcript delta (arrival to first delta)",
+		Source:   sglangOmniRuntimeSource},
 }
+
+// sglangOmniRuntimeSource: SGLang-Omni's prometheus_client metrics, in
+// index files newer than any dated branch (absent from
+// charliechenye/sglang-omni up to 2026-08-22): which design a release
+// ships, this or sglang_omni_http_*, is not known, so benchseal reads
+// whichever a scrape has.
+const sglangOmniRuntimeSource = "sgl-project/sglang-omni sglang_omni/metrics/runtime.py@ee5df70a (RuntimeMetrics: sglang_omni:asr_requests_total{status}, asr_requests_running, asr_request_latency_seconds \"ASR HTTP request latency for completed responses\", asr_input_duration_seconds, asr_engine_latency_seconds \"Summed engine execution time for a completed ASR request\", asr_engine_rtf, asr_request_rtf, asr_text_ttft_seconds, asr_text_chunk_interval_seconds), " +
+	"sglang_omni/serve/speech_metrics.py@843e9ec9 (SpeechMetricsMiddleware on /v1/audio/transcriptions and /v1/audio/translations), its docs (index id 70076584736: status accepted, rejected, completed, failed, cancelled; queue, cache and token families are upstream sglang:* by stage) and tests (index id 70576344634)"
+
+// sglangOmniASRRequests is the prometheus_client design's request
+// counter: every ASR request is counted accepted and then once more by
+// how it ended, so the terminal statuses are what verify reconciles
+// with the records.
+var sglangOmniASRRequests = &RequestCounter{Engine: SGLangOmni, Name: "sglang_omni:asr_requests_total", Task: TaskASR,
+	StatusLabel: "status", StatusOK: "completed", StatusShed: "rejected", StatusFailed: "failed", StatusCancelled: "cancelled",
+	Histogram: "sglang_omni:asr_request_latency_seconds",
+	Counts:    "an ASR HTTP request (transcriptions and translations, no route label) by status: accepted when it arrives, then completed, rejected (the queue full: benchseal's shed), failed or cancelled (its client left)",
+	Source:    sglangOmniRuntimeSource}
 
 var sglangStages = []StageFamily{
 	{Stage: StageQueue, Family: "sglang:queue_time_seconds",
@@ -203,13 +232,29 @@ var vllmOutcome = []OutcomeKnob{
 		Effect: "GET /load answers {\"server_load\"}, the requests in flight as the server counts them",
 		Source: "vllm-project/vllm vllm/frontend/entrypoints/serve/instrumentator/basic.py@055e47c2 (/load)"},
 	{Name: "--max-num-queued-reqs",
-		Effect: "the queue is bounded and the server sheds beyond it (Shedding)",
-		Source: "issue 10 / ENGINES.md (not re-read here)"},
+		Effect: "caps the requests in flight, running and waiting together (a request that makes n engine requests takes n slots), and refuses the next with 503 (Shedding): a server with it at N holds N requests, not max-num-seqs + N",
+		Source: vllmAdmissionSource},
+	{Name: "--max-num-queued-tokens",
+		Effect: "caps the prompt tokens of the requests still in prefill (waiting or prefilling) and refuses the next with 503",
+		Source: vllmAdmissionSource},
 }
 
-var vllmShedding = Shedding{Flag: "--max-num-queued-reqs", Status: http.StatusServiceUnavailable, Shape: OpenAIError,
+// vllmAdmissionSource: vLLM's two admission bounds, read in the PR that
+// added them and the bug report against the release that ships them.
+// The API server's file layout at that tag is #58192's
+// (vllm/entrypoints/generate/base/serving.py), not the vllm/frontend/...
+// tree other rows cite from the index (whose release is not known).
+const vllmAdmissionSource = "vllm-project/vllm PR #49445 (merged 2026-07-22; vllm/v1/engine/async_llm.py check_admission: current = get_num_unfinished_requests(); current + n > max_num_queued_reqs raises QueueOverflowError, prompt tokens in prefill over max_num_queued_tokens MaxQueuedTokensError; both 503), " +
+	"issue #58192 (2026-09-22, v0.29.0: GenerateBaseServing._preflight in vllm/entrypoints/generate/base/serving.py checks before the render, the slot is counted only after it, so a burst is refused after its whole preprocessing), PR #54746 (the cap shared, approximately, across API server processes)"
+
+// vllmShedding: the message is the one issue 10 recorded; no source read
+// since (PR #49445, issue #58192) shows the 503's text, so it stays
+// unverified (Source says so) and a 503 with another text is still a
+// shed only by its status where a reader allows that.
+var vllmShedding = Shedding{Flag: "--max-num-queued-reqs", InFlight: true, TokensFlag: "--max-num-queued-tokens",
+	Status: http.StatusServiceUnavailable, Shape: OpenAIError,
 	Message: "The server is overloaded: too many requests queued.", AfterUpload: true,
-	Source: "issue 10 / ENGINES.md (not re-read here)"}
+	Source: vllmAdmissionSource + "; the message text: issue 10, unverified (found in no source: #49445 and #58192 show the status only)"}
 
 // sglangKnobKeys: SGLang's server_args keys (its /get_server_info) and
 // flags, which SGLang-Omni's launcher passes on.
@@ -224,7 +269,7 @@ var sglangKnobKeys = []KnobKey{
 // prefer them. engine_test.go checks every row is complete.
 var table = []*Engine{
 	{
-		Name: VLLM, Repo: "vllm-project/vllm", Version: "0.28.0", Facts: vllmFacts, Tasks: vllmTasks,
+		Name: VLLM, Repo: "vllm-project/vllm", Version: "0.29.0", Facts: vllmFacts, Tasks: vllmTasks,
 		Models: vllmModels, Transcription: vllmTranscription, Stream: vllmStream, Errors: vllmErrors,
 		Health: Health{Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (Response(status_code=200)); newer: vllm/frontend/entrypoints/serve/instrumentator/health.py@b59bccae (503 on EngineDeadError)"},
 		Metrics: Metrics{Prefix: "vllm:", Labels: []string{"engine"}, CacheCounters: vllmCache, Requests: vllmRequests, Stages: vllmStages,
@@ -251,6 +296,11 @@ var table = []*Engine{
 		Models: Models{OwnedBy: "sglang-omni", CreatedZero: true, Source: "sgl-project/sglang-omni sglang_omni/serve/protocol.py@1b4b3750 (ModelCard)"},
 		Transcription: Transcription{Path: TranscriptionsPath, VerboseJSON: true, MissingFileStatus: http.StatusUnprocessableEntity,
 			IgnoresModel: true,
+			// usage = TranscriptionUsage(seconds=ceil(duration_s)) if
+			// duration_s > 0 else None, dumped with exclude_none
+			// (charliechenye/sglang-omni speech_to_text.py@3f4286eb,
+			// sgl-project/sglang-omni @f9f24e5a).
+			NoUsageAtZero: true,
 			Chunking: Chunking{ClipS: 60, IDSuffix: "-chunk-%d", StreamLimitS: 1200,
 				Source: "charliechenye/sglang-omni sglang_omni/serve/transcriptions.py@70c4540 (2026-08-16) (needs_chunking, plan_audio_chunks: non-streamed audio over max_audio_clip_s, non-overlapping chunks f\"{request_id}-chunk-{span.index}\"; a stream over stream_clip_limit_s is 400 \"stream=true does not support audio longer than ...\"), " +
 					"sglang_omni/models/qwen3_asr/config.py@68abc7e (2026-08-14) (max_audio_clip_s=60.0, max_native_clip_s QWEN3_ASR_MAX_INPUT_SECONDS: the 1200 s stream limit), sglang_omni/config/schema.py@c6bbcc8 (stream_clip_limit_s = max_native_clip_s); " +
@@ -273,9 +323,10 @@ var table = []*Engine{
 				StatusLabel: "status", Histogram: "sglang_omni_http_request_duration_seconds",
 				Counts: "an HTTP request answered, labelled method, model_name, route and status; every route but /metrics is counted (/health too), hence the route filter (RouteLabel, the task's Route); the duration histogram is the handler's time",
 				Source: "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (install_metrics_middleware, observe_http_request; the route label is the FastAPI route's path), sglang_omni/serve/transcriptions.py@0ac0a86e (TRANSCRIPTIONS_ENDPOINT)"},
+			OtherRequests:   []*RequestCounter{sglangOmniASRRequests},
 			Stages:          sglangOmniStages,
 			UncountedCaches: sglangOmniCaches,
-			Source:          "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (no cache counter; 404 unless metrics are enabled)"},
+			Source:          "sgl-project/sglang-omni sglang_omni/serve/metrics.py@0641581e (no cache counter; 404 unless metrics are enabled); or, in newer index files, the prometheus_client design (" + sglangOmniRuntimeSource + ")"},
 		Knobs: Knobs{Keys: sglangKnobKeys,
 			Expose: "SGLang-Omni has no self-description, so record its launch command or its config",
 			Outcome: []OutcomeKnob{

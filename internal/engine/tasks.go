@@ -103,21 +103,43 @@ func StageFamiliesFor(task string) []StageFamily { return stageFamiliesFor(table
 func requestCountersFor(rows []*Engine, task string) []RequestCounter {
 	var out []RequestCounter
 	seen := map[string]bool{}
-	for _, e := range rows {
-		r := e.Metrics.Requests
+	add := func(e *Engine, r *RequestCounter) {
 		if r == nil || seen[r.Name] {
-			continue
+			return
 		}
-		m, ok := e.routeMatch(task, r.Match)
+		m, ok := e.taskMatch(task, r.Task, r.Match)
 		if !ok {
-			continue
+			return
 		}
 		seen[r.Name] = true
 		c := *r
 		c.Match = m
 		out = append(out, c)
 	}
+	for _, e := range rows {
+		add(e, e.Metrics.Requests)
+	}
+	for _, e := range rows {
+		for _, r := range e.Metrics.OtherRequests {
+			add(e, r)
+		}
+	}
 	return out
+}
+
+// taskMatch is routeMatch for a family of one task (its Task set): read
+// as is for that task's runs, never for another's.
+func (e *Engine) taskMatch(task, only string, m map[string]string) (map[string]string, bool) {
+	if only == "" {
+		return e.routeMatch(task, m)
+	}
+	if only != task {
+		return nil, false
+	}
+	if r, ok := e.Task(task); ok && r.Unmetered != "" {
+		return nil, false
+	}
+	return m, true
 }
 
 func stageFamiliesFor(rows []*Engine, task string) []StageFamily {
@@ -125,7 +147,7 @@ func stageFamiliesFor(rows []*Engine, task string) []StageFamily {
 	var out []StageFamily
 	for _, e := range rows {
 		for _, f := range e.Metrics.Stages {
-			m, ok := e.routeMatch(task, f.Match)
+			m, ok := e.taskMatch(task, f.Task, f.Match)
 			if !ok {
 				continue
 			}

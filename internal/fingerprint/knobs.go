@@ -96,9 +96,11 @@ func Knobs(probes []schemas.Probe, launchCommand string) []Knob {
 
 // ServedKnobs reads the knobs a server said about itself in a capture: the
 // JSON of /server_info (vLLM dev mode, flat or nested under vllm_config, or
-// vllm_config as str(VllmConfig)) and /get_server_info (SGLang), and the
+// vllm_config as str(VllmConfig)) and /get_server_info (SGLang), the
 // labels of vllm:cache_config_info in /metrics (vLLM without dev mode:
-// gpu_memory_utilization, enable_prefix_caching).
+// gpu_memory_utilization, enable_prefix_caching), and the settings
+// benchseal's simulator publishes in its /v1/models
+// (engine.SimulatorSettingsField: max running requests).
 func ServedKnobs(probes []schemas.Probe) map[string]Knob {
 	out := map[string]Knob{}
 	set := func(name, value, from string) {
@@ -151,6 +153,22 @@ func ServedKnobs(probes []schemas.Probe) map[string]Knob {
 				case "enable_prefix_caching":
 					set(KnobPrefixCaching, canon(l.GetValue(), false), "/metrics vllm:cache_config_info enable_prefix_caching")
 				}
+			}
+		}
+	}
+	// benchseal's simulator publishes its settings in its /v1/models;
+	// those that are engine knobs (max running requests) are served,
+	// after what the persona's engine self-description says (vLLM's
+	// dev-mode /server_info, which the simulator fills from the same
+	// settings).
+	for _, p := range probes {
+		if p.Status != 200 || p.Path != "/v1/models" {
+			continue
+		}
+		settings := engine.SimulatedSettings(p.Body)
+		for _, k := range engine.SimSettings {
+			if v, ok := settings[k.Key]; ok && slices.Contains(KnobNames, k.Knob) {
+				set(k.Knob, canon(v, false), SimSettingsFrom(k.Key))
 			}
 		}
 	}
@@ -296,6 +314,74 @@ func LaunchArgs(command string) []string {
 	}
 	if inWord {
 		out = append(out, cur.String())
+	}
+	return out
+}
+
+// SimSettingsFrom is a Knob's From for a setting benchseal's simulator
+// published in its /v1/models (engine.SimulatorSettingsField): it ends in
+// "(simulator settings)", which the fairness check and the report name.
+func SimSettingsFrom(key string) string {
+	return "/v1/models " + engine.SimulatorSettingsField + "." + key + " (simulator settings)"
+}
+
+// FromSimSettings says whether a knob's From is the simulator's
+// published settings.
+func FromSimSettings(k Knob) bool {
+	return strings.HasPrefix(k.From, "/v1/models "+engine.SimulatorSettingsField+".")
+}
+
+// SimKnobs are the compared settings of benchseal's simulator
+// (engine.SimSettings with Compared) that are no engine knob, read from
+// the /v1/models of a capture, each served; nil when the capture is not
+// the simulator's (or one from before it published them). A setting the
+// capture lacks is absent.
+func SimKnobs(probes []schemas.Probe) []Knob {
+	var out []Knob
+	for _, k := range SimSettingKnobs(probes) {
+		if !slices.Contains(KnobNames, k.Name) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// SimSettingKnobs are every compared setting of benchseal's simulator in
+// a capture's /v1/models, engine knobs (max running requests) included,
+// in engine.SimSettings order; nil when it published none.
+func SimSettingKnobs(probes []schemas.Probe) []Knob {
+	var settings map[string]any
+	for _, p := range probes {
+		if p.Path == "/v1/models" && p.Status == 200 {
+			settings = engine.SimulatedSettings(p.Body)
+			break
+		}
+	}
+	if settings == nil {
+		return nil
+	}
+	var out []Knob
+	for _, k := range engine.SimSettings {
+		if !k.Compared {
+			continue
+		}
+		v, ok := settings[k.Key]
+		if !ok {
+			out = append(out, Knob{Name: k.Knob, Source: KnobAbsent})
+			continue
+		}
+		out = append(out, Knob{Name: k.Knob, Value: canon(v, false), Source: KnobServed, From: SimSettingsFrom(k.Key)})
+	}
+	return out
+}
+
+// SimKnobNames are the names SimKnobs reports, in order.
+func SimKnobNames() []string {
+	var out []string
+	for _, k := range engine.SimSettings {
+		if k.Compared && !slices.Contains(KnobNames, k.Knob) {
+			out = append(out, k.Knob)
+		}
 	}
 	return out
 }

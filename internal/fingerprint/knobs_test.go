@@ -19,6 +19,8 @@ func knobLine(k fingerprint.Knob) string {
 // vLLM without dev mode: only vllm:cache_config_info's labels in /metrics;
 // with dev mode: the nested JSON of /server_info?config_format=json;
 // SGLang-Omni: nothing served, so only the launch command says anything.
+// The simulator publishes its own max running requests in its /v1/models
+// (benchseal_sim_settings), after the engine's own self-description.
 func TestKnobsFromPersonas(t *testing.T) {
 	const sglangLaunch = `sgl-omni serve --model-path Qwen/Qwen3-ASR-1.7B --max-running-requests 8 \
   --mem-fraction-static=0.88 --disable-radix-cache`
@@ -29,12 +31,12 @@ func TestKnobsFromPersonas(t *testing.T) {
 		want   []string
 	}{
 		{"vllm", sim.Config{Persona: sim.PersonaVLLM, MaxRunning: 16, Cache: true}, "", []string{
-			"max running requests= (absent: )",
+			"max running requests=16 (served: /v1/models benchseal_sim_settings.max_running (simulator settings))",
 			"GPU memory fraction=0.9 (served: /metrics vllm:cache_config_info gpu_memory_utilization)",
 			"dtype= (absent: )",
 			"prefix caching=true (served: /metrics vllm:cache_config_info enable_prefix_caching)"}},
 		{"vllm-omni", sim.Config{Persona: sim.PersonaVLLMOmni, Cache: true}, "", []string{
-			"max running requests= (absent: )",
+			"max running requests=unlimited (served: /v1/models benchseal_sim_settings.max_running (simulator settings))",
 			"GPU memory fraction=0.9 (served: /metrics vllm:cache_config_info gpu_memory_utilization)",
 			"dtype= (absent: )",
 			"prefix caching=true (served: /metrics vllm:cache_config_info enable_prefix_caching)"}},
@@ -44,9 +46,9 @@ func TestKnobsFromPersonas(t *testing.T) {
 			"dtype=bfloat16 (served: /server_info?config_format=json vllm_config.model_config.dtype)",
 			"prefix caching=false (served: /server_info?config_format=json vllm_config.cache_config.enable_prefix_caching)"}},
 		{"sglang-omni", sim.Config{Persona: sim.PersonaSGLangOmni, MaxRunning: 8}, "", []string{
-			"max running requests= (absent: )", "GPU memory fraction= (absent: )", "dtype= (absent: )", "prefix caching= (absent: )"}},
+			"max running requests=8 (served: /v1/models benchseal_sim_settings.max_running (simulator settings))", "GPU memory fraction= (absent: )", "dtype= (absent: )", "prefix caching= (absent: )"}},
 		{"sglang-omni launched", sim.Config{Persona: sim.PersonaSGLangOmni, MaxRunning: 8}, sglangLaunch, []string{
-			"max running requests=8 (declared: launch command --max-running-requests)",
+			"max running requests=8 (served: /v1/models benchseal_sim_settings.max_running (simulator settings))",
 			"GPU memory fraction=0.88 (declared: launch command --mem-fraction-static)",
 			"dtype= (absent: )",
 			"prefix caching=false (declared: launch command --disable-radix-cache)"}},

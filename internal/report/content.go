@@ -456,10 +456,15 @@ func (v *view) warnings() []block {
 		}})
 	}
 	if sim := v.simulated(); len(sim) > 0 {
-		out = append(out, para{warn: true, spans: []span{
+		spans := []span{
 			b(v.tr("Simulated servers.")),
 			t(" " + v.tr("%s answered as benchseal's simulator (benchseal sim: its /v1/models names the persona it imitates): these figures measure the simulator, not an engine, and need no GPU.", strings.Join(sim, ", "))),
-		}})
+		}
+		if names, diff := v.simSettingsDiffer(); len(diff) > 0 {
+			spans = append(spans, t(" "+v.tr("Their simulator settings differ (%s: %s), so the comparison is not shown fair: a simulated result is what its settings make it.",
+				strings.Join(names, " vs "), strings.Join(diff, "; "))))
+		}
+		out = append(out, para{warn: true, spans: spans})
 	}
 	if len(r.Notes) > 0 {
 		out = append(out, para{spans: []span{t(v.tr("The run noted:"))}})
@@ -484,6 +489,31 @@ func (v *view) simulatedTargets() []string {
 		}
 	}
 	return out
+}
+
+// simSettingsDiffer names the settings the simulated targets published
+// (engine.SimulatorSettingsField) that differ between them, each as
+// "<setting> <a> vs <b>" in the order of the simulated targets it also
+// returns (verify.SimSettingsDiffer, what the fairness check words too),
+// from each target's capture before the sweep, else after it.
+func (v *view) simSettingsDiffer() (targets, diff []string) {
+	var caps []*schemas.ServerCapture
+	for _, t := range v.in.Run.Targets {
+		var found *schemas.ServerCapture
+		for _, when := range []string{"before", "after"} {
+			for i := range v.in.Servers {
+				sc := &v.in.Servers[i]
+				if sc.Target == t.Name && sc.When == when && found == nil {
+					found = sc
+				}
+			}
+		}
+		if found != nil && verify.SimulatedPersona(found) != "" {
+			caps = append(caps, found)
+			targets = append(targets, t.Name)
+		}
+	}
+	return targets, verify.SimSettingsDiffer(caps)
 }
 
 // simulated names the targets whose captured /v1/models is benchseal's

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -429,6 +430,28 @@ func TestSimulatedServers(t *testing.T) {
 	}
 	if strings.Contains(caveatsOf(md), "is benchseal's simulator") {
 		t.Errorf("said twice:\n%s", caveatsOf(md))
+	}
+}
+
+// Two simulators started with different settings: the banner names what
+// differs (their /v1/models' benchseal_sim_settings), as verify's
+// fairness check does; alike settings add nothing.
+func TestSimulatedSettingsBanner(t *testing.T) {
+	in := fixture()
+	models := func(persona string, running int, fail float64) string {
+		return fmt.Sprintf(`{"object":"list","data":[{"id":"Qwen/Qwen3-ASR-1.7B"}],"benchseal_sim":%q,"benchseal_sim_settings":{"persona":%q,"max_running":%d,"fail_rate":%v,"cache":true}}`,
+			persona, persona, running, fail)
+	}
+	in.Servers[0].Probes[0].Body = models("vllm-omni", 8, 0)
+	in.Servers[1].Probes[0].Body = models("sglang-omni", 48, 0)
+	head := mdOf(t, in)
+	head = head[:strings.Index(head, "## Conclusion")]
+	if !strings.Contains(head, "Their simulator settings differ (sglang-omni vs vllm-omni: max running requests 48 vs 8), so the comparison is not shown fair") {
+		t.Errorf("first screen:\n%s", head)
+	}
+	in.Servers[1].Probes[0].Body = models("sglang-omni", 8, 0)
+	if md := mdOf(t, in); strings.Contains(md, "settings differ") {
+		t.Errorf("alike settings named as differing:\n%s", md)
 	}
 }
 

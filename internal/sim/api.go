@@ -63,14 +63,24 @@ type Config struct {
 	// persona's engine default (its row's Shedding.DefaultRunning:
 	// sglang-omni 64, Qwen3-ASR's max_running_requests; vllm unlimited).
 	MaxRunning int
-	// MaxQueue requests wait beyond MaxRunning before the next is shed
-	// (0: unlimited): vLLM's --max-num-queued-reqs, SGLang-Omni's
-	// --max_queued_requests (which counts request builds pending too).
-	MaxQueue      int
-	Cache         bool    // identical bytes are answered from a cache almost at once
-	FailRate      float64 // fraction of requests that fail with the persona's 500
-	WordErrorRate float64 // fraction of reference words substituted in answers
-	Seed          uint64
+	// MaxQueue bounds the queue before the next request is shed (0:
+	// unlimited), counted as the persona's engine counts it (its row's
+	// Shedding.InFlight): vLLM's --max-num-queued-reqs caps the requests
+	// in flight, running and waiting together (each engine request of a
+	// chunked transcription a slot), so MaxQueue N holds N; SGLang-Omni's
+	// --max_queued_requests (which counts request builds pending too)
+	// counts the waiters, so it holds MaxRunning + N.
+	MaxQueue int
+	// MaxQueuedTokens is vLLM's --max-num-queued-tokens: a request whose
+	// prompt tokens (promptTokens of its audio) would take the tokens of
+	// the requests still in prefill past it is shed as MaxQueue sheds
+	// (0: unlimited; only for a persona whose engine row has the bound,
+	// Shedding.TokensFlag).
+	MaxQueuedTokens int
+	Cache           bool    // identical bytes are answered from a cache almost at once
+	FailRate        float64 // fraction of requests that fail with the persona's 500
+	WordErrorRate   float64 // fraction of reference words substituted in answers
+	Seed            uint64
 
 	// ChunkSeconds is the model's max_audio_clip_s: longer audio is split
 	// into engine requests as the persona's engine splits it (the engine
@@ -113,6 +123,12 @@ type Config struct {
 	// persona's request profiler writes when a start names no event_dir
 	// (profiler.go).
 	ProfilerDir string
+	// SGLangMetrics is the sglang-omni persona's /metrics design:
+	// SGLangHTTPMetrics ("" too), serve/metrics.py's sglang_omni_http_*
+	// and pipeline gauges, or SGLangRuntimeMetrics, the prometheus_client
+	// design's sglang_omni:asr_* families (metrics/runtime.py@ee5df70a),
+	// which release ships which being unknown.
+	SGLangMetrics string
 	// MetricsLag delays every request's count and stage observations in
 	// /metrics by this long after its answer was handed to the HTTP side,
 	// as vLLM's output handler records a finished request's stats after
@@ -182,6 +198,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, &ConfigError{"max running", "negative"}
 	case cfg.MaxQueue < 0:
 		return nil, &ConfigError{"max queue", "negative"}
+	case cfg.MaxQueuedTokens < 0:
+		return nil, &ConfigError{"max queued tokens", "negative"}
+	case cfg.MaxQueuedTokens > 0 && personas[cfg.Persona].eng.Shedding.TokensFlag == "":
+		return nil, &ConfigError{"max queued tokens", fmt.Sprintf("the %s persona's engine has no bound on queued prompt tokens (vLLM's --max-num-queued-tokens)", cfg.Persona)}
 	case !(cfg.FailRate >= 0 && cfg.FailRate <= 1):
 		return nil, &ConfigError{"fail rate", fmt.Sprintf("%v is not in [0, 1]", cfg.FailRate)}
 	case !(cfg.WordErrorRate >= 0 && cfg.WordErrorRate <= 1):
@@ -196,6 +216,10 @@ func New(cfg Config) (*Server, error) {
 		// SGLang-Omni has no OpenTelemetry export; its per-request
 		// evidence is the request profiler (run --server-events).
 		return nil, &ConfigError{"otlp traces endpoint", fmt.Sprintf("the %s persona exports no OpenTelemetry spans (SGLang-Omni has no --otlp-traces-endpoint; its request profiler is its per-request evidence: run --server-events)", cfg.Persona)}
+	case cfg.SGLangMetrics != "" && cfg.SGLangMetrics != SGLangHTTPMetrics && cfg.SGLangMetrics != SGLangRuntimeMetrics:
+		return nil, &ConfigError{"sglang metrics", fmt.Sprintf("%q: want %s or %s", cfg.SGLangMetrics, SGLangHTTPMetrics, SGLangRuntimeMetrics)}
+	case cfg.SGLangMetrics == SGLangRuntimeMetrics && cfg.Persona != PersonaSGLangOmni:
+		return nil, &ConfigError{"sglang metrics", "only the sglang-omni persona has SGLang-Omni's metric designs"}
 	case cfg.ProfilerDir != "" && !profilerPersonas[cfg.Persona]:
 		return nil, &ConfigError{"profiler dir", fmt.Sprintf("the %s persona has no request profiler (SGLang-Omni's /start_request_profile; vLLM's per-request evidence is its OpenTelemetry spans: --otlp-traces-endpoint)", cfg.Persona)}
 	}
@@ -205,12 +229,13 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	s := &Server{
-		cfg:       cfg,
-		started:   time.Now(),
-		index:     newIndex(cfg.Corpus),
-		admission: admission{max: cfg.MaxRunning, maxQueue: cfg.MaxQueue},
-		metrics:   newMetrics(personas[cfg.Persona].eng.Metrics.Stages, cfg.MetricsLag),
-		cache:     make(map[digest]string),
+		cfg:     cfg,
+		started: time.Now(),
+		index:   newIndex(cfg.Corpus),
+		admission: admission{max: cfg.MaxRunning, maxQueue: cfg.MaxQueue, inFlight: personas[cfg.Persona].eng.Shedding.InFlight,
+			maxTokens: cfg.MaxQueuedTokens},
+		metrics: newMetrics(personas[cfg.Persona].eng.Metrics.Stages, cfg.MetricsLag),
+		cache:   make(map[digest]string),
 	}
 	if sh := personas[cfg.Persona].speech; sh != nil && sh.running > 0 {
 		s.speechAdmission = admission{max: sh.running, maxQueue: sh.queued}
@@ -224,6 +249,10 @@ func (s *Server) Config() Config { return s.cfg }
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.SGLangMetrics == SGLangRuntimeMetrics && r.URL.Path == engine.TranscriptionsPath {
+		s.serveASRCounted(w, r)
+		return
+	}
 	countHTTP := s.p().countsHTTP() && r.URL.Path != "/metrics" &&
 		!(r.URL.Path == "/v1/audio/speech" && s.p().speech != nil && s.p().speech.uncounted)
 	if s.cfg.RequestLog == nil && !countHTTP {

@@ -12,7 +12,7 @@
 // the persona adds only what the simulator chooses (label values, how it
 // renders /metrics). Facts lists what the persona reproduces with the
 // engine source (file@commit) each fact was read from. The sim and the
-// client share these facts, not code. Versions: vllm 0.28.0, sglang-omni 0.1.4 (releases that serve
+// client share these facts, not code. Versions: vllm 0.29.0 (vllm-omni 0.28.0), sglang-omni 0.1.4 (releases that serve
 // Qwen3-ASR). vllm-omni is vllm in every HTTP shape; its /metrics label
 // every vllm:* family with stage and replica instead of engine and add
 // vllm_omni:num_requests_running/_waiting, vllm_omni:requests_success_total
@@ -34,6 +34,7 @@
 // (VLLM_SERVER_DEV_MODE=1) and answers {"vllm_config","vllm_env",
 // "system_env"}, vllm_config being str(VllmConfig) or, with
 // ?config_format=json, the nested config (scheduler_config.max_num_seqs,
+// max_num_queued_reqs and max_num_queued_tokens (null when unbounded),
 // cache_config.gpu_memory_utilization, cache_config.enable_prefix_caching,
 // model_config.dtype "torch.bfloat16"); an unlimited MaxRunning is null.
 // sglang-omni: /health is {"status":"healthy",...}; there is no /version,
@@ -44,13 +45,19 @@
 //
 // The vllm-omni and sglang-omni personas also serve POST /v1/audio/speech,
 // each in its engine's shapes (speechShape, a value per persona): a JSON
-// body {model, input, voice, response_format wav|pcm, stream,
-// stream_format, ref_audio, ref_text} answered with a WAV (audio/wav) or
-// raw s16le (audio/pcm). The voice is Speech: a tone at 24 kHz whose
+// body {model, input, voice, response_format wav|pcm|flac, stream,
+// stream_format, ref_audio, ref_text} answered with a WAV (audio/wav),
+// raw s16le (audio/pcm) or a whole FLAC body (audio/flac: encoded with
+// github.com/mewkiz/flac, the library benchseal decodes FLAC with,
+// verbatim subframes of 4096 samples; it decodes to the WAV's samples).
+// mp3 and opus, which both engines encode, are refused (400 "the
+// simulator produces wav, pcm and flac"): the simulator has no encoder
+// for them. The voice is Speech: a tone at 24 kHz whose
 // pitch follows the text's SHA-256 and whose duration is
 // SpeechSecondsPerChar per character; not speech. Streams send it in
-// 0.2 s chunks over the service time (BaseLatency + PerAudioSecond per
-// second produced).
+// 0.2 s chunks, the first after the prefill share of the service time
+// (BaseLatency + PerAudioSecond per second produced; # Server-side
+// stages), the others over the rest.
 //
 // vllm-omni (serving_speech.py@d6240742): stream_format "audio" is a raw
 // stream (pcm, or wav: a 44-byte header with 0xFFFFFFFF sizes just before
@@ -59,14 +66,17 @@
 // {type, audio (base64), response_format}, the first delta of a WAV only
 // the header, then speech.audio.done {type, usage}, no [DONE]. Its 400s:
 // an empty input, a ref_audio that is not http(s)://, data: or file://, a
-// reference outside 1-30 s; another model is its 404. /metrics adds the
+// reference outside 1-30 s, a stream in another format than pcm or wav
+// (its request model's "Streaming ... requires response_format='pcm' or
+// 'wav'."); another model is its 404. /metrics adds the
 // vllm_omni:audio_* families.
 //
 // sglang-omni (sglang_omni/serve/openai_api.py, speech_service.py@3f4286eb):
 // stream:true needs pcm (else its typed 400) and is raw s16le whose
 // headers, with X-Sample-Rate, X-Channels: 1 and X-Bit-Depth: 16, wait
-// for the first chunk; a whole body carries Content-Disposition and
-// X-Finish-Reason; model is never read; errors are
+// for the first chunk; a whole body carries Content-Disposition,
+// X-Prompt-Tokens, X-Completion-Tokens, X-Engine-Time (the service time,
+// as Python's str of a float) and X-Finish-Reason; model is never read; errors are
 // {"error":{message, type, param, code}}. It admits speech apart from
 // transcription, 16 running and 16 queued, and refuses the next with 503
 // "The request queue is full." (its engine row's tts Shedding). Speech is in none of its
@@ -80,19 +90,30 @@
 // the ref_audio string, SGLang-Omni's (xxh3 of) the data URI with
 // ref_text; the simulator hashes the same bytes with sha1. A cache the
 // tts task's 1-LSB variants defeat and the cache probe's identical
-// repeats hit. Not simulated: mp3/flac/opus bodies, silence injection,
-// voices. The speech endpoint is the same server's, so /v1/models names
+// repeats hit. Not simulated: mp3/opus bodies, silence injection,
+// voices, SGLang-Omni's newer speech SSE and GET
+// /v1/audio/speech/{request_id} (index only, not at 3f4286eb). The speech endpoint is the same server's, so /v1/models names
 // the simulator for it too.
 //
 // # The simulator names itself
 //
-// GET /v1/models carries one field no engine sends, at its top level:
+// GET /v1/models carries two fields no engine sends, at its top level:
 // "benchseal_sim": the persona ({"object":"list","data":[...],
-// "benchseal_sim":"vllm"}; engine.SimulatorField). Clients ignore fields
-// they do not know, so nothing else about a persona changes; the
-// fingerprint records /v1/models in probes-before.json and
-// probes-after.json, so verify, report and compare can say that a bundle
-// measured the simulator, not an engine.
+// "benchseal_sim":"vllm"}; engine.SimulatorField), and
+// "benchseal_sim_settings" (engine.SimulatorSettingsField): the settings
+// it runs with, keyed as engine.SimSettings: persona, max_running (after
+// the engine's default), max_queue, max_queued_tokens ("unlimited" for
+// a bound it does not set), base_latency_ms, per_audio_second_ms,
+// fail_rate, stream_fail_rate, stream_cut_rate, word_error_rate, cache,
+// chunk_seconds ("engine default" unless set), metrics_lag_ms,
+// raw_prefix, ready_delay_ms and seed. Clients ignore fields they do not
+// know, so nothing else about a persona changes; the fingerprint records
+// /v1/models in probes-before.json and probes-after.json, so verify,
+// report and compare can say that a bundle measured the simulator, not
+// an engine, and verify's fairness check compares the settings as knobs
+// (max_running as max running requests, the others by their own names;
+// the persona and the seed are not compared): two simulators set apart
+// are "not shown fair".
 //
 // # Answers
 //
@@ -105,10 +126,14 @@
 // stream_include_usage, then data: [DONE]; sglang-omni sends
 // X-Request-Id: transcription-<uuid> (its own id, whatever was sent),
 // transcript.text.delta events, transcript.text.done {text, usage}, then
-// data: [DONE]. The words are spread evenly over the service time. vllm
-// sends its 200 and headers before the first word; sglang-omni's wait for
-// its first event, so what fails before it (a shed, a FailRate failure)
-// is a plain HTTP error {"detail"}. sglang-omni leaves usage out when the
+// data: [DONE]. The first word comes after the prefill share of the
+// service time (# Server-side stages), the others spread evenly over the
+// rest. vllm sends its 200 and headers once the request has passed
+// admission, before it waits in the queue (vLLM returns its
+// StreamingResponse once the engine has the request), so a FailRate
+// failure of a vllm stream is its error event; sglang-omni's headers wait
+// for its first event, so what fails before it (a shed, a FailRate
+// failure) is a plain HTTP error {"detail"}. sglang-omni leaves usage out when the
 // audio is 0 s long.
 //
 // One transcription is as many engine requests as the persona's engine
@@ -141,17 +166,23 @@
 // answered 200 by its own; a missing file is FastAPI's 422
 // {"detail":[...]}, an empty one 400 "Uploaded audio file is empty", srt
 // and vtt 400 (Qwen3-ASR has no segment timestamps), a stream in any
-// format but json or text 400, everything else {"detail": "..."}. When more than MaxQueue requests wait, the next one
-// is shed after its upload: vllm with 503 (ShedStatusVLLM, as with
-// --max-num-queued-reqs; without MaxQueue it queues without bound, as vLLM
-// does by default), sglang-omni with 500 {"detail":"The request queue is
-// full."} (ShedStatusSGLang: SGLang-Omni's QueueFullError on
+// format but json or text 400, everything else {"detail": "..."}. Past
+// MaxQueue the next request is shed after its upload, counted as its
+// engine counts: vllm when MaxQueue requests are in flight, running and
+// waiting together, each engine request of a chunked transcription one
+// slot (--max-num-queued-reqs since vLLM PR #49445), or, with
+// MaxQueuedTokens, when the prompt tokens of the requests still in
+// prefill would pass it (--max-num-queued-tokens), with 503
+// (ShedStatusVLLM; without MaxQueue it queues without bound, as vLLM does
+// by default); sglang-omni when MaxQueue requests wait beyond
+// MaxRunning, with 500 {"detail":"The request queue is full."} (ShedStatusSGLang: SGLang-Omni's QueueFullError on
 // transcriptions, as with --max_queued_requests; 0.1.4 said
 // "request-build backlog is full ..."). A stream is shed the same way,
 // before its headers. MaxRunning 0 is the engine's default: sglang-omni
 // runs 64 at once (Qwen3-ASR's max_running_requests), vllm without bound.
 // FailRate makes that fraction of admitted requests fail with 500 after
-// their service time (drawn from Seed and the request's arrival number).
+// their service time (drawn from Seed and the request's arrival number;
+// a vllm stream, whose 200 is out, with its error event then [DONE]).
 // Until ReadyDelay has passed, everything but /metrics answers 503.
 //
 // # Latency, admission and the cache
@@ -162,7 +193,8 @@
 // the client leaves. MaxRunning requests are served at once, the others wait in
 // FIFO order; no lock is held while a request is served, so throughput is
 // MaxRunning / service time. With stream=true the words arrive in the
-// persona's events (# Answers), spread evenly over the service time.
+// persona's events (# Answers): the first after the prefill share, the
+// others spread evenly over the decode.
 //
 // The cache is consulted before admission: with Cache on, a body whose
 // bytes were answered before is answered at once, without queueing, which
@@ -179,7 +211,15 @@
 // _tracked_requests, _pending_completions, sglang_omni_request_states{state},
 // sglang_omni_stage_present{stage}, sglang_omni_http_requests_total{method,
 // model_name,route,status} and sglang_omni_http_request_duration_seconds,
-// counted for every request but /metrics.
+// counted for every request but /metrics (serve/metrics.py's design).
+// With SGLangMetrics SGLangRuntimeMetrics (sim --sglang-metrics runtime)
+// it renders the prometheus_client design instead (runtime_metrics.go:
+// sglang_omni:asr_requests_total{status} accepted at arrival and then
+// completed, rejected (shed), failed or cancelled;
+// sglang_omni:asr_requests_running; the completed requests'
+// asr_request_latency_seconds, asr_input_duration_seconds,
+// asr_engine_latency_seconds (service time) and, streamed,
+// asr_text_ttft_seconds), which design a release ships being unknown.
 //
 // # Server-side stages
 //
@@ -197,8 +237,10 @@
 // encoder and the prompt's forward, and decode, the rest; inference is
 // prefill + decode (the service time), ttft queue + prefill, e2e arrival
 // to finish as measured. The split is a modelling choice: the sim has no
-// encoder to time, and streamed words stay spread evenly over the whole
-// service time. vLLM observes ttft at the first token rather than at the
+// encoder to time; streamed words follow it (the first at the first
+// token, the others over the decode), so a client's first streamed text
+// is never before the first token the sim books in its histograms and
+// spans. vLLM observes ttft at the first token rather than at the
 // finish, which counts the same over any window that starts and ends
 // idle. Failed requests are in no stage histogram. sglang-omni's
 // sglang_omni_http_request_duration_seconds is its middleware's

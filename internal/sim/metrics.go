@@ -47,6 +47,10 @@ type counts struct {
 	// vLLM-Omni's audio families (metrics.audio).
 	audioDuration, audioRTF *hist
 	audioFrames             int64
+	// SGLang-Omni's runtime design (runtime_metrics.go): requests by
+	// status and the completed ones' histograms.
+	asrStatus                                map[string]int64
+	asrLatency, asrInput, asrEngine, asrTTFT *hist
 }
 
 // hist is one histogram: counts per upper bound, not cumulative, the last
@@ -185,7 +189,8 @@ func (m *metrics) later(f func()) bool {
 // stages (its row of the engine table), with the engine's own buckets.
 func newMetrics(stages []engine.StageFamily, lag time.Duration) *metrics {
 	m := &metrics{lag: lag, c: counts{stages: map[string]*hist{}, http: map[httpKey]int64{}, httpDur: map[routeKey]*durations{},
-		audioDuration: newHist(omniSecondsBuckets), audioRTF: newHist(omniRTFBuckets)}}
+		audioDuration: newHist(omniSecondsBuckets), audioRTF: newHist(omniRTFBuckets),
+		asrLatency: newHist(sglangDurationBuckets), asrInput: newHist(sglangDurationBuckets), asrEngine: newHist(sglangDurationBuckets), asrTTFT: newHist(sglangDurationBuckets)}}
 	for _, f := range stages {
 		if _, ok := (timing{}).of(f.Stage); ok {
 			m.c.stages[f.Family] = &hist{bounds: f.Buckets, counts: make([]int64, len(f.Buckets)+1)}
@@ -256,7 +261,8 @@ func (m *metrics) snapshot() counts {
 		cp.counts = slices.Clone(h.counts)
 		c.stages[k] = &cp
 	}
-	for _, h := range []**hist{&c.audioDuration, &c.audioRTF} {
+	c.asrStatus = maps.Clone(m.c.asrStatus)
+	for _, h := range []**hist{&c.audioDuration, &c.audioRTF, &c.asrLatency, &c.asrInput, &c.asrEngine, &c.asrTTFT} {
 		cp := **h
 		cp.counts = slices.Clone((*h).counts)
 		*h = &cp
@@ -304,15 +310,21 @@ func (p *promWriter) gauge(name, help string, v int) {
 
 func (p *promWriter) histogram(name, help string, h *hist) {
 	p.family(name, "histogram", help)
+	// An unlabelled family (SGLang-Omni's runtime design) writes no
+	// braces but le's.
+	lead, set := "", ""
+	if p.labels != "" {
+		lead, set = p.labels+",", "{"+p.labels+"}"
+	}
 	var cum int64
 	for i, le := range h.bounds {
 		cum += h.counts[i]
-		p.printf("%s_bucket{%s,le=\"%s\"} %d\n", name, p.labels, formatFloat(le), cum)
+		p.printf("%s_bucket{%sle=\"%s\"} %d\n", name, lead, formatFloat(le), cum)
 	}
 	cum += h.counts[len(h.bounds)]
-	p.printf("%s_bucket{%s,le=\"+Inf\"} %d\n", name, p.labels, cum)
-	p.printf("%s_sum{%s} %s\n", name, p.labels, formatFloat(h.sum))
-	p.printf("%s_count{%s} %d\n", name, p.labels, h.count)
+	p.printf("%s_bucket{%sle=\"+Inf\"} %d\n", name, lead, cum)
+	p.printf("%s_sum%s %s\n", name, set, formatFloat(h.sum))
+	p.printf("%s_count%s %d\n", name, set, h.count)
 }
 
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

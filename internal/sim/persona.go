@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/benchseal/benchseal/internal/engine"
 )
@@ -219,10 +220,54 @@ func (s *Server) models() any {
 	// The simulator names itself (engine.SimulatorField): a run against
 	// it must not pass for one against the engine it imitates.
 	return struct {
-		Object string  `json:"object"`
-		Data   []model `json:"data"`
-		Sim    string  `json:"benchseal_sim"`
-	}{"list", []model{m}, s.cfg.Persona}
+		Object   string         `json:"object"`
+		Data     []model        `json:"data"`
+		Sim      string         `json:"benchseal_sim"`
+		Settings map[string]any `json:"benchseal_sim_settings"`
+	}{"list", []model{m}, s.cfg.Persona, s.settings()}
+}
+
+// settings are the simulator's own settings as its /v1/models publishes
+// them (engine.SimulatorSettingsField, keyed as engine.SimSettings): the
+// limits in effect (MaxRunning after the engine's default; a limit it
+// does not bound "unlimited"), latencies in milliseconds, rates, the
+// cache, the chunk length asked for ("engine default" without one). Every key of engine.SimSettings is there (TestPublishesSettings).
+func (s *Server) settings() map[string]any {
+	c := s.cfg
+	lim := func(n int) any {
+		if n <= 0 {
+			return "unlimited"
+		}
+		return n
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	// chunk_seconds is the setting, not its engine's clip length (an
+	// engine's own chunking is no knob of the comparison).
+	var chunkV any = c.ChunkSeconds
+	switch {
+	case c.ChunkSeconds == 0:
+		chunkV = "engine default"
+	case c.ChunkSeconds < 0:
+		chunkV = "never"
+	}
+	return map[string]any{
+		"persona":             c.Persona,
+		"max_running":         lim(c.MaxRunning),
+		"max_queue":           lim(c.MaxQueue),
+		"max_queued_tokens":   lim(c.MaxQueuedTokens),
+		"base_latency_ms":     ms(c.BaseLatency),
+		"per_audio_second_ms": ms(c.PerAudioSecond),
+		"fail_rate":           c.FailRate,
+		"stream_fail_rate":    c.StreamFailRate,
+		"stream_cut_rate":     c.StreamCutRate,
+		"word_error_rate":     c.WordErrorRate,
+		"cache":               c.Cache,
+		"chunk_seconds":       chunkV,
+		"metrics_lag_ms":      ms(c.MetricsLag),
+		"raw_prefix":          c.RawPrefix,
+		"ready_delay_ms":      ms(c.ReadyDelay),
+		"seed":                c.Seed,
+	}
 }
 
 // limit reports a limit for the self-description: null when unlimited.
@@ -249,8 +294,10 @@ func (s *Server) vllmServerInfo(jsonConfig bool) any {
 				"dtype": "torch." + simDType, "max_model_len": simMaxModelLen},
 			"cache_config": map[string]any{"block_size": simBlockSize, "gpu_memory_utilization": simGPUMemoryUtil,
 				"enable_prefix_caching": s.cfg.Cache, "cache_dtype": "auto"},
-			"scheduler_config": map[string]any{"max_num_seqs": s.maxNumSeqs(), "max_num_batched_tokens": simMaxBatchedTokens},
-			"parallel_config":  map[string]any{"tensor_parallel_size": 1},
+			"scheduler_config": map[string]any{"max_num_seqs": s.maxNumSeqs(), "max_num_batched_tokens": simMaxBatchedTokens,
+				// PR #49445's SchedulerConfig fields: null when unbounded.
+				"max_num_queued_reqs": limit(s.cfg.MaxQueue), "max_num_queued_tokens": limit(s.cfg.MaxQueuedTokens)},
+			"parallel_config": map[string]any{"tensor_parallel_size": 1},
 		}
 	} else {
 		cfg = fmt.Sprintf("model=%s, served_model_name=%s, dtype=torch.%s, max_seq_len=%d, tensor_parallel_size=1, "+
@@ -380,9 +427,14 @@ const PrefillShare = 0.25
 
 // writeSGLangOmniMetrics renders serve/metrics.py's families: the
 // coordinator gauges, then the HTTP middleware's counter and histogram,
-// labels sorted by name, values as Python's format_value writes them.
+// labels sorted by name, values as Python's format_value writes them; or,
+// with SGLangRuntimeMetrics, the runtime design's (runtime_metrics.go).
 func (s *Server) writeSGLangOmniMetrics(_ *persona, w http.ResponseWriter, m *counts, running, waiting int, model string) {
 	p := &promWriter{w: w}
+	if s.cfg.SGLangMetrics == SGLangRuntimeMetrics {
+		writeSGLangOmniRuntime(p, m, running)
+		return
+	}
 	p.family("sglang_omni_pipeline_running", "gauge", "Whether the Omni coordinator reports the pipeline as running.")
 	p.printf("sglang_omni_pipeline_running{%s} 1.0\n", model)
 	p.family("sglang_omni_pipeline_tracked_requests", "gauge", "Number of currently tracked requests according to the Omni coordinator health snapshot.")

@@ -445,14 +445,21 @@ func TestShedding(t *testing.T) {
 			}
 			hold, cancel := context.WithCancel(context.Background())
 			var wg sync.WaitGroup
-			for i := range 5 {
+			// vLLM's --max-num-queued-reqs caps the requests in flight
+			// (3: 2 running, 1 waiting); SGLang-Omni's
+			// --max_queued_requests the waiters (2 running + 3).
+			held := 3
+			if persona == PersonaSGLangOmni {
+				held = 5
+			}
+			for i := range held {
 				wg.Go(func() { post(t, hold, ts.URL, flip(corpus[0].Audio, 100+i)) })
 			}
 			if persona == PersonaSGLangOmni {
 				waitFor(t, ts.URL, running, 5)
 			} else {
 				waitFor(t, ts.URL, running, 2)
-				waitFor(t, ts.URL, waiting, 3)
+				waitFor(t, ts.URL, waiting, 1)
 			}
 			for i := range 4 {
 				status, body := post(t, context.Background(), ts.URL, flip(corpus[0].Audio, 200+i))
@@ -471,16 +478,20 @@ func TestShedding(t *testing.T) {
 
 func TestFIFOAdmission(t *testing.T) {
 	a := &admission{max: 1}
-	if _, err := a.admit(context.Background()); err != nil {
+	first, _, err := a.admit(context.Background(), ask{slots: 1}, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
 	order := make(chan int, 3)
+	tickets := make(chan *ticket, 3)
 	for i := range 3 {
 		go func() {
-			if _, err := a.admit(context.Background()); err != nil {
+			tk, _, err := a.admit(context.Background(), ask{slots: 1}, nil)
+			if err != nil {
 				t.Error(err)
 				return
 			}
+			tickets <- tk
 			order <- i
 		}()
 		for { // enqueue one at a time so that arrival order is known
@@ -490,24 +501,24 @@ func TestFIFOAdmission(t *testing.T) {
 			time.Sleep(time.Millisecond)
 		}
 	}
+	first.release()
 	for want := range 3 {
-		a.release()
 		if got := <-order; got != want {
 			t.Fatalf("admitted %d, want %d (FIFO)", got, want)
 		}
+		(<-tickets).release()
 	}
-	a.release()
-	if r, w := a.state(); r != 0 || w != 0 {
-		t.Errorf("after all released: running %d waiting %d", r, w)
+	if r, w := a.state(); r != 0 || w != 0 || a.slots != 0 {
+		t.Errorf("after all released: running %d waiting %d slots %d", r, w, a.slots)
 	}
 }
 
 func TestAdmissionCancelWhileQueued(t *testing.T) {
 	a := &admission{max: 1}
-	a.admit(context.Background())
+	first, _, _ := a.admit(context.Background(), ask{slots: 1}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { _, err := a.admit(ctx); done <- err }()
+	go func() { _, _, err := a.admit(ctx, ask{slots: 1}, nil); done <- err }()
 	for {
 		if _, w := a.state(); w == 1 {
 			break
@@ -518,9 +529,87 @@ func TestAdmissionCancelWhileQueued(t *testing.T) {
 	if err := <-done; err == nil {
 		t.Fatal("admit returned nil after cancel")
 	}
-	a.release()
-	if r, w := a.state(); r != 0 || w != 0 {
-		t.Errorf("running %d waiting %d, want 0 0", r, w)
+	first.release()
+	if r, w := a.state(); r != 0 || w != 0 || a.slots != 0 {
+		t.Errorf("running %d waiting %d slots %d, want 0 0 0", r, w, a.slots)
+	}
+}
+
+// TestAdmissionBounds: vLLM's --max-num-queued-reqs counts the requests
+// in flight (running + waiting, n slots for a request of n engine
+// requests), SGLang-Omni's --max_queued_requests the waiters alone, and
+// vLLM's --max-num-queued-tokens the prompt tokens still in prefill.
+func TestAdmissionBounds(t *testing.T) {
+	hold, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// in admits q and waits until it runs or waits; the ticket comes
+	// back for one that runs.
+	in := func(a *admission, q ask) *ticket {
+		t.Helper()
+		r0, w0 := a.state()
+		got := make(chan *ticket, 1)
+		go func() {
+			tk, _, err := a.admit(hold, q, nil)
+			if err != nil && hold.Err() == nil {
+				t.Errorf("admit: %v", err)
+			}
+			got <- tk
+		}()
+		for {
+			if r, w := a.state(); r+w > r0+w0 {
+				if r > r0 {
+					return <-got
+				}
+				return nil
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	shed := func(a *admission, q ask) bool {
+		ctx, stop := context.WithCancel(context.Background())
+		stop() // a request that would wait returns at once
+		_, _, err := a.admit(ctx, q, nil)
+		return err == errShed
+	}
+	// vLLM: 2 running, cap 3 in flight: one waits, the next is shed.
+	v := &admission{max: 2, maxQueue: 3, inFlight: true}
+	for range 3 {
+		in(v, ask{slots: 1})
+	}
+	if !shed(v, ask{slots: 1}) {
+		t.Error("vLLM, 4th in flight of 3: not shed")
+	}
+	// A request of 2 engine requests takes 2 slots.
+	v2 := &admission{max: 8, maxQueue: 3, inFlight: true}
+	in(v2, ask{slots: 2})
+	if !shed(v2, ask{slots: 2}) {
+		t.Error("vLLM, 2 + 2 slots of 3: not shed")
+	}
+	if in(v2, ask{slots: 1}) == nil {
+		t.Error("vLLM, 2 + 1 slots of 3: not admitted")
+	}
+	// SGLang-Omni: 2 running + 3 waiting, the 6th shed.
+	sg := &admission{max: 2, maxQueue: 3}
+	for range 5 {
+		in(sg, ask{slots: 1})
+	}
+	if !shed(sg, ask{slots: 1}) {
+		t.Error("SGLang-Omni, 6th of 2 + 3: not shed")
+	}
+	// Tokens: 100 in prefill of 150: a 60-token prompt is shed, and
+	// admitted once the first has its first token.
+	k := &admission{maxTokens: 150}
+	first := in(k, ask{slots: 1, tokens: 100})
+	if !shed(k, ask{slots: 1, tokens: 60}) {
+		t.Error("tokens 100 + 60 of 150: not shed")
+	}
+	first.prefilled()
+	if in(k, ask{slots: 1, tokens: 60}) == nil {
+		t.Error("tokens 0 + 60 of 150 after the first token: not admitted")
+	}
+	first.release() // prefilled already: the count stays 60
+	if k.prefill != 60 {
+		t.Errorf("prefill tokens %d, want 60", k.prefill)
 	}
 }
 

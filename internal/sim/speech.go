@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"bytes"
+	"crypto/md5"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/base64"
@@ -17,6 +19,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/benchseal/benchseal/internal/engine"
+	"github.com/mewkiz/flac"
+	"github.com/mewkiz/flac/frame"
+	"github.com/mewkiz/flac/meta"
 )
 
 // SpeechRate is the simulated voice's sample rate: Qwen3-TTS's 24 kHz
@@ -293,8 +298,17 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 	if format == "" {
 		format = "wav"
 	}
-	if format != "wav" && format != "pcm" {
-		s.speechError(w, http.StatusBadRequest, fmt.Sprintf("the simulator produces wav and pcm, not %q", format), "response_format")
+	if sh.sse && (req.StreamFormat == "audio" || req.Stream || req.StreamFormat == "sse") && format != "pcm" && format != "wav" {
+		// vLLM-Omni's OpenAICreateSpeechRequest.validate_streaming_constraints
+		// (protocol/audio.py, vraiti/vllm-omni@6a28291f): its own refusal,
+		// before any encoder is needed.
+		s.speechError(w, http.StatusBadRequest, fmt.Sprintf("Streaming (stream=true, stream_format='audio', or stream_format='sse') requires response_format='pcm' or 'wav'. Got response_format='%s'.", format), "response_format")
+		return
+	}
+	if format != "wav" && format != "pcm" && format != "flac" {
+		// Both engines encode mp3 and opus too; the simulator has no
+		// encoder for them (a gap its engine rows say).
+		s.speechError(w, http.StatusBadRequest, fmt.Sprintf("the simulator produces wav, pcm and flac, not %q", format), "response_format")
 		return
 	}
 	mode := "body"
@@ -348,11 +362,11 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 			s.cacheMu.Unlock()
 		}
 	}
-	begin, ok := s.admitSpeech(w, r, start)
+	tk, begin, ok := s.admitSpeech(w, r, start)
 	if !ok {
 		return
 	}
-	defer s.releaseSpeech()
+	defer tk.release()
 	samples := Speech(req.Input)
 	pcm := make([]byte, 2*len(samples))
 	for i, v := range samples {
@@ -396,14 +410,26 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 		}
 		done()
 		body := pcm
-		if format == "wav" {
+		switch format {
+		case "wav":
 			body = speechWAV(pcm, false)
+		case "flac":
+			var err error
+			if body, err = speechFLAC(samples); err != nil {
+				s.speechError(w, http.StatusInternalServerError, "flac: "+err.Error(), "")
+				return
+			}
 		}
 		w.Header().Set("Content-Type", ct)
 		if sh.typedErrors {
-			// SGLang-Omni's whole-body headers (openai_api.py create_speech@3f4286eb).
+			// SGLang-Omni's whole-body headers (openai_api.py
+			// create_speech@3f4286eb): the usage's prompt and completion
+			// tokens and engine_time_s (str of a float), then the finish
+			// reason.
 			w.Header().Set("Content-Disposition", `attachment; filename="speech.`+format+`"`)
+			w.Header().Set("X-Prompt-Tokens", strconv.Itoa(speechPromptTokens(req)))
 			w.Header().Set("X-Completion-Tokens", strconv.FormatInt(tokens, 10))
+			w.Header().Set("X-Engine-Time", pyStr(service.Seconds()))
 			w.Header().Set("X-Finish-Reason", "stop")
 		}
 		w.Write(body)
@@ -415,7 +441,11 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 			fl.Flush()
 		}
 	}
-	at := func(i int) time.Time { return begin.Add(service * time.Duration(i+1) / time.Duration(parts)) }
+	// The first audio after the prefill share the sim books (its stage
+	// histograms' prefill), the rest spread over the decode.
+	at := func(i int) time.Time {
+		return begin.Add(prefill + (service-prefill)*time.Duration(i+1)/time.Duration(parts))
+	}
 	if mode == "sse" {
 		w.Header().Set("Content-Type", "text/event-stream")
 	} else {
@@ -468,11 +498,7 @@ func (s *Server) speech(w http.ResponseWriter, r *http.Request) {
 			writeSpeechEvent(w, "speech.audio.delta", speechDelta{"speech.audio.delta", base64.StdEncoding.EncodeToString(p), format})
 			if i == parts-1 {
 				in := utf8.RuneCountInString(req.Input)
-				audioTokens := 0
-				if req.RefAudio != "" && req.RefText != "" {
-					refS, _ := refSeconds(req.RefAudio)
-					audioTokens = int(refS * speechFramesPerSecond)
-				}
+				audioTokens := speechPromptTokens(req) - in
 				writeSpeechEvent(w, "speech.audio.done", speechDone{"speech.audio.done", speechUsage{
 					int64(in + audioTokens), tokens, int64(in+audioTokens) + tokens, speechTokenDetails{in, audioTokens}}})
 			}
@@ -526,28 +552,77 @@ func writeSpeechEvent(w http.ResponseWriter, name string, v any) {
 // admitSpeech admits a speech request: through the persona's own speech
 // admission when its engine has one (speechShape.running), refusing past
 // it with 503 "The request queue is full.", else through the server's.
-func (s *Server) admitSpeech(w http.ResponseWriter, r *http.Request, start time.Time) (time.Time, bool) {
+func (s *Server) admitSpeech(w http.ResponseWriter, r *http.Request, start time.Time) (*ticket, time.Time, bool) {
 	if s.p().speech.running == 0 {
-		return s.admit(w, r, start)
+		return s.admit(w, r, start, ask{slots: 1}, nil)
 	}
-	queued, err := s.speechAdmission.admit(r.Context())
+	tk, queued, err := s.speechAdmission.admit(r.Context(), ask{slots: 1}, nil)
 	switch {
 	case errors.Is(err, errShed):
 		sh := speechShedding(s.p().eng.Name)
 		s.speechError(w, sh.Status, sh.Message, "")
-		return time.Time{}, false
+		return nil, time.Time{}, false
 	case err != nil:
-		return time.Time{}, false
+		return nil, time.Time{}, false
 	case queued:
-		return time.Now(), true
+		return tk, time.Now(), true
 	}
-	return start, true
+	return tk, start, true
 }
 
-func (s *Server) releaseSpeech() {
-	if s.p().speech.running == 0 {
-		s.admission.release()
-		return
+// speechPromptTokens is what the simulator counts as a speech request's
+// prompt: one token a character of its input, and 12.5 a second of its
+// reference when ref_text makes it in-context cloning.
+func speechPromptTokens(req speechRequest) int {
+	n := utf8.RuneCountInString(req.Input)
+	if req.RefAudio != "" && req.RefText != "" {
+		refS, _ := refSeconds(req.RefAudio)
+		n += int(refS * speechFramesPerSecond)
 	}
-	s.speechAdmission.release()
+	return n
+}
+
+// pyStr writes a float as Python's str does ("1.25", "2.0").
+func pyStr(v float64) string {
+	s := strconv.FormatFloat(v, 'g', -1, 64)
+	if !strings.ContainsAny(s, ".eEn") {
+		s += ".0"
+	}
+	return s
+}
+
+// speechFLAC encodes the simulator's voice as FLAC (response_format
+// flac, both engines; audio/flac) with github.com/mewkiz/flac's encoder,
+// the library benchseal decodes FLAC with: 24 kHz, 16-bit mono, blocks
+// of 4096 samples, its STREAMINFO carrying the sample count and the MD5
+// of the samples (s16le, what a decoder checks).
+func speechFLAC(samples []int16) ([]byte, error) {
+	const block = 4096
+	pcm := make([]byte, 2*len(samples))
+	for i, v := range samples {
+		binary.LittleEndian.PutUint16(pcm[2*i:], uint16(v))
+	}
+	info := &meta.StreamInfo{BlockSizeMin: block, BlockSizeMax: block, SampleRate: SpeechRate, NChannels: 1, BitsPerSample: 16,
+		NSamples: uint64(len(samples)), MD5sum: md5.Sum(pcm)}
+	var buf bytes.Buffer
+	enc, err := flac.NewEncoder(&buf, info)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < len(samples); i += block {
+		part := samples[i:min(len(samples), i+block)]
+		sub := &frame.Subframe{SubHeader: frame.SubHeader{Pred: frame.PredVerbatim}, Samples: make([]int32, len(part)), NSamples: len(part)}
+		for j, v := range part {
+			sub.Samples[j] = int32(v)
+		}
+		f := &frame.Frame{Header: frame.Header{HasFixedBlockSize: true, BlockSize: uint16(len(part)), SampleRate: SpeechRate,
+			Channels: frame.ChannelsMono, BitsPerSample: 16}, Subframes: []*frame.Subframe{sub}}
+		if err := enc.WriteFrame(f); err != nil {
+			return nil, err
+		}
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }

@@ -71,7 +71,8 @@ func TestSpeech(t *testing.T) {
 		{map[string]any{"input": ""}, "Input text cannot be empty"},
 		{map[string]any{"input": "x", "ref_audio": "/data/ref.wav"}, "ref_audio must be a URL"},
 		{map[string]any{"input": "x", "ref_audio": "data:audio/wav;base64," + base64.StdEncoding.EncodeToString(makeWAV(t, 16000, 0.5, 3))}, "Reference audio too short (0.5s). At least 1s of clear speech is required."},
-		{map[string]any{"input": "x", "stream": true, "response_format": "mp3"}, "wav and pcm"},
+		{map[string]any{"input": "x", "stream": true, "response_format": "mp3"}, "requires response_format='pcm' or 'wav'. Got response_format='mp3'."},
+		{map[string]any{"input": "x", "response_format": "opus"}, "the simulator produces wav, pcm and flac, not"},
 	} {
 		resp := postSpeech(t, ts.URL, c.body)
 		b, _ := io.ReadAll(resp.Body)
@@ -275,5 +276,48 @@ func TestSpeechSGLangOmni(t *testing.T) {
 	hit, miss := took("a"), took("b")
 	if hit >= 250*time.Millisecond || miss < 300*time.Millisecond {
 		t.Errorf("reference cache: identical %v (want < 250ms), another ref_text %v (want >= 300ms)", hit, miss)
+	}
+}
+
+// TestSpeechFLAC: both speech personas answer response_format flac with
+// a FLAC body (audio/flac) that benchseal's tts task decodes to the same
+// audio as the WAV of the same text; SGLang-Omni's whole body carries
+// X-Prompt-Tokens and X-Engine-Time; vLLM-Omni refuses a FLAC stream as
+// its request validator does; mp3 stays refused (the simulator's gap).
+func TestSpeechFLAC(t *testing.T) {
+	text := "Lossless, please."
+	for _, persona := range []string{PersonaVLLMOmni, PersonaSGLangOmni} {
+		_, ts := newTestServer(t, Config{Persona: persona, BaseLatency: 20 * time.Millisecond})
+		var sums []string
+		for _, format := range []string{"wav", "flac"} {
+			resp := postSpeech(t, ts.URL, map[string]any{"input": text, "response_format": format})
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "audio/"+format {
+				t.Fatalf("%s %s: %d %s %.200s", persona, format, resp.StatusCode, resp.Header.Get("Content-Type"), b)
+			}
+			out, _, _ := task.TTS.Decode(nil, resp.Header.Get("Content-Type"), b)
+			a, err := task.ParseAudio(out)
+			if _, class, msg := task.TTS.Score(out); err != nil || class != "" || a.SampleRate != SpeechRate {
+				t.Fatalf("%s %s: decoded %s (%v): class %q %s", persona, format, out, err, class, msg)
+			}
+			sums = append(sums, a.SHA256)
+			if persona == PersonaSGLangOmni {
+				if resp.Header.Get("X-Prompt-Tokens") != "17" || !strings.Contains(resp.Header.Get("X-Engine-Time"), ".") {
+					t.Errorf("%s whole-body headers: %v", format, resp.Header)
+				}
+			}
+		}
+		if sums[0] != sums[1] {
+			t.Errorf("%s: the FLAC decodes to other audio than the WAV", persona)
+		}
+		resp := postSpeech(t, ts.URL, map[string]any{"input": text, "response_format": "mp3"})
+		if b, _ := io.ReadAll(resp.Body); resp.StatusCode != 400 || !strings.Contains(string(b), "the simulator produces wav, pcm and flac") {
+			t.Errorf("%s mp3: %d %s", persona, resp.StatusCode, b)
+		}
+	}
+	_, vo := newTestServer(t, Config{Persona: PersonaVLLMOmni})
+	resp := postSpeech(t, vo.URL, map[string]any{"input": text, "response_format": "flac", "stream": true})
+	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != 400 || !strings.Contains(string(b), "requires response_format='pcm' or 'wav'. Got response_format='flac'.") {
+		t.Errorf("vllm-omni flac stream: %d %s", resp.StatusCode, b)
 	}
 }

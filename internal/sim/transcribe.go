@@ -32,6 +32,11 @@ type request struct {
 	responseFormat string
 	stream         bool
 	includeUsage   bool // vLLM's stream_include_usage
+	// headersSent: a stream's 200 and headers are out (startStream).
+	headersSent bool
+	// rawFormat is response_format as sent (responseFormat is it
+	// normalized), for the engine's error text.
+	rawFormat string
 }
 
 // errMissingFile is a form without its file part: vLLM answers 400,
@@ -108,12 +113,13 @@ func parseRequest(r *http.Request) (*request, error) {
 	if !haveFile {
 		return nil, errMissingFile
 	}
-	switch req.responseFormat {
-	case "", "json":
+	// checkFormat says what the engine does with the format; the
+	// answer's shape reads it normalized (SGLang-Omni:
+	// response_format.strip().lower(); vLLM's pydantic takes it as sent).
+	req.rawFormat = req.responseFormat
+	req.responseFormat = strings.ToLower(strings.TrimSpace(req.responseFormat))
+	if req.responseFormat == "" {
 		req.responseFormat = "json"
-	case "text", "verbose_json", "diarized_json", "srt", "vtt": // checkFormat: what the engine serves
-	default:
-		return nil, fmt.Errorf("unsupported response_format %q (json, text or verbose_json)", req.responseFormat)
 	}
 	return req, nil
 }
@@ -129,32 +135,44 @@ func (s *Server) badForm(w http.ResponseWriter, err error) {
 	s.fail(w, http.StatusBadRequest, err.Error())
 }
 
-// checkFormat refuses what the persona's Qwen3-ASR refuses. vLLM: any
-// verbose_json (supports_segment_timestamp=False, speech_to_text.py
-// @024e0772), diarized_json (supports_diarized_transcription=False), srt
-// and vtt (not in its allow-list; base/serving.py @055e47c2).
-// SGLang-Omni: a stream in any format but json or text, diarized_json
-// (not its format), srt and vtt (Qwen3-ASR has no segment timestamps;
-// speech_to_text.py @f9f24e5a).
-func (s *Server) checkFormat(req *request) string {
+// checkFormat refuses what the persona's Qwen3-ASR refuses, at once, or
+// with after, once the request has been transcribed (its admission and
+// service time spent, then 400). vLLM, at once: any verbose_json
+// (supports_segment_timestamp=False, speech_to_text.py @024e0772),
+// diarized_json (supports_diarized_transcription=False), srt, vtt and any
+// other value (not in its allow-list: "Currently only support
+// response_format: ..."; base/serving.py @055e47c2). SGLang-Omni: a
+// stream in any format but json or text at once; not streamed, text and
+// json and verbose_json are served and anything else is refused after
+// the transcription, inside assemble_speech_to_text_response (the model
+// has run): srt and vtt because Qwen3-ASR has no segment timestamps
+// (speech_to_text.py @f9f24e5a), any other value "Unsupported
+// response_format for /v1/audio/transcriptions: 'x'" (its repr of the
+// value sent; charliechenye/sglang-omni speech_to_text.py@3f4286eb).
+func (s *Server) checkFormat(req *request) (msg string, after bool) {
 	p := s.p()
 	vllm := p.eng.Transcription.TextAsJSON
-	subtitle := req.responseFormat == "srt" || req.responseFormat == "vtt"
-	switch {
-	case vllm && subtitle:
-		return "Currently only support response_format: `text`, `json`, `verbose_json` or `diarized_json`"
-	case vllm && req.responseFormat == "diarized_json":
-		return fmt.Sprintf("Currently do not support diarized_json for %s", s.cfg.Model)
-	case !vllm && req.responseFormat == "diarized_json":
-		return fmt.Sprintf("unsupported response_format %q (json, text or verbose_json)", req.responseFormat)
-	case req.responseFormat == "verbose_json" && !p.eng.Transcription.VerboseJSON:
-		return fmt.Sprintf("Currently do not support verbose_json for %s", s.cfg.Model)
-	case !vllm && req.stream && req.responseFormat != "json" && req.responseFormat != "text":
-		return fmt.Sprintf("stream=true supports only response_format 'json' or 'text', got '%s'", req.responseFormat)
-	case !vllm && subtitle:
-		return fmt.Sprintf("response_format '%s' requires a segment-timestamp capability", req.responseFormat)
+	f := req.responseFormat
+	if vllm && req.rawFormat != "" {
+		f = req.rawFormat // taken as sent
 	}
-	return ""
+	subtitle := f == "srt" || f == "vtt"
+	known := f == "json" || f == "text" || f == "verbose_json"
+	switch {
+	case vllm && f == "diarized_json":
+		return fmt.Sprintf("Currently do not support diarized_json for %s", s.cfg.Model), false
+	case vllm && !known:
+		return "Currently only support response_format: `text`, `json`, `verbose_json` or `diarized_json`", false
+	case f == "verbose_json" && !p.eng.Transcription.VerboseJSON:
+		return fmt.Sprintf("Currently do not support verbose_json for %s", s.cfg.Model), false
+	case !vllm && req.stream && f != "json" && f != "text":
+		return fmt.Sprintf("stream=true supports only response_format 'json' or 'text', got '%s'", req.rawFormat), false
+	case !vllm && subtitle:
+		return fmt.Sprintf("response_format '%s' requires a segment-timestamp capability", f), true
+	case !vllm && !known:
+		return "Unsupported response_format for /v1/audio/transcriptions: " + pyRepr(req.rawFormat), true
+	}
+	return "", false
 }
 
 // requestID is the id the server gives a request: vLLM takes the
@@ -202,8 +220,9 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		s.writeModelNotFound(w, req.model)
 		return
 	}
-	if msg := s.checkFormat(req); msg != "" {
-		s.fail(w, http.StatusBadRequest, msg)
+	badFormat, formatAfter := s.checkFormat(req)
+	if badFormat != "" && !formatAfter {
+		s.fail(w, http.StatusBadRequest, badFormat)
 		return
 	}
 	if len(req.file) == 0 && !s.p().eng.Transcription.TextAsJSON {
@@ -224,6 +243,8 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 	}
 	a := answer{seconds: info.Seconds(), cacheKey: digestOf(req.file)}
 	a.tokens = promptTokens(a.seconds)
+	id := s.requestID(r)
+	ids := s.engineIDs(id, req, a.seconds)
 
 	// The cache is consulted before admission: a hit skips the queue and
 	// the model, which is exactly why unperturbed runs flatter an engine.
@@ -232,9 +253,13 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		text, hit := s.cache[a.cacheKey]
 		s.cacheMu.RUnlock()
 		s.metrics.cacheQuery(a.tokens, hit)
+		if hit && badFormat != "" {
+			s.fail(w, http.StatusBadRequest, badFormat) // nothing to run: refused at once
+			return
+		}
 		if hit {
 			a.text = text
-			s.respond(w, r, req, a, start, n, start, 0)
+			s.respond(w, r, req, a, id, ids, start, n, start, 0)
 			return
 		}
 	} else {
@@ -244,16 +269,34 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 	// Service starts when the request arrived, or when it left the queue:
 	// the time spent reading and hashing the body is part of it, as it is
 	// in a real engine, so latency is what was configured.
-	begin, ok := s.admit(w, r, start)
+	// Where the engine answers 200 once it has accepted a request
+	// (vLLM: "we return a success status before we actually start
+	// generating"), a stream's headers leave at acceptance, before it
+	// waits in the queue; SGLang-Omni's wait for its first event.
+	var accepted func()
+	if req.stream && !s.p().eng.Stream.HeadersAtFirstChunk {
+		accepted = func() { s.startStream(w, req, id) }
+	}
+	tk, begin, ok := s.admit(w, r, start, ask{slots: len(ids), tokens: int(a.tokens)}, accepted)
 	if !ok {
 		return
 	}
-	defer s.admission.release()
+	defer tk.release()
 
 	a.text = s.recognise(req.file, a.cacheKey)
 	service := s.cfg.BaseLatency + time.Duration(a.seconds*float64(s.cfg.PerAudioSecond))
+	// The prompt's tokens leave the engine's prefill count at the first
+	// token (vLLM's --max-num-queued-tokens counts requests in prefill).
+	prefillEnd := time.AfterFunc(time.Until(begin.Add(time.Duration(float64(service)*PrefillShare))), tk.prefilled)
+	defer prefillEnd.Stop()
 	if s.cfg.FailRate > 0 && s.draw(n) < s.cfg.FailRate {
 		if sleepUntil(r, begin.Add(service)) {
+			if req.headersSent {
+				// The 200 is out: the failure is the stream's error event.
+				s.metrics.done(false, timing{}, 0)
+				s.streamError(w, r)
+				return
+			}
 			s.fail(w, http.StatusInternalServerError, "Internal server error (simulated failure).")
 		}
 		return
@@ -263,7 +306,14 @@ func (s *Server) transcribe(w http.ResponseWriter, r *http.Request) {
 		s.cache[a.cacheKey] = a.text
 		s.cacheMu.Unlock()
 	}
-	s.respond(w, r, req, a, start, n, begin, service)
+	if badFormat != "" {
+		// Refused once transcribed: the whole service time is spent.
+		if sleepUntil(r, begin.Add(service)) {
+			s.fail(w, http.StatusBadRequest, badFormat)
+		}
+		return
+	}
+	s.respond(w, r, req, a, id, ids, start, n, begin, service)
 }
 
 // recognise returns the transcript for audio: the corpus reference (with
@@ -284,20 +334,21 @@ func (s *Server) recognise(audio []byte, d digest) string {
 // the time service begins (start, or when the request left the queue),
 // the caller then releasing the slot; a shed request answered as the
 // engine sheds, or a client that left while queued counted, !ok.
-func (s *Server) admit(w http.ResponseWriter, r *http.Request, start time.Time) (time.Time, bool) {
-	queued, err := s.admission.admit(r.Context())
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, start time.Time, q ask, accepted func()) (*ticket, time.Time, bool) {
+	tk, queued, err := s.admission.admit(r.Context(), q, accepted)
 	if err != nil {
 		if errors.Is(err, errShed) {
+			markShed(r)
 			s.fail(w, s.p().eng.Shedding.Status, s.p().eng.Shedding.Message)
 		} else {
 			s.metrics.done(false, timing{}, 0) // the client left while queued
 		}
-		return time.Time{}, false
+		return nil, time.Time{}, false
 	}
 	if queued {
-		return time.Now(), true
+		return tk, time.Now(), true
 	}
-	return start, true
+	return tk, start, true
 }
 
 func (s *Server) fail(w http.ResponseWriter, status int, msg string) {
@@ -324,9 +375,7 @@ func sleepUntil(r *http.Request, t time.Time) bool {
 
 // respond serves the answer after service time, in the requested shape as
 // the persona's engine writes it.
-func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a answer, start time.Time, n uint64, begin time.Time, service time.Duration) {
-	id := s.requestID(r)
-	ids := s.engineIDs(id, req, a.seconds)
+func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a answer, id string, ids []string, start time.Time, n uint64, begin time.Time, service time.Duration) {
 	defer s.observeRequest(ids, start, begin, service)()
 	// Where the engine counts engine requests (vLLM), each chunk and the
 	// language detection is counted and observed, with the request's
@@ -358,6 +407,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 		finished := false
 		s.stream(w, r, req, a, text, id, n, begin, service, func() {
 			finished = true
+			markOK(r, took(), a.seconds, true)
 			for range counted {
 				s.metrics.done(true, took(), completion)
 			}
@@ -371,6 +421,7 @@ func (s *Server) respond(w http.ResponseWriter, r *http.Request, req *request, a
 		s.metrics.done(false, timing{}, 0)
 		return
 	}
+	markOK(r, took(), a.seconds, false)
 	for range counted {
 		s.metrics.done(true, took(), completion)
 	}
@@ -543,18 +594,14 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 		Error any            `json:"error,omitempty"`
 	}
 	flusher, _ := w.(http.Flusher)
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	if p.eng.Stream.IDHeader {
-		w.Header().Set("X-Request-Id", id)
-	}
 	if !p.eng.Stream.HeadersAtFirstChunk {
-		// vLLM answers 200 before it generates; SGLang-Omni's headers
-		// leave with its first event (the first write).
-		w.WriteHeader(http.StatusOK)
-		if flusher != nil {
-			flusher.Flush()
-		}
+		// vLLM answers 200 before it generates (at acceptance, when the
+		// request went through admission: startStream is idempotent);
+		// SGLang-Omni's headers leave with its first event (the first
+		// write).
+		s.startStream(w, req, id)
+	} else {
+		s.streamHeaders(w, id)
 	}
 	send := func(v any) bool {
 		b, _ := json.Marshal(v)
@@ -577,11 +624,17 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 	// A fault strikes after half the words (at least one when there are
 	// any), so that some text has arrived.
 	faultAt := (len(words) + 1) / 2
+	// The first word comes after the prefill share of the service time
+	// (the encoder and the prompt's forward, PrefillShare, as the sim's
+	// own stage histograms and spans book it), the others spread over
+	// the decode: a client's first text is never before the sim's own
+	// first token.
+	prefill := time.Duration(float64(service) * PrefillShare)
 	for i, word := range words {
 		if fault != faultNone && i == faultAt {
 			break
 		}
-		at := begin.Add(service * time.Duration(i+1) / time.Duration(len(words)))
+		at := begin.Add(prefill + (service-prefill)*time.Duration(i+1)/time.Duration(len(words)))
 		if !sleepUntil(r, at) {
 			return false
 		}
@@ -608,15 +661,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 		if len(words) == 0 && !sleepUntil(r, begin.Add(service)) {
 			return false
 		}
-		const msg = "Internal server error (simulated failure mid-stream)."
-		if p.eng.Stream.ErrorEvent == engine.TypedError {
-			send(event{Type: "error", Error: map[string]string{"message": msg}})
-		} else {
-			send(map[string]any{"error": openAIError{Message: msg, Type: "InternalServerError", Code: http.StatusInternalServerError}})
-		}
-		if p.eng.Stream.DoneAfterError { // vLLM; SGLang-Omni closes without [DONE]
-			done()
-		}
+		s.streamError(w, r)
 		return false
 	}
 	if len(words) == 0 && !sleepUntil(r, begin.Add(service)) {
@@ -642,4 +687,50 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, req *request, a 
 	}
 	finished()
 	return done()
+}
+
+// streamHeaders sets a stream's headers (not yet sent).
+func (s *Server) streamHeaders(w http.ResponseWriter, id string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	if s.p().eng.Stream.IDHeader {
+		w.Header().Set("X-Request-Id", id)
+	}
+}
+
+// startStream sends a stream's 200 and headers now, once.
+func (s *Server) startStream(w http.ResponseWriter, req *request, id string) {
+	if req.headersSent {
+		return
+	}
+	req.headersSent = true
+	s.streamHeaders(w, id)
+	w.WriteHeader(http.StatusOK)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// streamError sends the persona's mid-stream error event: vLLM's
+// data: {"error":{...}} then [DONE]; SGLang-Omni's
+// data: {"type":"error","error":{"message"}} and the end of the stream.
+func (s *Server) streamError(w http.ResponseWriter, r *http.Request) {
+	p := s.p()
+	const msg = "Internal server error (simulated failure mid-stream)."
+	var v any = map[string]any{"error": openAIError{Message: msg, Type: "InternalServerError", Code: http.StatusInternalServerError}}
+	if p.eng.Stream.ErrorEvent == engine.TypedError {
+		v = struct {
+			Type  string            `json:"type"`
+			Error map[string]string `json:"error"`
+		}{"error", map[string]string{"message": msg}}
+	}
+	b, _ := json.Marshal(v)
+	fmt.Fprintf(w, "data: %s\n\n", b)
+	if p.eng.Stream.DoneAfterError { // vLLM; SGLang-Omni closes without [DONE]
+		countNow(r)
+		io.WriteString(w, "data: [DONE]\n\n")
+	}
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
 }
