@@ -119,6 +119,19 @@ func fourthPassKinds() []kind {
 				}
 				refresh(tb, dir)
 			}},
+		// The first byte cut 5x below what it was (time to first byte
+		// flattered): the server's own first token comes after it.
+		{name: "first-byte-before-server-ttft", class: "events", check: verify.CheckEvents, status: fail, text: "before the server's own first token",
+			doctor: func(tb testing.TB, dir string) {
+				retime(tb, dir, "records/a/c3-r1.jsonl", func(t0 int64, m []*schemas.Record) {
+					for _, r := range m {
+						if r.FirstByteNs > r.StartNs {
+							r.FirstByteNs = r.StartNs + (r.FirstByteNs-r.StartNs)/5
+						}
+					}
+				})
+				refresh(tb, dir)
+			}},
 		// Every /metrics scrape of a target deleted, failures and all:
 		// with no scrape of it left, none used to be required, though
 		// telemetry/steps.jsonl records when each was taken.

@@ -294,7 +294,10 @@
 //	             a step's median request's e2e its client latency by more
 //	             than 0.1 ms + 0.1 % (medianMarginSlack: the server's
 //	             interval lies inside the client's; FAIL: every record
-//	             shaved within the per-request slack); a
+//	             shaved within the per-request slack), nor a record's
+//	             first byte come earlier after its send than the server's
+//	             time to first token after arrival, beyond the same slack
+//	             (FAIL: the first byte was moved); a
 //	             benchseal id of the step in the server's evidence that no
 //	             record carries FAILs (a record removed), other ids WARN.
 //	             Over the whole run (ids.go): every benchseal id of a

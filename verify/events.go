@@ -315,8 +315,21 @@ func median(xs []float64) float64 {
 }
 
 // checkStageTimes holds one request's server times to its client latency.
+//
+// The record's first byte (a stream's first text or audio, a whole
+// answer's headers) comes after the server's first token: the request
+// arrived after the client sent it, and nothing is sent before it is
+// made. A first byte earlier than the server's time to first token by
+// more than eventsSlack was moved (FAIL).
 func checkStageTimes(c *Check, name string, k stepKey, r schemas.Record, l schemas.RequestStages) {
 	client := float64(r.EndNs-r.StartNs) / 1e9
+	if l.TTFTS != nil && r.FirstByteNs > r.StartNs {
+		if first := float64(r.FirstByteNs-r.StartNs) / 1e9; first+eventsSlack(first) < *l.TTFTS {
+			c.failf(name, nil, "%s: request %s: its first byte came %.6f s after it was sent, before the server's own first token (%.6f s after it arrived): the record's first byte was moved earlier than the server made it",
+				k, r.RequestID, first, *l.TTFTS)
+			return
+		}
+	}
 	for _, t := range []struct {
 		what string
 		v    *float64
