@@ -132,6 +132,28 @@ func fourthPassKinds() []kind {
 				})
 				refresh(tb, dir)
 			}},
+		// Steady state made by lengthening: each worker's last request
+		// of the last step ends 300 ms after the step's last end, all at
+		// once (no start moves, so the closed loop and the clock offset
+		// hold), claims recomputed: the records fill the drain with C in
+		// flight, the server's own e2e for the same requests does not.
+		{name: "latencies-lengthened-steady", class: "events", check: verify.CheckEvents, status: fail, text: "the records' latencies were lengthened beyond what the server did",
+			doctor: func(tb testing.TB, dir string) {
+				retime(tb, dir, lastStep, func(t0 int64, m []*schemas.Record) {
+					last := map[int]*schemas.Record{}
+					end := int64(0)
+					for _, r := range m {
+						if l := last[r.Worker]; l == nil || r.StartNs > l.StartNs {
+							last[r.Worker] = r
+						}
+						end = max(end, r.EndNs)
+					}
+					for _, r := range last {
+						r.EndNs = end + 300e6
+					}
+				})
+				refresh(tb, dir)
+			}},
 		// Every /metrics scrape of a target deleted, failures and all:
 		// with no scrape of it left, none used to be required, though
 		// telemetry/steps.jsonl records when each was taken.

@@ -297,7 +297,12 @@
 //	             shaved within the per-request slack), nor a record's
 //	             first byte come earlier after its send than the server's
 //	             time to first token after arrival, beyond the same slack
-//	             (FAIL: the first byte was moved); a
+//	             (FAIL: the first byte was moved); a closed-loop step the
+//	             records put at steady state must stay there by the
+//	             server's account, each joined latency trimmed to its e2e
+//	             plus twice the median overhead of the requests a closed
+//	             loop cannot lengthen unseen, plus 5 ms (FAIL below
+//	             0.85·C: latencies lengthened to fill a drain); a
 //	             benchseal id of the step in the server's evidence that no
 //	             record carries FAILs (a record removed), other ids WARN.
 //	             Over the whole run (ids.go): every benchseal id of a

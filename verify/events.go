@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/serverevents"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -158,6 +159,7 @@ func checkEvents(rep *Report, ev *evidence) {
 		}
 		ids := map[string]bool{}
 		var margins, clients []float64 // successful joined requests: client latency less the server's e2e
+		var witnessed []joinedTime
 		measured, succeeded, seenMeasured, missing := 0, 0, 0, 0
 		var firstMissing string
 		for _, r := range recs {
@@ -179,6 +181,7 @@ func checkEvents(rep *Report, ev *evidence) {
 					if l.E2ES != nil {
 						client := float64(r.EndNs-r.StartNs) / 1e9
 						margins, clients = append(margins, client-*l.E2ES), append(clients, client)
+						witnessed = append(witnessed, joinedTime{r, *l.E2ES, l.Parts})
 					}
 				}
 			}
@@ -193,6 +196,7 @@ func checkEvents(rep *Report, ev *evidence) {
 				}
 			}
 		}
+		checkSteadyWitness(c, ev, name, k, recs, witnessed)
 		checkMedianMargin(c, name, k, margins, clients)
 		if len(byID) > 0 {
 			joined++
@@ -300,6 +304,84 @@ func checkMedianMargin(c *Check, name string, k stepKey, margins, clients []floa
 	if slack := medianMarginSlack(l); m < -slack {
 		c.failf(name, nil, "%s: the median request's latency is %.3f ms shorter than the server's own end-to-end time for it (over %d requests; the clocks explain at most %.3f ms): the records' latencies were lowered under the server's account",
 			k, -m*1e3, len(margins), slack*1e3)
+	}
+}
+
+// steadyWitnessSlack is how far below SteadyMeanShare·C the server's
+// account may put a step's mean in flight while its records put it at
+// or above: 5 % of C.
+const steadyWitnessSlack = 0.05
+
+// joinedTime is a successful measured record joined to the server's e2e
+// time for it, from parts pieces of evidence (more than one: a chunked
+// request, whose e2e is its longest chunk's).
+type joinedTime struct {
+	r     schemas.Record
+	e2e   float64
+	parts int
+}
+
+// checkSteadyWitness holds a closed-loop step's steady state (claims'
+// mean in flight, Σ latency / window: what latencies lengthened at the
+// ends of a window raise) to the server's own account of the same
+// requests. A request's client latency is its server e2e plus the
+// network and HTTP time it pays, about the same for every request; so
+// each joined latency is held to its e2e plus twice the median overhead
+// of the requests a closed loop cannot lengthen unseen (each worker's
+// but its last) plus 5 ms, and what lies beyond is taken out of the
+// mean.
+// Where the records reach SteadyMeanShare·C and the mean so trimmed
+// stays below it by more than steadyWitnessSlack·C, the records'
+// latencies were lengthened beyond what the server did: FAIL (a level
+// short of steady state made to read as steady, and its verdict with
+// it). Chunked requests (their e2e is one chunk's) are not trimmed.
+func checkSteadyWitness(c *Check, ev *evidence, name string, k stepKey, recs []schemas.Record, joined []joinedTime) {
+	if ev.run.Protocol.Mode == schemas.ModeOpen || len(joined) < 3 || k.concurrency < 2 {
+		return
+	}
+	mean, _, ok := claims.SteadyState(recs, k.concurrency)
+	if !ok || mean < claims.SteadyMeanShare*float64(k.concurrency) {
+		return
+	}
+	first, last := int64(-1), int64(0)
+	for _, r := range recs {
+		if r.Phase == schemas.PhaseMeasure && r.EndNs >= r.StartNs {
+			if first < 0 || r.StartNs < first {
+				first = r.StartNs
+			}
+			last = max(last, r.EndNs)
+		}
+	}
+	window := float64(last-first) / 1e9
+	// The overhead is read off the requests a closed loop cannot
+	// lengthen unseen: each worker's but its last (a longer one would
+	// have moved its next start).
+	lastOf := map[int]int64{}
+	for _, r := range recs {
+		if r.Phase == schemas.PhaseMeasure {
+			lastOf[r.Worker] = max(lastOf[r.Worker], r.StartNs)
+		}
+	}
+	var overheads []float64
+	for _, j := range joined {
+		if j.parts <= 1 && j.r.StartNs != lastOf[j.r.Worker] {
+			overheads = append(overheads, float64(j.r.EndNs-j.r.StartNs)/1e9-j.e2e)
+		}
+	}
+	if len(overheads) == 0 || window <= 0 {
+		return
+	}
+	allow := 2*max(median(overheads), 0) + 0.005
+	excess := 0.0
+	for _, j := range joined {
+		if j.parts <= 1 {
+			excess += max(0, float64(j.r.EndNs-j.r.StartNs)/1e9-j.e2e-allow)
+		}
+	}
+	trimmed := mean - excess/window
+	if bound := (claims.SteadyMeanShare - steadyWitnessSlack) * float64(k.concurrency); trimmed < bound {
+		c.failf(name, nil, "%s: the records put the step at steady state (mean %.1f of %d in flight), but the server's own times for the same requests put it at %.1f (the records' latencies exceed the server's e2e by %.3f s in all beyond the %.1f ms each that the step's median overhead explains): the records' latencies were lengthened beyond what the server did",
+			k, mean, k.concurrency, trimmed, excess, allow*1e3)
 	}
 }
 
