@@ -18,7 +18,9 @@ import (
 
 	"github.com/benchseal/benchseal/bundle"
 	"github.com/benchseal/benchseal/internal/bench"
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/report"
+	"github.com/benchseal/benchseal/internal/serverevents"
 	"github.com/benchseal/benchseal/internal/session"
 	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/benchseal/benchseal/internal/task"
@@ -153,6 +155,35 @@ func fourthPassKinds() []kind {
 					}
 				})
 				refresh(tb, dir)
+			}},
+		// An open-loop level the server did not keep up with (latency
+		// from arrival growing through it) made to read as kept up: every
+		// measured latency of the level set to its first's, claims
+		// recomputed. The server's own spans hold each request's queue.
+		{name: "openloop-keptup-forged", class: "events", check: verify.CheckEvents, status: fail, text: "the record's latency is shorter than the server's own",
+			base: overloadedOpenRun,
+			doctor: func(tb testing.TB, dir string) {
+				editOpenRecords(tb, dir, "records/a/c2-r1.jsonl", func(rs []schemas.Record) []schemas.Record {
+					first := int64(-1)
+					for i := range rs {
+						r := &rs[i]
+						if r.Phase != schemas.PhaseMeasure || !r.OK {
+							continue
+						}
+						if first < 0 {
+							first = r.EndNs - r.StartNs
+						}
+						r.EndNs = r.StartNs + first
+						r.FirstByteNs = min(r.FirstByteNs, r.EndNs)
+					}
+					return rs
+				})
+				refresh(tb, dir)
+				var c schemas.Claims
+				getJSON(tb, filepath.Join(dir, schemas.ClaimsFile), &c)
+				if k := claims.KeepUpOf(c.Targets[0].Levels[1].Median, 0); k != claims.KeptUp {
+					tb.Fatalf("the forgery does not read as kept up: %v", k)
+				}
 			}},
 		// Every /metrics scrape of a target deleted, failures and all:
 		// with no scrape of it left, none used to be required, though
@@ -337,4 +368,63 @@ func TestTTSScrapedBase(t *testing.T) {
 	if c.Status == verify.Fail || strings.Contains(c.Summary, "are not held to it") {
 		t.Fatalf("check 9 of the honest tts run: %s %s %v", c.Status, c.Summary, c.Findings)
 	}
+}
+
+// overloaded is an open-loop run (20 and 80 req/s) against a simulated
+// vLLM that runs one 30 ms request at a time (about 33 req/s), its spans
+// collected: it keeps up with the first rate, not the second.
+var overloaded struct {
+	once sync.Once
+	dir  string
+}
+
+func overloadedOpenRun(tb testing.TB) string {
+	overloaded.once.Do(func() {
+		base, err := os.MkdirTemp(tmpRoot, "overloaded-")
+		must(tb, err)
+		corpusDir := filepath.Join(base, "corpus")
+		must(tb, os.Mkdir(corpusDir, 0o755))
+		var sc []sim.Clip
+		for i := range 2 {
+			w := makeWAV(0.3, uint64(i+41))
+			name := filepath.Join(corpusDir, string(rune('a'+i))+".wav")
+			must(tb, os.WriteFile(name, w, 0o644))
+			must(tb, os.WriteFile(strings.TrimSuffix(name, ".wav")+".txt", []byte(refs[i]+"\n"), 0o644))
+			sc = append(sc, sim.Clip{Audio: w, Text: refs[i]})
+		}
+		clips, err := bench.LoadCorpus(corpusDir)
+		must(tb, err)
+		otlp, err := serverevents.Listen("127.0.0.1:0")
+		must(tb, err)
+		addr := otlp.Addr()
+		otlp.Close()
+		srv, err := sim.New(sim.Config{Corpus: sc, BaseLatency: 30 * time.Millisecond, MaxRunning: 1, OTLPEndpoint: "http://" + addr})
+		must(tb, err)
+		hs := httptest.NewServer(srv)
+		defer hs.Close()
+		defer srv.Close()
+		s, err := session.Start(context.Background(), session.Config{
+			Out: filepath.Join(base, "run"), Servers: session.Servers{GPUs: map[string][]int{}},
+			Plan: bench.Plan{Targets: []bench.Target{{Name: "a", URL: hs.URL}}, Corpus: clips,
+				Rates: []float64{20, 80}, Requests: []int{48}, Warmup: []int{2}, Repeats: 1, Seed: 81, Command: []string{"benchseal", "run"},
+				Scoring: schemas.Scoring{Normalizer: "whisper-en", Aligner: "unit", Unit: "word", Failures: "excluded"}},
+			Tool: testTool(), Timeout: bench.DefaultTimeout, SampleInterval: 20 * time.Millisecond,
+			Events: session.ServerEvents{OTLPListen: addr},
+		})
+		defer s.Stop()
+		must(tb, err)
+		res, err := s.Run(context.Background())
+		must(tb, err)
+		refresh(tb, res.Dir)
+		var c schemas.Claims
+		getJSON(tb, filepath.Join(res.Dir, schemas.ClaimsFile), &c)
+		if k := claims.KeepUpOf(c.Targets[0].Levels[1].Median, 0); k != claims.NotKeptUp {
+			tb.Fatalf("the overloaded level reads %v, want did not keep up", k)
+		}
+		overloaded.dir = res.Dir
+	})
+	if overloaded.dir == "" {
+		tb.Fatal("the overloaded open-loop run failed to build")
+	}
+	return overloaded.dir
 }
