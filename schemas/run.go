@@ -206,6 +206,11 @@ const PerturbNoReference = "none: no reference clip"
 // sent but the request's own members, nothing was perturbed.
 func (c Clip) NoInput() bool { return c.Perturb == PerturbNoReference }
 
+// EventOTLPCollected is the run event (one per target) saying that the
+// target's OpenTelemetry spans were collected into servers/<t>/otlp/: a
+// verifier then holds their absence as evidence removed.
+const EventOTLPCollected = "otlp_collected"
+
 // RunEvent is something that happened to the run at a time (a server that
 // died, an interrupt). AtNs is an offset from StartedAt.
 type RunEvent struct {

@@ -185,6 +185,15 @@ func fourthPassKinds() []kind {
 					tb.Fatalf("the forgery does not read as kept up: %v", k)
 				}
 			}},
+		// Every per-request server account of a target deleted (spans
+		// and stages), though run.json says they were collected: the
+		// absence is evidence removed, not "not observed".
+		{name: "spans-of-target-removed", class: "events", check: verify.CheckEvents, status: fail, text: "run.json says the server's OpenTelemetry spans were collected",
+			base: overloadedOpenRun,
+			doctor: func(tb testing.TB, dir string) {
+				must(tb, os.RemoveAll(filepath.Join(dir, "servers", "a", "otlp")))
+				must(tb, os.RemoveAll(filepath.Join(dir, "servers", "a", "stages")))
+			}},
 		// Every /metrics scrape of a target deleted, failures and all:
 		// with no scrape of it left, none used to be required, though
 		// telemetry/steps.jsonl records when each was taken.
@@ -394,25 +403,35 @@ func overloadedOpenRun(tb testing.TB) string {
 		}
 		clips, err := bench.LoadCorpus(corpusDir)
 		must(tb, err)
-		otlp, err := serverevents.Listen("127.0.0.1:0")
-		must(tb, err)
-		addr := otlp.Addr()
-		otlp.Close()
-		srv, err := sim.New(sim.Config{Corpus: sc, BaseLatency: 30 * time.Millisecond, MaxRunning: 1, OTLPEndpoint: "http://" + addr})
-		must(tb, err)
-		hs := httptest.NewServer(srv)
-		defer hs.Close()
-		defer srv.Close()
-		s, err := session.Start(context.Background(), session.Config{
-			Out: filepath.Join(base, "run"), Servers: session.Servers{GPUs: map[string][]int{}},
-			Plan: bench.Plan{Targets: []bench.Target{{Name: "a", URL: hs.URL}}, Corpus: clips,
-				Rates: []float64{20, 80}, Requests: []int{48}, Warmup: []int{2}, Repeats: 1, Seed: 81, Command: []string{"benchseal", "run"},
-				Scoring: schemas.Scoring{Normalizer: "whisper-en", Aligner: "unit", Unit: "word", Failures: "excluded"}},
-			Tool: testTool(), Timeout: bench.DefaultTimeout, SampleInterval: 20 * time.Millisecond,
-			Events: session.ServerEvents{OTLPListen: addr},
-		})
-		defer s.Stop()
-		must(tb, err)
+		// The session listens for the spans itself; the port is picked
+		// here so that the simulator can be told it, and picked again in
+		// the rare case another test took it in between.
+		var s *session.Session
+		for try := 0; ; try++ {
+			otlp, err := serverevents.Listen("127.0.0.1:0")
+			must(tb, err)
+			addr := otlp.Addr()
+			otlp.Close()
+			srv, err := sim.New(sim.Config{Corpus: sc, BaseLatency: 30 * time.Millisecond, MaxRunning: 1, OTLPEndpoint: "http://" + addr})
+			must(tb, err)
+			hs := httptest.NewServer(srv)
+			defer hs.Close()
+			defer srv.Close()
+			s, err = session.Start(context.Background(), session.Config{
+				Out: filepath.Join(base, "run"), Servers: session.Servers{GPUs: map[string][]int{}},
+				Plan: bench.Plan{Targets: []bench.Target{{Name: "a", URL: hs.URL}}, Corpus: clips,
+					Rates: []float64{20, 80}, Requests: []int{48}, Warmup: []int{2}, Repeats: 1, Seed: 81, Command: []string{"benchseal", "run"},
+					Scoring: schemas.Scoring{Normalizer: "whisper-en", Aligner: "unit", Unit: "word", Failures: "excluded"}},
+				Tool: testTool(), Timeout: bench.DefaultTimeout, SampleInterval: 20 * time.Millisecond,
+				Events: session.ServerEvents{OTLPListen: addr},
+			})
+			defer s.Stop()
+			if err != nil && strings.Contains(err.Error(), "address already in use") && try < 5 {
+				continue
+			}
+			must(tb, err)
+			break
+		}
 		res, err := s.Run(context.Background())
 		must(tb, err)
 		refresh(tb, res.Dir)

@@ -234,6 +234,16 @@ func checkEvents(rep *Report, ev *evidence) {
 		targets = append(targets, t)
 	}
 	slices.Sort(targets)
+	// Evidence the run says it collected is required: its absence is
+	// evidence removed, not evidence never collected.
+	for _, t := range targets {
+		for _, e := range ev.run.Events {
+			if e.Kind == schemas.EventOTLPCollected && e.Target == t {
+				c.failf(schemas.ServerPath(t, "otlp/"), nil, "%s: run.json says the server's OpenTelemetry spans were collected, but steps of it have no per-request account (servers/%s/stages/): the server's evidence was removed after the run", t, t)
+				break
+			}
+		}
+	}
 	if len(byCount) > 0 {
 		no.add("the server's per-request times of the %d step(s) held by count only: its request ids are not the records' (SGLang-Omni returns its id only on streamed answers: run with --stream)", len(byCount))
 	}
@@ -244,7 +254,7 @@ func checkEvents(rep *Report, ev *evidence) {
 	if witnessed > 0 {
 		offsets = checkEvidenceIDs(c, ev, spans)
 	}
-	if witnessed == 0 {
+	if witnessed == 0 && c.Status != Fail {
 		c.Status = Skip
 		for _, t := range targets {
 			c.add(Finding{Status: Skip, Kind: KindEventsNotObserved, Path: schemas.ServerPath(t, ""),

@@ -14,6 +14,7 @@ import (
 
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/serverevents"
+	"github.com/benchseal/benchseal/schemas"
 )
 
 // DefaultOTLPWait is how long the session waits after the sweep for spans
@@ -239,6 +240,13 @@ func (s *Session) writeOTLP(ctx context.Context, d *bench.Dir) error {
 		}
 	}
 	silent, err := serverevents.CollectOTLP(ctx, d.Path, d.Run, ev.otlp, wait, profiled...)
+	// run.json says whose spans were collected, so that a verifier holds
+	// their absence as evidence removed, not as evidence never collected.
+	for _, t := range d.Run.Targets {
+		if !slices.Contains(silent, t.Name) && !slices.Contains(profiled, t.Name) {
+			d.Event(t.Name, schemas.EventOTLPCollected, "the server's OpenTelemetry spans were collected into "+schemas.ServerPath(t.Name, "otlp/"))
+		}
+	}
 	refused := ev.otlp.Refusals()
 	for _, t := range silent {
 		if len(refused) > 0 {
