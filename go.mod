@@ -8,6 +8,7 @@ require (
 	github.com/digitorus/timestamp v0.0.0-20231217203849-220c5c2851b7
 	github.com/go-audio/wav v1.1.0
 	github.com/go-openapi/strfmt v0.27.2
+	github.com/hajimehoshi/go-mp3 v0.3.4
 	github.com/klauspost/compress v1.20.4
 	github.com/mewkiz/flac v1.0.14
 	github.com/parquet-go/parquet-go v0.32.0

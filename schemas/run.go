@@ -195,6 +195,14 @@ type Clip struct {
 	// voice), whose file, sha256, size, format and lengths are then empty
 	// (no inputs/ file is written) and whose requests send the same body.
 	Perturb string `json:"perturb,omitempty"`
+	// SourceFormat and SourceSHA256 say what a decoded clip was decoded
+	// from ("flac", losslessly; "mp3", once) and the SHA-256 of that
+	// source (the .flac or .mp3 file, a Parquet cell's audio bytes): what
+	// is sent, sealed (File, SHA256) and perturbed is the decoded WAV.
+	// Absent for a WAV, sent as it is, and in runs made before they were
+	// recorded.
+	SourceFormat string `json:"source_format,omitempty"`
+	SourceSHA256 string `json:"source_sha256,omitempty"`
 }
 
 // PerturbNoReference is a corpus entry's perturb for an item without a

@@ -35,6 +35,7 @@ type runFlags struct {
 	maxConcurrency          int
 	targets, models, forms  []string
 	audio, corpus, out      string
+	audioColumn, textColumn string
 	task                    string
 	concurrency, requests   string
 	passes, warmup, repeats int
@@ -126,7 +127,9 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringArrayVar(&f.models, "model", nil, "model to request: M for every target, or NAME=M for one (default: the one the server lists)")
 	fl.StringVar(&f.audio, "audio", "", "one WAV clip (reference: a same-named .txt next to it)")
 	fl.StringVar(&f.task, "task", "", fmt.Sprintf("what one request is: %s (default %s; recorded as protocol.task)", strings.Join(task.Names(), ", "), task.DefaultName))
-	fl.StringVar(&f.corpus, "corpus", "", "a folder of WAVs (+ same-named .txt), a JSONL manifest or a SeedTTS meta.lst")
+	fl.StringVar(&f.corpus, "corpus", "", "a folder of WAV, FLAC or MP3 clips (+ same-named .txt), a LibriSpeech folder (*.trans.txt), a JSONL manifest, a Common Voice .tsv, a .parquet file or a SeedTTS meta.lst")
+	fl.StringVar(&f.audioColumn, "audio-column", "", "a .parquet corpus's audio column: a struct of bytes and path, or bytes (default \""+task.DefaultAudioColumn+"\")")
+	fl.StringVar(&f.textColumn, "text-column", "", "a .parquet corpus's reference text column (default \""+task.DefaultTextColumn+"\")")
 	fl.StringVar(&f.concurrency, "concurrency", defaultConcurrency, "concurrency levels, comma-separated")
 	fl.StringVar(&f.requestRate, "request-rate", "", "open loop: offered rates in requests per second, comma-separated, one level each (instead of --concurrency; default --requests: 8 s of each rate's load); docs/protocol.md \"Open loop\"")
 	fl.StringVar(&f.slo, "slo", "", "limits goodput counts against, comma-separated: e2e=DURATION, ttfb=DURATION (e.g. e2e=500ms,ttfb=200ms), from the planned arrival in an open loop, from the send otherwise")
@@ -416,7 +419,18 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		}
 		p.Corpus = []bench.Clip{c}
 	} else {
-		clips, err := tk.LoadCorpus(f.corpus)
+		var clips []bench.Clip
+		if f.audioColumn != "" || f.textColumn != "" {
+			if tk != task.ASR {
+				return p, usageErrorf("--audio-column and --text-column name a .parquet clip corpus's columns: --task %s reads a text corpus", tk.Name())
+			}
+			if !strings.EqualFold(filepath.Ext(f.corpus), ".parquet") {
+				return p, usageErrorf("--audio-column and --text-column name a .parquet corpus's columns: --corpus %s is not a .parquet file", f.corpus)
+			}
+			clips, err = task.LoadWAVCorpusWith(f.corpus, task.CorpusOptions{AudioColumn: f.audioColumn, TextColumn: f.textColumn})
+		} else {
+			clips, err = tk.LoadCorpus(f.corpus)
+		}
 		if err != nil && !corpusPathError(err, f.corpus) {
 			return p, runError(err)
 		}
@@ -424,7 +438,7 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 			return p, withHint(runError(err), "--task tts's --corpus is a text corpus: a .jsonl of {\"id\", \"text\", \"voice\", \"ref_audio\" (a 1-30 s WAV), \"ref_text\"}, a SeedTTS meta.lst or a plain text file, one utterance a line (docs/tts.md)")
 		}
 		if err != nil {
-			return p, withHint(runError(err), "--corpus takes a folder of .wav files (+ same-named .txt), a .jsonl manifest of {\"id\", \"audio\", \"text\", \"language\"} or a SeedTTS meta.lst")
+			return p, withHint(runError(err), "--corpus takes a folder of .wav, .flac or .mp3 files (+ same-named .txt), a LibriSpeech folder (*.trans.txt per chapter), a .jsonl manifest of {\"id\", \"audio\", \"text\", \"language\"}, a Common Voice .tsv (path, sentence), a .parquet file (--audio-column, --text-column) or a SeedTTS meta.lst")
 		}
 		p.Corpus = clips
 	}

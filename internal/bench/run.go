@@ -346,7 +346,8 @@ func (r *runner) create() error {
 		run.Corpus = append(run.Corpus, schemas.Clip{ID: c.ID, File: file, Source: c.Source, SHA256: sum,
 			Size: int64(len(c.WAV.Bytes)), Format: kind, Frames: c.WAV.Frames(), Channels: f.Channels,
 			SampleRate: f.SampleRate, Bits: f.BitsPerSample, ValidBits: f.ValidBits, Seconds: r.task.Seconds(c.WAV.Frames(), int(f.SampleRate)),
-			Text: c.Text, Language: c.Language, Speak: c.Speak, Voice: c.Voice})
+			Text: c.Text, Language: c.Language, Speak: c.Speak, Voice: c.Voice,
+			SourceFormat: c.SourceFormat, SourceSHA256: c.SourceSHA256})
 	}
 	r.d.Run = run
 	return r.writeRun()
