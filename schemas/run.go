@@ -126,6 +126,12 @@ type Protocol struct {
 	// none was given.
 	SLO *SLO `json:"slo,omitempty"`
 
+	// Percentiles are the latency percentiles (0..100) run --percentiles
+	// asked for, in its order: claims.json's latency_percentiles has one
+	// entry per percentile, beside the fixed latency_p50/p90/p95/p99_s.
+	// Absent: the fixed ones only (and runs made before it was recorded).
+	Percentiles []float64 `json:"percentiles,omitempty"`
+
 	// RoundTrip names the ASR server a tts run's produced audio was to
 	// be transcribed by after the sweep (run --asr-target; roundtrip.go);
 	// absent when none was asked for.

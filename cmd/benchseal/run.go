@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,6 +32,7 @@ type runFlags struct {
 	requestRate             string
 	duration                string
 	slo                     string
+	percentiles             string
 	burstiness              string
 	maxConcurrency          int
 	targets, models, forms  []string
@@ -132,6 +134,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringVar(&f.textColumn, "text-column", "", "a .parquet corpus's reference text column (default \""+task.DefaultTextColumn+"\")")
 	fl.StringVar(&f.concurrency, "concurrency", defaultConcurrency, "concurrency levels, comma-separated")
 	fl.StringVar(&f.requestRate, "request-rate", "", "open loop: offered rates in requests per second, comma-separated, one level each (instead of --concurrency; default --requests: 8 s of each rate's load); docs/protocol.md \"Open loop\"")
+	fl.StringVar(&f.percentiles, "percentiles", "", "latency percentiles to publish beside the fixed p50, p90, p95 and p99, comma-separated (e.g. 50,90,99,99.9): in claims.json, the report and compare; recorded in run.json")
 	fl.StringVar(&f.slo, "slo", "", "limits goodput counts against, comma-separated: e2e=DURATION, ttfb=DURATION (e.g. e2e=500ms,ttfb=200ms), from the planned arrival in an open loop, from the send otherwise")
 	fl.StringVar(&f.burstiness, "burstiness", "1", "open loop: the arrivals' gamma shape (1 Poisson, below 1 burstier, inf constant gaps)")
 	fl.IntVar(&f.maxConcurrency, "max-concurrency", 0, "open loop: most requests in flight; a request waits for a slot after its planned time (0: no bound)")
@@ -366,6 +369,11 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	}
 	p.Targets = targets
 	warnSharedURLs(e, p.Targets)
+	if f.percentiles != "" {
+		if p.Percentiles, err = parsePercentiles(f.percentiles); err != nil {
+			return p, err
+		}
+	}
 	if f.slo != "" {
 		if p.SLO, err = parseSLO(f.slo); err != nil {
 			return p, err
@@ -679,4 +687,22 @@ func warnSharedURLs(e *env, targets []bench.Target) {
 			e.warnf("targets %s have one URL (%s): they measure the same server %d times, and share its cache and its queue", strings.Join(names, " and "), fingerprint.Redact(u), len(names))
 		}
 	}
+}
+
+// parsePercentiles reads --percentiles: a comma-separated list of
+// percentiles, each a number from 0 to 100 given once, kept in order.
+func parsePercentiles(s string) ([]float64, error) {
+	var out []float64
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(part), "p"))
+		v, err := strconv.ParseFloat(part, 64)
+		if err != nil || math.IsNaN(v) || v < 0 || v > 100 {
+			return nil, usageErrorf("--percentiles %q: %q is not a percentile from 0 to 100", s, part)
+		}
+		if slices.Contains(out, v) {
+			return nil, usageErrorf("--percentiles %q: %g is given twice", s, v)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }

@@ -287,7 +287,7 @@ func (r *runner) create() error {
 		Protocol: schemas.Protocol{Levels: p.Levels, Requests: p.Requests, Passes: p.Passes, Warmup: p.Warmup,
 			Repeats: p.Repeats, Perturb: !p.NoPerturb, TimeoutS: r.cfg.timeout.Seconds(),
 			SuccessRule: r.task.SuccessRule(), Stream: p.Stream, TargetOrder: "alternate", WarmupOnce: p.WarmupOnce, WarmupRetries: WarmupRetries,
-			Task: r.task.Name(), CacheProbe: p.CacheProbe, SLO: p.SLO},
+			Task: r.task.Name(), CacheProbe: p.CacheProbe, SLO: p.SLO, Percentiles: p.Percentiles},
 		Scoring: p.Scoring, Command: p.Command, Targets: []schemas.Target{}, Corpus: []schemas.Clip{},
 		// Replaced when the sweep ends; a process that exits during it (a
 		// second Ctrl-C, a crash) leaves a run that says why it is incomplete.

@@ -210,11 +210,36 @@ var claimKeys = []Column{
 	{"wer_unit", String, false, "the scoring unit of wer (`word` or `char`); empty without references"},
 }
 
-// ClaimColumns are the columns of the claims table, in order.
-func ClaimColumns() []Column {
+// ClaimColumns are the columns of the claims table of a run that asked
+// for no latency percentiles, in order; ClaimColumnsFor a run's.
+func ClaimColumns() []Column { return ClaimColumnsFor(schemas.Run{}) }
+
+// ClaimColumnsFor are the claims table's columns for run: ClaimColumns,
+// then one latency_p<p>_s column (schemas.LatencyPercentileName) per
+// percentile run --percentiles asked for (run.json's
+// protocol.percentiles), in its order, less the fixed p50, p90, p95 and
+// p99.
+func ClaimColumnsFor(run schemas.Run) []Column {
 	out := append([]Column(nil), claimKeys...)
 	for _, c := range claimColumns {
 		out = append(out, c.Column)
+	}
+	for _, p := range askedPercentiles(run) {
+		out = append(out, Column{schemas.LatencyPercentileName(p), Float, true, ""})
+	}
+	return out
+}
+
+// askedPercentiles are run --percentiles's percentiles less the fixed
+// ones (p50, p90, p95, p99: their columns hold the same values).
+func askedPercentiles(run schemas.Run) []float64 {
+	var out []float64
+	for _, p := range run.Protocol.Percentiles {
+		switch p {
+		case 50, 90, 95, 99:
+			continue
+		}
+		out = append(out, p)
 	}
 	return out
 }
@@ -244,7 +269,8 @@ func errorsJSON(m map[string]int) string {
 // Claims is the claims table: per target (claims.json order) and level,
 // a row per repeat, then the level's median, min and max rows.
 func Claims(run schemas.Run, cl schemas.Claims) Table {
-	t := Table{Name: "claims", Columns: ClaimColumns()}
+	t := Table{Name: "claims", Columns: ClaimColumnsFor(run)}
+	asked := askedPercentiles(run)
 	name := TaskName(run)
 	unit := ""
 	if cl.Scoring != nil {
@@ -264,6 +290,15 @@ func Claims(run schemas.Run, cl schemas.Claims) Table {
 				row := []any{name, tc.Target, int64(lc.Concurrency), rate, kind, int64(repeat), unit}
 				for _, c := range claimColumns {
 					row = append(row, c.get(m))
+				}
+				for _, p := range asked {
+					var v any
+					for _, lp := range m.LatencyPercentiles {
+						if lp.P == p {
+							v = f64(lp.LatencyS)
+						}
+					}
+					row = append(row, v)
 				}
 				t.Rows = append(t.Rows, row)
 			}

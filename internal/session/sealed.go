@@ -311,6 +311,7 @@ func (s *Sealed) Plan(o ReplayOptions) (bench.Plan, time.Duration, map[string][]
 		p.Levels, p.Rates, p.Burstiness, p.MaxConcurrency = nil, slices.Clone(pr.RequestRates), k, pr.MaxConcurrency
 	}
 	p.SLO = pr.SLO
+	p.Percentiles = slices.Clone(pr.Percentiles) // the sealed run's latency percentiles, compared with the replay's
 	if len(pr.Warmup) > 0 {
 		p.Warmup = slices.Clone(pr.Warmup)
 	}
