@@ -19,8 +19,8 @@ import (
 // and a changed p99.9 in a run directory fails verify's claims check
 // (verify recomputes it); the report's latency table heads its columns
 // p50 p90 p99 p99.9; compare of the bundle with itself lists
-// latency_p99_9_s; export's claims table has a latency_p99_9_s column. A
-// bad list is a usage error.
+// latency_p99_9_s, and a replay publishes and compares it too; export's
+// claims table has a latency_p99_9_s column. A bad list is a usage error.
 func TestPercentilesFlag(t *testing.T) {
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus")
@@ -93,6 +93,17 @@ func TestPercentilesFlag(t *testing.T) {
 	code, cmp, stderr := runCLI(t, "compare", bundle, bundle, "--format", "json")
 	if code != 0 || !strings.Contains(cmp, `"latency_p99_9_s"`) {
 		t.Errorf("compare: exit %d, latency_p99_9_s compared: %v\n%s", code, strings.Contains(cmp, "latency_p99_9_s"), stderr)
+	}
+	// A replay publishes the sealed run's percentiles and compares them.
+	rp := filepath.Join(dir, "replay")
+	code, rout, stderr := runCLI(t, "replay", bundle, "-o", rp, "--tolerance", "100000%", "--json")
+	if code != 0 {
+		t.Fatalf("replay: exit %d\n%s%s", code, rout, stderr)
+	}
+	var rrun schemas.Run
+	readJSON(t, filepath.Join(rp, "run.json"), &rrun)
+	if !slices.Equal(rrun.Protocol.Percentiles, run.Protocol.Percentiles) || !strings.Contains(rout, "latency_p99_9_s") {
+		t.Errorf("replay: percentiles %v, compared p99.9: %v", rrun.Protocol.Percentiles, strings.Contains(rout, "latency_p99_9_s"))
 	}
 	out := filepath.Join(dir, "csv")
 	if code, _, stderr := runCLI(t, "export", bundle, "--format", "csv", "-o", out); code != 0 {
