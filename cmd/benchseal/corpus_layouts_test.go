@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/internal/testkit/corpora"
 	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
 )
 
 // TestCorpusLayoutsRunSealVerify: a LibriSpeech folder (FLAC), a Common
@@ -21,7 +23,9 @@ import (
 // --corpus does), sealed and verified: run.json's corpus names each
 // clip's source format and the source file's SHA-256, inputs/ holds the
 // decoded WAV (the bytes sent and perturbed), and the simulator, knowing
-// every reference, leaves a WER of 0.
+// every reference, leaves a WER of 0. A bundle of the LibriSpeech or
+// Common Voice run sealed --no-audio verifies its variants with --audio
+// the original corpus (its FLAC or MP3 files, decoded again).
 func TestCorpusLayoutsRunSealVerify(t *testing.T) {
 	for _, layout := range []string{"librispeech", "commonvoice", "parquet"} {
 		t.Run(layout, func(t *testing.T) {
@@ -92,6 +96,23 @@ func TestCorpusLayoutsRunSealVerify(t *testing.T) {
 			}
 			if code, stdout, stderr := runCLI(t, "verify", bundle); code != 0 {
 				t.Fatalf("verify: exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			if layout != "parquet" {
+				// Sealed without its audio, the bundle's variants re-derive
+				// from the original corpus: each clip found by its
+				// source_sha256 and decoded again.
+				na := filepath.Join(dir, "no-audio.tar.zst")
+				if code, _, stderr := runCLI(t, "seal", rundir, "-o", na, "--no-audio"); code != 0 {
+					t.Fatalf("seal --no-audio: exit %d\n%s", code, stderr)
+				}
+				code, stdout, stderr := runCLI(t, "verify", na, "--audio", filepath.Dir(corpus), "--json")
+				var rep verify.Report
+				if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+					t.Fatalf("verify --json: %v\n%s", err, stderr)
+				}
+				if c := rep.Check(verify.CheckVariants); code != 0 || c == nil || c.Status != verify.Pass {
+					t.Errorf("verify --no-audio bundle --audio the corpus: exit %d, check 5 %+v", code, c)
+				}
 			}
 			var run schemas.Run
 			readJSON(t, filepath.Join(rundir, "run.json"), &run)

@@ -25,16 +25,18 @@ type Loader interface {
 	LoadCorpus(path string) ([]Clip, error)
 }
 
-// IndexWAVs hashes every regular .wav file under dir: the file of each
-// SHA-256 (hex). It is the one index by which a replay and verify find a
-// run's clips in a folder of audio.
+// IndexWAVs hashes every regular .wav, .flac and .mp3 file under dir:
+// the file of each SHA-256 (hex). It is the one index by which a replay
+// and verify find a run's clips in a folder of audio: a WAV clip by its
+// sha256, a decoded clip by its source_sha256 (its .flac or .mp3 file,
+// which ReadIndexed decodes again).
 func IndexWAVs(dir string) (map[string]string, error) {
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || !d.Type().IsRegular() || !strings.EqualFold(filepath.Ext(p), ".wav") {
+		if d.IsDir() || !d.Type().IsRegular() || !isAudioFile(p) {
 			return nil
 		}
 		f, err := os.Open(p)
@@ -50,6 +52,18 @@ func IndexWAVs(dir string) (map[string]string, error) {
 		return nil
 	})
 	return out, err
+}
+
+// ReadIndexed reads a file IndexWAVs found: a .wav as it is, a .flac or
+// .mp3 decoded to the WAV the corpus loader made of it (the bytes whose
+// SHA-256 a decoded clip's sha256 is).
+func ReadIndexed(p string) ([]byte, error) {
+	b, err := os.ReadFile(p)
+	if err != nil || strings.EqualFold(filepath.Ext(p), ".wav") {
+		return b, err
+	}
+	wav, _, err := decodeSource(p, b)
+	return wav, err
 }
 
 // Clip is one item of a WAV corpus (ASR's, and any task's whose input is

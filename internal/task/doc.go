@@ -117,9 +117,10 @@
 // with github.com/hajimehoshi/go-mp3), and the decoded WAV is the clip
 // from then on: sent, perturbed, sealed and re-derived; Clip.SourceFormat
 // and SourceSHA256 keep what it was decoded from (run.json's corpus
-// source_format, source_sha256). IndexWAVs indexes .wav files only: a
-// bundle sealed with --no-audio is given back its decoded WAVs
-// (inputs/), not the FLAC or MP3 sources. run.json's corpus entries
+// source_format, source_sha256). IndexWAVs also indexes .flac and .mp3
+// files, by their own SHA-256, so that a bundle sealed with --no-audio
+// finds a decoded clip by its source_sha256 in the original corpus;
+// ReadIndexed decodes it again. run.json's corpus entries
 // (frames, channels, sample rate, check 5's length check, the variant
 // budget) still describe WAV clips: a text corpus needs entries of its
 // own; Input.Check is where verify compares an input with its entry.
