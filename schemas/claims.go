@@ -1,5 +1,10 @@
 package schemas
 
+import (
+	"strconv"
+	"strings"
+)
+
 // Claims is claims.json: the tables a person publishes, recomputable from
 // the records by internal/claims.
 type Claims struct {
@@ -82,6 +87,12 @@ type Metrics struct {
 	PeakInFlight int            `json:"peak_in_flight"` // measured phase only
 	Quality      *float64       `json:"wer"`
 	Errors       map[string]int `json:"errors"`
+
+	// LatencyPercentiles are the latency percentiles run.json's
+	// protocol.percentiles asked for (run --percentiles), in its order,
+	// defined as the fixed ones are (median, min and max over repeats
+	// percentile by percentile); absent when it asked for none.
+	LatencyPercentiles []LatencyPercentile `json:"latency_percentiles,omitempty"`
 
 	// MeanInFlight is the measured requests' mean in flight over the
 	// window (Σ latency / window_s, Little's law) and
@@ -177,6 +188,21 @@ type Metrics struct {
 	// the server exposes none of the stage families or no scrape bracketed
 	// the phase. In Median/Min/Max it is absent.
 	Server *ServerStages `json:"server,omitempty"`
+}
+
+// LatencyPercentile is one asked-for latency percentile: P (0..100) and
+// its value in seconds, null when no request succeeded.
+type LatencyPercentile struct {
+	P        float64  `json:"p"`
+	LatencyS *float64 `json:"latency_s"`
+}
+
+// LatencyPercentileName names the latency percentile p (0..100) where a
+// flat name is needed (compare's and replay's metric, benchseal export's
+// column): latency_p<p>_s, its decimal point an underscore (99.9:
+// latency_p99_9_s; 50: latency_p50_s, the fixed field's name).
+func LatencyPercentileName(p float64) string {
+	return "latency_p" + strings.ReplaceAll(strconv.FormatFloat(p, 'f', -1, 64), ".", "_") + "_s"
 }
 
 // ServerStages decompose a step's measured requests as the server saw

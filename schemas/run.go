@@ -126,6 +126,12 @@ type Protocol struct {
 	// none was given.
 	SLO *SLO `json:"slo,omitempty"`
 
+	// Percentiles are the latency percentiles (0..100) run --percentiles
+	// asked for, in its order: claims.json's latency_percentiles has one
+	// entry per percentile, beside the fixed latency_p50/p90/p95/p99_s.
+	// Absent: the fixed ones only (and runs made before it was recorded).
+	Percentiles []float64 `json:"percentiles,omitempty"`
+
 	// RoundTrip names the ASR server a tts run's produced audio was to
 	// be transcribed by after the sweep (run --asr-target; roundtrip.go);
 	// absent when none was asked for.
@@ -195,6 +201,14 @@ type Clip struct {
 	// voice), whose file, sha256, size, format and lengths are then empty
 	// (no inputs/ file is written) and whose requests send the same body.
 	Perturb string `json:"perturb,omitempty"`
+	// SourceFormat and SourceSHA256 say what a decoded clip was decoded
+	// from ("flac", losslessly; "mp3", once) and the SHA-256 of that
+	// source (the .flac or .mp3 file, a Parquet cell's audio bytes): what
+	// is sent, sealed (File, SHA256) and perturbed is the decoded WAV.
+	// Absent for a WAV, sent as it is, and in runs made before they were
+	// recorded.
+	SourceFormat string `json:"source_format,omitempty"`
+	SourceSHA256 string `json:"source_sha256,omitempty"`
 }
 
 // PerturbNoReference is a corpus entry's perturb for an item without a

@@ -53,6 +53,9 @@ type clipData struct {
 	// (bundle.Reader as the file streamed past, or the AudioDir index):
 	// the clip is not hashed again to compare it with run.json.
 	digest string
+	// decode says path is the clip's FLAC or MP3 source (found by its
+	// source_sha256), decoded when loaded (task.ReadIndexed).
+	decode bool
 	todo   []recRef
 }
 
@@ -370,6 +373,12 @@ func findClips(ev *evidence, order []*clipData, audioDir string) (int, error) {
 				cd.path, cd.digest = p, cd.clip.SHA256
 				continue
 			}
+			if p, ok := byHash[cd.clip.SourceSHA256]; ok && cd.clip.SourceSHA256 != "" {
+				// Its source, decoded again: the decoded WAV is hashed
+				// and held to sha256 as any clip is.
+				cd.path, cd.decode = p, true
+				continue
+			}
 		}
 		missing++
 	}
@@ -499,6 +508,9 @@ func (d *deriver) load(ci int, o *openClip) {
 		o.buf = d.getBuf()
 		b, err = d.ev.f.readInto(cd.name, *o.buf)
 		*o.buf = b
+	case cd.decode:
+		name = cd.path
+		b, err = task.ReadIndexed(cd.path)
 	default:
 		name = cd.path
 		o.buf = d.getBuf()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,10 +32,12 @@ type runFlags struct {
 	requestRate             string
 	duration                string
 	slo                     string
+	percentiles             string
 	burstiness              string
 	maxConcurrency          int
 	targets, models, forms  []string
 	audio, corpus, out      string
+	audioColumn, textColumn string
 	task                    string
 	concurrency, requests   string
 	passes, warmup, repeats int
@@ -130,9 +133,12 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringArrayVar(&f.models, "model", nil, "model to request: M for every target, or NAME=M for one (default: the one the server lists)")
 	fl.StringVar(&f.audio, "audio", "", "one WAV clip (reference: a same-named .txt next to it)")
 	fl.StringVar(&f.task, "task", "", fmt.Sprintf("what one request is: %s (default %s; recorded as protocol.task)", strings.Join(task.Names(), ", "), task.DefaultName))
-	fl.StringVar(&f.corpus, "corpus", "", "a folder of WAVs (+ same-named .txt), a JSONL manifest or a SeedTTS meta.lst")
+	fl.StringVar(&f.corpus, "corpus", "", "a folder of WAV, FLAC or MP3 clips (+ same-named .txt), a LibriSpeech folder (*.trans.txt), a JSONL manifest, a Common Voice .tsv, a .parquet file or a SeedTTS meta.lst")
+	fl.StringVar(&f.audioColumn, "audio-column", "", "a .parquet corpus's audio column: a struct of bytes and path, or bytes (default \""+task.DefaultAudioColumn+"\")")
+	fl.StringVar(&f.textColumn, "text-column", "", "a .parquet corpus's reference text column (default \""+task.DefaultTextColumn+"\")")
 	fl.StringVar(&f.concurrency, "concurrency", defaultConcurrency, "concurrency levels, comma-separated")
 	fl.StringVar(&f.requestRate, "request-rate", "", "open loop: offered rates in requests per second, comma-separated, one level each (instead of --concurrency; default --requests: 8 s of each rate's load); docs/protocol.md \"Open loop\"")
+	fl.StringVar(&f.percentiles, "percentiles", "", "latency percentiles to publish beside the fixed p50, p90, p95 and p99, comma-separated (e.g. 50,90,99,99.9): in claims.json, the report and compare; recorded in run.json")
 	fl.StringVar(&f.slo, "slo", "", "limits goodput counts against, comma-separated: e2e=DURATION, ttfb=DURATION (e.g. e2e=500ms,ttfb=200ms), from the planned arrival in an open loop, from the send otherwise")
 	fl.StringVar(&f.burstiness, "burstiness", "1", "open loop: the arrivals' gamma shape (1 Poisson, below 1 burstier, inf constant gaps)")
 	fl.IntVar(&f.maxConcurrency, "max-concurrency", 0, "open loop: most requests in flight; a request waits for a slot after its planned time (0: no bound)")
@@ -373,6 +379,11 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	}
 	p.Targets = targets
 	warnSharedURLs(e, p.Targets)
+	if f.percentiles != "" {
+		if p.Percentiles, err = parsePercentiles(f.percentiles); err != nil {
+			return p, err
+		}
+	}
 	if f.slo != "" {
 		if p.SLO, err = parseSLO(f.slo); err != nil {
 			return p, err
@@ -426,7 +437,18 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		}
 		p.Corpus = []bench.Clip{c}
 	} else {
-		clips, err := tk.LoadCorpus(f.corpus)
+		var clips []bench.Clip
+		if f.audioColumn != "" || f.textColumn != "" {
+			if tk != task.ASR {
+				return p, usageErrorf("--audio-column and --text-column name a .parquet clip corpus's columns: --task %s reads a text corpus", tk.Name())
+			}
+			if !strings.EqualFold(filepath.Ext(f.corpus), ".parquet") {
+				return p, usageErrorf("--audio-column and --text-column name a .parquet corpus's columns: --corpus %s is not a .parquet file", f.corpus)
+			}
+			clips, err = task.LoadWAVCorpusWith(f.corpus, task.CorpusOptions{AudioColumn: f.audioColumn, TextColumn: f.textColumn})
+		} else {
+			clips, err = tk.LoadCorpus(f.corpus)
+		}
 		if err != nil && !corpusPathError(err, f.corpus) {
 			return p, runError(err)
 		}
@@ -434,7 +456,7 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 			return p, withHint(runError(err), "--task tts's --corpus is a text corpus: a .jsonl of {\"id\", \"text\", \"voice\", \"ref_audio\" (a 1-30 s WAV), \"ref_text\"}, a SeedTTS meta.lst or a plain text file, one utterance a line (docs/tts.md)")
 		}
 		if err != nil {
-			return p, withHint(runError(err), "--corpus takes a folder of .wav files (+ same-named .txt), a .jsonl manifest of {\"id\", \"audio\", \"text\", \"language\"} or a SeedTTS meta.lst")
+			return p, withHint(runError(err), "--corpus takes a folder of .wav, .flac or .mp3 files (+ same-named .txt), a LibriSpeech folder (*.trans.txt per chapter), a .jsonl manifest of {\"id\", \"audio\", \"text\", \"language\"}, a Common Voice .tsv (path, sentence), a .parquet file (--audio-column, --text-column) or a SeedTTS meta.lst")
 		}
 		p.Corpus = clips
 	}
@@ -675,4 +697,22 @@ func warnSharedURLs(e *env, targets []bench.Target) {
 			e.warnf("targets %s have one URL (%s): they measure the same server %d times, and share its cache and its queue", strings.Join(names, " and "), fingerprint.Redact(u), len(names))
 		}
 	}
+}
+
+// parsePercentiles reads --percentiles: a comma-separated list of
+// percentiles, each a number from 0 to 100 given once, kept in order.
+func parsePercentiles(s string) ([]float64, error) {
+	var out []float64
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(part), "p"))
+		v, err := strconv.ParseFloat(part, 64)
+		if err != nil || math.IsNaN(v) || v < 0 || v > 100 {
+			return nil, usageErrorf("--percentiles %q: %q is not a percentile from 0 to 100", s, part)
+		}
+		if slices.Contains(out, v) {
+			return nil, usageErrorf("--percentiles %q: %g is given twice", s, v)
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }

@@ -210,6 +210,19 @@ func clipsLine(clips []bench.Clip) string {
 		parts = append(parts, fmt.Sprintf("%d at %s", fc.N, fc.Class))
 	}
 	line := fmt.Sprintf("corpus: %s, %.1f s of audio: %s", plural(len(clips), "clip"), seconds, strings.Join(parts, ", "))
+	decoded := map[string]int{}
+	for _, c := range clips {
+		if c.SourceFormat != "" {
+			decoded[strings.ToUpper(c.SourceFormat)]++
+		}
+	}
+	if len(decoded) > 0 {
+		var from []string
+		for _, fc := range bench.ByCount(decoded) {
+			from = append(from, fmt.Sprintf("%d from %s", fc.N, fc.Class))
+		}
+		line += " (decoded to WAV: " + strings.Join(from, ", ") + ")"
+	}
 	switch {
 	case len(noRef) == 0:
 		line += "; every clip has a reference transcript"

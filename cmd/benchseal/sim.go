@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/sim"
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/spf13/cobra"
 )
 
@@ -43,10 +46,10 @@ shuts it down gracefully with exit status 0.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if corpus != "" {
-				clips, err := sim.LoadCorpus(corpus)
+				clips, err := simCorpus(corpus)
 				if err != nil {
 					return withHint(fmt.Errorf("loading corpus: %w", err),
-						"--corpus takes a folder of .wav files with same-named .txt references, or a JSONL manifest of {\"id\", \"audio\", \"text\"}")
+						"--corpus takes a folder of .wav files with same-named .txt references, a JSONL manifest of {\"id\", \"audio\", \"text\"}, or a corpus of run's other layouts (a LibriSpeech folder, a Common Voice .tsv, a .parquet file, a folder of .flac or .mp3 clips)")
 				}
 				cfg.Corpus = clips
 			}
@@ -73,7 +76,7 @@ shuts it down gracefully with exit status 0.`,
 	f.StringVar(&addr, "addr", "127.0.0.1:8000", "address to listen on (port 0 picks a free one)")
 	f.StringVar(&cfg.Persona, "persona", sim.PersonaVLLM, "engine to imitate: vllm, vllm-omni or sglang-omni")
 	f.StringVar(&cfg.Model, "model", "", "served model name (default "+sim.DefaultModel+"; the vllm-omni persona's "+sim.DefaultTTSModel+")")
-	f.StringVar(&corpus, "corpus", "", "folder of WAVs with .txt references, or a JSONL manifest {id, audio, text}")
+	f.StringVar(&corpus, "corpus", "", "folder of WAVs with .txt references, a JSONL manifest {id, audio, text}, or another layout run reads (LibriSpeech folder, Common Voice .tsv, .parquet with the default columns), decoded as run decodes it")
 	f.DurationVar(&cfg.BaseLatency, "base-latency", 0, "service time of every request")
 	f.DurationVar(&cfg.PerAudioSecond, "per-audio-second", 0, "service time added per second of audio")
 	f.IntVar(&cfg.MaxRunning, "max-running", 0, "requests served at once; the rest queue (0: the engine's default: sglang-omni 64, vllm unlimited)")
@@ -109,4 +112,31 @@ func serveSim(ctx context.Context, e *env, srv *sim.Server, addr string) error {
 		return fmt.Errorf("sim: serving: %w", err)
 	}
 	return nil
+}
+
+// simCorpus is what sim --corpus recognises: a folder of WAVs or a JSONL
+// manifest through the simulator's own loader; the layouts only run
+// reads (a LibriSpeech folder, a folder of FLAC or MP3 clips, a Common
+// Voice .tsv, a .parquet file with the default columns) through run's
+// loader, each clip the WAV run decodes and sends.
+func simCorpus(path string) ([]sim.Clip, error) {
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext != ".tsv" && ext != ".parquet" && ext != ".flac" && ext != ".mp3" {
+		clips, err := sim.LoadCorpus(path)
+		if !errors.Is(err, sim.ErrEmptyCorpus) {
+			return clips, err
+		}
+		if st, serr := os.Stat(path); serr != nil || !st.IsDir() {
+			return clips, err
+		}
+	}
+	items, err := task.LoadWAVCorpus(path)
+	if err != nil {
+		return nil, err
+	}
+	clips := make([]sim.Clip, len(items))
+	for i, c := range items {
+		clips[i] = sim.Clip{Audio: c.WAV.Bytes, Text: c.Text}
+	}
+	return clips, nil
 }

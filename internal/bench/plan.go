@@ -69,6 +69,11 @@ type Plan struct {
 	// SLO is the limits claims' goodput counts against (run --slo);
 	// recorded in run.json. nil: no goodput.
 	SLO *schemas.SLO
+
+	// Percentiles are the latency percentiles (0..100) claims publish
+	// beside the fixed ones (run --percentiles); recorded in run.json's
+	// protocol.percentiles. nil: the fixed ones only.
+	Percentiles []float64
 }
 
 // Open says whether the plan is open-loop.

@@ -299,7 +299,7 @@ func (r *runner) create() error {
 		Protocol: schemas.Protocol{Levels: p.Levels, Requests: p.Requests, Passes: p.Passes, Warmup: p.Warmup,
 			Repeats: p.Repeats, Perturb: !p.NoPerturb, TimeoutS: r.cfg.timeout.Seconds(),
 			SuccessRule: r.task.SuccessRule(), Stream: p.Stream, TargetOrder: "alternate", WarmupOnce: p.WarmupOnce, WarmupRetries: WarmupRetries,
-			Task: r.task.Name(), CacheProbe: p.CacheProbe, SLO: p.SLO},
+			Task: r.task.Name(), CacheProbe: p.CacheProbe, SLO: p.SLO, Percentiles: p.Percentiles},
 		Scoring: p.Scoring, Command: p.Command, Targets: []schemas.Target{}, Corpus: []schemas.Clip{},
 		// Replaced when the sweep ends; a process that exits during it (a
 		// second Ctrl-C, a crash) leaves a run that says why it is incomplete.
@@ -358,7 +358,8 @@ func (r *runner) create() error {
 		run.Corpus = append(run.Corpus, schemas.Clip{ID: c.ID, File: file, Source: c.Source, SHA256: sum,
 			Size: int64(len(c.WAV.Bytes)), Format: kind, Frames: c.WAV.Frames(), Channels: f.Channels,
 			SampleRate: f.SampleRate, Bits: f.BitsPerSample, ValidBits: f.ValidBits, Seconds: r.task.Seconds(c.WAV.Frames(), int(f.SampleRate)),
-			Text: c.Text, Language: c.Language, Speak: c.Speak, Voice: c.Voice})
+			Text: c.Text, Language: c.Language, Speak: c.Speak, Voice: c.Voice,
+			SourceFormat: c.SourceFormat, SourceSHA256: c.SourceSHA256})
 	}
 	r.d.Run = run
 	return r.writeRun()

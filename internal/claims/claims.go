@@ -71,7 +71,7 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 			lc := schemas.LevelClaims{Concurrency: c, Repeats: []schemas.Metrics{}}
 			for rep := 1; rep <= run.Protocol.Repeats; rep++ {
 				recs := groups[groupKey{t.Name, c, rep}]
-				m, ok, err := repeatMetrics(recs, refs, sc, quality)
+				m, ok, err := repeatMetrics(recs, refs, sc, quality, run.Protocol.Percentiles)
 				if err != nil {
 					return out, fmt.Errorf("target %q, concurrency %d, repeat %d: %w", t.Name, c, rep, err)
 				}
@@ -160,7 +160,7 @@ func group(run schemas.Run, records []schemas.Record) (map[groupKey][]schemas.Re
 
 // repeatMetrics computes one level/repeat; ok is false when it has no
 // measured record.
-func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Scoring, quality task.Quality) (schemas.Metrics, bool, error) {
+func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Scoring, quality task.Quality, percentiles []float64) (schemas.Metrics, bool, error) {
 	m := schemas.Metrics{Errors: map[string]int{}}
 	m.PeakInFlight, m.WarmupPeakInFlight = phasePeaks(recs)
 	var first, last int64
@@ -219,6 +219,13 @@ func repeatMetrics(recs []schemas.Record, refs map[string]string, sc schemas.Sco
 	if len(ttfb) > 0 {
 		slices.Sort(ttfb)
 		m.TTFBP50S = ptr(Percentile(ttfb, 50))
+	}
+	for _, p := range percentiles {
+		lp := schemas.LatencyPercentile{P: p}
+		if len(lat) > 0 {
+			lp.LatencyS = ptr(Percentile(lat, p)) // lat is sorted above
+		}
+		m.LatencyPercentiles = append(m.LatencyPercentiles, lp)
 	}
 	if len(refs) > 0 {
 		w, err := quality.Quality(measured, refs, sc)
@@ -409,6 +416,34 @@ func summarize(reps []schemas.Metrics) (med, lo, hi schemas.Metrics) {
 			}
 		}
 	}
+	summarizePercentiles(reps, &med, &lo, &hi)
 	summarizeTelemetry(reps, &med, &lo, &hi)
 	return med, lo, hi
+}
+
+// summarizePercentiles takes the median, min and max of each asked-for
+// latency percentile over the repeats, as of the fixed ones: over the
+// repeats where it is not null, null where none has it. Every repeat has
+// the run's list (repeatMetrics).
+func summarizePercentiles(reps []schemas.Metrics, med, lo, hi *schemas.Metrics) {
+	if len(reps) == 0 || len(reps[0].LatencyPercentiles) == 0 {
+		return
+	}
+	for i, lp := range reps[0].LatencyPercentiles {
+		var v []float64
+		for _, r := range reps {
+			if i < len(r.LatencyPercentiles) && r.LatencyPercentiles[i].LatencyS != nil {
+				v = append(v, *r.LatencyPercentiles[i].LatencyS)
+			}
+		}
+		a, b, c := schemas.LatencyPercentile{P: lp.P}, schemas.LatencyPercentile{P: lp.P}, schemas.LatencyPercentile{P: lp.P}
+		if len(v) > 0 {
+			x := median(v) // sorts v
+			y, z := v[0], v[len(v)-1]
+			a.LatencyS, b.LatencyS, c.LatencyS = &x, &y, &z
+		}
+		med.LatencyPercentiles = append(med.LatencyPercentiles, a)
+		lo.LatencyPercentiles = append(lo.LatencyPercentiles, b)
+		hi.LatencyPercentiles = append(hi.LatencyPercentiles, c)
+	}
 }

@@ -3,6 +3,9 @@ package claims
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -40,15 +43,45 @@ func StableRequests(p float64) int {
 	return int(math.Ceil(math.Log(0.025)/math.Log(p) - 1e-9))
 }
 
-// percentileOf is the percentile a compared metric is, 0 for the others.
+// percentileOf is the percentile a compared metric is (0.5 for
+// latency_p50_s, 0.999 for latency_p99_9_s), 0 for the others.
 func percentileOf(metric string) float64 {
-	switch metric {
-	case "latency_p50_s":
-		return 0.50
-	case "latency_p99_s":
-		return 0.99
+	if p, ok := percentileName(metric); ok && p > 0 && p < 100 {
+		return p / 100
 	}
 	return 0
+}
+
+// PercentileMetric is the compared metric of the latency percentile p
+// (schemas.LatencyPercentileName).
+func PercentileMetric(p float64) string { return schemas.LatencyPercentileName(p) }
+
+// percentileName reads PercentileMetric's name back.
+func percentileName(metric string) (float64, bool) {
+	if !strings.HasPrefix(metric, "latency_p") || !strings.HasSuffix(metric, "_s") {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(metric, "latency_p"), "_s"), "_", "."), 64)
+	return v, err == nil
+}
+
+// askedMetrics are the asked-for latency percentiles (run --percentiles)
+// both medians have, as compared metrics, in s's order, less p50 and p99
+// (ComparedMetrics has them: the same values).
+func askedMetrics(s, r schemas.Metrics) []string {
+	var out []string
+	for _, lp := range s.LatencyPercentiles {
+		if lp.P == 50 || lp.P == 99 {
+			continue
+		}
+		for _, rp := range r.LatencyPercentiles {
+			if rp.P == lp.P {
+				out = append(out, PercentileMetric(lp.P))
+				break
+			}
+		}
+	}
+	return out
 }
 
 // DefaultTolerance: 10% on throughput, latency and counts, one point of WER.
@@ -79,7 +112,9 @@ const (
 )
 
 // Metrics compared, in the order Compare lists them for a level. Each is
-// the median over repeats of claims.json.
+// the median over repeats of claims.json. The latency percentiles both
+// sides asked for (run --percentiles; claims.json's latency_percentiles)
+// follow latency_p99_s, named PercentileMetric.
 var ComparedMetrics = []string{"req_per_s", "rtfx", "latency_p50_s", "latency_p99_s", "wer", "succeeded", "failed"}
 
 // Difference is one compared figure of one target and level, or (Metric
@@ -172,8 +207,13 @@ func compareTarget(st, rt schemas.TargetClaims, tol Tolerance) []Difference {
 
 func compareLevel(target string, sl, rl schemas.LevelClaims, tol Tolerance) []Difference {
 	s, r := sl.Median, rl.Median
-	out := make([]Difference, 0, len(ComparedMetrics))
-	for _, m := range ComparedMetrics {
+	metrics := ComparedMetrics
+	if asked := askedMetrics(s, r); len(asked) > 0 {
+		i := slices.Index(metrics, "latency_p99_s") + 1
+		metrics = slices.Concat(metrics[:i], asked, metrics[i:])
+	}
+	out := make([]Difference, 0, len(metrics))
+	for _, m := range metrics {
 		d := Difference{Target: target, Concurrency: sl.Concurrency, Metric: m}
 		switch m {
 		case "wer":
@@ -250,6 +290,14 @@ func metricValue(m schemas.Metrics, name string) *float64 {
 		return m.LatencyP50S
 	case "latency_p99_s":
 		return m.LatencyP99S
+	}
+	if p, ok := percentileName(name); ok {
+		for _, lp := range m.LatencyPercentiles {
+			if lp.P == p {
+				return lp.LatencyS
+			}
+		}
+		return nil
 	}
 	panic("claims: no metric " + name)
 }

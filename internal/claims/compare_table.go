@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/benchseal/benchseal/schemas"
@@ -191,7 +192,7 @@ func figureText(metric string, v *float64) string {
 		return fmt.Sprintf("%.2f%%", *v*100)
 	case metric == "succeeded" || metric == "failed":
 		return strconv.FormatFloat(*v, 'f', -1, 64)
-	case metric == "latency_p50_s" || metric == "latency_p99_s":
+	case strings.HasPrefix(metric, "latency_p"):
 		return fmt.Sprintf("%.4f", *v)
 	}
 	return fmt.Sprintf("%.2f", *v)

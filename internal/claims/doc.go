@@ -39,6 +39,13 @@
 //     x[floor(r)] + (x[ceil(r)]-x[floor(r)]) * (r-floor(r)). No successful
 //     request: every latency is null (nothing was measured; claims made
 //     before this published 0, which verify still accepts as the same).
+//   - latency_percentiles: only when run.json's protocol.percentiles
+//     asks for them (run --percentiles), one {p, latency_s} per asked
+//     percentile, in its order, by the same definition over the same
+//     latencies (null with no successful request); the median, min and
+//     max over repeats are taken percentile by percentile. compare and
+//     replay (Compare) compare those both sides have, beside p50 and
+//     p99, as schemas.LatencyPercentileName (latency_p99_9_s).
 //   - ttfb_p50_s: the median (same definition) of first_byte_ns - start_ns
 //     over successful requests where a byte arrived (first_byte_ns > 0);
 //     null when there is none.

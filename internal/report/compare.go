@@ -71,6 +71,10 @@ func ProtocolDiff(a, b *schemas.Run) []string {
 	var out []string
 	pa, pb := a.Protocol, b.Protocol
 	pa.Task, pb.Task = task.NameOf(a), task.NameOf(b) // absent is ASR's, as recorded since
+	// The latency percentiles claims publish (run --percentiles) are not
+	// what was measured: those both sides have are compared, the others
+	// left out.
+	pa.Percentiles, pb.Percentiles = nil, nil
 	va, vb := reflect.ValueOf(pa), reflect.ValueOf(pb)
 	for i := range va.NumField() {
 		x, y := va.Field(i).Interface(), vb.Field(i).Interface()

@@ -716,7 +716,33 @@ func (v *view) performance() []block {
 		heading{2, v.tr("Latency")},
 		v.fig(Latency),
 	}
-	header := []string{v.levelHeader(), v.tr("target"), "p50", "p90", "p99", v.tr("failed")}
+	// The percentiles shown: run --percentiles's (claims.json's
+	// latency_percentiles), else p50, p90 and p99.
+	type pct struct {
+		p   float64
+		get func(m *schemas.Metrics) *float64
+	}
+	pcts := []pct{
+		{50, func(m *schemas.Metrics) *float64 { return m.LatencyP50S }},
+		{90, func(m *schemas.Metrics) *float64 { return m.LatencyP90S }},
+		{99, func(m *schemas.Metrics) *float64 { return m.LatencyP99S }},
+	}
+	if asked := v.askedPercentiles(); len(asked) > 0 {
+		pcts = pcts[:0]
+		for i, p := range asked {
+			pcts = append(pcts, pct{p, func(m *schemas.Metrics) *float64 {
+				if i < len(m.LatencyPercentiles) {
+					return m.LatencyPercentiles[i].LatencyS
+				}
+				return nil
+			}})
+		}
+	}
+	header := []string{v.levelHeader(), v.tr("target")}
+	for _, p := range pcts {
+		header = append(header, "p"+strconv.FormatFloat(p.p, 'f', -1, 64))
+	}
+	header = append(header, v.tr("failed"))
 	var rows [][]string
 	few := false
 	for _, c := range v.levels {
@@ -727,7 +753,9 @@ func (v *view) performance() []block {
 			}
 			row := []string{v.levelLabel(c), tg}
 			if _, ok, _ := tally(l); ok == 0 {
-				row = append(row, "—", "—", "—")
+				for range pcts {
+					row = append(row, "—")
+				}
 			} else {
 				// A percentile of fewer successful requests per repeat
 				// than claims.StableRequests (the rule replay and compare
@@ -745,10 +773,13 @@ func (v *view) performance() []block {
 					}
 					return cell
 				}
-				row = append(row,
-					tail(0.50, spread(deref(l.Median.LatencyP50S), deref(l.Min.LatencyP50S), deref(l.Max.LatencyP50S))),
-					tail(0.90, spread(deref(l.Median.LatencyP90S), deref(l.Min.LatencyP90S), deref(l.Max.LatencyP90S))),
-					tail(0.99, spread(deref(l.Median.LatencyP99S), deref(l.Min.LatencyP99S), deref(l.Max.LatencyP99S))))
+				for _, p := range pcts {
+					cell := spread(deref(p.get(&l.Median)), deref(p.get(&l.Min)), deref(p.get(&l.Max)))
+					if p.p > 0 && p.p < 100 {
+						cell = tail(p.p/100, cell)
+					}
+					row = append(row, cell)
+				}
 			}
 			req, _, failed := tally(l)
 			if failed == 0 {
@@ -1127,4 +1158,22 @@ func (v *view) servers() []block {
 		return nil
 	}
 	return append([]block{heading{2, v.tr("Targets")}}, out...)
+}
+
+// askedPercentiles are the latency percentiles run --percentiles asked
+// for, as the first level's median in claims.json lists them; none when
+// the run asked for none.
+func (v *view) askedPercentiles() []float64 {
+	for _, c := range v.levels {
+		for _, tg := range v.targets {
+			if l := v.lookup(tg, c); l != nil {
+				var out []float64
+				for _, lp := range l.Median.LatencyPercentiles {
+					out = append(out, lp.P)
+				}
+				return out
+			}
+		}
+	}
+	return nil
 }

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,9 +168,13 @@ func (s *Sealed) LoadClips(src, audio string) error {
 					return &AudioError{Dir: audio, Err: err}
 				}
 			}
-			if p, found := byHash[cl.SHA256]; found {
+			p, found := byHash[cl.SHA256]
+			if !found && cl.SourceSHA256 != "" {
+				p, found = byHash[cl.SourceSHA256] // its FLAC or MP3 source, decoded again
+			}
+			if found {
 				var err error
-				if b, err = os.ReadFile(p); err != nil {
+				if b, err = task.ReadIndexed(p); err != nil {
 					return err
 				}
 				ok, from = true, p
@@ -311,6 +314,7 @@ func (s *Sealed) Plan(o ReplayOptions) (bench.Plan, time.Duration, map[string][]
 		p.Levels, p.Rates, p.Burstiness, p.MaxConcurrency = nil, slices.Clone(pr.RequestRates), k, pr.MaxConcurrency
 	}
 	p.SLO = pr.SLO
+	p.Percentiles = slices.Clone(pr.Percentiles) // the sealed run's latency percentiles, compared with the replay's
 	if len(pr.Warmup) > 0 {
 		p.Warmup = slices.Clone(pr.Warmup)
 	}

@@ -25,16 +25,18 @@ type Loader interface {
 	LoadCorpus(path string) ([]Clip, error)
 }
 
-// IndexWAVs hashes every regular .wav file under dir: the file of each
-// SHA-256 (hex). It is the one index by which a replay and verify find a
-// run's clips in a folder of audio.
+// IndexWAVs hashes every regular .wav, .flac and .mp3 file under dir:
+// the file of each SHA-256 (hex). It is the one index by which a replay
+// and verify find a run's clips in a folder of audio: a WAV clip by its
+// sha256, a decoded clip by its source_sha256 (its .flac or .mp3 file,
+// which ReadIndexed decodes again).
 func IndexWAVs(dir string) (map[string]string, error) {
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || !d.Type().IsRegular() || !strings.EqualFold(filepath.Ext(p), ".wav") {
+		if d.IsDir() || !d.Type().IsRegular() || !isAudioFile(p) {
 			return nil
 		}
 		f, err := os.Open(p)
@@ -52,6 +54,18 @@ func IndexWAVs(dir string) (map[string]string, error) {
 	return out, err
 }
 
+// ReadIndexed reads a file IndexWAVs found: a .wav as it is, a .flac or
+// .mp3 decoded to the WAV the corpus loader made of it (the bytes whose
+// SHA-256 a decoded clip's sha256 is).
+func ReadIndexed(p string) ([]byte, error) {
+	b, err := os.ReadFile(p)
+	if err != nil || strings.EqualFold(filepath.Ext(p), ".wav") {
+		return b, err
+	}
+	wav, _, err := decodeSource(p, b)
+	return wav, err
+}
+
 // Clip is one item of a WAV corpus (ASR's, and any task's whose input is
 // a clip): the original bytes (parsed, never copied), their SHA-256, the
 // reference, and the text a speech request speaks. A tts item without a
@@ -64,7 +78,13 @@ type Clip struct {
 	Speak    string       // the text to speak (SeedTTS meta.lst's target text), "" if none
 	Voice    string       // the voice to speak it in (a tts text corpus's), "" if none
 	WAV      *perturb.WAV // nil when the item has no input (NoInput)
-	SHA256   [32]byte
+	SHA256   [32]byte     // of WAV's bytes: what is sent, sealed and perturbed
+	// SourceFormat and SourceSHA256 say what a decoded clip was decoded
+	// from (SourceFLAC, SourceMP3) and the SHA-256 (hex) of those source
+	// bytes (the .flac or .mp3 file, a Parquet cell's audio bytes); both
+	// empty for a WAV, which is sent as it is.
+	SourceFormat string
+	SourceSHA256 string
 }
 
 // NoInput says the item has no input to send, so nothing to perturb: a
@@ -177,18 +197,28 @@ func LoadClip(path string) (Clip, error) {
 	return c, err
 }
 
-// LoadWAVCorpus reads a corpus of WAV clips: a folder of WAVs (sorted by name, references
-// in same-named .txt files), a JSONL manifest (*.jsonl: {"id", "audio"
-// relative to the manifest, "text", "language"} per line), a SeedTTS
-// meta.lst (*.lst: id|prompt text|prompt wav|target text[|...]: the ASR
-// input is the prompt wav, the reference its prompt text, Speak its
-// target text) or one WAV.
-func LoadWAVCorpus(path string) ([]Clip, error) {
+// LoadWAVCorpus reads a corpus of clips (LoadWAVCorpusWith, the default
+// columns).
+func LoadWAVCorpus(path string) ([]Clip, error) { return LoadWAVCorpusWith(path, CorpusOptions{}) }
+
+// LoadWAVCorpusWith reads a corpus of clips: a folder of clips (WAV, FLAC
+// or MP3, sorted by name, references in same-named .txt files), a
+// LibriSpeech folder (any folder with *.trans.txt under it: each line
+// "<id> <TRANSCRIPT>", the clip <id>.flac beside it), a JSONL manifest
+// (*.jsonl: {"id", "audio" relative to the manifest, "text", "language"}
+// per line), a Common Voice TSV (*.tsv with columns path and sentence, the
+// clips in clips/ beside it), a Parquet file (*.parquet: o's audio and
+// text columns), a SeedTTS meta.lst (*.lst: id|prompt text|prompt
+// wav|target text[|...]: the ASR input is the prompt wav, the reference
+// its prompt text, Speak its target text) or one WAV. A FLAC is decoded
+// losslessly and an MP3 once to the WAV that is sent, sealed and
+// perturbed (corpus_decode.go); the clip keeps its source's SHA-256.
+func LoadWAVCorpusWith(path string, o CorpusOptions) ([]Clip, error) {
 	st, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		what := "no such directory"
 		switch strings.ToLower(filepath.Ext(path)) {
-		case ".jsonl", ".lst", ".wav":
+		case ".jsonl", ".lst", ".wav", ".tsv", ".parquet", ".flac", ".mp3":
 			what = "no such file"
 		}
 		return nil, &CorpusError{File: path, Err: notExist(what)}
@@ -196,20 +226,38 @@ func LoadWAVCorpus(path string) ([]Clip, error) {
 	if err != nil {
 		return nil, &CorpusError{File: path, Err: err}
 	}
+	ext := strings.ToLower(filepath.Ext(path))
+	if (o.AudioColumn != "" || o.TextColumn != "") && ext != ".parquet" {
+		return nil, &CorpusError{File: path, Err: errors.New("--audio-column and --text-column name a Parquet corpus's columns: this is not a .parquet file")}
+	}
 	var clips []Clip
-	switch ext := strings.ToLower(filepath.Ext(path)); {
+	switch {
 	case st.IsDir():
-		clips, err = loadFolder(path)
+		var trans []string
+		if trans, err = transFiles(path); err != nil {
+			return nil, &CorpusError{File: path, Err: err}
+		}
+		if len(trans) > 0 {
+			clips, err = loadLibriSpeech(path, trans)
+		} else {
+			clips, err = loadFolder(path)
+		}
 	case ext == ".jsonl":
 		clips, err = loadManifest(path)
 	case ext == ".lst":
 		clips, err = loadSeedTTS(path)
-	case ext == ".wav":
+	case ext == ".tsv":
+		clips, err = loadCommonVoice(path)
+	case ext == ".parquet":
+		clips, err = loadParquet(path, o)
+	case ext == ".wav" || ext == ".flac" || ext == ".mp3":
 		var c Clip
-		c, err = LoadClip(path)
+		if c, err = readSourceClip(path, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))); err == nil {
+			c.Text, err = readRef(strings.TrimSuffix(path, filepath.Ext(path)) + ".txt")
+		}
 		clips = []Clip{c}
 	default:
-		return nil, &CorpusError{File: path, Err: errors.New("not a corpus: want a folder of WAVs, a .jsonl manifest, a SeedTTS meta.lst or a .wav file")}
+		return nil, &CorpusError{File: path, Err: errors.New("not a corpus: want a folder of clips (WAV, FLAC, MP3) or a LibriSpeech folder, a .jsonl manifest, a Common Voice .tsv, a .parquet file, a SeedTTS meta.lst or a .wav file")}
 	}
 	if err != nil {
 		return nil, err
@@ -225,6 +273,17 @@ func LoadWAVCorpus(path string) ([]Clip, error) {
 		ids[c.ID] = c.Source
 	}
 	return clips, nil
+}
+
+// loadSourceClip is LoadClip for any clip file of a folder (WAV, FLAC,
+// MP3): the clip, and its reference from the same-named .txt.
+func loadSourceClip(path string) (Clip, error) {
+	c, err := readSourceClip(path, strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
+	if err != nil {
+		return c, err
+	}
+	c.Text, err = readRef(strings.TrimSuffix(path, filepath.Ext(path)) + ".txt")
+	return c, err
 }
 
 func readClip(path, id string) (Clip, error) {
@@ -270,10 +329,10 @@ func loadFolder(dir string) ([]Clip, error) {
 	var clips []Clip
 	bad := collect{corpus: dir}
 	for _, e := range entries { // ReadDir sorts by name
-		if e.IsDir() || !strings.EqualFold(filepath.Ext(e.Name()), ".wav") {
+		if e.IsDir() || !isAudioFile(e.Name()) {
 			continue
 		}
-		c, err := LoadClip(filepath.Join(dir, e.Name()))
+		c, err := loadSourceClip(filepath.Join(dir, e.Name()))
 		if err != nil {
 			bad.add(err)
 			continue
@@ -306,7 +365,7 @@ func loadManifest(path string) ([]Clip, error) {
 			bad.add(&CorpusError{File: path, Line: i + 1, Err: err})
 			continue
 		}
-		c, err := readClip(relTo(path, m.Audio), m.ID)
+		c, err := readSourceClip(relTo(path, m.Audio), m.ID)
 		if err != nil {
 			bad.add(&CorpusError{File: path, Line: i + 1, Err: err})
 			continue

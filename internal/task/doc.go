@@ -107,9 +107,20 @@
 // The corpus is the task's (Loader, corpus.go): a Clip is one item, a WAV
 // and what a request may say of it (its reference, language, and Speak,
 // the text a speech request speaks: SeedTTS meta.lst's fourth field).
-// LoadWAVCorpus is the one WAV corpus loader (folders, JSONL manifests,
-// SeedTTS meta.lst, one file) and IndexWAVs the one index of a folder's
-// clips by SHA-256 (replay's --audio, verify's). run.json's corpus entries
+// LoadWAVCorpus (LoadWAVCorpusWith, for a Parquet corpus's columns) is
+// the one WAV corpus loader (folders of WAV, FLAC or MP3 clips, JSONL
+// manifests, SeedTTS meta.lst, LibriSpeech folders, Common Voice TSVs,
+// Hugging Face Parquet shards, one file: corpus_layouts.go) and IndexWAVs
+// the one index of a folder's clips by SHA-256 (replay's --audio,
+// verify's). A clip that is not a WAV is decoded once, when it is read
+// (corpus_decode.go: FLAC losslessly with github.com/mewkiz/flac, MP3
+// with github.com/hajimehoshi/go-mp3), and the decoded WAV is the clip
+// from then on: sent, perturbed, sealed and re-derived; Clip.SourceFormat
+// and SourceSHA256 keep what it was decoded from (run.json's corpus
+// source_format, source_sha256). IndexWAVs also indexes .flac and .mp3
+// files, by their own SHA-256, so that a bundle sealed with --no-audio
+// finds a decoded clip by its source_sha256 in the original corpus;
+// ReadIndexed decodes it again. run.json's corpus entries
 // (frames, channels, sample rate, check 5's length check, the variant
 // budget) still describe WAV clips: a text corpus needs entries of its
 // own; Input.Check is where verify compares an input with its entry.
