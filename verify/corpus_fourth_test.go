@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -20,7 +21,6 @@ import (
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/report"
-	"github.com/benchseal/benchseal/internal/serverevents"
 	"github.com/benchseal/benchseal/internal/session"
 	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/benchseal/benchseal/internal/task"
@@ -408,10 +408,10 @@ func overloadedOpenRun(tb testing.TB) string {
 		// the rare case another test took it in between.
 		var s *session.Session
 		for try := 0; ; try++ {
-			otlp, err := serverevents.Listen("127.0.0.1:0")
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			must(tb, err)
-			addr := otlp.Addr()
-			otlp.Close()
+			addr := ln.Addr().String()
+			ln.Close()
 			srv, err := sim.New(sim.Config{Corpus: sc, BaseLatency: 30 * time.Millisecond, MaxRunning: 1, OTLPEndpoint: "http://" + addr})
 			must(tb, err)
 			hs := httptest.NewServer(srv)

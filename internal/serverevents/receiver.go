@@ -76,6 +76,12 @@ func (r *Receiver) Close() error {
 		defer cancel()
 		err = r.srv.Shutdown(ctx)
 		r.grpc.Stop()
+		// Serve runs on its own goroutine and may not have taken the
+		// listener yet, in which case Shutdown leaves it open (and Serve
+		// then takes it): close it here so that the port is free on return.
+		if cerr := r.ln.Close(); cerr != nil && !errors.Is(cerr, net.ErrClosed) && err == nil {
+			err = cerr
+		}
 	})
 	return err
 }
