@@ -78,10 +78,13 @@ func thirdPassKinds() []kind {
 				})
 				refresh(tb, dir)
 			}},
-		// A knob held against behaviour: probes edited to a limit of 2
-		// running requests, while the records had 3 in flight and the
-		// server's inference histogram shows them all running at once.
-		{name: "max-running-edited", class: "fairness", check: 8, status: fail, text: "which a server limited to 2 cannot do",
+		// A knob held against behaviour: probes edited to a limit of 1
+		// running request, while the records had 3 in flight and the
+		// server's inference histogram shows more than one running at
+		// once. (A limit of 2 is caught only where the base run kept
+		// more than 2 in flight on average, which a busy host's C=3 steps
+		// need not: mean 2.5 of 3 seen beside 8 busy loops.)
+		{name: "max-running-edited", class: "fairness", check: 8, status: fail, text: "which a server limited to 1 cannot do",
 			doctor: func(tb testing.TB, dir string) {
 				for _, t := range []string{"a", "b"} {
 					for _, when := range []string{"before", "after"} {
@@ -93,7 +96,7 @@ func thirdPassKinds() []kind {
 							if !strings.Contains(s, `max_num_seqs\":64`) {
 								tb.Fatalf("%s: no max_num_seqs 64", f)
 							}
-							return strings.ReplaceAll(s, `max_num_seqs\":64`, `max_num_seqs\":2`)
+							return strings.ReplaceAll(s, `max_num_seqs\":64`, `max_num_seqs\":1`)
 						})
 					}
 				}

@@ -20,6 +20,7 @@ import (
 // time to first audio observed, and its report has the Text to speech
 // table and the first-audio chart and says the targets are simulated.
 func TestDemoTTS(t *testing.T) {
+	requireE2E(t)
 	out := filepath.Join(t.TempDir(), "d")
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"demo", "--task", "tts", "--out", out}, strings.NewReader(""), &stdout, &stderr)

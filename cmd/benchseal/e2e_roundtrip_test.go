@@ -29,6 +29,7 @@ import (
 // clear synthetic voice, heard by PocketSphinx's en-us model); and that
 // verify recomputes the claims from the sealed files.
 func TestTTSRoundTripEspeakSphinx(t *testing.T) {
+	requireE2E(t)
 	testkit.NeedSpeechTools(t, "espeak-ng", "sox", "pocketsphinx_continuous")
 	tts, asr := testkit.EspeakServer(t), testkit.SphinxServer(t)
 	dir := t.TempDir()

@@ -36,6 +36,7 @@ var sphinxSentences = []string{
 }
 
 func TestEndToEndWithPocketSphinx(t *testing.T) {
+	requireE2E(t)
 	testkit.NeedSpeechTools(t, "espeak-ng", "sox", "pocketsphinx_continuous")
 	dir := t.TempDir()
 	corpus := filepath.Join(dir, "corpus")

@@ -181,7 +181,7 @@ var exampleNeedsServer = map[string]bool{"run": true, "replay": true, "sim": tru
 // help_examples.txt exactly as --help prints it, and that script runs no
 // example --help no longer prints.
 func TestHelpExamplesRun(t *testing.T) {
-	b, err := os.ReadFile("testdata/script/help_examples.txt")
+	b, err := os.ReadFile("testdata/e2e/help_examples.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +209,7 @@ func TestHelpExamplesRun(t *testing.T) {
 			case exampleNotRun[ex] != "":
 			case exampleNeedsServer[c.Name()]:
 			default:
-				t.Errorf("%s --help: example %q is not run by testdata/script/help_examples.txt (add it there as exec sh -c '...', or to exampleNotRun with why)", c.Name(), ex)
+				t.Errorf("%s --help: example %q is not run by testdata/e2e/help_examples.txt (add it there as exec sh -c '...', or to exampleNotRun with why)", c.Name(), ex)
 			}
 		}
 	}

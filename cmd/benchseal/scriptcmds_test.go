@@ -27,10 +27,10 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// scriptCmds are the helper commands the scripts in testdata/script run
-// with exec, registered in TestMain next to benchseal itself, so that a
-// script builds its inputs in Go (internal/testkit) rather than in an
-// embedded Python program. Each says its usage on a wrong call and exits
+// scriptCmds are the helper commands the scripts in testdata/script and
+// testdata/e2e run with exec, registered in TestMain next to benchseal
+// itself, so that a script builds its inputs in Go (internal/testkit)
+// rather than in an embedded Python program. Each says its usage on a wrong call and exits
 // 2; a failure exits 1 with the first error.
 var scriptCmds = map[string]func([]string) error{
 	// mkwav FILE [FRAMES [MULT]]: a 16 kHz mono 16-bit WAV of FRAMES

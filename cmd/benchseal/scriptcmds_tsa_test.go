@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"testing"
 	"time"
 
 	"github.com/benchseal/benchseal/internal/tlog"
@@ -132,15 +134,37 @@ func scriptAuthority(dir string) (*tsa.Authority, error) {
 	return a, os.WriteFile(chainFile, a.ChainPEM(), 0o644)
 }
 
+// tsaMetricsPort is the port timestamp-server always binds for its
+// Prometheus metrics (pkg/server/prometheus.go: Addr ":2112", no flag moves
+// it); when another process holds it, the server exits at once.
+const tsaMetricsPort = 2112
+
+// tsaMetricsPortFree says, before timestamp-server starts, that the port it
+// will bind for its metrics is taken, naming it: otherwise the server dies
+// on start and the script only sees that it never served.
+func tsaMetricsPortFree() error {
+	ln, err := net.Listen("tcp", fmt.Sprintf(":%d", tsaMetricsPort))
+	if err != nil {
+		return fmt.Errorf("port %d is taken (timestamp-server always binds it for its metrics, on every interface; "+
+			"stop what listens there: ss -ltnp 'sport = :%d'): %w", tsaMetricsPort, tsaMetricsPort, err)
+	}
+	return ln.Close()
+}
+
 // withtsaserver CHAIN -- COMMAND ARGS...: starts Sigstore's own
 // timestamp-server (on PATH; .ci/run installs it) on a free loopback port
 // with its in-memory signer, writes the chain it serves to CHAIN, runs
 // COMMAND with every {tsa} replaced by its time-stamp URL, stops the
-// server and exits with COMMAND's status.
+// server and exits with COMMAND's status. It fails at once, naming the
+// port, when timestamp-server's metrics port is taken, and with the
+// server's own last words when it exits before serving.
 func withTSAServer(args []string) error {
 	i := slices.Index(args, "--")
 	if i != 1 || i == len(args)-1 {
 		return scriptUsagef("withtsaserver CHAIN -- COMMAND ARGS...")
+	}
+	if err := tsaMetricsPortFree(); err != nil {
+		return err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -150,30 +174,81 @@ func withTSAServer(args []string) error {
 	ln.Close()
 	srv := exec.Command("timestamp-server", "serve", "--host", "127.0.0.1", "--port", fmt.Sprint(port),
 		"--timestamp-signer", "memory", "--disable-ntp-monitoring")
-	srv.Stdout, srv.Stderr = nil, nil
+	var out tailBuffer
+	srv.Stdout, srv.Stderr = &out, &out
 	if err := srv.Start(); err != nil {
 		return err
 	}
-	defer func() { srv.Process.Signal(os.Interrupt); srv.Wait() }()
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	defer func() {
+		srv.Process.Signal(os.Interrupt)
+		<-exited
+	}()
 	base := fmt.Sprintf("http://127.0.0.1:%d/api/v1/timestamp", port)
 	var chain []byte
-	for start := time.Now(); time.Since(start) < 30*time.Second; time.Sleep(50 * time.Millisecond) {
+	for start := time.Now(); chain == nil && time.Since(start) < 30*time.Second; {
+		select {
+		case err := <-exited:
+			exited <- err // for the deferred stop
+			return fmt.Errorf("timestamp-server exited before serving (%v): %s", err, out.String())
+		case <-time.After(50 * time.Millisecond):
+		}
 		resp, err := http.Get(base + "/certchain")
 		if err != nil {
 			continue
 		}
 		chain, err = io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if err == nil && resp.StatusCode == http.StatusOK {
-			break
+		if err != nil || resp.StatusCode != http.StatusOK {
+			chain = nil
 		}
-		chain = nil
 	}
 	if chain == nil {
-		return errors.New("timestamp-server did not serve its chain within 30 s")
+		return fmt.Errorf("timestamp-server did not serve its chain within 30 s: %s", out.String())
 	}
 	if err := os.WriteFile(args[0], chain, 0o644); err != nil {
 		return err
 	}
 	return runReplaced(args[i+1:], strings.NewReplacer("{tsa}", base))
+}
+
+// tailBuffer keeps the last 2 KB written to it, safe for the two streams
+// of one process.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if n := len(b.buf) - 2048; n > 0 {
+		b.buf = b.buf[n:]
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.TrimSpace(string(b.buf))
+}
+
+// With timestamp-server's metrics port taken, withtsaserver fails at once
+// and names the port, before it starts the server (which would die on it
+// and leave the script waiting 30 s for a chain).
+func TestTSAServerMetricsPortTaken(t *testing.T) {
+	if ln, err := net.Listen("tcp", fmt.Sprintf(":%d", tsaMetricsPort)); err == nil {
+		defer ln.Close()
+	} // else someone else holds it: taken all the same
+	start := time.Now()
+	err := withTSAServer([]string{filepath.Join(t.TempDir(), "chain.pem"), "--", "true"})
+	if err == nil || !strings.Contains(err.Error(), "port 2112 is taken") {
+		t.Fatalf("withtsaserver with :2112 taken: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v to say so", d)
+	}
 }

@@ -31,7 +31,9 @@ func TestOpenLoopFollowsSchedule(t *testing.T) {
 	a := simServer(t, sim.Config{Corpus: sc, BaseLatency: 5 * time.Millisecond})
 	p := Plan{Targets: []Target{{Name: "a", URL: a.URL}}, Corpus: clips,
 		Rates: []float64{40, 80}, Requests: []int{30}, Warmup: []int{2}, Repeats: 2, Seed: 7}
+	hostLate := timerLateness()
 	dir, _, err := runPlan(t, p)
+	hostP50 := hostLate()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,11 +95,48 @@ func TestOpenLoopFollowsSchedule(t *testing.T) {
 	}
 	slices.Sort(late)
 	p50, p99 := late[len(late)/2], late[len(late)*99/100]
-	t.Logf("send lateness over %d requests: p50 %.3f ms, p99 %.3f ms, max %.3f ms", len(late), p50, p99, late[len(late)-1])
+	t.Logf("send lateness over %d requests: p50 %.3f ms, p99 %.3f ms, max %.3f ms; this host's own timer lateness beside it p50 %.3f ms",
+		len(late), p50, p99, late[len(late)-1], hostP50)
 	// Loose: the machine is shared; a per-gap sleep drifts by far more
 	// over 30 requests only in aggregate, which the planned_ns check shows.
-	if p50 > 5 {
-		t.Errorf("median send lateness %.3f ms", p50)
+	// A busy host is late for every deadline: twice its own median
+	// lateness for one (measured beside the run) is allowed on top.
+	if bound := 5 + 2*hostP50; p50 > bound {
+		t.Errorf("median send lateness %.3f ms, over %.3f ms (5 ms and twice the host's own %.3f ms)", p50, bound, hostP50)
+	}
+}
+
+// timerLateness samples, until the returned function is called, how late
+// this host wakes a goroutine for a deadline (one every 5 ms, slept to as
+// the open loop sleeps to its planned times); that function returns the
+// median lateness in milliseconds.
+func timerLateness() func() float64 {
+	stop, done := make(chan struct{}), make(chan []float64)
+	go func() {
+		var late []float64
+		next := time.Now()
+		for {
+			next = next.Add(5 * time.Millisecond)
+			select {
+			case <-stop:
+				done <- late
+				return
+			case <-time.After(time.Until(next)):
+			}
+			late = append(late, float64(time.Since(next))/1e6)
+			if now := time.Now(); now.After(next) {
+				next = now // a deadline per 5 ms from here, never a backlog
+			}
+		}
+	}()
+	return func() float64 {
+		close(stop)
+		late := <-done
+		if len(late) == 0 {
+			return 0
+		}
+		slices.Sort(late)
+		return late[len(late)/2]
 	}
 }
 

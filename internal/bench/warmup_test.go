@@ -59,6 +59,9 @@ func TestTransientFailuresNeverStop(t *testing.T) {
 			t.Errorf("try %d: check 5: %s %v", try+1, c.Summary, c.Findings)
 		}
 		for _, f := range rep.Check(verify.CheckProtocol).Findings {
+			if closedLoopTiming(f.Reason) {
+				continue // a busy host's stalls and idle workers: not the retries'
+			}
 			if f.Status == verify.Fail && (strings.Contains(f.Reason, "warm-up") || strings.Contains(f.Reason, "seq") || strings.Contains(f.Reason, "the protocol says")) {
 				t.Errorf("try %d: check 7: %s: %s", try+1, f.Path, f.Reason)
 			}
@@ -68,6 +71,13 @@ func TestTransientFailuresNeverStop(t *testing.T) {
 		t.Fatal("no warm-up was retried in 20 tries: the test no longer shows the rule")
 	}
 	t.Logf("%d warm-ups retried in 20 tries", retried)
+}
+
+// closedLoopTiming says whether a check-7 finding is about the closed
+// loop's timing (a free worker idle, the client's stalls), which a loaded
+// host brings about whatever the retries do.
+func closedLoopTiming(reason string) bool {
+	return strings.Contains(reason, "a free worker must take the next request") || strings.Contains(reason, "stalls add up to")
 }
 
 // failing wraps a sim so that the requests whose X-Request-Id matches
