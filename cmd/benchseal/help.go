@@ -65,6 +65,10 @@ var help = map[string]commandHelp{
 	"version": {example: "  benchseal version --json", exit: exitPlain},
 	"wavinfo": {example: "  benchseal wavinfo clips/*.wav --json", exit: exitPlain},
 	"import":  {exit: exitPlain},
+	"export": {example: `  benchseal export evidence.tar.zst --key team.pub --format parquet -o flat/`,
+		exit: `  0    exported: requests and claims tables written
+  1    the bundle does not verify (nothing written), cannot be read, or -o is not empty
+` + exitUsageLine},
 	"compare": {exit: `  0    compared (whatever the verdicts; figures beyond the tolerance are counted on stderr)
   1    a bundle does not verify or cannot be read, or the protocols differ (each difference named)
   2    usage error (a bad flag or argument, a --pair naming a target a bundle lacks, no target in common)`},
