@@ -182,15 +182,12 @@ func (v *view) conclusion() []block {
 		if v.repeats < 3 {
 			rule += v.plural(v.repeats, " With %d repeat, the interval rests on the requests within it, not on repeats of the run.", " With %d repeats, the interval rests mostly on the requests within them, not on repeats of the run.")
 		}
+	} else if v.repeats < verdict.MinBootstrapRepeats {
+		rule += v.tr(" The interval is the range of the ratio over repeats (the records were not read; below %d repeats a bootstrap over repeats has too few distinct values to mean 95 %%).", verdict.MinBootstrapRepeats)
 	} else {
 		rule += v.tr(" The interval is a seeded bootstrap over repeats only (the records were not read).")
-		switch {
-		case v.repeats > 1 && v.repeats < 3:
-			rule += v.tr(" With %d repeats it is a rough guide, not a 95 %% interval; the overlap rule is the safeguard.", v.repeats)
-		case v.repeats >= 3 && v.repeats < 5:
-			rule += v.tr(" With %d repeats the interval is a rough guide; the overlap rule is the safeguard.", v.repeats)
-		}
 	}
+	rule += v.tr(" Every interval covers this run's repeats only, not the drift between runs.")
 	rule += v.tr(" Verdict by rule: a target that failed more than 1 % of its requests, whose server counted cache hits although every request was distinct, or that answered from its cache in a run without perturbation, is not comparable; overlapping repeats show no difference; one repeat claims no lead.")
 	rule += v.tr(" A level where a repeat's mean in flight (Σ latency / window) is below 0.9·C, or all C workers were busy for less than 80 % of its window, is not at steady state: its throughput is partly ramp and drain, and no lead is claimed from it.")
 	rule += v.tr(" A lead of at most %s (the minimum effect: the drift between runs of the same setup) is within noise, not a lead.", pctShort(verdict.Options{MinEffect: v.in.MinEffect}.Effect()))
@@ -206,27 +203,36 @@ func (v *view) intervalHeader(b verdict.Basis, lo, hi int) string {
 		b = verdict.RequestsAndRepeats // no level had one; name what it would rest on
 	}
 	switch {
+	case b == verdict.RangeOverRepeats && lo != hi:
+		return v.tr("range over this run's %d–%d repeats", lo, hi)
+	case b == verdict.RangeOverRepeats:
+		return v.plural(lo, "range over this run's %d repeat", "range over this run's %d repeats")
 	case b == verdict.RequestsAndRepeats && lo >= 3:
-		return v.tr("95 % interval (requests and repeats)")
+		return v.tr("95 % interval within this run's repeats (requests and repeats)")
 	case b == verdict.RequestsAndRepeats && lo != hi:
-		return v.tr("interval from requests within %d–%d repeats", lo, hi)
+		return v.tr("interval from requests within this run's %d–%d repeats", lo, hi)
 	case b == verdict.RequestsAndRepeats:
-		return v.plural(lo, "interval from requests within %d repeat", "interval from requests within %d repeats")
-	case lo >= 3:
-		return v.tr("95 % interval over repeats")
+		return v.plural(lo, "interval from requests within this run's %d repeat", "interval from requests within this run's %d repeats")
+	case lo >= verdict.MinBootstrapRepeats:
+		return v.tr("95 % interval within this run's repeats")
 	case lo != hi:
-		return v.tr("rough interval from %d–%d repeats", lo, hi)
+		return v.tr("range over this run's %d–%d repeats", lo, hi)
 	}
-	return v.plural(lo, "rough interval from %d repeat", "rough interval from %d repeats")
+	return v.plural(lo, "range over this run's %d repeat", "range over this run's %d repeats")
 }
 
 // leads says a has the higher median throughput at more shared levels
-// than b.
+// than b; in an open loop, that it leads at more offered rates by
+// openLead.
 func (v *view) leads(a, b string) bool {
 	n := 0
 	for _, c := range v.levels {
 		la, lb := v.lookup(a, c), v.lookup(b, c)
 		if la == nil || lb == nil {
+			continue
+		}
+		if v.open() {
+			n += v.openLead(la, lb)
 			continue
 		}
 		switch {

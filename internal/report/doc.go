@@ -22,11 +22,15 @@
 //     rule (a lead not above Input.MinEffect, default 5 %, is "within
 //     noise"), with a one-line summary
 //     grouping levels of the same verdict. The interval's column header
-//     and the rule paragraph say what the interval rests on: over
-//     requests within repeats and over repeats when Input.Records is set
-//     ("interval from requests within 2 repeats" below 3 repeats), over
-//     repeats only otherwise ("rough interval from 2 repeats"); "95 %"
-//     only with 3 or more repeats. With perturbation on, a target whose
+//     and the rule paragraph say what the interval rests on and that it
+//     covers this run's repeats only (the drift between runs is what the
+//     minimum effect stands for): over requests within repeats and over
+//     repeats when Input.Records is set ("interval from requests within
+//     this run's 2 repeats" below 3 repeats), else a bootstrap over
+//     repeats with 5 or more ("95 % interval within this run's
+//     repeats"), and with fewer the range of the ratio over repeats, no
+//     bootstrap ("range over this run's 3 repeats",
+//     verdict.RangeOverRepeats). With perturbation on, a target whose
 //     cache counters grew is "not comparable: X counted N cache hits",
 //     only for a counter of whole inputs answered from a cache
 //     (claims.CacheHitsAnswered, internal/engine's row): prefix-cache
@@ -206,10 +210,16 @@
 // offered rate on a log2 axis, OpenLatency (latency from the planned
 // arrival, p50 solid, p99 dashed) and Goodput (the successes meeting the
 // SLO per second; every success without one). Its conclusion
-// (openloop_verdict.go) ranks by goodput at the SLO where run.json has
-// one, else by latency from arrival at the rates both targets kept up
-// with, each rate by verdict.Compare over the repeats, so a lead within
-// noise or from one repeat is not claimed.
+// (openloop_verdict.go), the target that kept up at more rates (then the
+// one faster from arrival) named first: where one target kept up with a
+// rate and the other did not, the verdict is "X kept up, Y did not
+// (latency from arrival grew N×)", never a ratio (past its knee a
+// target's queue grows through the level, so a ratio grows with the
+// level's length); "neither kept up" where both did not; at the rates
+// both kept up with, latency from arrival and, where run.json has an
+// SLO, goodput at it, each by verdict.Compare over the repeats, so a
+// lead within noise or from one repeat is not claimed; the rule once,
+// below the table.
 //
 // # Text to speech
 //

@@ -223,7 +223,7 @@ func records(in Input) []schemas.Record {
 }
 
 // With 2 repeats the interval column says what it rests on: requests
-// within the repeats when the records were read, a rough interval from 2
+// within the repeats when the records were read, the range over 2
 // repeats when not; never a bare "95 % interval".
 func TestIntervalBasisNamed(t *testing.T) {
 	in := fixture()
@@ -235,17 +235,17 @@ func TestIntervalBasisNamed(t *testing.T) {
 		}
 	}
 	con := section(mdOf(t, in), "Conclusion")
-	if !strings.Contains(con, "| rough interval from 2 repeats |") || !strings.Contains(con, "not a 95 % interval") {
+	if !strings.Contains(con, "| range over this run's 2 repeats |") || !strings.Contains(con, "The interval is the range of the ratio over repeats") {
 		t.Errorf("without records:\n%s", con)
 	}
 	in.Records = records(in)
 	con = section(mdOf(t, in), "Conclusion")
-	if !strings.Contains(con, "| interval from requests within 2 repeats |") || !strings.Contains(con, "over requests within repeats and over repeats") {
+	if !strings.Contains(con, "| interval from requests within this run's 2 repeats |") || !strings.Contains(con, "over requests within repeats and over repeats") {
 		t.Errorf("with records:\n%s", con)
 	}
 	// The header says the same when no level had an interval.
 	setCacheHits(&in, "sglang-omni", 0, ptr(1.0))
-	if con := section(mdOf(t, in), "Conclusion"); !strings.Contains(con, "| interval from requests within 2 repeats |") {
+	if con := section(mdOf(t, in), "Conclusion"); !strings.Contains(con, "| interval from requests within this run's 2 repeats |") {
 		t.Errorf("every level not comparable, with records:\n%s", con)
 	}
 	if strings.Contains(con, "| 95 % interval") {
@@ -298,14 +298,14 @@ func TestSingleRepeatWordsMatchTable(t *testing.T) {
 	if strings.Contains(con, "no interval") || strings.Contains(con, "within 2 repeats") {
 		t.Errorf("words or header contradict the table:\n%s", con)
 	}
-	if !strings.Contains(con, "| interval from requests within 1–2 repeats |") ||
+	if !strings.Contains(con, "| interval from requests within this run's 1–2 repeats |") ||
 		!regexp.MustCompile(`\| [0-9.]+×–[0-9.]+× \| single repeat: no lead claimed from one window \(the interval is over its requests only\) \|`).MatchString(con) {
 		t.Errorf("with records:\n%s", con)
 	}
 	// Without the records there is no interval, and the words say so.
 	in.Records = nil
 	con = section(mdOf(t, in), "Conclusion")
-	if !strings.Contains(con, "| — | single repeat: one observation, no interval |") || !strings.Contains(con, "| rough interval from 1–2 repeats |") {
+	if !strings.Contains(con, "| — | single repeat: one observation, no interval |") || !strings.Contains(con, "| range over this run's 1–2 repeats |") {
 		t.Errorf("without records:\n%s", con)
 	}
 }
