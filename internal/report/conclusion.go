@@ -729,6 +729,8 @@ func (v *view) probeCaveats() [][]span {
 			verdict = v.byTask("caches identical audio (repeats %.1f times faster)", "caches identical references (repeats %.1f times faster)", p.Speedup)
 		case claims.ProbeNoCache:
 			verdict = v.tr("no cache effect seen (ratio within noise)")
+		case claims.ProbeStraddles:
+			verdict = v.tr("undecided: the interval straddles the noise bound (%.2f), so a cache is neither shown nor excluded; run more pairs", claims.ProbeNoise)
 		default:
 			verdict = v.tr("not probed")
 		}
