@@ -785,6 +785,7 @@ func (v *view) accuracy() []block {
 	default:
 		covered = v.tr("Only requests for the %d of %d clips with a reference transcript are scored.", refs, len(v.in.Run.Corpus))
 	}
+	deaf := v.notHeard()
 	out = append(out, table{
 		caption: v.tr("%s of the successful measured requests, median [min–max] over %s.", unit, v.plural(v.repeats, "%d repeat", "%d repeats")) + " " + covered,
 		header:  v.byTargetHeader(), right: allRight(len(v.targets) + 1),
@@ -792,14 +793,45 @@ func (v *view) accuracy() []block {
 			if l.Median.Quality == nil {
 				return "—"
 			}
+			if rt != nil && *l.Median.Quality >= 1 {
+				return v.tr("not heard")
+			}
 			if l.Min.Quality != nil && l.Max.Quality != nil && pct(*l.Min.Quality) != pct(*l.Max.Quality) {
 				return v.measured(l, pctNum(*l.Median.Quality)+" ["+pctNum(*l.Min.Quality)+"–"+pctNum(*l.Max.Quality)+"] %")
 			}
 			return v.measured(l, pct(*l.Median.Quality))
 		}),
 	})
+	if len(deaf) > 0 {
+		out = append(out, para{spans: kv(v.tr("Not heard"), t(v.tr("%s: the recogniser heard no speech in the answers (%s at or above 100 %%; an empty transcript scores 100 %%), so this is the round trip failing, not an accuracy figure; check that %s accepts the audio produced.", strings.Join(deaf, "; "), unit, rt.ASR)))})
+	}
 	detail := []span{t(v.tr("Scored with normalizer ")), c(orDash(sc.Normalizer)), t(v.tr(", aligner ")), c(orDash(sc.Aligner)), t(v.tr(", failed requests ")), c(orDash(sc.Failures)), t(".")}
 	return append(out, para{spans: detail})
+}
+
+// notHeard words, per target of a round trip, the levels where the
+// recogniser heard no speech in its answers (median quality figure at or
+// above 100 %: an empty transcript scores 100 %): "b at C = 1, 4 (104.65
+// %)"; nil without a round trip or such a level.
+func (v *view) notHeard() []string {
+	if v.in.Run.Protocol.RoundTrip == nil {
+		return nil
+	}
+	var out []string
+	for _, tg := range v.targets {
+		var labels []string
+		worst := 0.0
+		for _, c := range v.levels {
+			if l := v.lookup(tg, c); l != nil && l.Median.Quality != nil && *l.Median.Quality >= 1 {
+				labels = append(labels, v.levelLabel(c))
+				worst = max(worst, *l.Median.Quality)
+			}
+		}
+		if len(labels) > 0 {
+			out = append(out, v.tr("%s %s (up to %s)", tg, v.atLevels(labels), pct(worst)))
+		}
+	}
+	return out
 }
 
 func orDash(s string) string {

@@ -67,7 +67,10 @@
 // claims.StableRequests (pⁿ ≤ 0.025, the rule replay and compare call
 // UNSTABLE by: p99 needs 368), the count named once in the caption; "—"
 // wherever a level had no successful request (never 0); WER or CER with
-// how many clips have a reference; errors by class; cache hits ("not
+// how many clips have a reference (a tts round trip whose recogniser heard
+// no speech, a median WER at or above 100 % as an empty transcript scores,
+// is "not heard" in its cell and a "Not heard" line, never an accuracy
+// figure); errors by class; cache hits ("not
 // observable" without a counter); telemetry (memory and power peaks of
 // a target on several GPUs marked as sums with each GPU's own peak beside
 // them; a window claims marks "not observed" says so in its cells); the environment; the servers'
