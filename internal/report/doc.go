@@ -171,7 +171,18 @@
 // sentence per target: "from C = 16, queue time dominates: 574 ms of 923
 // ms server time", "at C = 4 queue time first dominates (not at every
 // higher level)", "queue time never exceeds half the server time; its
-// largest share is …", or what is missing to tell.
+// largest share is …", or what is missing to tell. Then the throughput
+// knee (knee.go: the first level where throughput grows by less than a
+// quarter of the concurrency step while latency grows by more than 10 %)
+// with one attribution of the latency growth: "about all of it is queue
+// (+304 ms of +336 ms; …)" where one stage grew by 90 % of it or more
+// and nothing else by over 10 %, else whole-percent shares of the stages
+// and "elsewhere" that add up to 100 %. Where the knee attributes the
+// growth, the "never exceeds half" sentence is not said beside it, and a
+// stage the requests joined by request id carry is not listed "not
+// observed" for want of a histogram: no sentence the next contradicts
+// (TestNoContradictions reads every test report's paragraphs for such
+// pairs).
 //
 // Charts (SVG, see Chart; ChartsOf lists a report's) plot requests per
 // second, latency p50 and p99, and RTFx against concurrency on a log2 axis

@@ -293,16 +293,30 @@ func (v *view) timeBreakdown() []block {
 			out = append(out, v.percentiles(tt.name, tt.exposed, pts[tt.name])...)
 			continue
 		}
-		s := append(lead, t(v.knee(tt, pts[tt.name])))
-		if k := v.throughputKnee(tt.name, &tt, pts[tt.name]); k != "" {
-			s = append(s, t(" "+k))
+		// One story per target: where a throughput knee attributes the
+		// latency growth, a queue that "never exceeds half" the server
+		// time is not said beside it (the growth's shares say what grew).
+		k := v.throughputKnee(tt.name, &tt, pts[tt.name])
+		qs, never := v.queueKnee(tt, pts[tt.name])
+		if k != "" && never {
+			qs = ""
+		}
+		s := lead
+		if qs != "" {
+			s = append(s, t(qs))
+		}
+		if k != "" {
+			if qs != "" {
+				k = " " + k
+			}
+			s = append(s, t(k))
 		}
 		if tt.http {
 			s = append(s, t(" "+v.tr("The server exposes only its HTTP handler's duration (%s), which stands in for server e2e: it spans the request inside the server, not split into stages.", tt.exposed[schemas.StageHTTP])))
 		}
 		var names, fams []string
 		for _, col := range stageCols {
-			if _, ok := tt.exposed[col.stage]; ok || (col.stage == schemas.StageE2E && tt.http) {
+			if _, ok := tt.exposed[col.stage]; ok || (col.stage == schemas.StageE2E && tt.http) || perRequestHas(pts[tt.name], col.stage) {
 				continue
 			}
 			names = append(names, v.tr(col.name))
@@ -365,15 +379,37 @@ func (v *view) timeBreakdown() []block {
 	return out
 }
 
+// perRequestHas says the requests joined by request id carry stage st at
+// some level: the stage is observed, though no histogram carries it.
+func perRequestHas(pt *pctTarget, st string) bool {
+	if pt == nil || !pt.perRequest {
+		return false
+	}
+	for _, r := range pt.rows {
+		if r.stage[st].kind == cellValue {
+			return true
+		}
+	}
+	return false
+}
+
 // knee says where queue time first exceeds kneeShare of the server time,
 // and whether it stays so at every higher level; or that it never does,
 // with its largest share; or what is missing to tell.
 func (v *view) knee(tt timeTarget, pt *pctTarget) string {
+	s, _ := v.queueKnee(tt, pt)
+	return s
+}
+
+// queueKnee is knee's sentence, and whether it says queue time never
+// dominated (though requests waited): the sentence a throughput knee's
+// attribution of the latency growth replaces.
+func (v *view) queueKnee(tt timeTarget, pt *pctTarget) (string, bool) {
 	if _, ok := tt.exposed[schemas.StageQueue]; !ok {
-		if s := v.kneePerRequest(pt); s != "" {
-			return s
+		if s, never := v.kneePerRequest(pt); s != "" {
+			return s, never
 		}
-		return v.tr("where queue time dominates is not observed (no queue-time histogram).")
+		return v.tr("where queue time dominates is not observed (no queue-time histogram)."), false
 	}
 	first, best := -1, -1
 	stays := true
@@ -394,37 +430,37 @@ func (v *view) knee(tt timeTarget, pt *pctTarget) string {
 	}
 	switch {
 	case best < 0:
-		return v.tr("where queue time dominates is not observed (no level has both queue and server time).")
+		return v.tr("where queue time dominates is not observed (no level has both queue and server time)."), false
 	case first < 0 && tt.rows[best].stage[schemas.StageQueue].s == 0:
-		return v.tr("requests never waited in the queue at any level measured.")
+		return v.tr("requests never waited in the queue at any level measured."), false
 	case first < 0:
 		r := tt.rows[best]
-		return v.tr("queue time never exceeds half the server time; its largest share is %s ms of %s ms at C = %d.", num(1000*r.stage[schemas.StageQueue].s), num(1000*r.server.s), r.c)
+		return v.tr("queue time never exceeds half the server time; its largest share is %s ms of %s ms at C = %d.", num(1000*r.stage[schemas.StageQueue].s), num(1000*r.server.s), r.c), true
 	}
 	r := tt.rows[first]
 	q, srv := num(1000*r.stage[schemas.StageQueue].s), num(1000*r.server.s)
 	if stays {
-		return v.tr("from C = %d, queue time dominates: %s ms of %s ms server time.", r.c, q, srv)
+		return v.tr("from C = %d, queue time dominates: %s ms of %s ms server time.", r.c, q, srv), false
 	}
-	return v.tr("at C = %d queue time first dominates (not at every higher level): %s ms of %s ms server time.", r.c, q, srv)
+	return v.tr("at C = %d queue time first dominates (not at every higher level): %s ms of %s ms server time.", r.c, q, srv), false
 }
 
 // kneePerRequest is the knee read from the requests joined by request id
 // (their median queue against their median server time), for a server
 // that exposes no queue histogram but left per-request evidence; "" when
-// there is none.
-func (v *view) kneePerRequest(pt *pctTarget) string {
+// there is none; never when it says the queue never dominated.
+func (v *view) kneePerRequest(pt *pctTarget) (s string, never bool) {
 	if pt == nil || !pt.perRequest {
-		return ""
+		return "", false
 	}
 	for _, r := range pt.rows {
 		q := r.stage[schemas.StageQueue]
 		if q.kind != cellValue || r.server.kind != cellValue || !(r.server.p50 > 0) || q.p50 <= kneeShare*r.server.p50 {
 			continue
 		}
-		return v.tr("from the requests joined by request id: at C = %d the median request's queue time dominates: %s ms of %s ms server time.", r.c, num(1000*q.p50), num(1000*r.server.p50))
+		return v.tr("from the requests joined by request id: at C = %d the median request's queue time dominates: %s ms of %s ms server time.", r.c, num(1000*q.p50), num(1000*r.server.p50)), false
 	}
-	return v.tr("from the requests joined by request id: the median request's queue time never exceeds half its server time.")
+	return v.tr("from the requests joined by request id: the median request's queue time never exceeds half its server time."), true
 }
 
 // stageCaveats names every broken cell: data that cannot be right belongs
