@@ -152,6 +152,31 @@ func ratioText(x float64) string {
 	return strconv.FormatFloat(x, 'f', 2, 64) + "×"
 }
 
+// verdictPairs is every pair's verdict (headline and table), the faster
+// target first: the closed loop's by throughput, the open loop's by its
+// rule (openPair).
+func (v *view) verdictPairs() []block {
+	if len(v.targets) < 2 {
+		return nil
+	}
+	var out []block
+	order := v.ordered()
+	for i := 0; i < len(order); i++ {
+		for j := i + 1; j < len(order); j++ {
+			a, bn := order[i], order[j]
+			if v.leads(bn, a) {
+				a, bn = bn, a // the ratio reads as the faster target's lead
+			}
+			if v.open() {
+				out = append(out, v.openPair(a, bn)...)
+			} else {
+				out = append(out, v.pair(a, bn)...)
+			}
+		}
+	}
+	return out
+}
+
 // conclusion compares every pair of targets at every level they share.
 func (v *view) conclusion() []block {
 	if v.open() {
@@ -160,22 +185,8 @@ func (v *view) conclusion() []block {
 	if len(v.targets) < 2 {
 		return nil
 	}
-	out := []block{heading{2, v.tr("Conclusion")}}
-	order := v.ordered()
-	for i := 0; i < len(order); i++ {
-		for j := i + 1; j < len(order); j++ {
-			a, bn := order[i], order[j]
-			if v.leads(bn, a) {
-				a, bn = bn, a // the ratio reads as the faster target's lead
-			}
-			out = append(out, v.pair(a, bn)...)
-		}
-	}
-	if r := v.in.Verify; r != nil {
-		if c := r.Check(verify.CheckFairness); c != nil && c.Status >= verify.Warn {
-			out = append(out, para{warn: true, spans: []span{b(v.tr("Not shown fair:")), t(" " + v.tr("benchseal verify found differences or gaps in how the targets were set up (see the caveats below); a lead may come from the setup, not the engine."))}})
-		}
-	}
+	out := append([]block{heading{2, v.tr("Conclusion")}}, v.verdictPairs()...)
+	out = append(out, v.fairnessLine()...)
 	rule := v.tr("Ratio of the medians over repeats of successful requests per second, the first-named target over the second, at every level (the ratio column names them in that order: above 1× the first is faster; each pair names first the target faster at more levels).")
 	if len(v.latencies) > 0 {
 		rule += v.tr(" The interval is a seeded bootstrap over requests within repeats and over repeats (each repeat's requests resampled, its throughput scaled by its mean latency over theirs).")
@@ -327,7 +338,12 @@ func (v *view) caveats() []block {
 	if r == nil {
 		items = append(items, []span{b(v.tr("Not verified:")), t(" " + v.tr("benchseal verify did not run for this report, so the fairness of the comparison (server settings, GPUs, caches) and the evidence were not checked here; run benchseal verify on the bundle."))})
 	} else {
-		// Fairness first: it is what limits the comparison.
+		// Fairness first: it is what limits the comparison. What was
+		// not observed is one line, the conclusion's unless a fact
+		// also differs.
+		if differs, unseen := v.fairnessFacts(); differs && len(unseen) > 0 {
+			items = append(items, []span{b(v.tr("Fairness not observable:")), t(" " + v.unseenText(unseen) + v.tr("."))})
+		}
 		items = append(items, v.findings(r, true)...)
 	}
 	if run := v.in.Run; !run.Complete {
@@ -346,7 +362,11 @@ func (v *view) caveats() []block {
 		items = append(items, []span{b(v.tr("Unpinned key:")), t(" " + v.tr("the bundle was signed with an ephemeral key whose public half it carries, so the signature shows the bundle unchanged since sealing, not who sealed it."))})
 	}
 	if len(items) == 0 {
-		items = append(items, []span{t(v.tr("None found: benchseal verify passed every check, no target failed more than 1 % of its requests, and every level has more than one repeat and at least C requests."))})
+		if _, unseen := v.fairnessFacts(); len(unseen) > 0 {
+			items = append(items, []span{t(v.tr("None beyond what the conclusion says was not observable: no target failed more than 1 % of its requests, and every level has more than one repeat and at least C requests."))})
+		} else {
+			items = append(items, []span{t(v.tr("None found: benchseal verify passed every check, no target failed more than 1 % of its requests, and every level has more than one repeat and at least C requests."))})
+		}
 	}
 	return append([]block{box{title: v.tr("Caveats"), items: items, warn: true}}, v.advice(r)...)
 }
@@ -387,7 +407,7 @@ func (v *view) advice(r *verify.Report) []block {
 	if len(items) == 0 {
 		return nil
 	}
-	return []block{para{spans: []span{b(v.tr("To observe what was not observed:")), t(" " + v.tr("what each engine needs, once for all the caveats above."))}}, bullets{items: items}}
+	return []block{para{spans: []span{b(v.tr("To observe what was not observed:")), t(" " + v.tr("what each engine needs, once for everything above."))}}, bullets{items: items}}
 }
 
 // hasAdvice says a warning or failure of r carries advice (Finding.Advice).
@@ -436,17 +456,18 @@ func (v *view) findings(r *verify.Report, fairness bool) [][]span {
 			if f.Status != verify.Warn && f.Status != verify.Fail {
 				continue
 			}
-			if f.Kind == verify.KindSimulator && len(v.simulated()) > 0 {
-				said++ // in bold under the title
-				continue
-			}
-			if f.Kind == verify.KindClientSaturated || f.Kind == verify.KindSurvivors || (f.Kind == verify.KindNotSteady && v.steadyKnown()) {
-				// Said by the report's own caveats, from the same figures:
-				// the client's (clientCaveats), the failures' (Errors: a
-				// step under half successes fails more than 1 %), steady
+			if v.saidElsewhere(f) {
+				// In bold under the title (the simulator), or said by the
+				// report's own caveats, from the same figures: the
+				// client's (clientCaveats), the failures' (Errors: a step
+				// under half successes fails more than 1 %), steady
 				// state's (steadyCaveats, from claims.json, which verify
 				// recomputes).
 				said++
+				continue
+			}
+			if _, ok := notObservedFact(f); ok && fairness && f.Status == verify.Warn {
+				said++ // one line: the conclusion's, or the box's first (fairnessCaveat)
 				continue
 			}
 			if shown == 6 {
@@ -715,6 +736,7 @@ func (v *view) steadyCaveats() [][]span {
 // inflated by caching.
 func (v *view) probeCaveats() [][]span {
 	var items [][]span
+	var probed []string // one line for every target's verdict
 	for _, tg := range v.in.Run.Targets {
 		bearing, p := claims.ProbeBearingOf(v.in.Run, v.in.Claims, tg.Name)
 		var verdict string
@@ -734,8 +756,19 @@ func (v *view) probeCaveats() [][]span {
 		default:
 			verdict = v.tr("not probed")
 		}
-		items = append(items, []span{b(v.tr("Cache probe:")), t(" " + v.tr("%s %s (median %.1f ms for identical bytes, %.1f ms for 1-LSB variants; speedup %.2f, 95 %% interval %.2f to %.2f).",
-			p.Target, verdict, p.RepeatMedianMs, p.VariantMedianMs, p.Speedup, p.SpeedupLo, p.SpeedupHi))})
+		switch bearing {
+		case claims.ProbeInflated, claims.ProbeHeld:
+			// The interval inside the verdict's parenthesis.
+			open, closing := strings.TrimSuffix(verdict, ")"), ")"
+			if strings.HasSuffix(verdict, "）") {
+				open, closing = strings.TrimSuffix(verdict, "）"), "）"
+			}
+			probed = append(probed, v.tr("%s %s, 95 %% interval %.2f to %.2f", p.Target, open, p.SpeedupLo, p.SpeedupHi)+closing)
+		case claims.ProbeUndecided:
+			probed = append(probed, p.Target+" "+verdict)
+		default:
+			probed = append(probed, v.tr("%s %s (speedup %.2f, 95 %% interval %.2f to %.2f)", p.Target, verdict, p.Speedup, p.SpeedupLo, p.SpeedupHi))
+		}
 		if bearing == claims.ProbeInflated {
 			items = append(items, []span{b(v.tr("Inflated by caching:")), t(" " + v.byTask("%s caches identical audio and this run sent every clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure transcribing new audio.",
 				"%s caches identical references and this run sent every reference clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure synthesising from new references.", p.Target))})
@@ -744,6 +777,9 @@ func (v *view) probeCaveats() [][]span {
 			counter, hits, _ := claims.ProbeCounter(*p)
 			items = append(items, []span{b(v.tr("Cache probe and counter disagree:")), t(" " + v.tr("for %s, %s grew by %g over the probe while the latencies say %s.", p.Target, counter, hits, verdict))})
 		}
+	}
+	if len(probed) > 0 {
+		items = append([][]span{{b(v.tr("Cache probe:")), t(" " + strings.Join(probed, v.tr("; ")) + v.tr("."))}}, items...)
 	}
 	return items
 }

@@ -151,9 +151,10 @@ func TestLangComplete(t *testing.T) {
 			v.missing = missing
 			var buf bytes.Buffer
 			w := bufio.NewWriter(&buf)
-			for _, bl := range v.build() {
+			for _, bl := range append(v.build(), v.summaryBlocks()...) {
 				writeMarkdown(w, bl, true)
 			}
+			w.WriteString(v.tr("Summary to paste (SUMMARY.md, %d words)", 1))
 			for _, ch := range append(slices.Clone(Charts), Stages, OpenLatency, Goodput, FirstAudio) {
 				v.svg(w, ch)
 			}

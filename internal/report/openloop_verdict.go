@@ -7,7 +7,6 @@ import (
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/verdict"
 	"github.com/benchseal/benchseal/schemas"
-	"github.com/benchseal/benchseal/verify"
 )
 
 // The open loop's verdict rule. Throughput says nothing in an open loop
@@ -53,22 +52,8 @@ func (v *view) openConclusion() []block {
 	if len(v.targets) < 2 {
 		return nil
 	}
-	out := []block{heading{2, v.tr("Conclusion")}}
-	order := v.ordered()
-	for i := 0; i < len(order); i++ {
-		for j := i + 1; j < len(order); j++ {
-			a, bn := order[i], order[j]
-			if v.leads(bn, a) {
-				a, bn = bn, a
-			}
-			out = append(out, v.openPair(a, bn)...)
-		}
-	}
-	if r := v.in.Verify; r != nil {
-		if c := r.Check(verify.CheckFairness); c != nil && c.Status >= verify.Warn {
-			out = append(out, para{warn: true, spans: []span{b(v.tr("Not shown fair:")), t(" " + v.tr("benchseal verify found differences or gaps in how the targets were set up (see the caveats below); a lead may come from the setup, not the engine."))}})
-		}
-	}
+	out := append([]block{heading{2, v.tr("Conclusion")}}, v.verdictPairs()...)
+	out = append(out, v.fairnessLine()...)
 	rule := v.tr("Open loop: every target was offered the same rates, so throughput does not rank them. Where one target kept up with a rate and the other did not, that is the verdict, not a ratio: past its knee a target's queue grows through the level, so any ratio would grow with the level's length. At rates both kept up with, latency from the planned arrival is compared (the second-named target's median p50 over the first's: above 1× the first is faster)")
 	if v.in.Run.Protocol.SLO != nil {
 		rule += v.tr(", and goodput at the SLO (%s; the first-named over the second; a failed request is goodput lost)", v.sloText())
@@ -81,7 +66,7 @@ func (v *view) openConclusion() []block {
 func (v *view) openPair(a, bn string) []block {
 	goodput := v.in.Run.Protocol.SLO != nil
 	var rows [][]string
-	var parts []string
+	var rates, words []string // each compared rate and its verdict, grouped below
 	lo, hi := 0, 0
 	var basis verdict.Basis
 	opts := verdict.Options{MinEffect: v.in.MinEffect}
@@ -110,7 +95,7 @@ func (v *view) openPair(a, bn string) []block {
 				row = append(row, "—")
 			}
 			rows = append(rows, append(row, w))
-			parts = append(parts, v.tr("at %s req/s: %s", rate, w))
+			rates, words = append(rates, rate), append(words, w)
 			continue
 		}
 		lat := verdict.Compare(v.openSide(a, la, false), v.openSide(bn, lb, false), opts)
@@ -124,7 +109,18 @@ func (v *view) openPair(a, bn string) []block {
 		}
 		row = append(row, cells(lat)...)
 		rows = append(rows, append(row, w))
-		parts = append(parts, v.tr("at %s req/s: %s", rate, w))
+		rates, words = append(rates, rate), append(words, w)
+	}
+	// Runs of rates with the same words are one part: "at 20, 40, 80
+	// req/s: …".
+	var parts []string
+	for i := 0; i < len(words); {
+		j := i + 1
+		for j < len(words) && words[j] == words[i] {
+			j++
+		}
+		parts = append(parts, v.tr("at %s req/s: %s", strings.Join(rates[i:j], ", "), words[i]))
+		i = j
 	}
 	if len(rows) == 0 {
 		return nil

@@ -32,7 +32,7 @@ func TestProbeCaveats(t *testing.T) {
 		language string
 	}{
 		{"caches, perturbed", true, []schemas.CacheProbe{caching, none},
-			[]string{"sglang-omni caches identical audio (repeats 10.0 times faster)", "vllm-omni no cache effect seen (ratio within noise)"},
+			[]string{"**Cache probe:** sglang-omni caches identical audio (repeats 10.0 times faster, 95 % interval 8.00 to 12.00); vllm-omni no cache effect seen (ratio within noise) (speedup 1.00"},
 			[]string{"inflated by caching"}, "en"},
 		{"caches, unperturbed", false, []schemas.CacheProbe{caching, none},
 			[]string{"Inflated by caching:", "sglang-omni caches identical audio and this run sent every clip unchanged"},
