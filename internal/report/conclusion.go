@@ -187,21 +187,17 @@ func (v *view) conclusion() []block {
 	}
 	out := append([]block{heading{2, v.tr("Conclusion")}}, v.verdictPairs()...)
 	out = append(out, v.fairnessLine()...)
-	rule := v.tr("Ratio of the medians over repeats of successful requests per second, the first-named target over the second, at every level (the ratio column names them in that order: above 1× the first is faster; each pair names first the target faster at more levels).")
-	if len(v.latencies) > 0 {
-		rule += v.tr(" The interval is a seeded bootstrap over requests within repeats and over repeats (each repeat's requests resampled, its throughput scaled by its mean latency over theirs).")
-		if v.repeats < 3 {
-			rule += v.plural(v.repeats, " With %d repeat, the interval rests on the requests within it, not on repeats of the run.", " With %d repeats, the interval rests mostly on the requests within them, not on repeats of the run.")
-		}
-	} else if v.repeats < verdict.MinBootstrapRepeats {
-		rule += v.tr(" The interval is the range of the ratio over repeats (the records were not read; below %d repeats a bootstrap over repeats has too few distinct values to mean 95 %%).", verdict.MinBootstrapRepeats)
-	} else {
-		rule += v.tr(" The interval is a seeded bootstrap over repeats only (the records were not read).")
+	rule := v.tr("Rule: the ratio of the medians over repeats of successful requests per second, first-named target over second (above 1× the first is faster).")
+	switch {
+	case len(v.latencies) > 0:
+		rule += v.tr(" The interval is a seeded bootstrap over requests within repeats and over repeats (throughput scaled by mean latency).")
+	case v.repeats < verdict.MinBootstrapRepeats:
+		rule += v.tr(" The interval is the range of the ratio over repeats (records not read; below %d repeats a bootstrap has too few distinct values to mean 95 %%).", verdict.MinBootstrapRepeats)
+	default:
+		rule += v.tr(" The interval is a seeded bootstrap over repeats only (records not read).")
 	}
-	rule += v.tr(" Every interval covers this run's repeats only, not the drift between runs.")
-	rule += v.tr(" Verdict by rule: a target that failed more than 1 % of its requests, whose server counted cache hits although every request was distinct, or that answered from its cache in a run without perturbation, is not comparable; overlapping repeats show no difference; one repeat claims no lead.")
-	rule += v.tr(" A level where a repeat's mean in flight (Σ latency / window) is below 0.9·C, or all C workers were busy for less than 80 % of its window, is not at steady state: its throughput is partly ramp and drain, and no lead is claimed from it.")
-	rule += v.tr(" A lead of at most %s (the minimum effect: the drift between runs of the same setup) is within noise, not a lead.", pctShort(verdict.Options{MinEffect: v.in.MinEffect}.Effect()))
+	rule += v.tr(" It covers this run's repeats only, not the drift between runs: a lead of at most %s (the minimum effect) is within noise.", pctShort(verdict.Options{MinEffect: v.in.MinEffect}.Effect()))
+	rule += v.tr(" No lead from overlapping repeats, one repeat, or a level not at steady state (a repeat's mean in flight below 0.9·C, or all C busy under 80 % of its window); not comparable: a target that failed more than 1 % of its requests, counted cache hits although every request was distinct, or answered from its cache without perturbation.")
 	out = append(out, para{spans: []span{t(rule)}})
 	return out
 }
@@ -722,7 +718,7 @@ func (v *view) steadyCaveats() [][]span {
 	}
 	var items [][]span
 	if len(parts) > 0 {
-		items = append(items, []span{b(v.tr("Not at steady state:")), t(" " + v.tr("%s. A closed loop measures concurrency C only while all C workers are busy; these windows are partly ramp and drain, so their throughput is not the server's at C and no lead is claimed from them.", strings.Join(parts, "; ")))})
+		items = append(items, []span{b(v.tr("Not at steady state:")), t(" " + v.tr("%s: partly ramp and drain, so no lead is claimed there.", strings.Join(parts, "; ")))})
 	}
 	if unknown && v.in.Run.Protocol.Mode != schemas.ModeOpen { // an open loop has no C to be steady at: kept-up is its test
 		items = append(items, []span{b(v.tr("Steady state not checked:")), t(" " + v.tr("claims.json carries no mean in flight (not computed by the build that sealed it), so whether each level reached steady state was not checked here; benchseal verify recomputes it from the records."))})

@@ -144,7 +144,7 @@ func TestOpenLoopConclusion(t *testing.T) {
 	for _, want := range []string{
 		"**Open loop, sglang-omni vs vllm-omni:** at 10 req/s: sglang-omni ahead by",
 		"at 40, 80, 160 req/s: not compared: whether vllm-omni kept up is not observed",
-		"Where one target kept up with a rate and the other did not, that is the verdict, not a ratio",
+		"Where one kept up with a rate and the other did not, that is the verdict, not a ratio",
 	} {
 		if !strings.Contains(sec, want) {
 			t.Errorf("conclusion lacks %q:\n%s", want, sec)

@@ -54,11 +54,11 @@ func (v *view) openConclusion() []block {
 	}
 	out := append([]block{heading{2, v.tr("Conclusion")}}, v.verdictPairs()...)
 	out = append(out, v.fairnessLine()...)
-	rule := v.tr("Open loop: every target was offered the same rates, so throughput does not rank them. Where one target kept up with a rate and the other did not, that is the verdict, not a ratio: past its knee a target's queue grows through the level, so any ratio would grow with the level's length. At rates both kept up with, latency from the planned arrival is compared (the second-named target's median p50 over the first's: above 1× the first is faster)")
+	rule := v.tr("Rule: every target was offered the same rates, so throughput does not rank them. Where one kept up with a rate and the other did not, that is the verdict, not a ratio (past its knee a queue grows through the level, and any ratio with the level's length). At rates both kept up with: latency from the planned arrival (the second-named target's median p50 over the first's: above 1× the first is faster)")
 	if v.in.Run.Protocol.SLO != nil {
 		rule += v.tr(", and goodput at the SLO (%s; the first-named over the second; a failed request is goodput lost)", v.sloText())
 	}
-	rule += v.tr(". Each by the closed loop's rule, over this run's repeats: overlapping repeats or one repeat claim no lead; a target with counted cache hits although every request was distinct, or answering from its cache without perturbation, is not comparable; a lead of at most %s (the minimum effect, standing for the drift between runs) is within noise.", pctShort(verdict.Options{MinEffect: v.in.MinEffect}.Effect()))
+	rule += v.tr(". Each by the closed loop's rule over this run's repeats: no lead from overlapping repeats or one repeat; a lead of at most %s (the minimum effect, for the drift between runs) is within noise; cache hits on distinct requests, or cached answers without perturbation, are not comparable.", pctShort(verdict.Options{MinEffect: v.in.MinEffect}.Effect()))
 	return append(out, para{spans: []span{t(rule)}})
 }
 

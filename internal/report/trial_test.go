@@ -76,7 +76,7 @@ func TestTitleOrderFollowsConclusion(t *testing.T) {
 	if !strings.Contains(md, "**Throughput, sglang-omni vs vllm-omni:**") {
 		t.Errorf("conclusion does not put the faster target first")
 	}
-	if strings.Contains(md, "the faster target over the slower") || !strings.Contains(md, "the first-named target over the second, at every level") {
+	if strings.Contains(md, "the faster target over the slower") || !strings.Contains(md, "first-named target over second (above 1× the first is faster)") {
 		t.Errorf("the rule misnames the numerator")
 	}
 }
