@@ -21,7 +21,7 @@ func contradictions(md string) []string {
 	pctRe := regexp.MustCompile(`\((−?-?\d+) %\)`)
 	explains := regexp.MustCompile(`explains ([0-9.]+) of the ([0-9.]+) ms`)
 	noCache := regexp.MustCompile(`no cache effect seen \(ratio within noise\) \([^)]*95 % interval ([0-9.]+) to ([0-9.]+)\)`)
-	notObs := regexp.MustCompile(`Not observed: ([^(]*) \(the server exposes no such histogram`)
+	notObs := regexp.MustCompile(`Not observed: ([^(]*) \(no such histogram`)
 	for _, p := range strings.Split(md, "\n\n") {
 		if strings.Contains(p, "never exceeds half") && strings.Contains(p, "The knee:") {
 			out = append(out, "queue never exceeds half, beside a knee: "+p)

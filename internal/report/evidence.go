@@ -66,7 +66,7 @@ func (v *view) evidence() []block {
 	}
 	out = append(out, para{spans: []span{b(v.tr("What the evidence shows, and what it cannot:")), t(" " + v.tr("its files unchanged since sealing, every number following from the records, %sand the protocol run as declared; not that the records are what crossed the wire (the key holder could fabricate a consistent run, caught only where the servers' own metrics and logs disagree), nor anything about other hardware, settings, audio or times.", fresh))}})
 	if v.isTTS() {
-		what := v.tr("that the produced audio is speech of the text, or what it sounded like: the records keep its facts (seconds, RMS, SHA-256), not the audio.")
+		what := v.tr("that the produced audio is speech of the text, or what it sounded like: the records keep its facts (format, rate, seconds, RMS, longest silence, SHA-256), not the audio; verify re-applies the success rule to those facts but cannot listen to it.")
 		if in.Run.Protocol.RoundTrip != nil {
 			what = v.tr("what the produced audio sounded like beyond what the round trip's ASR server says it heard (roundtrip/): the records keep its facts (seconds, RMS, SHA-256), not the audio.")
 		}

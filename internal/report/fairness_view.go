@@ -97,7 +97,10 @@ func (v *view) fairnessFacts() (differs bool, unseen []unseenFact) {
 // saidElsewhere says the report words finding f from its own figures or
 // under the title, so the caveats leave it out.
 func (v *view) saidElsewhere(f verify.Finding) bool {
-	return (f.Kind == verify.KindSimulator && len(v.simulated()) > 0) ||
+	// A probe whose latencies and counter disagree: probeCaveats says it
+	// from the claims (verify reads the same claims.ProbeBearingOf).
+	disagree := f.Kind == verify.KindCacheProbe && strings.Contains(f.Reason, "the cache probe's latencies and the server's own counter disagree")
+	return disagree || (f.Kind == verify.KindSimulator && len(v.simulated()) > 0) ||
 		f.Kind == verify.KindClientSaturated || f.Kind == verify.KindSurvivors || (f.Kind == verify.KindNotSteady && v.steadyKnown())
 }
 

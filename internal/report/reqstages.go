@@ -484,7 +484,9 @@ func (v *view) percentiles(name string, exposed map[string]string, pt *pctTarget
 		if intro != "" {
 			intro += " "
 		}
-		intro += v.tr("Percentiles (p50 / p95) from the histograms: a stage's are upper bounds (≤, the bound of the bucket that holds each), as fine as the buckets%s; the client's are exact. Client − server needs per-request evidence (run --otlp-listen for vLLM, --server-events or --launch for SGLang-Omni).",
+		// How to get per-request evidence is said once, in the
+		// section's first paragraph (timeBreakdown).
+		intro += v.tr("Percentiles (p50 / p95) from the histograms: a stage's are upper bounds (≤ the bucket holding each), as fine as the buckets%s; the client's are exact.",
 			v.finestBuckets(name, exposed, pt.http))
 	}
 	if b, stages, ok := oneBucket(pt); ok {

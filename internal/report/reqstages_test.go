@@ -285,7 +285,7 @@ func TestHistogramBounds(t *testing.T) {
 	for _, want := range []string{
 		"| 1 | ", " | ≤ 300 / above the buckets | ≤ 300 / ≤ 2500 | ",
 		"vllm-omni, p50 / p95 in milliseconds, from the histograms.",
-		"a stage's are upper bounds (≤, the bound of the bucket that holds each)",
+		"a stage's are upper bounds (≤ the bucket holding each)",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the section lacks %q:\n%s", want, s)

@@ -272,7 +272,7 @@ func (v *view) timeBreakdown() []block {
 	}
 	out := []block{
 		heading{2, v.tr("Where the time goes")},
-		para{spans: []span{t(v.tr("Each request's time as the servers' own histograms split it (their /metrics before and after each step), in milliseconds: the median over repeats of each stage's mean over the step's requests; client latency is the median over the same repeats of the mean latency of successful measured requests, and client − server, the difference of the two medians, is network, upload and client overhead. Queue time dominates where it exceeds half the server time."))}},
+		para{spans: []span{t(v.tr("Each request's time as the servers' own histograms split it (/metrics before and after each step), in milliseconds: the median over repeats of each stage's mean; client latency is the median of the mean latency of successful requests over the same repeats, and client − server (network, upload, client) the difference. Queue time dominates where it exceeds half the server time.") + v.perRequestAdvice(pts))}},
 	}
 	if v.stageBars(tts) {
 		out = append(out, v.fig(Stages))
@@ -323,7 +323,7 @@ func (v *view) timeBreakdown() []block {
 			fams = append(fams, col.families)
 		}
 		if len(names) > 0 {
-			s = append(s, t(" "+v.tr("Not observed: %s (the server exposes no such histogram; %s would carry it).", strings.Join(names, ", "), strings.Join(fams, "; "))))
+			s = append(s, t(" "+v.tr("Not observed: %s (no such histogram; %s would carry it).", strings.Join(names, ", "), strings.Join(fams, "; "))))
 		}
 		var rows [][]string
 		for _, r := range tt.rows {
@@ -391,6 +391,18 @@ func perRequestHas(pt *pctTarget, st string) bool {
 		}
 	}
 	return false
+}
+
+// perRequestAdvice says once how to get exact percentiles where some
+// target's come from the histograms: "" where every target's are per
+// request (or none has any).
+func (v *view) perRequestAdvice(pts map[string]*pctTarget) string {
+	for _, tg := range v.targets {
+		if pt := pts[tg]; pt != nil && !pt.perRequest {
+			return " " + v.tr("Per-request evidence (run --otlp-listen for vLLM, --server-events or --launch for SGLang-Omni) gives exact percentiles and client − server per request.")
+		}
+	}
+	return ""
 }
 
 // knee says where queue time first exceeds kneeShare of the server time,

@@ -103,7 +103,7 @@ func TestStagesTable(t *testing.T) {
 		"**vllm-omni:** from C = 16, queue time dominates: " + num(1000*queue) + " ms of " + num(1000*e2e) + " ms server time.",
 		"**sglang-omni:** where queue time dominates is not observed (no queue-time histogram).",
 		"The server exposes only its HTTP handler's duration (sglang\\_omni\\_http\\_request\\_duration\\_seconds), which stands in for server e2e",
-		"Not observed: queue, prefill (first forward), decode (the server exposes no such histogram; vllm:request\\_queue\\_time\\_seconds, sglang:queue\\_time\\_seconds; vllm:request\\_prefill\\_time\\_seconds; vllm:request\\_decode\\_time\\_seconds would carry it).",
+		"Not observed: queue, prefill (first forward), decode (no such histogram; vllm:request\\_queue\\_time\\_seconds, sglang:queue\\_time\\_seconds; vllm:request\\_prefill\\_time\\_seconds; vllm:request\\_decode\\_time\\_seconds would carry it).",
 		"| 1 | " + num(1000*(0.25+0.02)*1.05) + " | " + num(1000*((0.25+0.02)*1.05-0.009)) + " | not observed | not observed | not observed | 9.00 |",
 		"![Where the time goes: mean time per request by stage](stages.svg)",
 		"| concurrency | client latency | server e2e (HTTP handler) | queue |",
@@ -184,7 +184,7 @@ func TestStagesThreeStates(t *testing.T) {
 	md, _, _ := render(t, in)
 	s := section(string(md), "Where the time goes")
 	for _, want := range []string{
-		"Not observed: prefill (first forward), decode (the server exposes no such histogram; vllm:request\\_prefill\\_time\\_seconds; vllm:request\\_decode\\_time\\_seconds would carry it).",
+		"Not observed: prefill (first forward), decode (no such histogram; vllm:request\\_prefill\\_time\\_seconds; vllm:request\\_decode\\_time\\_seconds would carry it).",
 		"| 2 | ", " | broken: counted no request | not observed | not observed | ",
 		" | broken: server time exceeds client latency |",
 		" (2 of 3 repeats) |",
