@@ -543,5 +543,19 @@ func (v *view) percentiles(name string, exposed map[string]string, pt *pctTarget
 			}
 		}
 	}
+	// Stages never observed and, without per-request evidence, client −
+	// server (the section's first paragraph says how to get it) are
+	// sentences, not columns.
+	from := 2
+	if pt.perRequest {
+		from = 3
+	}
+	header, rows, dropped := dropEmptyColumns(header, rows, from, no, v.tr("not observed (needs per-request evidence)"))
+	if i := slices.Index(dropped, v.tr("client − server")); i >= 0 && !pt.perRequest {
+		dropped = slices.Delete(dropped, i, i+1)
+	}
+	if len(dropped) > 0 {
+		caption += " " + v.tr("Not observed at any level: %s.", strings.Join(dropped, ", "))
+	}
 	return []block{para{spans: []span{t(intro)}}, table{caption: caption, header: header, right: allRight(len(header)), rows: rows}}
 }

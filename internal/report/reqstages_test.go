@@ -209,10 +209,11 @@ func TestPerRequestThreeStates(t *testing.T) {
 	md, _, _ := render(t, in)
 	s := section(string(md), "Where the time goes")
 	for _, want := range []string{
-		"| 1 | 0 of 16 successes | — | not observed | not observed | not observed | not observed | — |",
+		"| 1 | 0 of 16 successes | — | not observed | not observed | not observed | — |",
+		"Not observed at any level: prefill (first forward).",
 		"\"not observed\" on a whole row: no request of that level joined.",
 		"| 4 | 16 of 16 successes | ",
-		" | broken: not a duration | not observed | 30.0 / 30.0 | broken: server time exceeds client latency |",
+		" | broken: not a duration | 30.0 / 30.0 | broken: server time exceeds client latency |",
 		"from 16 requests joined by request id",
 	} {
 		if !strings.Contains(s, want) {

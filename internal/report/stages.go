@@ -301,6 +301,9 @@ func (v *view) timeBreakdown() []block {
 		if k != "" && never {
 			qs = ""
 		}
+		if qs == v.tr("where queue time dominates is not observed (no queue-time histogram).") {
+			qs = "" // the "Not observed: queue, …" sentence below says it
+		}
 		s := lead
 		if qs != "" {
 			s = append(s, t(qs))
@@ -373,6 +376,16 @@ func (v *view) timeBreakdown() []block {
 			hd = slices.Clone(header)
 			hd[2] = v.tr("server e2e (HTTP handler)")
 		}
+		hd, rows, dropped := dropEmptyColumns(hd, rows, 2, v.tr("not observed"))
+		var unsaid []string
+		for _, d := range dropped {
+			if !slices.Contains(names, d) {
+				unsaid = append(unsaid, d)
+			}
+		}
+		if len(unsaid) > 0 {
+			caption += " " + v.tr("Not observed at any level: %s.", strings.Join(unsaid, ", "))
+		}
 		out = append(out, para{spans: s}, table{caption: caption, header: hd, right: allRight(len(hd)), rows: rows})
 		out = append(out, v.percentiles(tt.name, tt.exposed, pts[tt.name])...)
 	}
@@ -391,6 +404,47 @@ func perRequestHas(pt *pctTarget, st string) bool {
 		}
 	}
 	return false
+}
+
+// dropEmptyColumns removes the columns from index from on whose every
+// cell is one of empty (a stage the server never exposed, said once in the
+// paragraph above the table): a column of "not observed" says nothing a
+// sentence does not. It returns the dropped columns' names, for the
+// caller to say; a table with no row keeps its columns.
+func dropEmptyColumns(header []string, rows [][]string, from int, empty ...string) ([]string, [][]string, []string) {
+	if len(rows) == 0 {
+		return header, rows, nil
+	}
+	var keep []int
+	var dropped []string
+	for i := range header {
+		all := i >= from
+		for _, r := range rows {
+			if i < len(r) && !slices.Contains(empty, r[i]) {
+				all = false
+				break
+			}
+		}
+		if !all {
+			keep = append(keep, i)
+		} else {
+			dropped = append(dropped, header[i])
+		}
+	}
+	pick := func(xs []string) []string {
+		out := make([]string, 0, len(keep))
+		for _, i := range keep {
+			if i < len(xs) {
+				out = append(out, xs[i])
+			}
+		}
+		return out
+	}
+	out := make([][]string, len(rows))
+	for j, r := range rows {
+		out[j] = pick(r)
+	}
+	return pick(header), out, dropped
 }
 
 // perRequestAdvice says once how to get exact percentiles where some

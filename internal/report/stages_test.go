@@ -101,12 +101,13 @@ func TestStagesTable(t *testing.T) {
 	}
 	for _, want := range []string{
 		"**vllm-omni:** from C = 16, queue time dominates: " + num(1000*queue) + " ms of " + num(1000*e2e) + " ms server time.",
-		"**sglang-omni:** where queue time dominates is not observed (no queue-time histogram).",
+		// Said once: "Not observed: queue, …" (no column of it either).
+		"**sglang-omni:** The knee:",
 		"The server exposes only its HTTP handler's duration (sglang\\_omni\\_http\\_request\\_duration\\_seconds), which stands in for server e2e",
 		"Not observed: queue, prefill (first forward), decode (no such histogram; vllm:request\\_queue\\_time\\_seconds, sglang:queue\\_time\\_seconds; vllm:request\\_prefill\\_time\\_seconds; vllm:request\\_decode\\_time\\_seconds would carry it).",
-		"| 1 | " + num(1000*(0.25+0.02)*1.05) + " | " + num(1000*((0.25+0.02)*1.05-0.009)) + " | not observed | not observed | not observed | 9.00 |",
+		"| 1 | " + num(1000*(0.25+0.02)*1.05) + " | " + num(1000*((0.25+0.02)*1.05-0.009)) + " | 9.00 |",
 		"![Where the time goes: mean time per request by stage](stages.svg)",
-		"| concurrency | client latency | server e2e (HTTP handler) | queue |",
+		"| concurrency | client latency | server e2e (HTTP handler) | client − server |",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the section lacks %q:\n%s", want, s)
@@ -185,10 +186,10 @@ func TestStagesThreeStates(t *testing.T) {
 	s := section(string(md), "Where the time goes")
 	for _, want := range []string{
 		"Not observed: prefill (first forward), decode (no such histogram; vllm:request\\_prefill\\_time\\_seconds; vllm:request\\_decode\\_time\\_seconds would carry it).",
-		"| 2 | ", " | broken: counted no request | not observed | not observed | ",
+		"| 2 | ", " | broken: counted no request | ",
 		" | broken: server time exceeds client latency |",
 		" (2 of 3 repeats) |",
-		"| 16 | ", " | broken: histogram reset during the step | 2.00 | not observed | not observed | broken: from a broken server time |",
+		"| 16 | ", " | broken: histogram reset during the step | 2.00 | broken: from a broken server time |",
 		"At C = 16 the server's stages include the warm-up requests (no scrape after them); the client's latency does not.",
 		// One story: the knee's attribution, not a queue that "never
 		// exceeds half" beside it.
