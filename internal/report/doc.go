@@ -93,7 +93,11 @@
 // latency is the median of latency_mean_s over the same repeats (those
 // with a server block, so both sides describe the same steps); client −
 // server is the difference of those two medians (network, upload, client
-// overhead), so a row adds up. A cell over fewer repeats than the level's
+// overhead), so a row adds up; a stage column not observed at any level
+// is left out and said in a sentence ("Not observed: queue, …", or the
+// caption's "Not observed at any level: …"), as is client − server from
+// the histograms (the section's first paragraph says once how
+// per-request evidence gives it). A cell over fewer repeats than the level's
 // says "(k of n repeats)". Every cell is one of three states:
 //
 //   - a number;
