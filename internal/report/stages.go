@@ -304,18 +304,17 @@ func (v *view) timeBreakdown() []block {
 		if qs == v.tr("where queue time dominates is not observed (no queue-time histogram).") {
 			qs = "" // the "Not observed: queue, …" sentence below says it
 		}
-		s := lead
-		if qs != "" {
-			s = append(s, t(qs))
-		}
-		if k != "" {
-			if qs != "" {
-				k = " " + k
+		// The paragraph's sentences, each once, joined by one space.
+		var said []string
+		add := func(x string) {
+			if x != "" {
+				said = append(said, x)
 			}
-			s = append(s, t(k))
 		}
+		add(qs)
+		add(k)
 		if tt.http {
-			s = append(s, t(" "+v.tr("The server exposes only its HTTP handler's duration (%s), which stands in for server e2e: it spans the request inside the server, not split into stages.", tt.exposed[schemas.StageHTTP])))
+			add(v.tr("The server exposes only its HTTP handler's duration (%s), which stands in for server e2e: it spans the request inside the server, not split into stages.", tt.exposed[schemas.StageHTTP]))
 		}
 		var names, fams []string
 		for _, col := range stageCols {
@@ -326,8 +325,9 @@ func (v *view) timeBreakdown() []block {
 			fams = append(fams, col.families)
 		}
 		if len(names) > 0 {
-			s = append(s, t(" "+v.tr("Not observed: %s (no such histogram; %s would carry it).", strings.Join(names, ", "), strings.Join(fams, "; "))))
+			add(v.tr("Not observed: %s (no such histogram; %s would carry it).", strings.Join(names, ", "), strings.Join(fams, "; ")))
 		}
+		s := append(lead, t(strings.Join(said, " ")))
 		var rows [][]string
 		for _, r := range tt.rows {
 			row := []string{v.levelLabel(r.c)}
