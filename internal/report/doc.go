@@ -36,16 +36,28 @@
 //     (claims.CacheHitsAnswered, internal/engine's row): prefix-cache
 //     tokens reused are a caveat ("Prefix cache: X reused N prompt
 //     tokens"), never a verdict;
-//   - "Caveats": facts, one line each, most important first: verify's
-//     fairness findings as verify words them (server settings and their
-//     source, GPUs, caches), whole, never clipped, less the advice a
-//     finding carries (verify.Finding.Advice), then what the claims show
+//   - below the verdicts, one line on fairness (fairness_view.go): "Not
+//     shown fair" where verify's fairness check found a fact that differs
+//     between the targets (a knob set otherwise, another GPU model);
+//     where it only found settings, GPUs or cache counters not observed,
+//     "Fairness not observable: GPU model (…); max running requests,
+//     dtype (on no target); prefix caching (on b)", each such finding
+//     said there once and not again in the box (in the box's first line
+//     when a fact also differs);
+//   - "Caveats": facts, one line each, each said once, most important
+//     first: verify's other fairness findings as verify words them
+//     (server settings and their source, GPUs, caches), whole, never
+//     clipped, less the advice a finding carries (verify.Finding.Advice),
+//     and less what the report says from the same data (the simulator,
+//     a saturated client, survivors, steady state, a probe whose counter
+//     disagrees), then what the claims show
 //     (targets that failed more than 1 % of a level's requests, levels
 //     with fewer requests than C or not at steady state, a saturated
 //     client host (claims' saturation signs, or verify's finding), one
 //     repeat, cache hits, prefix-cache tokens, cache counters not
 //     observable, the last only when verify's fairness check did not run,
-//     since it says the same), then verify's other warnings and failures
+//     since it says the same; every probed target's cache-probe verdict in
+//     one line), then verify's other warnings and failures
 //     (an unpinned key); "Not verified" when verify did not run. Below the
 //     box, once, how to observe what was not observed, one line per engine
 //     of the targets (internal/engine's Knobs.Expose, with the targets it
@@ -78,7 +90,10 @@
 // key fingerprint (with what an ephemeral key does and does not prove),
 // the benchseal verify and stock cosign commands, what the evidence cannot
 // show (a consistent fabrication by the key holder is caught only where
-// server-side evidence exists), verify's checklist, and the benchseal
+// server-side evidence exists), check 11's time-stamps (their summary
+// there when the check passed, in the checklist otherwise), verify's
+// checklist (the passed checks in one line, the others with verify's
+// summary), and the benchseal
 // version and binary that measured; where no repeat of any target carries
 // a server block, "Evidence" says "Server-side stages: not observed", why,
 // and which families each engine exposes (and with which flag).
@@ -253,8 +268,24 @@
 // bodies (their first byte is the headers); FirstAudio (first_audio.svg,
 // p50 solid, p99 dashed, as the latency chart) where some target's first
 // audio was observed. Its caveats: time to first audio not observed for
-// such targets, the text sent unperturbed (a prefix cache keyed by it is
-// not defeated), and no audio sealed (records keep facts, not audio).
+// such targets and the text sent unperturbed (a prefix cache keyed by it
+// is not defeated); that no audio is sealed (records keep facts, not
+// audio) is said once, in the evidence.
+//
+// # SUMMARY.md
+//
+// Summary (summary.go) is what a reader pastes, at most SummaryMaxWords
+// (250) words, TestSummary holding every test input to it: the title; a
+// failed verify, perturbation off, an incomplete run and the simulated
+// servers, one line each; the verdict tables without their headlines or
+// rule; the fairness line; only the caveats that change a verdict (not
+// verified, inflated by caching, cache hits, a saturated client); the
+// bundle's SHA-256 and signer fingerprint ("Not sealed" for a run
+// directory); the one benchseal verify command; REPORT.md named for the
+// rest. WriteDir writes it beside REPORT.md, and report.html carries its
+// text in a closed block to copy from, below the title's banners. It is
+// not written into a run directory (benchseal run's REPORT.md): a file
+// there is sealed, and verify regenerates REPORT.md only.
 //
 // # Languages
 //
