@@ -395,7 +395,7 @@ func (v *view) cacheProof() []span {
 	case len(unseen) == 0:
 		s = append(s, t(" "+v.tr("No target's cache-hit counter grew during measurement, so within this run no server answered from a cache it counts.")))
 	}
-	if len(unseen) > 0 {
+	if len(unseen) > 0 && !verifyCoversCaches(v.in.Verify) { // else the fairness line says it
 		s = append(s, t(" "+v.tr("Whether %s answered from a cache is not observable (no cache-hit counter).", strings.Join(unseen, ", "))))
 	}
 	if v.noInputItems() < len(v.in.Run.Corpus) {

@@ -212,7 +212,7 @@ func TestVerifyFailureFirst(t *testing.T) {
 			t.Errorf("caveats lack %q:\n%s", want, cav)
 		}
 	}
-	if !strings.Contains(section(m, "Evidence"), "PASS 1 archive\nFAIL 2. signature: wrong key\nWARN 8. fairness: not fair\n") {
+	if !strings.Contains(section(m, "Evidence"), "PASS 1 archive\nFAIL 2. signature: wrong key\nWARN 8. fairness: its findings are the fairness line and the caveats above\n") {
 		t.Error("the checklist is not in the evidence section")
 	}
 	in.Verify.Failed, in.Verify.Checks[1].Status, in.Verify.Checks[1].Findings = 0, verify.Pass, nil

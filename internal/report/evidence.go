@@ -39,7 +39,7 @@ func (v *view) evidence() []block {
 	if in.KeyFingerprint != "" {
 		s := []span{t(v.tr("Signed by the key ")), c(in.KeyFingerprint), t(" " + v.tr("(SHA-256 of its PKIX DER encoding)."))}
 		if in.KeyEphemeral {
-			s = append(s, t(" "), b(v.tr("The key was ephemeral:")), t(" "+v.tr("its public half ships in the bundle (benchseal.pub), so the signature proves the bundle unchanged, not who sealed it; it is pinned only if the publisher gives you this fingerprint through a channel you trust.")))
+			s = append(s, t(" "), b(v.tr("The key was ephemeral:")), t(" "+v.tr("its public half ships in the bundle (benchseal.pub); pin it only by this fingerprint, given by the publisher through a channel you trust.")))
 		}
 		out = append(out, para{spans: s, warn: in.KeyEphemeral})
 	}
@@ -83,7 +83,11 @@ func (v *view) evidence() []block {
 				passed = append(passed, strconv.Itoa(c.ID)+" "+c.Name)
 				continue
 			}
-			lines = append(lines, c.Status.String()+" "+strconv.Itoa(c.ID)+". "+c.Name+": "+c.Summary)
+			summary := c.Summary
+			if c.ID == verify.CheckFairness && c.Status == verify.Warn {
+				summary = v.tr("its findings are the fairness line and the caveats above")
+			}
+			lines = append(lines, c.Status.String()+" "+strconv.Itoa(c.ID)+". "+c.Name+": "+summary)
 		}
 		if len(passed) > 0 {
 			lines = append([]string{verify.Pass.String() + " " + strings.Join(passed, ", ")}, lines...)

@@ -484,15 +484,15 @@ func (v *view) percentiles(name string, exposed map[string]string, pt *pctTarget
 		if intro != "" {
 			intro += " "
 		}
+		if b, stages, ok := oneBucket(pt); ok {
+			// Every server cell says "≤ B / ≤ B": a table of it says
+			// no more than one sentence, and at 1280 px it overflowed.
+			return []block{para{spans: []span{t(intro + v.tr("p50 and p95 of %s: at most %s ms at every level, one bucket of the histograms%s, too coarse to say more.", v.stageList(stages, pt.http), num(1000*b), v.finestBuckets(name, exposed, pt.http)))}}}
+		}
 		// How to get per-request evidence is said once, in the
 		// section's first paragraph (timeBreakdown).
 		intro += v.tr("Percentiles (p50 / p95) from the histograms: a stage's are upper bounds (≤ the bucket holding each), as fine as the buckets%s; the client's are exact.",
 			v.finestBuckets(name, exposed, pt.http))
-	}
-	if b, stages, ok := oneBucket(pt); ok {
-		// Every server cell says "≤ B / ≤ B": a table of it says no
-		// more than one sentence, and at 1280 px it overflowed.
-		return []block{para{spans: []span{t(intro + " " + v.tr("Every level's %s: p50 and p95 at most %s ms, all in one bucket of the histograms, which are too coarse here to say more; the client's exact latencies are in the latency table.", v.stageList(stages, pt.http), num(1000*b)))}}}
 	}
 	header := []string{v.levelHeader()}
 	if pt.perRequest {
