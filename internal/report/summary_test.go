@@ -72,5 +72,47 @@ func TestSummary(t *testing.T) {
 	if !strings.Contains(string(page), `<details class="paste"><summary>Summary to paste (SUMMARY.md, `) {
 		t.Errorf("report.html has no summary to paste")
 	}
-	_ = verify.Warn
+}
+
+// A clean two-target run, as the demo's verify finds it but with nothing
+// failing (every knob, GPU and cache counter of one target not observed,
+// an ephemeral key, a saturated client, a cache probe), has at most 6
+// caveats, each said once: the knobs not observed are one line of the
+// conclusion, not one bullet each.
+func TestCleanRunCaveats(t *testing.T) {
+	in := fixture()
+	in.KeyEphemeral = true
+	in.Verify = &verify.Report{Kind: "bundle", Checks: []verify.Check{
+		{ID: 2, Name: "signature", Status: verify.Warn, Summary: "valid, unpinned key", Findings: []verify.Finding{{Status: verify.Warn, Kind: verify.KindUnpinned, Path: "benchseal.pub", Reason: "signer unpinned: verified with the key the bundle carries, which proves it intact, not who sealed it"}}},
+		{ID: 8, Name: "fairness", Status: verify.Warn, Summary: "not shown fair", Findings: []verify.Finding{
+			{Status: verify.Warn, Path: "env/gpu.json", Reason: "GPU not available (NVML not built in (CGO_ENABLED=0)): the run does not show the targets on the same GPU model"},
+			{Status: verify.Warn, Kind: verify.KindKnobNotObserved, Path: "servers/", Reason: "max running requests: not observed on any target (a, b); expose it"},
+			{Status: verify.Warn, Kind: verify.KindKnobNotObserved, Path: "servers/", Reason: "dtype: not observed on any target (a, b); expose it"},
+			{Status: verify.Warn, Kind: verify.KindKnobNotObserved, Path: "servers/", Reason: "prefix caching: not observed on sglang-omni, so it cannot be compared (vllm-omni true); expose it"},
+			{Status: verify.Warn, Path: "claims.json", Reason: "cache hits not observable for sglang-omni: no counter; cache probe: not probed"},
+		}},
+	}}
+	for ti := range in.Claims.Targets {
+		for li := range in.Claims.Targets[ti].Levels {
+			l := &in.Claims.Targets[ti].Levels[li]
+			for r := range l.Repeats {
+				l.Repeats[r].Failed, l.Repeats[r].Succeeded = 0, l.Repeats[r].Requests
+			}
+			l.Median, l.Min, l.Max = summarize(l.Repeats)
+		}
+	}
+	md := mdOf(t, in)
+	cav := caveatsOf(md)
+	if n := strings.Count(cav, "\n> - "); n > 6 {
+		t.Errorf("%d caveats on a clean two-target run, want at most 6:\n%s", n, cav)
+	}
+	con := section(md, "Conclusion")
+	if !strings.Contains(con, "**Fairness not observable:** GPU model (NVML not built in (CGO\\_ENABLED=0)); max running requests, dtype (on no target); prefix caching, cache hits (on sglang-omni)") || strings.Contains(con, "Not shown fair") {
+		t.Errorf("the fairness line:\n%s", con)
+	}
+	for _, once := range []string{"dtype", "prefix caching", "unpinned"} {
+		if n := strings.Count(md[:strings.Index(md, "## Throughput")], once); n != 1 {
+			t.Errorf("%q said %d times above the tables, want once", once, n)
+		}
+	}
 }
