@@ -14,9 +14,10 @@ import (
 // the conclusion (and SUMMARY.md) and not again in the caveats.
 
 // unseenFact is a fairness finding that says something was not observed:
-// what (a knob's name, "GPU model", "cache hits") and on which target
-// ("" none, "*" a fact of the run, not of a target).
-type unseenFact struct{ what, who string }
+// what (a knob's name, "GPU model", "cache hits"), on which target ("" none,
+// "*" a fact of the run, not of a target), and why where verify says
+// (the GPU's: "NVML not built in").
+type unseenFact struct{ what, who, cause string }
 
 // notObservedFact reads f as a fairness finding of something not
 // observed, by verify's words for it (fairness.go, gpu_index.go).
@@ -30,10 +31,10 @@ func notObservedFact(f verify.Finding) (unseenFact, bool) {
 		}
 		rest := r[i+len(": not observed on "):]
 		if strings.HasPrefix(rest, "any target") {
-			return unseenFact{r[:i], ""}, true
+			return unseenFact{r[:i], "", ""}, true
 		}
 		if j := strings.Index(rest, ", so it cannot be compared"); j >= 0 {
-			return unseenFact{r[:i], rest[:j]}, true
+			return unseenFact{r[:i], rest[:j], ""}, true
 		}
 	case f.Kind == verify.KindGPUNotObserved:
 		for _, pre := range []string{"the GPU model of ", "the GPUs of "} {
@@ -41,21 +42,21 @@ func notObservedFact(f verify.Finding) (unseenFact, bool) {
 				rest := r[len(pre):]
 				for _, end := range []string{" is not observed", " are not observed"} {
 					if j := strings.Index(rest, end); j >= 0 {
-						return unseenFact{"GPU model", rest[:j]}, true
+						return unseenFact{"GPU model", rest[:j], ""}, true
 					}
 				}
 			}
 		}
 	case strings.HasPrefix(r, "GPU not available ("):
 		if j := strings.Index(r, "): the run does not show"); j >= 0 {
-			return unseenFact{"GPU model (" + r[len("GPU not available ("):j] + ")", "*"}, true
+			return unseenFact{"GPU model", "*", r[len("GPU not available ("):j]}, true
 		}
 	case strings.HasPrefix(r, "GPU not available: the run recorded no env/gpu.json"):
-		return unseenFact{"GPU model (no env/gpu.json)", "*"}, true
+		return unseenFact{"GPU model", "*", "no env/gpu.json"}, true
 	case strings.HasPrefix(r, "cache hits not observable for "):
 		rest := r[len("cache hits not observable for "):]
 		if j := strings.Index(rest, ":"); j >= 0 {
-			return unseenFact{"cache hits", rest[:j]}, true
+			return unseenFact{"cache hits", rest[:j], ""}, true
 		}
 	}
 	return unseenFact{}, false
@@ -114,8 +115,16 @@ func (v *view) unseenText(unseen []unseenFact) string {
 		if _, ok := by[u.who]; !ok {
 			order = append(order, u.who)
 		}
-		if !strings.Contains(strings.Join(by[u.who], "\x00")+"\x00", u.what+"\x00") {
-			by[u.who] = append(by[u.who], u.what)
+		what := u.what
+		switch what { // this package's names; a knob's is verify's
+		case "GPU model", "cache hits":
+			what = v.tr(what)
+		}
+		if u.cause != "" {
+			what += " (" + u.cause + ")"
+		}
+		if !strings.Contains(strings.Join(by[u.who], "\x00")+"\x00", what+"\x00") {
+			by[u.who] = append(by[u.who], what)
 		}
 	}
 	parts := make([]string, 0, len(order))
