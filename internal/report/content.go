@@ -1114,8 +1114,12 @@ func (v *view) servers() []block {
 					continue
 				}
 				line := kv("GET "+p.Path, t(strconv.Itoa(p.Status)))
-				if body := clipText(p.Body, 160); body != "" {
+				// A /metrics exposition's first 160 characters are its
+				// HELP lines, not a description: servers/ keeps it whole.
+				if body := clipText(p.Body, 160); body != "" && p.Path != "/metrics" {
 					line = append(line, t(" "), c(body))
+				} else if body != "" {
+					line = append(line, t(" "+v.tr("(%d bytes, kept in servers/)", len(p.Body))))
 				}
 				items = append(items, line)
 			}
