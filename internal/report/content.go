@@ -903,20 +903,44 @@ func (v *view) cache() []block {
 	if !any {
 		return nil
 	}
+	cell := func(l *schemas.LevelClaims) string {
+		if l.Median.CacheHits == nil {
+			return v.tr("not observable")
+		}
+		cell := spread(*l.Median.CacheHits, deref(l.Min.CacheHits), deref(l.Max.CacheHits))
+		if answered, known := claims.CacheHitsAnswered(l.Median); known && !answered {
+			// A prefix cache's unit: tokens reused, not requests.
+			return v.tr("%s prompt tokens", cell)
+		}
+		return cell
+	}
+	// Every target the same at every level (0, or not observable): one
+	// sentence says what a table of it would.
+	var same []string
+	for _, tg := range v.targets {
+		first, all := "", true
+		for _, c := range v.levels {
+			if l := v.lookup(tg, c); l != nil {
+				if x := cell(l); first == "" {
+					first = x
+				} else if x != first {
+					all = false
+				}
+			}
+		}
+		if !all || first == "" {
+			same = nil
+			break
+		}
+		same = append(same, tg+" "+first)
+	}
+	if len(same) == len(v.targets) {
+		return []block{heading{2, v.tr("Server cache hits")}, para{spans: []span{t(v.tr("Growth of each server's cache-hit counter during measurement (from its /metrics), at every level: %s (\"not observable\": the server exposes no such counter). With perturbation on, any hit means the server reused work across distinct inputs.", strings.Join(same, ", ")))}}}
+	}
 	return []block{heading{2, v.tr("Server cache hits")}, table{
 		caption: v.tr("Growth of the server's cache-hit counter during measurement (from its /metrics), median [min–max] over repeats; \"not observable\" where the server exposes no such counter. With perturbation on, any hit means the server reused work across distinct inputs."),
 		header:  v.byTargetHeader(), right: allRight(len(v.targets) + 1),
-		rows: v.levelsRows(func(l *schemas.LevelClaims) string {
-			if l.Median.CacheHits == nil {
-				return v.tr("not observable")
-			}
-			cell := spread(*l.Median.CacheHits, deref(l.Min.CacheHits), deref(l.Max.CacheHits))
-			if answered, known := claims.CacheHitsAnswered(l.Median); known && !answered {
-				// A prefix cache's unit: tokens reused, not requests.
-				return v.tr("%s prompt tokens", cell)
-			}
-			return cell
-		}),
+		rows:    v.levelsRows(cell),
 	}}
 }
 

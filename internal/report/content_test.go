@@ -185,8 +185,8 @@ func FuzzNames(f *testing.F) {
 				count++
 			}
 		}
-		if count != 8 {
-			t.Fatalf("HTML has %d tables, want 8", count)
+		if count != 7 { // the fixture's cache hits are one sentence (0 at every level)
+			t.Fatalf("HTML has %d tables, want 7", count)
 		}
 	})
 }

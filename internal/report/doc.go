@@ -83,7 +83,8 @@
 // no speech, a median WER at or above 100 % as an empty transcript scores,
 // is "not heard" in its cell and a "Not heard" line, never an accuracy
 // figure); errors by class; cache hits ("not
-// observable" without a counter); telemetry (memory and power peaks of
+// observable" without a counter; one sentence where every target's is
+// the same at every level); telemetry (memory and power peaks of
 // a target on several GPUs marked as sums with each GPU's own peak beside
 // them; a window claims marks "not observed" says so in its cells); the environment; the servers'
 // own descriptions; and "Evidence": what the bundle seals, its SHA-256 and
