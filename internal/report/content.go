@@ -940,7 +940,7 @@ func (v *view) cache() []block {
 	return []block{heading{2, v.tr("Server cache hits")}, table{
 		caption: v.tr("Growth of the server's cache-hit counter during measurement (from its /metrics), median [min–max] over repeats; \"not observable\" where the server exposes no such counter. With perturbation on, any hit means the server reused work across distinct inputs."),
 		header:  v.byTargetHeader(), right: allRight(len(v.targets) + 1),
-		rows:    v.levelsRows(cell),
+		rows: v.levelsRows(cell),
 	}}
 }
 
