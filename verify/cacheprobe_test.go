@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/benchseal/benchseal/internal/bench"
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/benchseal/benchseal/internal/testkit"
@@ -227,5 +228,44 @@ func TestCacheProbeStates(t *testing.T) {
 				t.Errorf("check 8 lacks %q on b's cache line:\n%s", tc.want, text)
 			}
 		})
+	}
+}
+
+// A probe whose speedup's interval straddles the noise bound is
+// undecided: with perturbation off, check 8 warns that a cache is neither
+// shown nor excluded; with it on, the line says so and holds. (Probe
+// records shortened into repeats about 1.2× faster than variants, with
+// wide spread, then claims recomputed.)
+func TestCacheProbeUndecided(t *testing.T) {
+	t.Parallel()
+	for _, noPerturb := range []bool{true, false} {
+		dir := makeProbeRun(t, t.TempDir(), probeSpec{noPerturb: noPerturb, pairs: probePairs, personaB: "sglang-omni"})
+		editRecords(t, dir, "records/b/probe-1.jsonl", func(r []schemas.Record) []schemas.Record {
+			for i := range r {
+				if r[i].Seq < claims.ProbeWarmup {
+					continue
+				}
+				ms := []int64{6, 10, 14, 18}[i%4]
+				if r[i].SampleIndex >= 0 {
+					ms += 2
+				}
+				r[i].EndNs = min(r[i].EndNs, r[i].StartNs+ms*1e6)
+			}
+			return r
+		})
+		refresh(t, dir)
+		var cl schemas.Claims
+		getJSON(t, filepath.Join(dir, "claims.json"), &cl)
+		p := cl.Probes[1]
+		if p.Verdict != claims.ProbeUnsure {
+			t.Fatalf("probe of b: %+v", p)
+		}
+		c8, text := checkOf(verifyDir(t, dir), 8)
+		switch {
+		case noPerturb && (c8.Status != verify.Warn || !strings.Contains(text, "b's cache probe is undecided: speedup") || !strings.Contains(text, "neither shown nor excluded")):
+			t.Errorf("perturbation off: check 8 (%s):\n%s", c8.Status, text)
+		case !noPerturb && !strings.Contains(text, "b: undecided, a cache neither shown nor excluded (speedup"):
+			t.Errorf("perturbation on: check 8 (%s):\n%s", c8.Status, text)
+		}
 	}
 }

@@ -245,7 +245,10 @@
 //	             claims.ProbeBearingOf as the report reads it: caching with
 //	             perturbation off is "inflated by caching" (WARN), caching
 //	             with perturbation on is held (the sweep never sent audio
-//	             twice), no verdict WARNs, and counter_agrees false (the
+//	             twice), no verdict WARNs, an undecided probe (its
+//	             interval straddles 1.1: a cache neither shown nor
+//	             excluded) WARNs with perturbation off and is held with it
+//	             on, and counter_agrees false (the
 //	             server's vllm:mm_cache_hits_total and the latencies tell
 //	             different stories) WARNs naming both. And the recorded
 //	             environment agrees with itself: every GPU sampled in

@@ -398,7 +398,11 @@ func probeSays(ev *evidence, target string) string {
 //   - a target that caches while perturbation was on: held, the cache
 //     never fired on the sweep (every request sent audio never sent
 //     before), and said so;
-//   - no cache effect seen: held;
+//   - no cache effect seen (the interval below the noise bound): held;
+//   - undecided (the interval straddles the noise bound: a cache neither
+//     shown nor excluded): WARN in a run with perturbation off, where a
+//     cache would inflate the figures; with it on, held as irrelevant
+//     (every request of the sweep sent audio never sent before);
 //   - a probe without a verdict (fewer than two successes a half): WARN;
 //   - the server's own hit counter (vllm:mm_cache_hits_total) growing
 //     over the probe when the latencies saw no cache, or the reverse
@@ -429,6 +433,14 @@ func checkCacheProbes(c *Check, ev *evidence) string {
 			perturbed = true
 		case claims.ProbeNoCache:
 			held = append(held, fmt.Sprintf("%s: %s (speedup %.2f, 95 %% interval %.2f to %.2f)", t.Name, p.Verdict, p.Speedup, p.SpeedupLo, p.SpeedupHi))
+		case claims.ProbeStraddles:
+			if !ev.run.Protocol.Perturb {
+				c.warnKindf(KindCacheProbe, "claims.json", "%s's cache probe is undecided: speedup %.2f, 95 %% interval %.2f to %.2f straddles the noise bound %.2f, so a cache of identical audio is neither shown nor excluded, and this run sent every clip unchanged (perturbation off); run more pairs", t.Name, p.Speedup, p.SpeedupLo, p.SpeedupHi, claims.ProbeNoise)
+				ok = false
+			} else {
+				held = append(held, fmt.Sprintf("%s: undecided, a cache neither shown nor excluded (speedup %.2f, 95 %% interval %.2f to %.2f)", t.Name, p.Speedup, p.SpeedupLo, p.SpeedupHi))
+				perturbed = true
+			}
 		}
 		any = true
 		if p.CounterAgrees != nil && !*p.CounterAgrees {

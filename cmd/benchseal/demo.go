@@ -120,7 +120,7 @@ func runDemo(ctx context.Context, e *env, out, taskName string) error {
 			infof(e.stderr, "demo: the ephemeral key's public half, as the bundle carries it, written to %s", pub)
 		}
 	}
-	infof(e.stderr, "demo: done; the evidence is %s, the report %s, the signer's public key %s", bundle, filepath.Join(report, "REPORT.md"), pub)
+	infof(e.stderr, "demo: done; the evidence is %s, the report %s (the summary to paste: %s), the signer's public key %s", bundle, filepath.Join(report, "REPORT.md"), filepath.Join(report, "SUMMARY.md"), pub)
 	infof(e.stderr, "demo: check it yourself: %s verify %s --key %s --tsa-cert %s", selfCommand(os.Args[0], exec.LookPath, builtWithoutCgo()), bundle, pub, chain)
 	infof(e.stderr, "demo: check 11 shows when the run was planned and sealed, by the demo's own authority: against a real one, --tsa-cert is the chain it publishes")
 	return nil

@@ -42,10 +42,12 @@ what it cannot show.
 Without -o, the report is printed on stdout: Markdown (without charts) or, with
 --format html, one self-contained HTML page with the charts inline.
 
-With -o DIR, report writes REPORT.md, report.html, throughput.svg, latency.svg
-and rtfx.svg into DIR, and stages.svg where claims.json carries the servers'
-stage histograms (only REPORT.md and the charts with --format md, only
-report.html with --format html). DIR must not exist or be empty: report never
+With -o DIR, report writes REPORT.md, SUMMARY.md (at most 250 words to paste:
+the verdicts, the caveats that change one, the bundle's SHA-256 and signer, the
+verify command), report.html, throughput.svg, latency.svg and rtfx.svg into
+DIR, and stages.svg where claims.json carries the servers' stage histograms
+(only REPORT.md, SUMMARY.md and the charts with --format md, only report.html
+with --format html). DIR must not exist or be empty: report never
 overwrites a file, and a failure leaves nothing behind.
 
 Where the run sealed the servers' per-request stage times (run --otlp-listen,

@@ -89,7 +89,7 @@ func CompareProbes(sealed, replayed schemas.Claims) []ProbeComparison {
 		pc := ProbeComparison{Target: s.Target, Sealed: s.Verdict}
 		if ok {
 			pc.Replayed = r.Verdict
-			pc.Same = s.Caches == r.Caches && s.Verdict != ProbeNotProbed && r.Verdict != ProbeNotProbed
+			pc.Same = s.Caches == r.Caches && (s.Verdict == ProbeUnsure) == (r.Verdict == ProbeUnsure) && s.Verdict != ProbeNotProbed && r.Verdict != ProbeNotProbed
 		}
 		out = append(out, pc)
 	}

@@ -37,10 +37,13 @@ const ProbeWarmup = 2
 // caching in 1 run of 40 by chance alone.
 const ProbeNoise = 1.1
 
-// The probe's verdicts.
+// The probe's verdicts: caches (the interval wholly above ProbeNoise),
+// no effect (wholly below it), undecided (the interval straddles it: a
+// cache that saves about 10 % is neither shown nor excluded), not probed.
 const (
 	ProbeCaches     = "caches identical audio (repeats %.1f times faster)"
 	ProbeNoEffect   = "no cache effect seen (ratio within noise)"
+	ProbeUnsure     = "undecided: a cache is neither shown nor excluded; run more pairs"
 	ProbeNotProbed  = "not probed"
 	probeMinPerHalf = 2
 )
@@ -49,9 +52,10 @@ const (
 // of other phases and targets, and the warm-ups (seq < ProbeWarmup), are
 // ignored; failed requests count in no median). growth is the cache counters' growth over the probe, nil where
 // the server has none; seed seeds the bootstrap (the run's seed, so a
-// verifier gets the same interval). The verdict is ProbeCaches when the
-// interval lies wholly above ProbeNoise, ProbeNotProbed when either half has fewer
-// than two successful requests, else ProbeNoEffect.
+// verifier gets the same interval). The verdict is ProbeNotProbed when
+// either half has fewer than two successful requests, ProbeCaches when
+// the interval lies wholly above ProbeNoise, ProbeNoEffect when wholly
+// below it, else ProbeUnsure (no counter agreement is claimed then).
 func ProbeOf(target string, recs []schemas.Record, growth map[string]float64, seed uint64) schemas.CacheProbe {
 	var rep, vari []float64
 	for _, r := range recs {
@@ -72,12 +76,16 @@ func ProbeOf(target string, recs []schemas.Record, growth map[string]float64, se
 	p.RepeatMedianMs, p.VariantMedianMs = median(slices.Clone(rep)), median(slices.Clone(vari))
 	p.Speedup = p.VariantMedianMs / p.RepeatMedianMs
 	p.SpeedupLo, p.SpeedupHi = verdict.RatioInterval(vari, rep, verdict.Options{Seed: seed})
-	if p.SpeedupLo > ProbeNoise {
+	switch {
+	case p.SpeedupLo > ProbeNoise:
 		p.Caches, p.Verdict = true, fmt.Sprintf(ProbeCaches, p.Speedup)
-	} else {
+	case p.SpeedupHi < ProbeNoise:
 		p.Verdict = ProbeNoEffect
+	default:
+		p.Verdict = ProbeUnsure
 	}
-	if _, hits, ok := ProbeCounter(p); ok {
+	// An undecided probe neither agrees nor disagrees with a counter.
+	if _, hits, ok := ProbeCounter(p); ok && p.Verdict != ProbeUnsure {
 		agrees := (hits > 0) == p.Caches
 		p.CounterAgrees = &agrees
 	}
@@ -170,6 +178,10 @@ const (
 	// ProbeHeld: the target caches identical audio, but every request of
 	// the sweep sent audio never sent before, so its cache never fired.
 	ProbeHeld
+	// ProbeStraddles: probed, but the speedup's interval straddles
+	// ProbeNoise (verdict ProbeUnsure): a cache is neither shown nor
+	// excluded.
+	ProbeStraddles
 )
 
 // ProbeBearingOf is the bearing of target's cache probe in run, whose
@@ -189,6 +201,8 @@ func ProbeBearingOf(run schemas.Run, c schemas.Claims, target string) (ProbeBear
 		return ProbeNotAsked, nil
 	case !p.Caches && (p.Repeats < probeMinPerHalf || p.Variants < probeMinPerHalf):
 		return ProbeUndecided, p
+	case !p.Caches && p.Verdict == ProbeUnsure:
+		return ProbeStraddles, p
 	case !p.Caches:
 		return ProbeNoCache, p
 	case run.Protocol.Perturb:

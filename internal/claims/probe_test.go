@@ -59,6 +59,23 @@ func TestProbeOfNoEffect(t *testing.T) {
 	}
 }
 
+// A speedup whose interval straddles the noise bound is undecided, not
+// "no cache effect" (issue 40's 1.36 with 1.02–1.54): halves 36 ms apart
+// with 100 ms of spread each.
+func TestProbeOfUndecided(t *testing.T) {
+	recs := probeRecs(ProbePairs, 100, 136, 100) // 100 ms of spread either half
+	p := ProbeOf("t", recs, map[string]float64{"vllm:mm_cache_hits": 0}, 7)
+	if p.Caches || p.Verdict != ProbeUnsure || !(p.SpeedupLo <= ProbeNoise && p.SpeedupHi >= ProbeNoise) {
+		t.Fatalf("probe = %+v", p)
+	}
+	if p.CounterAgrees != nil {
+		t.Errorf("an undecided probe claims counter agreement: %v", *p.CounterAgrees)
+	}
+	if b, _ := ProbeBearingOf(testRun(), schemas.Claims{Probes: []schemas.CacheProbe{p}}, "t"); b != ProbeStraddles {
+		t.Errorf("bearing %v, want ProbeStraddles", b)
+	}
+}
+
 func TestComputeKeepsProbeApart(t *testing.T) {
 	run := testRun()
 	var sweep []schemas.Record

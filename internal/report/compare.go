@@ -235,7 +235,8 @@ type ComparedLevel struct {
 	B           LevelSide `json:"b"`
 	// Ratio is median(A)/median(B) of successful requests per second;
 	// IntervalLo/Hi its 95 % bootstrap interval (null: none), resting on
-	// Basis ("requests_and_repeats", "repeats" or "").
+	// Basis ("requests_and_repeats", "repeats", "range_over_repeats" or
+	// "").
 	Ratio      *float64 `json:"ratio"`
 	IntervalLo *float64 `json:"interval_lo"`
 	IntervalHi *float64 `json:"interval_hi"`
@@ -403,6 +404,8 @@ func basisName(b verdict.Basis) string {
 		return "requests_and_repeats"
 	case verdict.RepeatsOnly:
 		return "repeats"
+	case verdict.RangeOverRepeats:
+		return "range_over_repeats"
 	}
 	return ""
 }
@@ -487,6 +490,8 @@ func (cm *Comparison) blocks() []block {
 				basis = verdict.RequestsAndRepeats
 			case "repeats":
 				basis = max(basis, verdict.RepeatsOnly)
+			case "range_over_repeats":
+				basis = max(basis, verdict.RangeOverRepeats)
 			}
 			for _, n := range []int{l.A.Repeats, l.B.Repeats} {
 				if lo == 0 || n < lo {
@@ -508,14 +513,14 @@ func (cm *Comparison) blocks() []block {
 		if len(rows) > 0 {
 			// The interval named by what it rests on, as the report's
 			// conclusion names it (one repeat a side is no 95 % interval).
-			ih := newView(Input{}).intervalHeader(basis, lo, hi)
+			ih := strings.ReplaceAll(newView(Input{}).intervalHeader(basis, lo, hi), "this run's", "the two runs'")
 			out = append(out, table{header: []string{"concurrency", la + " req/s", lb + " req/s", la + " / " + lb, ih, "verdict"},
 				right: []bool{true, true, true, true, true, false}, rows: rows})
 		}
 		out = append(out, cm.figures(cp)...)
 	}
 	out = append(out, para{spans: []span{t("Throughput: ratio of the medians over repeats of successful requests per second, A over B, " +
-		"with a seeded bootstrap interval over requests within repeats and over repeats (over repeats only where a side's records could not be read). " +
+		"with a seeded bootstrap interval over requests within repeats and over repeats (over repeats only where a side's records could not be read: the range over repeats below 5 repeats a side); every interval covers these runs' repeats, not the drift between runs, which the tolerance stands for. " +
 		"Verdict by the report's rule: a target that failed more than 1 % of its requests, whose server counted cache hits although every request was distinct, or that answered from its cache in a run without perturbation, is not comparable; a level whose repeat never reached steady state (mean in flight below 0.9·C, or all C busy for less than 80 % of the window) claims no lead; overlapping repeats show no difference; one repeat claims no lead; " +
 		fmt.Sprintf("a lead of at most the tolerance (%s %%) is within noise, so a lead named here is a req_per_s figure beyond the tolerance below. ", strconv.FormatFloat(cm.Tolerance.Relative*100, 'g', 6, 64)) +
 		fmt.Sprintf("Figures: B's medians against A's; beyond the tolerance (%s %% on throughput, latency and counts, as a ratio both ways; %g points of %s) is DIFF, "+

@@ -58,7 +58,7 @@ func TestCompareBundles(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "**Figures beyond the tolerance (") || !strings.Contains(md.String(), "## A:vllm-omni vs B:vllm-omni") ||
-		!strings.Contains(md.String(), "| 95 % interval over repeats | verdict |") {
+		!strings.Contains(md.String(), "| range over the two runs' 3 repeats | verdict |") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
 
@@ -169,7 +169,7 @@ func TestCompareSingleRepeat(t *testing.T) {
 		t.Fatal(err)
 	}
 	if strings.Contains(md.String(), "95 % interval |") || strings.Contains(md.String(), "no interval") ||
-		!strings.Contains(md.String(), "| interval from requests within 1 repeat | verdict |") {
+		!strings.Contains(md.String(), "| interval from requests within the two runs' 1 repeat | verdict |") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
 }

@@ -195,6 +195,31 @@ func ratioText(x float64) string {
 	return strconv.FormatFloat(x, 'f', 2, 64) + "×"
 }
 
+// verdictPairs is every pair's verdict (headline and table), the faster
+// target first: the closed loop's by throughput, the open loop's by its
+// rule (openPair).
+func (v *view) verdictPairs() []block {
+	if len(v.targets) < 2 {
+		return nil
+	}
+	var out []block
+	order := v.ordered()
+	for i := 0; i < len(order); i++ {
+		for j := i + 1; j < len(order); j++ {
+			a, bn := order[i], order[j]
+			if v.leads(bn, a) {
+				a, bn = bn, a // the ratio reads as the faster target's lead
+			}
+			if v.open() {
+				out = append(out, v.openPair(a, bn)...)
+			} else {
+				out = append(out, v.pair(a, bn)...)
+			}
+		}
+	}
+	return out
+}
+
 // conclusion compares every pair of targets at every level they share.
 func (v *view) conclusion() []block {
 	if v.open() {
@@ -203,40 +228,19 @@ func (v *view) conclusion() []block {
 	if len(v.targets) < 2 {
 		return nil
 	}
-	out := []block{heading{2, v.tr("Conclusion")}}
-	order := v.ordered()
-	for i := 0; i < len(order); i++ {
-		for j := i + 1; j < len(order); j++ {
-			a, bn := order[i], order[j]
-			if v.leads(bn, a) {
-				a, bn = bn, a // the ratio reads as the faster target's lead
-			}
-			out = append(out, v.pair(a, bn)...)
-		}
+	out := append([]block{heading{2, v.tr("Conclusion")}}, v.verdictPairs()...)
+	out = append(out, v.fairnessLine()...)
+	rule := v.tr("Rule: the ratio of the medians over repeats of successful requests per second, first-named target over second (above 1× the first is faster).")
+	switch {
+	case len(v.latencies) > 0:
+		rule += v.tr(" The interval is a seeded bootstrap over requests within repeats and over repeats (throughput scaled by mean latency).")
+	case v.repeats < verdict.MinBootstrapRepeats:
+		rule += v.tr(" The interval is the range of the ratio over repeats (records not read; below %d repeats a bootstrap has too few distinct values to mean 95 %%).", verdict.MinBootstrapRepeats)
+	default:
+		rule += v.tr(" The interval is a seeded bootstrap over repeats only (records not read).")
 	}
-	if r := v.in.Verify; r != nil {
-		if c := r.Check(verify.CheckFairness); c != nil && c.Status >= verify.Warn {
-			out = append(out, para{warn: true, spans: []span{b(v.tr("Not shown fair:")), t(" " + v.tr("benchseal verify found differences or gaps in how the targets were set up (see the caveats below); a lead may come from the setup, not the engine."))}})
-		}
-	}
-	rule := v.tr("Ratio of the medians over repeats of successful requests per second, the first-named target over the second, at every level (the ratio column names them in that order: above 1× the first is faster; each pair names first the target faster at more levels).")
-	if len(v.latencies) > 0 {
-		rule += v.tr(" The interval is a seeded bootstrap over requests within repeats and over repeats (each repeat's requests resampled, its throughput scaled by its mean latency over theirs).")
-		if v.repeats < 3 {
-			rule += v.plural(v.repeats, " With %d repeat, the interval rests on the requests within it, not on repeats of the run.", " With %d repeats, the interval rests mostly on the requests within them, not on repeats of the run.")
-		}
-	} else {
-		rule += v.tr(" The interval is a seeded bootstrap over repeats only (the records were not read).")
-		switch {
-		case v.repeats > 1 && v.repeats < 3:
-			rule += v.tr(" With %d repeats it is a rough guide, not a 95 %% interval; the overlap rule is the safeguard.", v.repeats)
-		case v.repeats >= 3 && v.repeats < 5:
-			rule += v.tr(" With %d repeats the interval is a rough guide; the overlap rule is the safeguard.", v.repeats)
-		}
-	}
-	rule += v.tr(" Verdict by rule: a target that failed more than 1 % of its requests, whose server counted cache hits although every request was distinct, or that answered from its cache in a run without perturbation, is not comparable; overlapping repeats show no difference; one repeat claims no lead.")
-	rule += v.tr(" A level where a repeat's mean in flight (Σ latency / window) is below 0.9·C, or all C workers were busy for less than 80 % of its window, is not at steady state: its throughput is partly ramp and drain, and no lead is claimed from it.")
-	rule += v.tr(" A lead of at most %s (the minimum effect: the drift between runs of the same setup) is within noise, not a lead.", pctShort(verdict.Options{MinEffect: v.in.MinEffect}.Effect()))
+	rule += v.tr(" It covers this run's repeats only, not the drift between runs: a lead of at most %s (the minimum effect) is within noise.", pctShort(verdict.Options{MinEffect: v.in.MinEffect}.Effect()))
+	rule += v.tr(" No lead from overlapping repeats, one repeat, or a level not at steady state (a repeat's mean in flight below 0.9·C, or all C busy under 80 % of its window); not comparable: a target that failed more than 1 % of its requests, counted cache hits although every request was distinct, or answered from its cache without perturbation.")
 	out = append(out, para{spans: []span{t(rule)}})
 	return out
 }
@@ -249,27 +253,36 @@ func (v *view) intervalHeader(b verdict.Basis, lo, hi int) string {
 		b = verdict.RequestsAndRepeats // no level had one; name what it would rest on
 	}
 	switch {
+	case b == verdict.RangeOverRepeats && lo != hi:
+		return v.tr("range over this run's %d–%d repeats", lo, hi)
+	case b == verdict.RangeOverRepeats:
+		return v.plural(lo, "range over this run's %d repeat", "range over this run's %d repeats")
 	case b == verdict.RequestsAndRepeats && lo >= 3:
-		return v.tr("95 % interval (requests and repeats)")
+		return v.tr("95 % interval within this run's repeats (requests and repeats)")
 	case b == verdict.RequestsAndRepeats && lo != hi:
-		return v.tr("interval from requests within %d–%d repeats", lo, hi)
+		return v.tr("interval from requests within this run's %d–%d repeats", lo, hi)
 	case b == verdict.RequestsAndRepeats:
-		return v.plural(lo, "interval from requests within %d repeat", "interval from requests within %d repeats")
-	case lo >= 3:
-		return v.tr("95 % interval over repeats")
+		return v.plural(lo, "interval from requests within this run's %d repeat", "interval from requests within this run's %d repeats")
+	case lo >= verdict.MinBootstrapRepeats:
+		return v.tr("95 % interval within this run's repeats")
 	case lo != hi:
-		return v.tr("rough interval from %d–%d repeats", lo, hi)
+		return v.tr("range over this run's %d–%d repeats", lo, hi)
 	}
-	return v.plural(lo, "rough interval from %d repeat", "rough interval from %d repeats")
+	return v.plural(lo, "range over this run's %d repeat", "range over this run's %d repeats")
 }
 
 // leads says a has the higher median throughput at more shared levels
-// than b.
+// than b; in an open loop, that it leads at more offered rates by
+// openLead.
 func (v *view) leads(a, b string) bool {
 	n := 0
 	for _, c := range v.levels {
 		la, lb := v.lookup(a, c), v.lookup(b, c)
 		if la == nil || lb == nil {
+			continue
+		}
+		if v.open() {
+			n += v.openLead(la, lb)
 			continue
 		}
 		switch {
@@ -364,7 +377,12 @@ func (v *view) caveats() []block {
 	if r == nil {
 		items = append(items, []span{b(v.tr("Not verified:")), t(" " + v.tr("benchseal verify did not run for this report, so the fairness of the comparison (server settings, GPUs, caches) and the evidence were not checked here; run benchseal verify on the bundle."))})
 	} else {
-		// Fairness first: it is what limits the comparison.
+		// Fairness first: it is what limits the comparison. What was
+		// not observed is one line, the conclusion's unless a fact
+		// also differs.
+		if differs, unseen := v.fairnessFacts(); differs && len(unseen) > 0 {
+			items = append(items, []span{b(v.tr("Fairness not observable:")), t(" " + v.unseenText(unseen) + v.tr("."))})
+		}
 		items = append(items, v.findings(r, true)...)
 	}
 	if run := v.in.Run; !run.Complete {
@@ -383,7 +401,11 @@ func (v *view) caveats() []block {
 		items = append(items, []span{b(v.tr("Unpinned key:")), t(" " + v.tr("the bundle was signed with an ephemeral key whose public half it carries, so the signature shows the bundle unchanged since sealing, not who sealed it."))})
 	}
 	if len(items) == 0 {
-		items = append(items, []span{t(v.tr("None found: benchseal verify passed every check, no target failed more than 1 % of its requests, and every level has more than one repeat and at least C requests."))})
+		if _, unseen := v.fairnessFacts(); len(unseen) > 0 {
+			items = append(items, []span{t(v.tr("None beyond what the conclusion says was not observable: no target failed more than 1 % of its requests, and every level has more than one repeat and at least C requests."))})
+		} else {
+			items = append(items, []span{t(v.tr("None found: benchseal verify passed every check, no target failed more than 1 % of its requests, and every level has more than one repeat and at least C requests."))})
+		}
 	}
 	return append([]block{box{title: v.tr("Caveats"), items: items, warn: true}}, v.advice(r)...)
 }
@@ -424,7 +446,7 @@ func (v *view) advice(r *verify.Report) []block {
 	if len(items) == 0 {
 		return nil
 	}
-	return []block{para{spans: []span{b(v.tr("To observe what was not observed:")), t(" " + v.tr("what each engine needs, once for all the caveats above."))}}, bullets{items: items}}
+	return []block{para{spans: []span{b(v.tr("To observe what was not observed:")), t(" " + v.tr("what each engine needs, once for everything above."))}}, bullets{items: items}}
 }
 
 // hasAdvice says a warning or failure of r carries advice (Finding.Advice).
@@ -473,17 +495,18 @@ func (v *view) findings(r *verify.Report, fairness bool) [][]span {
 			if f.Status != verify.Warn && f.Status != verify.Fail {
 				continue
 			}
-			if f.Kind == verify.KindSimulator && len(v.simulated()) > 0 {
-				said++ // in bold under the title
-				continue
-			}
-			if f.Kind == verify.KindClientSaturated || f.Kind == verify.KindClientBusy || f.Kind == verify.KindSurvivors || (f.Kind == verify.KindNotSteady && v.steadyKnown()) {
-				// Said by the report's own caveats, from the same figures:
-				// the client's (clientCaveats), the failures' (Errors: a
-				// step under half successes fails more than 1 %), steady
+			if v.saidElsewhere(f) {
+				// In bold under the title (the simulator), or said by the
+				// report's own caveats, from the same figures: the
+				// client's (clientCaveats), the failures' (Errors: a step
+				// under half successes fails more than 1 %), steady
 				// state's (steadyCaveats, from claims.json, which verify
 				// recomputes).
 				said++
+				continue
+			}
+			if _, ok := notObservedFact(f); ok && fairness && f.Status == verify.Warn {
+				said++ // one line: the conclusion's, or the box's first (fairnessCaveat)
 				continue
 			}
 			if shown == 6 {
@@ -781,7 +804,7 @@ func (v *view) steadyCaveats() [][]span {
 	}
 	var items [][]span
 	if len(parts) > 0 {
-		items = append(items, []span{b(v.tr("Not at steady state:")), t(" " + v.tr("%s. A closed loop measures concurrency C only while all C workers are busy; these windows are partly ramp and drain, so their throughput is not the server's at C and no lead is claimed from them.", strings.Join(parts, "; ")))})
+		items = append(items, []span{b(v.tr("Not at steady state:")), t(" " + v.tr("%s: partly ramp and drain, so no lead is claimed there.", strings.Join(parts, "; ")))})
 	}
 	if unknown && v.in.Run.Protocol.Mode != schemas.ModeOpen { // an open loop has no C to be steady at: kept-up is its test
 		items = append(items, []span{b(v.tr("Steady state not checked:")), t(" " + v.tr("claims.json carries no mean in flight (not computed by the build that sealed it), so whether each level reached steady state was not checked here; benchseal verify recomputes it from the records."))})
@@ -795,6 +818,7 @@ func (v *view) steadyCaveats() [][]span {
 // inflated by caching.
 func (v *view) probeCaveats() [][]span {
 	var items [][]span
+	var probed []string // one line for every target's verdict
 	for _, tg := range v.in.Run.Targets {
 		bearing, p := claims.ProbeBearingOf(v.in.Run, v.in.Claims, tg.Name)
 		var verdict string
@@ -809,11 +833,24 @@ func (v *view) probeCaveats() [][]span {
 			verdict = v.byTask("caches identical audio (repeats %.1f times faster)", "caches identical references (repeats %.1f times faster)", p.Speedup)
 		case claims.ProbeNoCache:
 			verdict = v.tr("no cache effect seen (ratio within noise)")
+		case claims.ProbeStraddles:
+			verdict = v.tr("undecided: the interval straddles the noise bound (%.2f), so a cache is neither shown nor excluded; run more pairs", claims.ProbeNoise)
 		default:
 			verdict = v.tr("not probed")
 		}
-		items = append(items, []span{b(v.tr("Cache probe:")), t(" " + v.tr("%s %s (median %.1f ms for identical bytes, %.1f ms for 1-LSB variants; speedup %.2f, 95 %% interval %.2f to %.2f).",
-			p.Target, verdict, p.RepeatMedianMs, p.VariantMedianMs, p.Speedup, p.SpeedupLo, p.SpeedupHi))})
+		switch bearing {
+		case claims.ProbeInflated, claims.ProbeHeld:
+			// The interval inside the verdict's parenthesis.
+			open, closing := strings.TrimSuffix(verdict, ")"), ")"
+			if strings.HasSuffix(verdict, "）") {
+				open, closing = strings.TrimSuffix(verdict, "）"), "）"
+			}
+			probed = append(probed, v.tr("%s %s, 95 %% interval %.2f to %.2f", p.Target, open, p.SpeedupLo, p.SpeedupHi)+closing)
+		case claims.ProbeUndecided:
+			probed = append(probed, p.Target+" "+verdict)
+		default:
+			probed = append(probed, v.tr("%s %s (speedup %.2f, 95 %% interval %.2f to %.2f)", p.Target, verdict, p.Speedup, p.SpeedupLo, p.SpeedupHi))
+		}
 		if bearing == claims.ProbeInflated {
 			items = append(items, []span{b(v.tr("Inflated by caching:")), t(" " + v.byTask("%s caches identical audio and this run sent every clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure transcribing new audio.",
 				"%s caches identical references and this run sent every reference clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure synthesising from new references.", p.Target))})
@@ -822,6 +859,9 @@ func (v *view) probeCaveats() [][]span {
 			counter, hits, _ := claims.ProbeCounter(*p)
 			items = append(items, []span{b(v.tr("Cache probe and counter disagree:")), t(" " + v.tr("for %s, %s grew by %g over the probe while the latencies say %s.", p.Target, counter, hits, verdict))})
 		}
+	}
+	if len(probed) > 0 {
+		items = append([][]span{{b(v.tr("Cache probe:")), t(" " + strings.Join(probed, v.tr("; ")) + v.tr("."))}}, items...)
 	}
 	return items
 }

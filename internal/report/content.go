@@ -398,7 +398,7 @@ func (v *view) cacheProof() []span {
 	case len(unseen) == 0:
 		s = append(s, t(" "+v.tr("No target's cache-hit counter grew during measurement, so within this run no server answered from a cache it counts.")))
 	}
-	if len(unseen) > 0 {
+	if len(unseen) > 0 && !verifyCoversCaches(v.in.Verify) { // else the fairness line says it
 		s = append(s, t(" "+v.tr("Whether %s answered from a cache is not observable (no cache-hit counter).", strings.Join(unseen, ", "))))
 	}
 	if v.noInputItems() < len(v.in.Run.Corpus) {
@@ -849,6 +849,7 @@ func (v *view) accuracy() []block {
 	default:
 		covered = v.tr("Only requests for the %d of %d clips with a reference transcript are scored.", refs, len(v.in.Run.Corpus))
 	}
+	deaf := v.notHeard()
 	out = append(out, table{
 		caption: v.tr("%s of the successful measured requests, median [min–max] over %s.", unit, v.plural(v.repeats, "%d repeat", "%d repeats")) + " " + covered,
 		header:  v.byTargetHeader(), right: allRight(len(v.targets) + 1),
@@ -856,14 +857,45 @@ func (v *view) accuracy() []block {
 			if l.Median.Quality == nil {
 				return "—"
 			}
+			if rt != nil && *l.Median.Quality >= 1 {
+				return v.tr("not heard")
+			}
 			if l.Min.Quality != nil && l.Max.Quality != nil && pct(*l.Min.Quality) != pct(*l.Max.Quality) {
 				return v.measured(l, pctNum(*l.Median.Quality)+" ["+pctNum(*l.Min.Quality)+"–"+pctNum(*l.Max.Quality)+"] %")
 			}
 			return v.measured(l, pct(*l.Median.Quality))
 		}),
 	})
+	if len(deaf) > 0 {
+		out = append(out, para{spans: kv(v.tr("Not heard"), t(v.tr("%s: the recogniser heard no speech in the answers (%s at or above 100 %%; an empty transcript scores 100 %%), so this is the round trip failing, not an accuracy figure; check that %s accepts the audio produced.", strings.Join(deaf, "; "), unit, rt.ASR)))})
+	}
 	detail := []span{t(v.tr("Scored with normalizer ")), c(orDash(sc.Normalizer)), t(v.tr(", aligner ")), c(orDash(sc.Aligner)), t(v.tr(", failed requests ")), c(orDash(sc.Failures)), t(".")}
 	return append(out, para{spans: detail})
+}
+
+// notHeard words, per target of a round trip, the levels where the
+// recogniser heard no speech in its answers (median quality figure at or
+// above 100 %: an empty transcript scores 100 %): "b at C = 1, 4 (104.65
+// %)"; nil without a round trip or such a level.
+func (v *view) notHeard() []string {
+	if v.in.Run.Protocol.RoundTrip == nil {
+		return nil
+	}
+	var out []string
+	for _, tg := range v.targets {
+		var labels []string
+		worst := 0.0
+		for _, c := range v.levels {
+			if l := v.lookup(tg, c); l != nil && l.Median.Quality != nil && *l.Median.Quality >= 1 {
+				labels = append(labels, v.levelLabel(c))
+				worst = max(worst, *l.Median.Quality)
+			}
+		}
+		if len(labels) > 0 {
+			out = append(out, v.tr("%s %s (up to %s)", tg, v.atLevels(labels), pct(worst)))
+		}
+	}
+	return out
 }
 
 func orDash(s string) string {
@@ -935,20 +967,44 @@ func (v *view) cache() []block {
 	if !any {
 		return nil
 	}
+	cell := func(l *schemas.LevelClaims) string {
+		if l.Median.CacheHits == nil {
+			return v.tr("not observable")
+		}
+		cell := spread(*l.Median.CacheHits, deref(l.Min.CacheHits), deref(l.Max.CacheHits))
+		if answered, known := claims.CacheHitsAnswered(l.Median); known && !answered {
+			// A prefix cache's unit: tokens reused, not requests.
+			return v.tr("%s prompt tokens", cell)
+		}
+		return cell
+	}
+	// Every target the same at every level (0, or not observable): one
+	// sentence says what a table of it would.
+	var same []string
+	for _, tg := range v.targets {
+		first, all := "", true
+		for _, c := range v.levels {
+			if l := v.lookup(tg, c); l != nil {
+				if x := cell(l); first == "" {
+					first = x
+				} else if x != first {
+					all = false
+				}
+			}
+		}
+		if !all || first == "" {
+			same = nil
+			break
+		}
+		same = append(same, tg+" "+first)
+	}
+	if len(same) == len(v.targets) {
+		return []block{heading{2, v.tr("Server cache hits")}, para{spans: []span{t(v.tr("Growth of each server's cache-hit counter during measurement (from its /metrics), at every level: %s (\"not observable\": the server exposes no such counter). With perturbation on, any hit means the server reused work across distinct inputs.", strings.Join(same, ", ")))}}}
+	}
 	return []block{heading{2, v.tr("Server cache hits")}, table{
 		caption: v.tr("Growth of the server's cache-hit counter during measurement (from its /metrics), median [min–max] over repeats; \"not observable\" where the server exposes no such counter. With perturbation on, any hit means the server reused work across distinct inputs."),
 		header:  v.byTargetHeader(), right: allRight(len(v.targets) + 1),
-		rows: v.levelsRows(func(l *schemas.LevelClaims) string {
-			if l.Median.CacheHits == nil {
-				return v.tr("not observable")
-			}
-			cell := spread(*l.Median.CacheHits, deref(l.Min.CacheHits), deref(l.Max.CacheHits))
-			if answered, known := claims.CacheHitsAnswered(l.Median); known && !answered {
-				// A prefix cache's unit: tokens reused, not requests.
-				return v.tr("%s prompt tokens", cell)
-			}
-			return cell
-		}),
+		rows: v.levelsRows(cell),
 	}}
 }
 
@@ -1146,8 +1202,12 @@ func (v *view) servers() []block {
 					continue
 				}
 				line := kv("GET "+p.Path, t(strconv.Itoa(p.Status)))
-				if body := clipText(p.Body, 160); body != "" {
+				// A /metrics exposition's first 160 characters are its
+				// HELP lines, not a description: servers/ keeps it whole.
+				if body := clipText(p.Body, 160); body != "" && p.Path != "/metrics" {
 					line = append(line, t(" "), c(body))
+				} else if body != "" {
+					line = append(line, t(" "+v.tr("(%d bytes, kept in servers/)", len(p.Body))))
 				}
 				items = append(items, line)
 			}

@@ -22,20 +22,35 @@
 //     rule (a lead not above Input.MinEffect, default 5 %, is "within
 //     noise"), with a one-line summary
 //     grouping levels of the same verdict. The interval's column header
-//     and the rule paragraph say what the interval rests on: over
-//     requests within repeats and over repeats when Input.Records is set
-//     ("interval from requests within 2 repeats" below 3 repeats), over
-//     repeats only otherwise ("rough interval from 2 repeats"); "95 %"
-//     only with 3 or more repeats. With perturbation on, a target whose
+//     and the rule paragraph say what the interval rests on and that it
+//     covers this run's repeats only (the drift between runs is what the
+//     minimum effect stands for): over requests within repeats and over
+//     repeats when Input.Records is set ("interval from requests within
+//     this run's 2 repeats" below 3 repeats), else a bootstrap over
+//     repeats with 5 or more ("95 % interval within this run's
+//     repeats"), and with fewer the range of the ratio over repeats, no
+//     bootstrap ("range over this run's 3 repeats",
+//     verdict.RangeOverRepeats). With perturbation on, a target whose
 //     cache counters grew is "not comparable: X counted N cache hits",
 //     only for a counter of whole inputs answered from a cache
 //     (claims.CacheHitsAnswered, internal/engine's row): prefix-cache
 //     tokens reused are a caveat ("Prefix cache: X reused N prompt
 //     tokens"), never a verdict;
-//   - "Caveats": facts, one line each, most important first: verify's
-//     fairness findings as verify words them (server settings and their
-//     source, GPUs, caches), whole, never clipped, less the advice a
-//     finding carries (verify.Finding.Advice), then what the claims show
+//   - below the verdicts, one line on fairness (fairness_view.go): "Not
+//     shown fair" where verify's fairness check found a fact that differs
+//     between the targets (a knob set otherwise, another GPU model);
+//     where it only found settings, GPUs or cache counters not observed,
+//     "Fairness not observable: GPU model (…); max running requests,
+//     dtype (on no target); prefix caching (on b)", each such finding
+//     said there once and not again in the box (in the box's first line
+//     when a fact also differs);
+//   - "Caveats": facts, one line each, each said once, most important
+//     first: verify's other fairness findings as verify words them
+//     (server settings and their source, GPUs, caches), whole, never
+//     clipped, less the advice a finding carries (verify.Finding.Advice),
+//     and less what the report says from the same data (the simulator,
+//     a saturated client, survivors, steady state, a probe whose counter
+//     disagrees), then what the claims show
 //     (targets that failed more than 1 % of a level's requests, levels
 //     with fewer requests than C or not at steady state, a saturated
 //     client (its workers' gaps: claims.ClientStalled, or verify's
@@ -44,7 +59,8 @@
 //     workers' idle share), one
 //     repeat, cache hits, prefix-cache tokens, cache counters not
 //     observable, the last only when verify's fairness check did not run,
-//     since it says the same), then verify's other warnings and failures
+//     since it says the same; every probed target's cache-probe verdict in
+//     one line), then verify's other warnings and failures
 //     (an unpinned key); "Not verified" when verify did not run. Below the
 //     box, once, how to observe what was not observed, one line per engine
 //     of the targets (internal/engine's Knobs.Expose, with the targets it
@@ -66,15 +82,22 @@
 // claims.StableRequests (pⁿ ≤ 0.025, the rule replay and compare call
 // UNSTABLE by: p99 needs 368), the count named once in the caption; "—"
 // wherever a level had no successful request (never 0); WER or CER with
-// how many clips have a reference; errors by class; cache hits ("not
-// observable" without a counter); telemetry (memory and power peaks of
+// how many clips have a reference (a tts round trip whose recogniser heard
+// no speech, a median WER at or above 100 % as an empty transcript scores,
+// is "not heard" in its cell and a "Not heard" line, never an accuracy
+// figure); errors by class; cache hits ("not
+// observable" without a counter; one sentence where every target's is
+// the same at every level); telemetry (memory and power peaks of
 // a target on several GPUs marked as sums with each GPU's own peak beside
 // them; a window claims marks "not observed" says so in its cells); the environment; the servers'
 // own descriptions; and "Evidence": what the bundle seals, its SHA-256 and
 // key fingerprint (with what an ephemeral key does and does not prove),
 // the benchseal verify and stock cosign commands, what the evidence cannot
 // show (a consistent fabrication by the key holder is caught only where
-// server-side evidence exists), verify's checklist, and the benchseal
+// server-side evidence exists), check 11's time-stamps (their summary
+// there when the check passed, in the checklist otherwise), verify's
+// checklist (the passed checks in one line, the others with verify's
+// summary), and the benchseal
 // version and binary that measured; where no repeat of any target carries
 // a server block, "Evidence" says "Server-side stages: not observed", why,
 // and which families each engine exposes (and with which flag).
@@ -89,7 +112,11 @@
 // latency is the median of latency_mean_s over the same repeats (those
 // with a server block, so both sides describe the same steps); client −
 // server is the difference of those two medians (network, upload, client
-// overhead), so a row adds up. A cell over fewer repeats than the level's
+// overhead), so a row adds up; a stage column not observed at any level
+// is left out and said in a sentence ("Not observed: queue, …", or the
+// caption's "Not observed at any level: …"), as is client − server from
+// the histograms (the section's first paragraph says once how
+// per-request evidence gives it). A cell over fewer repeats than the level's
 // says "(k of n repeats)". Every cell is one of three states:
 //
 //   - a number;
@@ -167,7 +194,18 @@
 // sentence per target: "from C = 16, queue time dominates: 574 ms of 923
 // ms server time", "at C = 4 queue time first dominates (not at every
 // higher level)", "queue time never exceeds half the server time; its
-// largest share is …", or what is missing to tell.
+// largest share is …", or what is missing to tell. Then the throughput
+// knee (knee.go: the first level where throughput grows by less than a
+// quarter of the concurrency step while latency grows by more than 10 %)
+// with one attribution of the latency growth: "about all of it is queue
+// (+304 ms of +336 ms; …)" where one stage grew by 90 % of it or more
+// and nothing else by over 10 %, else whole-percent shares of the stages
+// and "elsewhere" that add up to 100 %. Where the knee attributes the
+// growth, the "never exceeds half" sentence is not said beside it, and a
+// stage the requests joined by request id carry is not listed "not
+// observed" for want of a histogram: no sentence the next contradicts
+// (TestNoContradictions reads every test report's paragraphs for such
+// pairs).
 //
 // Charts (SVG, see Chart; ChartsOf lists a report's) plot requests per
 // second, latency p50 and p99, and RTFx against concurrency on a log2 axis
@@ -209,10 +247,16 @@
 // offered rate on a log2 axis, OpenLatency (latency from the planned
 // arrival, p50 solid, p99 dashed) and Goodput (the successes meeting the
 // SLO per second; every success without one). Its conclusion
-// (openloop_verdict.go) ranks by goodput at the SLO where run.json has
-// one, else by latency from arrival at the rates both targets kept up
-// with, each rate by verdict.Compare over the repeats, so a lead within
-// noise or from one repeat is not claimed.
+// (openloop_verdict.go), the target that kept up at more rates (then the
+// one faster from arrival) named first: where one target kept up with a
+// rate and the other did not, the verdict is "X kept up, Y did not
+// (latency from arrival grew N×)", never a ratio (past its knee a
+// target's queue grows through the level, so a ratio grows with the
+// level's length); "neither kept up" where both did not; at the rates
+// both kept up with, latency from arrival and, where run.json has an
+// SLO, goodput at it, each by verdict.Compare over the repeats, so a
+// lead within noise or from one repeat is not claimed; the rule once,
+// below the table.
 //
 // # Text to speech
 //
@@ -228,8 +272,24 @@
 // bodies (their first byte is the headers); FirstAudio (first_audio.svg,
 // p50 solid, p99 dashed, as the latency chart) where some target's first
 // audio was observed. Its caveats: time to first audio not observed for
-// such targets, the text sent unperturbed (a prefix cache keyed by it is
-// not defeated), and no audio sealed (records keep facts, not audio).
+// such targets and the text sent unperturbed (a prefix cache keyed by it
+// is not defeated); that no audio is sealed (records keep facts, not
+// audio) is said once, in the evidence.
+//
+// # SUMMARY.md
+//
+// Summary (summary.go) is what a reader pastes, at most SummaryMaxWords
+// (250) words, TestSummary holding every test input to it: the title; a
+// failed verify, perturbation off, an incomplete run and the simulated
+// servers, one line each; the verdict tables without their headlines or
+// rule; the fairness line; only the caveats that change a verdict (not
+// verified, inflated by caching, cache hits, a saturated client); the
+// bundle's SHA-256 and signer fingerprint ("Not sealed" for a run
+// directory); the one benchseal verify command; REPORT.md named for the
+// rest. WriteDir writes it beside REPORT.md, and report.html carries its
+// text in a closed block to copy from, below the title's banners. It is
+// not written into a run directory (benchseal run's REPORT.md): a file
+// there is sealed, and verify regenerates REPORT.md only.
 //
 // # Languages
 //

@@ -29,30 +29,30 @@ func (v *view) evidence() []block {
 			t(v.tr(") and publish the bundle, its SHA-256 and the public key.")),
 		}})
 	}
-	out = append(out, para{spans: []span{b(v.tr("What is sealed:")), t(" " + v.byTask("the protocol and the targets (run.json); one record per request, warm-ups included, with its timings, status, transcript and which audio sample was perturbed (records/); the audio clips (inputs/, unless sealed without audio); the servers' own descriptions and metrics before and after (servers/); the client machine and GPU (env/); telemetry (telemetry/); and the claims this report shows (claims.json). A signed in-toto statement (attestation.dsse.json) lists every file with its SHA-256.",
-		"the protocol, the targets and the texts spoken (run.json); one record per request, warm-ups included, with its timings, status, the produced audio's facts (format, rate, seconds, RMS, longest silence, SHA-256; not the audio) and which sample of its reference clip was perturbed (records/); the reference clips (inputs/, unless sealed without audio); the servers' own descriptions and metrics before and after (servers/); the client machine and GPU (env/); telemetry (telemetry/); and the claims this report shows (claims.json). A signed in-toto statement (attestation.dsse.json) lists every file with its SHA-256."))}})
+	out = append(out, para{spans: []span{b(v.tr("What is sealed:")), t(" " + v.byTask("run.json (protocol, targets), one record per request with its timings, status, transcript and perturbed sample (records/), the clips (inputs/, unless sealed without audio), the servers' descriptions and metrics (servers/), the client machine and GPU (env/), telemetry/ and claims.json, each file's SHA-256 in the signed in-toto statement attestation.dsse.json.",
+		"run.json (protocol, targets, texts), one record per request with its timings, status, the produced audio's facts (format, rate, seconds, RMS, longest silence, SHA-256; not the audio) and perturbed sample (records/), the reference clips (inputs/, unless sealed without audio), the servers' descriptions and metrics (servers/), the client machine and GPU (env/), telemetry/ and claims.json, each file's SHA-256 in the signed in-toto statement attestation.dsse.json."))}})
 
 	key := "KEY.pub"
 	if in.KeyEphemeral {
 		key = "benchseal.pub"
 	}
 	if in.KeyFingerprint != "" {
-		s := []span{t(v.tr("It is signed by the key with fingerprint ")), c(in.KeyFingerprint), t(" " + v.tr("(SHA-256 of its PKIX DER encoding)."))}
+		s := []span{t(v.tr("Signed by the key ")), c(in.KeyFingerprint), t(" " + v.tr("(SHA-256 of its PKIX DER encoding)."))}
 		if in.KeyEphemeral {
-			s = append(s, t(" "), b(v.tr("The key was ephemeral:")), t(" "+v.tr("made for this run, its public half ships in the bundle as benchseal.pub. The signature proves the bundle unchanged since it was sealed, not who sealed it: anyone can make such a bundle. It is pinned only if the publisher gives you this fingerprint through a channel you trust; compare it before relying on the signature.")))
+			s = append(s, t(" "), b(v.tr("The key was ephemeral:")), t(" "+v.tr("its public half ships in the bundle (benchseal.pub); pin it only by this fingerprint, given by the publisher through a channel you trust.")))
 		}
 		out = append(out, para{spans: s, warn: in.KeyEphemeral})
 	}
-	verify, extract := "benchseal verify "+name+" --key "+key, " attestation.dsse.json claims.json"
+	check, extract := "benchseal verify "+name+" --key "+key, " attestation.dsse.json claims.json"
 	if in.KeyEphemeral {
 		// The key ships inside: verify uses it (and says the signer is
 		// unpinned), cosign needs it extracted.
-		verify, extract = "benchseal verify "+name, " attestation.dsse.json benchseal.pub claims.json"
+		check, extract = "benchseal verify "+name, " attestation.dsse.json benchseal.pub claims.json"
 	}
 	out = append(out,
-		para{spans: []span{t(v.tr("Check the whole bundle (signature, every file's digest, schemas, every perturbation, claims recomputed from the records, protocol, fairness):"))}},
-		codeBlock{"sha256sum " + name + "\n" + verify},
-		para{spans: []span{t(v.tr("Or check any single file with stock cosign, for example the claims (cosign checks the signature and that file's digest; benchseal verify checks the rest):"))}},
+		para{spans: []span{t(v.tr("Check the whole bundle:"))}},
+		codeBlock{"sha256sum " + name + "\n" + check},
+		para{spans: []span{t(v.tr("Or one file, the claims, with stock cosign (the signature and that file's digest):"))}},
 		codeBlock{"tar --zstd -xf " + name + extract + "\n" +
 			"cosign verify-blob-attestation --key " + key + " --signature attestation.dsse.json \\\n" +
 			"    --type " + schemas.PredicateType + " --insecure-ignore-tlog claims.json"},
@@ -64,9 +64,9 @@ func (v *view) evidence() []block {
 	case n > 0: // named voices were sent unchanged
 		fresh = v.tr("that every request of an item with a reference clip sent a reference clip no server had seen before, ")
 	}
-	out = append(out, para{spans: []span{b(v.tr("What the evidence shows, and what it cannot:")), t(" " + v.tr("the bundle shows that its files are unchanged since sealing, that every number follows from the records, %sand that the protocol ran as declared. It cannot show that the records describe what really crossed the wire: whoever holds the signing key could fabricate a consistent run, and that is caught only where evidence from the server side exists (its own metrics and logs, sealed in servers/). It shows nothing about other hardware, other settings, other audio, or the servers' behaviour outside the measured window.", fresh))}})
+	out = append(out, para{spans: []span{b(v.tr("What the evidence shows, and what it cannot:")), t(" " + v.tr("its files unchanged since sealing, every number following from the records, %sand the protocol run as declared; not that the records are what crossed the wire (the key holder could fabricate a consistent run, caught only where the servers' own metrics and logs disagree), nor anything about other hardware, settings, audio or times.", fresh))}})
 	if v.isTTS() {
-		what := v.tr("that the produced audio is speech of the text, or what it sounded like: the records keep its facts (seconds, RMS, SHA-256), not the audio.")
+		what := v.tr("that the produced audio is speech of the text, or what it sounded like: the records keep its facts (format, rate, seconds, RMS, longest silence, SHA-256), not the audio; verify re-applies the success rule to those facts but cannot listen to it.")
 		if in.Run.Protocol.RoundTrip != nil {
 			what = v.tr("what the produced audio sounded like beyond what the round trip's ASR server says it heard (roundtrip/): the records keep its facts (seconds, RMS, SHA-256), not the audio.")
 		}
@@ -75,11 +75,24 @@ func (v *view) evidence() []block {
 	out = append(out, v.stagesNotObserved()...)
 	out = append(out, v.trustedTime()...)
 	if r := in.Verify; r != nil {
-		lines := make([]string, 0, len(r.Checks))
+		// Passed checks in one line; the others with what verify said.
+		var passed []string
+		var lines []string
 		for _, c := range r.Checks {
-			lines = append(lines, c.Status.String()+" "+strconv.Itoa(c.ID)+". "+c.Name+": "+c.Summary)
+			if c.Status == verify.Pass {
+				passed = append(passed, strconv.Itoa(c.ID)+" "+c.Name)
+				continue
+			}
+			summary := c.Summary
+			if c.ID == verify.CheckFairness && c.Status == verify.Warn {
+				summary = v.tr("its findings are the fairness line and the caveats above")
+			}
+			lines = append(lines, c.Status.String()+" "+strconv.Itoa(c.ID)+". "+c.Name+": "+summary)
 		}
-		out = append(out, para{spans: []span{t(v.tr("benchseal verify said:"))}}, codeBlock{strings.Join(lines, "\n")})
+		if len(passed) > 0 {
+			lines = append([]string{verify.Pass.String() + " " + strings.Join(passed, ", ")}, lines...)
+		}
+		out = append(out, para{spans: []span{t(v.tr("benchseal verify said (benchseal verify prints each check in full):"))}}, codeBlock{strings.Join(lines, "\n")})
 	}
 	tool := in.Run.Tool
 	s := []span{t(v.tr("Measured by ")), c(orDash(tool.Name) + " " + orDash(tool.Version))}
@@ -112,9 +125,15 @@ func (v *view) trustedTime() []block {
 		}
 		unpinned := ""
 		if c.Status == verify.Warn {
-			unpinned = " " + v.tr("The authority (or the log) was not pinned: the time-stamps were checked against the certificates the bundle carries, which proves them intact, not who issued them; check them against the authority's published chain.")
+			unpinned = " " + v.tr("The authority (or the log) was not pinned: checked against the certificates the bundle carries, which proves them intact, not who issued them.")
 		}
-		return []block{para{warn: unpinned != "", spans: []span{b(v.tr("Time-stamps:")), t(" " + c.Summary + "." + unpinned + " " + v.tr("A time-stamping authority dated the run's plan (protocol, seed, clips, targets, sealing key) before its first request and the sealed evidence after its last: the seed was fixed before any result was seen and the bundle was not assembled later. It does not show that this was the only run: several runs can each be pre-registered and the best one published."))}}}
+		// Check 11's summary once: here when it passed, in the checklist
+		// below otherwise.
+		when := ""
+		if c.Status == verify.Pass {
+			when = " " + c.Summary + "."
+		}
+		return []block{para{warn: unpinned != "", spans: []span{b(v.tr("Time-stamps:")), t(when + unpinned + " " + v.tr("A time-stamping authority dated the run's plan (protocol, seed, clips, targets, key) before its first request and the evidence after its last: the seed was fixed before any result and the bundle not assembled later; not that this was the only run (several can be pre-registered, the best published)."))}}}
 	}
 	return nil
 }

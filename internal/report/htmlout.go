@@ -18,15 +18,40 @@ code{background:#f3f4f6;padding:0 .2em;border-radius:3px;overflow-wrap:anywhere}
 pre{background:#f3f4f6;padding:.8em;overflow-x:auto}pre code{padding:0;background:none}
 .warn{background:#fff4e5;border-left:4px solid #d55e00;padding:.6em .9em}
 .warn ul{margin:.4em 0 0;padding-left:1.2em}.warn li{margin:.2em 0}
+details.paste{margin:.8em 0}details.paste summary{cursor:pointer;color:#0072b2}details.paste pre{white-space:pre-wrap}
 figure{margin:1em 0}figure svg{max-width:100%;height:auto;display:block}
 @media (max-width:600px){body{margin:1em auto;padding:0 .6em;font-size:15px}h1{font-size:1.3em}th,td{padding:.2em .35em}td{white-space:normal}pre{font-size:.8em}}`
 
 // HTML writes the report as one self-contained HTML page with the charts
 // inline.
+//
+// Below the title (and the banners under it) it carries SUMMARY.md's text
+// in a closed block to copy from (pasteBlock), so that the page a reader
+// opens gives them what to paste.
 func HTML(w io.Writer, in Input) error {
 	v := newView(in)
-	return writeHTML(w, v, v.build())
+	blocks := v.build()
+	at := 0
+	for i, bl := range blocks {
+		if h, ok := bl.(heading); ok && h.level == 1 {
+			at = i + 1
+			break
+		}
+	}
+	for at < len(blocks) {
+		if p, ok := blocks[at].(para); !ok || !p.warn {
+			break
+		}
+		at++
+	}
+	text := v.summaryText()
+	paste := pasteBlock{title: v.tr("Summary to paste (SUMMARY.md, %d words)", len(strings.Fields(text))), text: text}
+	blocks = append(blocks[:at], append([]block{paste}, blocks[at:]...)...)
+	return writeHTML(w, v, blocks)
 }
+
+// pasteBlock is text to copy whole, closed until opened (HTML only).
+type pasteBlock struct{ title, text string }
 
 // writeHTML writes blocks as one self-contained page (the report's, and
 // compare's).
@@ -66,6 +91,8 @@ func writeHTML(w io.Writer, v *view, blocks []block) error {
 			bw.WriteString("</ul>\n")
 		case codeBlock:
 			bw.WriteString("<pre><code>" + esc(x.text) + "</code></pre>\n")
+		case pasteBlock:
+			bw.WriteString(`<details class="paste"><summary>` + esc(x.title) + "</summary>\n<pre><code>" + esc(x.text) + "</code></pre>\n</details>\n")
 		case figure:
 			bw.WriteString("<figure>\n")
 			v.svg(bw, x.chart)

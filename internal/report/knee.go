@@ -66,22 +66,22 @@ func (v *view) kneeStages(a, b int, tt *timeTarget, pt *pctTarget) string {
 	if pt != nil && pt.perRequest {
 		ra, rb := pctRowAt(pt, a), pctRowAt(pt, b)
 		if ra != nil && rb != nil && ra.client.kind == cellValue && rb.client.kind == cellValue {
-			if s := v.explain(rb.client.p50-ra.client.p50, func(st string) (float64, bool) {
+			if s := v.explain(rb.client.p50-ra.client.p50, v.tr("medians of the requests joined by request id"), func(st string) (float64, bool) {
 				x, y := ra.stage[st], rb.stage[st]
 				return y.p50 - x.p50, x.kind == cellValue && y.kind == cellValue
 			}); s != "" {
-				return s + " " + v.tr("(medians of the requests joined by request id)")
+				return s
 			}
 		}
 	}
 	if tt != nil {
 		ra, rb := timeRowAt(tt, a), timeRowAt(tt, b)
 		if ra != nil && rb != nil && ra.client.kind == cellValue && rb.client.kind == cellValue {
-			if s := v.explain(rb.client.s-ra.client.s, func(st string) (float64, bool) {
+			if s := v.explain(rb.client.s-ra.client.s, v.tr("means from the servers' histograms"), func(st string) (float64, bool) {
 				x, y := ra.stage[st], rb.stage[st]
 				return y.s - x.s, x.kind == cellValue && y.kind == cellValue
 			}); s != "" {
-				return s + " " + v.tr("(means from the servers' histograms)")
+				return s
 			}
 		}
 	}
@@ -114,18 +114,80 @@ func signedPct(x float64) string {
 	return "+" + pctShort(x)
 }
 
-// explain words how much of the latency growth grew (seconds) each stage
-// explains, for the stages whose growth is observed at both levels;
-// "" when none is. The differences are in milliseconds as the tables
-// show them (msNum): float noise of two equal means is 0, not -1.5e-13.
-func (v *view) explain(grew float64, growth func(stage string) (float64, bool)) string {
-	var parts []string
+// explain attributes the latency growth grew (seconds) once, to the
+// stages whose growth is observed at both levels and "elsewhere" (the
+// rest: client − server, server time outside those stages, and, for
+// medians, that medians do not add), as shares that add up to 100 %:
+// "about all of it is queue (+289 ms of +288 ms)" where one stage grew by
+// at least 90 % of it and nothing else by more than 10 %, else "of the
+// +336 ms: queue +304 ms (90 %), decode +22.4 ms (7 %), elsewhere +9.60 ms
+// (3 %)". "" when no stage is observed. The differences are in
+// milliseconds as the tables show them (msNum): float noise of two equal
+// means is 0, not -1.5e-13.
+func (v *view) explain(grew float64, basis string, growth func(stage string) (float64, bool)) string {
+	type part struct {
+		name string
+		d    float64
+	}
+	var parts []part
+	sum := 0.0
 	for _, col := range stageCols[1:] {
 		if d, ok := growth(col.stage); ok {
-			parts = append(parts, v.tr("%s explains %s of the %s ms", v.tr(col.name), msNum(1000*d), msNum(1000*grew)))
+			parts = append(parts, part{v.tr(col.name), d})
+			sum += d
 		}
 	}
-	return strings.Join(parts, ", ")
+	if len(parts) == 0 {
+		return ""
+	}
+	parts = append(parts, part{v.tr("elsewhere"), grew - sum})
+	ms := func(d float64) string { return signedMs(1000 * d) }
+	if !(grew > 0) {
+		return v.tr("the latency did not grow by these figures (%s ms; %s)", ms(grew), basis)
+	}
+	top := 0
+	for i, p := range parts {
+		if p.d > parts[top].d {
+			top = i
+		}
+	}
+	alone := parts[top].d >= 0.9*grew
+	for i, p := range parts {
+		if i != top && math.Abs(p.d) > 0.1*grew {
+			alone = false
+		}
+	}
+	if alone {
+		return v.tr("about all of it is %s (%s ms of %s ms; %s)", parts[top].name, ms(parts[top].d), ms(grew), basis)
+	}
+	// Whole-percent shares that add up: elsewhere takes what the
+	// rounded stages leave.
+	var words []string
+	left := 100
+	for i, p := range parts {
+		share := int(math.Round(100 * p.d / grew))
+		if i == len(parts)-1 {
+			share = left
+		}
+		left -= share
+		if i == len(parts)-1 && share == 0 && math.Abs(p.d) < 0.005*grew {
+			continue
+		}
+		words = append(words, v.tr("%s %s ms (%d %%)", p.name, ms(p.d), share))
+	}
+	return v.tr("of the %s ms (%s): %s", ms(grew), basis, strings.Join(words, ", "))
+}
+
+// signedMs is msNum with its sign: "+289", "−3.20".
+func signedMs(ms float64) string {
+	s := msNum(ms)
+	if s == "0" {
+		return s
+	}
+	if strings.HasPrefix(s, "-") {
+		return "−" + s[1:]
+	}
+	return "+" + s
 }
 
 // msNum is num of milliseconds to the microsecond: a magnitude below half

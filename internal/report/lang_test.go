@@ -29,7 +29,14 @@ func variants() []Input {
 	out = append(out, base)
 	// Open loops, without and with an SLO, a level failing and one
 	// target observed nowhere: every outcome of kept up and the knee.
-	out = append(out, openFixture())
+	out = append(out, openFixture(), capacityFixture())
+	{
+		in := capacityFixture() // neither keeps up at 150 req/s, one for its failures
+		l := &in.Claims.Targets[0].Levels[4]
+		l.Median.ArrivalGrowth = ptr(4.0)
+		l.Repeats[0].Failed = 50
+		out = append(out, in)
+	}
 	{
 		in := openFixture()
 		e2e, ttfb := 0.5, 0.2
@@ -144,9 +151,10 @@ func TestLangComplete(t *testing.T) {
 			v.missing = missing
 			var buf bytes.Buffer
 			w := bufio.NewWriter(&buf)
-			for _, bl := range v.build() {
+			for _, bl := range append(v.build(), v.summaryBlocks()...) {
 				writeMarkdown(w, bl, true)
 			}
+			w.WriteString(v.tr("Summary to paste (SUMMARY.md, %d words)", 1))
 			for _, ch := range append(slices.Clone(Charts), Stages, OpenLatency, Goodput, FirstAudio) {
 				v.svg(w, ch)
 			}

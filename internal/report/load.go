@@ -86,7 +86,7 @@ type NotEmptyError struct{ Dir string }
 
 func (e *NotEmptyError) Error() string { return e.Dir + " exists and is not empty" }
 
-// WriteDir writes the report files (REPORT.md and the charts with md,
+// WriteDir writes the report files (REPORT.md, SUMMARY.md and the charts with md,
 // report.html with html) into a fresh temporary directory beside dir and
 // renames it into place, so that dir either gets every file or none, and
 // an existing non-empty dir is never touched (*NotEmptyError).
@@ -116,6 +116,9 @@ func WriteDir(dir string, in Input, md, html bool) error {
 		in.LinkCharts = true
 		if err := write(schemas.ReportFile, func(w io.Writer) error { return Markdown(w, in) }); err != nil {
 			return fmt.Errorf("write %s: %w", filepath.Join(dir, schemas.ReportFile), err)
+		}
+		if err := write(SummaryFile, func(w io.Writer) error { return Summary(w, in) }); err != nil {
+			return fmt.Errorf("write %s: %w", filepath.Join(dir, SummaryFile), err)
 		}
 		for _, ch := range ChartsOf(in) {
 			if err := write(ch.File(), func(w io.Writer) error { return SVG(w, in, ch) }); err != nil {

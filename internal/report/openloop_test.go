@@ -134,18 +134,17 @@ func TestOpenLoopKeptUp(t *testing.T) {
 	}
 }
 
-// The open loop's conclusion: without an SLO, latency from arrival at the
-// rates both kept up with, and "not compared" where one did not; with
-// one, goodput at every rate.
+// The open loop's conclusion at the rates both kept up with compares
+// latency from arrival, with an SLO goodput too; "not compared" where
+// whether one kept up is not observed.
 func TestOpenLoopConclusion(t *testing.T) {
 	in := openFixture()
 	md, _, _ := render(t, in)
 	sec := section(string(md), "Conclusion")
 	for _, want := range []string{
-		"**Latency from arrival, sglang-omni vs vllm-omni:** at 10 req/s: sglang-omni ahead by",
-		"at 40 req/s: not compared: whether vllm-omni kept up is not observed",
-		"at 80 req/s: not compared: sglang-omni did not keep up",
-		"without an SLO (run --slo), better is a lower latency from the planned arrival",
+		"**Open loop, sglang-omni vs vllm-omni:** at 10 req/s: sglang-omni ahead by",
+		"at 40, 80, 160 req/s: not compared: whether vllm-omni kept up is not observed",
+		"Where one kept up with a rate and the other did not, that is the verdict, not a ratio",
 	} {
 		if !strings.Contains(sec, want) {
 			t.Errorf("conclusion lacks %q:\n%s", want, sec)
@@ -159,12 +158,90 @@ func TestOpenLoopConclusion(t *testing.T) {
 	md, _, _ = render(t, in)
 	sec = section(string(md), "Conclusion")
 	for _, want := range []string{
-		"**Goodput at the SLO, sglang-omni vs vllm-omni:** at 10 req/s: within noise",
-		"at 160 req/s: sglang-omni ahead by",
-		"better is more goodput at the SLO (e2e ≤ 500 ms, from the planned arrival)",
+		"at 10 req/s: goodput: within noise (±5 %); latency from arrival: sglang-omni ahead by 32 %",
+		"and goodput at the SLO (e2e ≤ 500 ms;",
+		"| offered req/s | goodput sglang-omni / vllm-omni | range over this run's 3 repeats | latency vllm-omni / sglang-omni |",
 	} {
 		if !strings.Contains(sec, want) {
 			t.Errorf("conclusion with an SLO lacks %q:\n%s", want, sec)
+		}
+	}
+}
+
+// capacityFixture is the issue 40 run as claims: two targets offered 20,
+// 40, 80, 110 and 150 req/s with an SLO, 3 repeats; vllm-omni keeps up
+// everywhere at 300 ms from arrival; sglang-omni (capacity about 95
+// req/s) keeps up to 80 req/s 33 % slower (400 ms) with the same
+// goodput, and past its capacity its queue grows through the level
+// (latency from arrival 5× and 12× from the first third to the last) and
+// its goodput scatters (77.1, 13.1, 47.4 at 110).
+func capacityFixture() Input {
+	in := fixture()
+	p := &in.Run.Protocol
+	p.Mode, p.Burstiness = schemas.ModeOpen, "1"
+	p.RequestRates = []float64{20, 40, 80, 110, 150}
+	e2e := 0.5
+	p.SLO = &schemas.SLO{E2ES: &e2e}
+	for ti := range in.Claims.Targets {
+		tc := &in.Claims.Targets[ti]
+		slow := tc.Target == "sglang-omni"
+		for li := range tc.Levels {
+			l := &tc.Levels[li]
+			rate := p.RequestRates[li]
+			for r := range l.Repeats {
+				m := &l.Repeats[r]
+				m.Failed, m.Succeeded, m.Errors = 0, m.Requests, map[string]int{}
+				m.OfferedRate, m.SendRate = ptr(rate), ptr(rate)
+				m.LatenessP50S, m.LatenessP99S = ptr(0.0002), ptr(0.0009)
+				lat, growth, good := 0.3+0.001*float64(r), 1.05, rate*(0.99+0.005*float64(r))
+				if slow {
+					lat = 0.4 + 0.001*float64(r)
+					switch rate {
+					case 110:
+						lat, growth, good = 3+float64(r), 5, []float64{77.1, 13.1, 47.4}[r]
+					case 150:
+						lat, growth, good = 9+float64(r), 12, []float64{9, 14, 11}[r]
+					}
+				}
+				m.ArrivalLatencyP50S, m.ArrivalLatencyP99S = ptr(lat), ptr(2*lat)
+				m.Goodput, m.ArrivalGrowth, m.BacklogGrowth = ptr(good), ptr(growth), ptr(0.0)
+			}
+			l.Median, l.Min, l.Max = summarize(l.Repeats)
+		}
+	}
+	return in
+}
+
+// Issue 40's open loop: where one target did not keep up there is no
+// ratio, but "X kept up, Y did not (latency from arrival grew N×)"; at
+// the rates both kept up with, the latency lead is named beside goodput
+// (within noise there); the interval is the range over the 3 repeats.
+func TestOpenLoopPastTheKnee(t *testing.T) {
+	for _, lang := range []string{"en", "zh"} {
+		in := capacityFixture()
+		in.Lang = lang
+		md, _, _ := render(t, in)
+		sec := section(string(md), map[string]string{"en": "Conclusion", "zh": "结论"}[lang])
+		want := map[string][]string{
+			"en": {
+				"| 110 | — | — | — | — | vllm-omni kept up, sglang-omni did not (latency from arrival grew 5.00×) |",
+				"| 150 | — | — | — | — | vllm-omni kept up, sglang-omni did not (latency from arrival grew 12.00×) |",
+				"at 20, 40, 80 req/s: goodput: no difference shown (repeats overlap); latency from arrival: vllm-omni ahead by 33 %",
+				"range over this run's 3 repeats",
+			},
+			"zh": {"vllm-omni 跟上了，sglang-omni 没有跟上（自到达起的延迟增长了 5.00×）", "延迟自到达：vllm-omni 领先 33 %"},
+		}[lang]
+		for _, w := range want {
+			if !strings.Contains(sec, w) {
+				t.Errorf("%s: conclusion lacks %q:\n%s", lang, w, sec)
+			}
+		}
+		for _, rate := range []string{"110", "150"} {
+			for _, line := range strings.Split(sec, "\n") {
+				if strings.HasPrefix(line, "| "+rate+" |") && strings.Contains(line, "×–") {
+					t.Errorf("%s: a ratio at %s req/s: %s", lang, rate, line)
+				}
+			}
 		}
 	}
 }

@@ -484,13 +484,15 @@ func (v *view) percentiles(name string, exposed map[string]string, pt *pctTarget
 		if intro != "" {
 			intro += " "
 		}
-		intro += v.tr("Percentiles (p50 / p95) from the histograms: a stage's are upper bounds (≤, the bound of the bucket that holds each), as fine as the buckets%s; the client's are exact. Client − server needs per-request evidence (run --otlp-listen for vLLM, --server-events or --launch for SGLang-Omni).",
+		if b, stages, ok := oneBucket(pt); ok {
+			// Every server cell says "≤ B / ≤ B": a table of it says
+			// no more than one sentence, and at 1280 px it overflowed.
+			return []block{para{spans: []span{t(intro + v.tr("p50 and p95 of %s: at most %s ms at every level, one bucket of the histograms%s, too coarse to say more.", v.stageList(stages, pt.http), num(1000*b), v.finestBuckets(name, exposed, pt.http)))}}}
+		}
+		// How to get per-request evidence is said once, in the
+		// section's first paragraph (timeBreakdown).
+		intro += v.tr("Percentiles (p50 / p95) from the histograms: a stage's are upper bounds (≤ the bucket holding each), as fine as the buckets%s; the client's are exact.",
 			v.finestBuckets(name, exposed, pt.http))
-	}
-	if b, stages, ok := oneBucket(pt); ok {
-		// Every server cell says "≤ B / ≤ B": a table of it says no
-		// more than one sentence, and at 1280 px it overflowed.
-		return []block{para{spans: []span{t(intro + " " + v.tr("Every level's %s: p50 and p95 at most %s ms, all in one bucket of the histograms, which are too coarse here to say more; the client's exact latencies are in the latency table.", v.stageList(stages, pt.http), num(1000*b)))}}}
 	}
 	header := []string{v.levelHeader()}
 	if pt.perRequest {
@@ -540,6 +542,20 @@ func (v *view) percentiles(name string, exposed map[string]string, pt *pctTarget
 				break
 			}
 		}
+	}
+	// Stages never observed and, without per-request evidence, client −
+	// server (the section's first paragraph says how to get it) are
+	// sentences, not columns.
+	from := 2
+	if pt.perRequest {
+		from = 3
+	}
+	header, rows, dropped := dropEmptyColumns(header, rows, from, no, v.tr("not observed (needs per-request evidence)"))
+	if i := slices.Index(dropped, v.tr("client − server")); i >= 0 && !pt.perRequest {
+		dropped = slices.Delete(dropped, i, i+1)
+	}
+	if len(dropped) > 0 {
+		caption += " " + v.tr("Not observed at any level: %s.", strings.Join(dropped, ", "))
 	}
 	return []block{para{spans: []span{t(intro)}}, table{caption: caption, header: header, right: allRight(len(header)), rows: rows}}
 }

@@ -193,7 +193,7 @@ func TestPerRequestPercentiles(t *testing.T) {
 	// bucket (≤ 300 ms): one sentence says so instead of a table of
 	// "≤ 300 / ≤ 300"; sglang-omni's bounds differ by level: a table.
 	if s := section(string(md2), "Where the time goes"); strings.Contains(s, "joined") ||
-		!strings.Contains(s, "Every level's server e2e, queue, prefill (first forward), decode: p50 and p95 at most 300 ms, all in one bucket of the histograms") ||
+		!strings.Contains(s, "p50 and p95 of server e2e, queue, prefill (first forward), decode: at most 300 ms at every level, one bucket of the histograms (vLLM's finest latency bucket is 0.3 s), too coarse to say more.") ||
 		strings.Contains(s, "vllm, p50 / p95 in milliseconds") || !strings.Contains(s, "sglang-omni, p50 / p95 in milliseconds, from the histograms.") {
 		t.Errorf("without records, the percentiles are not the histograms':\n%s", s)
 	}
@@ -209,10 +209,11 @@ func TestPerRequestThreeStates(t *testing.T) {
 	md, _, _ := render(t, in)
 	s := section(string(md), "Where the time goes")
 	for _, want := range []string{
-		"| 1 | 0 of 16 successes | — | not observed | not observed | not observed | not observed | — |",
+		"| 1 | 0 of 16 successes | — | not observed | not observed | not observed | — |",
+		"Not observed at any level: prefill (first forward).",
 		"\"not observed\" on a whole row: no request of that level joined.",
 		"| 4 | 16 of 16 successes | ",
-		" | broken: not a duration | not observed | 30.0 / 30.0 | broken: server time exceeds client latency |",
+		" | broken: not a duration | 30.0 / 30.0 | broken: server time exceeds client latency |",
 		"from 16 requests joined by request id",
 	} {
 		if !strings.Contains(s, want) {
@@ -285,7 +286,7 @@ func TestHistogramBounds(t *testing.T) {
 	for _, want := range []string{
 		"| 1 | ", " | ≤ 300 / above the buckets | ≤ 300 / ≤ 2500 | ",
 		"vllm-omni, p50 / p95 in milliseconds, from the histograms.",
-		"a stage's are upper bounds (≤, the bound of the bucket that holds each)",
+		"a stage's are upper bounds (≤ the bucket holding each)",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the section lacks %q:\n%s", want, s)

@@ -272,7 +272,7 @@ func (v *view) timeBreakdown() []block {
 	}
 	out := []block{
 		heading{2, v.tr("Where the time goes")},
-		para{spans: []span{t(v.tr("Each request's time as the servers' own histograms split it (their /metrics before and after each step), in milliseconds: the median over repeats of each stage's mean over the step's requests; client latency is the median over the same repeats of the mean latency of successful measured requests, and client − server, the difference of the two medians, is network, upload and client overhead. Queue time dominates where it exceeds half the server time."))}},
+		para{spans: []span{t(v.tr("Each request's time as the servers' own histograms split it (/metrics before and after each step), in milliseconds: the median over repeats of each stage's mean; client latency is the median of the mean latency of successful requests over the same repeats, and client − server (network, upload, client) the difference. Queue time dominates where it exceeds half the server time.") + v.perRequestAdvice(pts))}},
 	}
 	if v.stageBars(tts) {
 		out = append(out, v.fig(Stages))
@@ -293,24 +293,41 @@ func (v *view) timeBreakdown() []block {
 			out = append(out, v.percentiles(tt.name, tt.exposed, pts[tt.name])...)
 			continue
 		}
-		s := append(lead, t(v.knee(tt, pts[tt.name])))
-		if k := v.throughputKnee(tt.name, &tt, pts[tt.name]); k != "" {
-			s = append(s, t(" "+k))
+		// One story per target: where a throughput knee attributes the
+		// latency growth, a queue that "never exceeds half" the server
+		// time is not said beside it (the growth's shares say what grew).
+		k := v.throughputKnee(tt.name, &tt, pts[tt.name])
+		qs, never := v.queueKnee(tt, pts[tt.name])
+		if k != "" && never {
+			qs = ""
 		}
+		if qs == v.tr("where queue time dominates is not observed (no queue-time histogram).") {
+			qs = "" // the "Not observed: queue, …" sentence below says it
+		}
+		// The paragraph's sentences, each once, joined by one space.
+		var said []string
+		add := func(x string) {
+			if x != "" {
+				said = append(said, x)
+			}
+		}
+		add(qs)
+		add(k)
 		if tt.http {
-			s = append(s, t(" "+v.tr("The server exposes only its HTTP handler's duration (%s), which stands in for server e2e: it spans the request inside the server, not split into stages.", tt.exposed[schemas.StageHTTP])))
+			add(v.tr("The server exposes only its HTTP handler's duration (%s), which stands in for server e2e: it spans the request inside the server, not split into stages.", tt.exposed[schemas.StageHTTP]))
 		}
 		var names, fams []string
 		for _, col := range stageCols {
-			if _, ok := tt.exposed[col.stage]; ok || (col.stage == schemas.StageE2E && tt.http) {
+			if _, ok := tt.exposed[col.stage]; ok || (col.stage == schemas.StageE2E && tt.http) || perRequestHas(pts[tt.name], col.stage) {
 				continue
 			}
 			names = append(names, v.tr(col.name))
 			fams = append(fams, col.families)
 		}
 		if len(names) > 0 {
-			s = append(s, t(" "+v.tr("Not observed: %s (the server exposes no such histogram; %s would carry it).", strings.Join(names, ", "), strings.Join(fams, "; "))))
+			add(v.tr("Not observed: %s (no such histogram; %s would carry it).", strings.Join(names, ", "), strings.Join(fams, "; ")))
 		}
+		s := append(lead, t(strings.Join(said, " ")))
 		var rows [][]string
 		for _, r := range tt.rows {
 			row := []string{v.levelLabel(r.c)}
@@ -359,21 +376,106 @@ func (v *view) timeBreakdown() []block {
 			hd = slices.Clone(header)
 			hd[2] = v.tr("server e2e (HTTP handler)")
 		}
+		hd, rows, dropped := dropEmptyColumns(hd, rows, 2, v.tr("not observed"))
+		var unsaid []string
+		for _, d := range dropped {
+			if !slices.Contains(names, d) {
+				unsaid = append(unsaid, d)
+			}
+		}
+		if len(unsaid) > 0 {
+			caption += " " + v.tr("Not observed at any level: %s.", strings.Join(unsaid, ", "))
+		}
 		out = append(out, para{spans: s}, table{caption: caption, header: hd, right: allRight(len(hd)), rows: rows})
 		out = append(out, v.percentiles(tt.name, tt.exposed, pts[tt.name])...)
 	}
 	return out
 }
 
+// perRequestHas says the requests joined by request id carry stage st at
+// some level: the stage is observed, though no histogram carries it.
+func perRequestHas(pt *pctTarget, st string) bool {
+	if pt == nil || !pt.perRequest {
+		return false
+	}
+	for _, r := range pt.rows {
+		if r.stage[st].kind == cellValue {
+			return true
+		}
+	}
+	return false
+}
+
+// dropEmptyColumns removes the columns from index from on whose every
+// cell is one of empty (a stage the server never exposed, said once in the
+// paragraph above the table): a column of "not observed" says nothing a
+// sentence does not. It returns the dropped columns' names, for the
+// caller to say; a table with no row keeps its columns.
+func dropEmptyColumns(header []string, rows [][]string, from int, empty ...string) ([]string, [][]string, []string) {
+	if len(rows) == 0 {
+		return header, rows, nil
+	}
+	var keep []int
+	var dropped []string
+	for i := range header {
+		all := i >= from
+		for _, r := range rows {
+			if i < len(r) && !slices.Contains(empty, r[i]) {
+				all = false
+				break
+			}
+		}
+		if !all {
+			keep = append(keep, i)
+		} else {
+			dropped = append(dropped, header[i])
+		}
+	}
+	pick := func(xs []string) []string {
+		out := make([]string, 0, len(keep))
+		for _, i := range keep {
+			if i < len(xs) {
+				out = append(out, xs[i])
+			}
+		}
+		return out
+	}
+	out := make([][]string, len(rows))
+	for j, r := range rows {
+		out[j] = pick(r)
+	}
+	return pick(header), out, dropped
+}
+
+// perRequestAdvice says once how to get exact percentiles where some
+// target's come from the histograms: "" where every target's are per
+// request (or none has any).
+func (v *view) perRequestAdvice(pts map[string]*pctTarget) string {
+	for _, tg := range v.targets {
+		if pt := pts[tg]; pt != nil && !pt.perRequest {
+			return " " + v.tr("Per-request evidence (run --otlp-listen for vLLM, --server-events or --launch for SGLang-Omni) gives exact percentiles and client − server per request.")
+		}
+	}
+	return ""
+}
+
 // knee says where queue time first exceeds kneeShare of the server time,
 // and whether it stays so at every higher level; or that it never does,
 // with its largest share; or what is missing to tell.
 func (v *view) knee(tt timeTarget, pt *pctTarget) string {
+	s, _ := v.queueKnee(tt, pt)
+	return s
+}
+
+// queueKnee is knee's sentence, and whether it says queue time never
+// dominated (though requests waited): the sentence a throughput knee's
+// attribution of the latency growth replaces.
+func (v *view) queueKnee(tt timeTarget, pt *pctTarget) (string, bool) {
 	if _, ok := tt.exposed[schemas.StageQueue]; !ok {
-		if s := v.kneePerRequest(pt); s != "" {
-			return s
+		if s, never := v.kneePerRequest(pt); s != "" {
+			return s, never
 		}
-		return v.tr("where queue time dominates is not observed (no queue-time histogram).")
+		return v.tr("where queue time dominates is not observed (no queue-time histogram)."), false
 	}
 	first, best := -1, -1
 	stays := true
@@ -394,37 +496,37 @@ func (v *view) knee(tt timeTarget, pt *pctTarget) string {
 	}
 	switch {
 	case best < 0:
-		return v.tr("where queue time dominates is not observed (no level has both queue and server time).")
+		return v.tr("where queue time dominates is not observed (no level has both queue and server time)."), false
 	case first < 0 && tt.rows[best].stage[schemas.StageQueue].s == 0:
-		return v.tr("requests never waited in the queue at any level measured.")
+		return v.tr("requests never waited in the queue at any level measured."), false
 	case first < 0:
 		r := tt.rows[best]
-		return v.tr("queue time never exceeds half the server time; its largest share is %s ms of %s ms at C = %d.", num(1000*r.stage[schemas.StageQueue].s), num(1000*r.server.s), r.c)
+		return v.tr("queue time never exceeds half the server time; its largest share is %s ms of %s ms at C = %d.", num(1000*r.stage[schemas.StageQueue].s), num(1000*r.server.s), r.c), true
 	}
 	r := tt.rows[first]
 	q, srv := num(1000*r.stage[schemas.StageQueue].s), num(1000*r.server.s)
 	if stays {
-		return v.tr("from C = %d, queue time dominates: %s ms of %s ms server time.", r.c, q, srv)
+		return v.tr("from C = %d, queue time dominates: %s ms of %s ms server time.", r.c, q, srv), false
 	}
-	return v.tr("at C = %d queue time first dominates (not at every higher level): %s ms of %s ms server time.", r.c, q, srv)
+	return v.tr("at C = %d queue time first dominates (not at every higher level): %s ms of %s ms server time.", r.c, q, srv), false
 }
 
 // kneePerRequest is the knee read from the requests joined by request id
 // (their median queue against their median server time), for a server
 // that exposes no queue histogram but left per-request evidence; "" when
-// there is none.
-func (v *view) kneePerRequest(pt *pctTarget) string {
+// there is none; never when it says the queue never dominated.
+func (v *view) kneePerRequest(pt *pctTarget) (s string, never bool) {
 	if pt == nil || !pt.perRequest {
-		return ""
+		return "", false
 	}
 	for _, r := range pt.rows {
 		q := r.stage[schemas.StageQueue]
 		if q.kind != cellValue || r.server.kind != cellValue || !(r.server.p50 > 0) || q.p50 <= kneeShare*r.server.p50 {
 			continue
 		}
-		return v.tr("from the requests joined by request id: at C = %d the median request's queue time dominates: %s ms of %s ms server time.", r.c, num(1000*q.p50), num(1000*r.server.p50))
+		return v.tr("from the requests joined by request id: at C = %d the median request's queue time dominates: %s ms of %s ms server time.", r.c, num(1000*q.p50), num(1000*r.server.p50)), false
 	}
-	return v.tr("from the requests joined by request id: the median request's queue time never exceeds half its server time.")
+	return v.tr("from the requests joined by request id: the median request's queue time never exceeds half its server time."), true
 }
 
 // stageCaveats names every broken cell: data that cannot be right belongs

@@ -77,7 +77,7 @@ func TestTitleOrderFollowsConclusion(t *testing.T) {
 	if !strings.Contains(md, "**Throughput, sglang-omni vs vllm-omni:**") {
 		t.Errorf("conclusion does not put the faster target first")
 	}
-	if strings.Contains(md, "the faster target over the slower") || !strings.Contains(md, "the first-named target over the second, at every level") {
+	if strings.Contains(md, "the faster target over the slower") || !strings.Contains(md, "first-named target over second (above 1× the first is faster)") {
 		t.Errorf("the rule misnames the numerator")
 	}
 }
@@ -86,7 +86,7 @@ func TestTitleOrderFollowsConclusion(t *testing.T) {
 func TestCaveatNotClipped(t *testing.T) {
 	in := fixture()
 	in.Verify = fixtureVerify()
-	long := "cache hits not observable for sglang-omni: " + strings.Repeat("no known cache counter in its /metrics; ", 8) + "SGLang-Omni has no self-describing endpoint: pass --server-config to record its settings"
+	long := "max running requests differs: " + strings.Repeat("sglang-omni has 16 by its launch command; ", 8) + "SGLang-Omni has no self-describing endpoint: pass --server-config to record its settings"
 	in.Verify.Checks[7].Findings = append(in.Verify.Checks[7].Findings, verify.Finding{Status: verify.Warn, Path: "claims.json", Reason: long})
 	md := mdOf(t, in)
 	if !strings.Contains(md, "pass --server-config to record its settings") || strings.Contains(caveatsOf(md), "…") {
@@ -234,7 +234,7 @@ func records(in Input) []schemas.Record {
 }
 
 // With 2 repeats the interval column says what it rests on: requests
-// within the repeats when the records were read, a rough interval from 2
+// within the repeats when the records were read, the range over 2
 // repeats when not; never a bare "95 % interval".
 func TestIntervalBasisNamed(t *testing.T) {
 	in := fixture()
@@ -246,17 +246,17 @@ func TestIntervalBasisNamed(t *testing.T) {
 		}
 	}
 	con := section(mdOf(t, in), "Conclusion")
-	if !strings.Contains(con, "| rough interval from 2 repeats |") || !strings.Contains(con, "not a 95 % interval") {
+	if !strings.Contains(con, "| range over this run's 2 repeats |") || !strings.Contains(con, "The interval is the range of the ratio over repeats") {
 		t.Errorf("without records:\n%s", con)
 	}
 	in.Records = records(in)
 	con = section(mdOf(t, in), "Conclusion")
-	if !strings.Contains(con, "| interval from requests within 2 repeats |") || !strings.Contains(con, "over requests within repeats and over repeats") {
+	if !strings.Contains(con, "| interval from requests within this run's 2 repeats |") || !strings.Contains(con, "over requests within repeats and over repeats") {
 		t.Errorf("with records:\n%s", con)
 	}
 	// The header says the same when no level had an interval.
 	setCacheHits(&in, "sglang-omni", 0, ptr(1.0))
-	if con := section(mdOf(t, in), "Conclusion"); !strings.Contains(con, "| interval from requests within 2 repeats |") {
+	if con := section(mdOf(t, in), "Conclusion"); !strings.Contains(con, "| interval from requests within this run's 2 repeats |") {
 		t.Errorf("every level not comparable, with records:\n%s", con)
 	}
 	if strings.Contains(con, "| 95 % interval") {
@@ -309,14 +309,14 @@ func TestSingleRepeatWordsMatchTable(t *testing.T) {
 	if strings.Contains(con, "no interval") || strings.Contains(con, "within 2 repeats") {
 		t.Errorf("words or header contradict the table:\n%s", con)
 	}
-	if !strings.Contains(con, "| interval from requests within 1–2 repeats |") ||
+	if !strings.Contains(con, "| interval from requests within this run's 1–2 repeats |") ||
 		!regexp.MustCompile(`\| [0-9.]+×–[0-9.]+× \| single repeat: no lead claimed from one window \(the interval is over its requests only\) \|`).MatchString(con) {
 		t.Errorf("with records:\n%s", con)
 	}
 	// Without the records there is no interval, and the words say so.
 	in.Records = nil
 	con = section(mdOf(t, in), "Conclusion")
-	if !strings.Contains(con, "| — | single repeat: one observation, no interval |") || !strings.Contains(con, "| rough interval from 1–2 repeats |") {
+	if !strings.Contains(con, "| — | single repeat: one observation, no interval |") || !strings.Contains(con, "| range over this run's 1–2 repeats |") {
 		t.Errorf("without records:\n%s", con)
 	}
 }
@@ -508,7 +508,7 @@ func TestClientSaturatedCaveat(t *testing.T) {
 	}
 }
 
-// Caveats are facts: a knob not observed is one line without its advice,
+// Caveats are facts: the knobs not observed are one line without advice,
 // and the advice is given once below the box, one line per engine with
 // the targets it serves, however many knobs were not observed.
 func TestAdviceOncePerEngine(t *testing.T) {
@@ -534,8 +534,10 @@ func TestAdviceOncePerEngine(t *testing.T) {
 	if strings.Contains(c, "expose it") || strings.Contains(c, "VLLM") {
 		t.Errorf("advice in the caveats box:\n%s", c)
 	}
-	if !strings.Contains(c, "**Fairness:** servers/: dtype: not observed on any target (sglang-omni, vllm-omni)\n") {
-		t.Errorf("the fact is not one line of its own:\n%s", c)
+	// What was not observed is one line, the conclusion's, not one per
+	// knob in the box (issue 40).
+	if con := section(md, "Conclusion"); strings.Contains(c, "dtype") || !strings.Contains(con, "**Fairness not observable:** max running requests, GPU memory fraction, dtype, prefix caching (on no target); a lead may come from what was not observed.") || strings.Contains(con, "Not shown fair") {
+		t.Errorf("the facts not observed are not one line of the conclusion:\n%s\n%s", con, c)
 	}
 	for _, want := range []string{
 		`- **vllm** (vllm-omni): start vLLM with VLLM\_SERVER\_DEV\_MODE=1`,

@@ -150,7 +150,7 @@ func (v *view) tts() []block {
 
 // ttsCaveats: what a tts run cannot show. Time to first audio not
 // observed for a target that answered in a format read whole; the text sent
-// unperturbed; no raw audio sealed.
+// unperturbed.
 func (v *view) ttsCaveats() [][]span {
 	if !v.isTTS() {
 		return nil
@@ -176,7 +176,8 @@ func (v *view) ttsCaveats() [][]span {
 	if v.in.Run.Protocol.Perturb {
 		items = append(items, []span{b(v.tr("Text not perturbed:")), t(" " + v.tr("each request's reference clip was a distinct variant, but its text was sent as it is: a prefix cache keyed by the text's tokens is not defeated, and the cache probe measures only what identical references add."))})
 	}
-	items = append(items, []span{b(v.tr("No audio sealed:")), t(" " + v.tr("the records keep each answer's audio facts (format, rate, seconds, RMS, longest silence, SHA-256), not the audio: verify re-applies the success rule to the facts and holds records of the same audio to the same facts, but cannot listen to it."))})
+	// That no audio is sealed is said once, in the evidence ("What a
+	// tts bundle cannot show").
 	return items
 }
 

@@ -117,3 +117,41 @@ func slicesHas(cs []Chart, c Chart) bool {
 	}
 	return false
 }
+
+// A round trip whose recogniser heard no speech (WER at or above 100 %:
+// 104.65 %, as issue 40's) is "not heard", never an accuracy figure; a
+// level it heard keeps its figure; zh follows.
+func TestRoundTripNotHeard(t *testing.T) {
+	for _, lang := range []string{"en", "zh"} {
+		in := ttsFixture()
+		in.Lang = lang
+		in.Run.Protocol.RoundTrip = &schemas.RoundTrip{ASR: "asr", Model: "whisper"}
+		for ti := range in.Claims.Targets {
+			for li := range in.Claims.Targets[ti].Levels {
+				l := &in.Claims.Targets[ti].Levels[li]
+				q := 0.031
+				if ti == 0 {
+					q = 1.0465
+				}
+				for k := range l.Repeats {
+					l.Repeats[k].Quality = ptr(q)
+				}
+				l.Median.Quality, l.Min.Quality, l.Max.Quality = ptr(q), ptr(q), ptr(q)
+			}
+		}
+		md := mdOf(t, in)
+		acc := md[strings.Index(md, "| 1 | "):]
+		want := map[string][]string{
+			"en": {"| 1 | not heard | 3.10 % |", "**Not heard:** sglang-omni at C = 1, 2, 4, 8, 16 (up to 104.65 %): the recogniser heard no speech"},
+			"zh": {"| 1 | 未听到 | 3.10 % |", "**未听到:** sglang-omni"},
+		}[lang]
+		for _, w := range want {
+			if !strings.Contains(acc, w) {
+				t.Errorf("%s: accuracy lacks %q:\n%s", lang, w, acc)
+			}
+		}
+		if strings.Contains(md, "104.65 % |") || strings.Contains(md, "| 104.65") {
+			t.Errorf("%s: 104.65 %% tabulated as accuracy:\n%s", lang, acc)
+		}
+	}
+}

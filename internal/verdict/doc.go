@@ -28,10 +28,18 @@
 //     2 repeats, an interval over repeats alone is two values and means
 //     little, while the requests carry the variation within each window.
 //   - RepeatsOnly, without per-request data (claims.json keeps one value
-//     per repeat): each side's repeats are resampled with replacement.
-//     With fewer than 3 repeats this is a rough guide, and a report must
-//     say what the interval rests on rather than call it 95 % over
-//     repeats.
+//     per repeat) and with at least MinBootstrapRepeats (5) repeats a
+//     side: each side's repeats are resampled with replacement.
+//   - RangeOverRepeats, without per-request data and with fewer than 5
+//     repeats a side: no bootstrap (3 repeats give a handful of distinct
+//     resamples, an interval that reads far more precise than it is), but
+//     the range of the ratio over repeats, min(A)/max(B) to
+//     max(A)/min(B). It excludes 1 exactly when the repeats do not
+//     overlap (rule 4).
+//
+// Every interval covers this run's repeats only: the drift between runs
+// of the same setup is what the minimum effect stands for (below), and a
+// report names it so ("within this run's repeats").
 //
 // The random source is PCG seeded with Options.Seed (DefaultSeed), so the
 // same inputs give the same interval on every machine.

@@ -29,6 +29,10 @@ const (
 	// DefaultMinEffect is the lead (as a fraction) at or below which a
 	// difference is within noise (see the package doc for why 5 %).
 	DefaultMinEffect = 0.05
+	// MinBootstrapRepeats is the fewest repeats a side needs for a
+	// bootstrap over repeats alone; with fewer, the interval is the range
+	// over repeats (RangeOverRepeats).
+	MinBootstrapRepeats = 5
 )
 
 // Side is one target at one level.
@@ -169,6 +173,12 @@ const (
 	RepeatsOnly
 	// RequestsAndRepeats: repeats, and requests within each repeat.
 	RequestsAndRepeats
+	// RangeOverRepeats: no bootstrap; a side has fewer than
+	// MinBootstrapRepeats repeats and no per-request data, and the
+	// interval is the range of the ratio over repeats: min(A)/max(B) to
+	// max(A)/min(B). It excludes 1 exactly when the repeats do not
+	// overlap.
+	RangeOverRepeats
 )
 
 // Compare applies the rule of the package doc to a and b.
@@ -231,6 +241,9 @@ func Compare(a, b Side, opts Options) Result {
 	if withRequests {
 		r.Lo, r.Hi = nestedInterval(a, b, opts)
 		r.Basis = RequestsAndRepeats
+	} else if min(len(va), len(vb)) < MinBootstrapRepeats {
+		r.Lo, r.Hi = slices.Min(va)/slices.Max(vb), slices.Max(va)/slices.Min(vb)
+		r.Basis = RangeOverRepeats
 	} else {
 		r.Lo, r.Hi = interval(va, vb, opts)
 		r.Basis = RepeatsOnly

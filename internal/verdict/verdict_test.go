@@ -99,8 +99,8 @@ func TestIntervalOverRequests(t *testing.T) {
 		t.Fatalf("basis %v, want RequestsAndRepeats", r.Basis)
 	}
 	ro := Compare(Side{Repeats: a.Repeats, Requests: 80}, Side{Repeats: b.Repeats, Requests: 80}, Options{})
-	if ro.Basis != RepeatsOnly {
-		t.Fatalf("basis %v, want RepeatsOnly", ro.Basis)
+	if ro.Basis != RangeOverRepeats {
+		t.Fatalf("basis %v, want RangeOverRepeats", ro.Basis)
 	}
 	if !(r.Hi-r.Lo > 2*(ro.Hi-ro.Lo)) || !(r.Lo < r.Ratio && r.Ratio < r.Hi) {
 		t.Errorf("requests interval [%v, %v] around %v is not wider than the repeats-only [%v, %v]", r.Lo, r.Hi, r.Ratio, ro.Lo, ro.Hi)
@@ -139,5 +139,26 @@ func TestMinEffect(t *testing.T) {
 	}
 	if !Exceeds(0.1001, 0.10) || Exceeds(0.1, 0.1) {
 		t.Fatal("Exceeds boundary")
+	}
+}
+
+// With fewer than 5 repeats and no requests, the interval is the range of
+// the ratio over repeats, not a bootstrap: 3 repeats of 77.1, 13.1 and
+// 47.4 against 100, 101, 102 read 0.13×–0.77×; 5 repeats bootstrap.
+func TestRangeOverFewRepeats(t *testing.T) {
+	a := Side{Repeats: []float64{77.1, 13.1, 47.4}, Requests: 300}
+	b := Side{Repeats: []float64{100, 101, 102}, Requests: 300}
+	r := Compare(a, b, Options{})
+	if r.Basis != RangeOverRepeats || math.Abs(r.Lo-13.1/102) > 1e-12 || math.Abs(r.Hi-77.1/100) > 1e-12 {
+		t.Fatalf("range over 3 repeats: %+v", r)
+	}
+	// Overlapping repeats: the range contains 1, as rule 4 says.
+	o := Compare(Side{Repeats: []float64{10, 12, 11}, Requests: 3}, Side{Repeats: []float64{11.5, 13, 12}, Requests: 3}, Options{})
+	if o.Kind != NoDifference || !(o.Lo < 1 && o.Hi > 1) {
+		t.Errorf("overlapping repeats: %+v", o)
+	}
+	five := Compare(Side{Repeats: []float64{10, 11, 12, 10.5, 11.7}, Requests: 5}, Side{Repeats: []float64{7, 7.4, 8, 7.1, 7.9}, Requests: 5}, Options{})
+	if five.Basis != RepeatsOnly {
+		t.Errorf("5 repeats: basis %v, want RepeatsOnly", five.Basis)
 	}
 }
