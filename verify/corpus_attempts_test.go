@@ -45,18 +45,7 @@ func attemptRun(tb testing.TB) string {
 	attemptBase.once.Do(func() {
 		base, err := os.MkdirTemp(tmpRoot, "attempts-")
 		must(tb, err)
-		corpusDir := filepath.Join(base, "corpus")
-		must(tb, os.Mkdir(corpusDir, 0o755))
-		var sc []sim.Clip
-		for i := range 2 {
-			w := makeWAV(0.3, uint64(i+41))
-			name := filepath.Join(corpusDir, string(rune('a'+i))+".wav")
-			must(tb, os.WriteFile(name, w, 0o644))
-			must(tb, os.WriteFile(strings.TrimSuffix(name, ".wav")+".txt", []byte(refs[i]+"\n"), 0o644))
-			sc = append(sc, sim.Clip{Audio: w, Text: refs[i]})
-		}
-		clips, err := bench.LoadCorpus(corpusDir)
-		must(tb, err)
+		sc, clips := writeCorpus(tb, base, 0.3, 41)
 		// The server exports its spans (vLLM's OpenTelemetry): the
 		// discarded attempt's requests reached it too, and check 10 and
 		// the ids must take them in.

@@ -391,18 +391,7 @@ func overloadedOpenRun(tb testing.TB) string {
 	overloaded.once.Do(func() {
 		base, err := os.MkdirTemp(tmpRoot, "overloaded-")
 		must(tb, err)
-		corpusDir := filepath.Join(base, "corpus")
-		must(tb, os.Mkdir(corpusDir, 0o755))
-		var sc []sim.Clip
-		for i := range 2 {
-			w := makeWAV(0.3, uint64(i+41))
-			name := filepath.Join(corpusDir, string(rune('a'+i))+".wav")
-			must(tb, os.WriteFile(name, w, 0o644))
-			must(tb, os.WriteFile(strings.TrimSuffix(name, ".wav")+".txt", []byte(refs[i]+"\n"), 0o644))
-			sc = append(sc, sim.Clip{Audio: w, Text: refs[i]})
-		}
-		clips, err := bench.LoadCorpus(corpusDir)
-		must(tb, err)
+		sc, clips := writeCorpus(tb, base, 0.3, 41)
 		// The session listens for the spans itself; the port is picked
 		// here so that the simulator can be told it, and picked again in
 		// the rare case another test took it in between.

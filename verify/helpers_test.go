@@ -6,9 +6,13 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/benchseal/benchseal/bundle"
+	"github.com/benchseal/benchseal/internal/bench"
+	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/benchseal/benchseal/internal/testkit"
 	"github.com/benchseal/benchseal/internal/testkit/testrun"
 	"github.com/benchseal/benchseal/schemas"
@@ -165,3 +169,23 @@ func onlyNotSteady(c verify.Check) bool {
 
 // passes says c passed, or warned only of a step short of steady state.
 func passes(c verify.Check) bool { return c.Status == verify.Pass || onlyNotSteady(c) }
+
+// writeCorpus writes two clips of secs seconds (WAV noise seeded from
+// seed, with the corpus's refs as their .txt) into dir/corpus, and
+// returns the simulator's clips and the corpus as the runner loads it.
+func writeCorpus(tb testing.TB, dir string, secs float64, seed uint64) ([]sim.Clip, []bench.Clip) {
+	tb.Helper()
+	corpusDir := filepath.Join(dir, "corpus")
+	must(tb, os.Mkdir(corpusDir, 0o755))
+	var sc []sim.Clip
+	for i := range 2 {
+		w := makeWAV(secs, seed+uint64(i))
+		name := filepath.Join(corpusDir, string(rune('a'+i))+".wav")
+		must(tb, os.WriteFile(name, w, 0o644))
+		must(tb, os.WriteFile(strings.TrimSuffix(name, ".wav")+".txt", []byte(refs[i]+"\n"), 0o644))
+		sc = append(sc, sim.Clip{Audio: w, Text: refs[i]})
+	}
+	clips, err := bench.LoadCorpus(corpusDir)
+	must(tb, err)
+	return sc, clips
+}

@@ -36,18 +36,7 @@ func openRun(tb testing.TB) string {
 	openBase.once.Do(func() {
 		base, err := os.MkdirTemp(tmpRoot, "open-")
 		must(tb, err)
-		corpusDir := filepath.Join(base, "corpus")
-		must(tb, os.Mkdir(corpusDir, 0o755))
-		var sc []sim.Clip
-		for i := range 2 {
-			w := makeWAV(0.3, uint64(i+21))
-			name := filepath.Join(corpusDir, string(rune('a'+i))+".wav")
-			must(tb, os.WriteFile(name, w, 0o644))
-			must(tb, os.WriteFile(strings.TrimSuffix(name, ".wav")+".txt", []byte(refs[i]+"\n"), 0o644))
-			sc = append(sc, sim.Clip{Audio: w, Text: refs[i]})
-		}
-		clips, err := bench.LoadCorpus(corpusDir)
-		must(tb, err)
+		sc, clips := writeCorpus(tb, base, 0.3, 21)
 		s, err := sim.New(sim.Config{Corpus: sc, BaseLatency: 5 * time.Millisecond})
 		must(tb, err)
 		ts := httptest.NewServer(s)
