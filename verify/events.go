@@ -10,6 +10,7 @@ import (
 
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/serverevents"
+	"github.com/benchseal/benchseal/internal/verdict"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -310,7 +311,7 @@ func checkMedianMargin(c *Check, name string, k stepKey, margins, clients []floa
 	if len(margins) < 3 {
 		return
 	}
-	m, l := median(margins), median(clients)
+	m, l := verdict.Median(margins), verdict.Median(clients)
 	if slack := medianMarginSlack(l); m < -slack {
 		c.failf(name, nil, "%s: the median request's latency is %.3f ms shorter than the server's own end-to-end time for it (over %d requests; the clocks explain at most %.3f ms): the records' latencies were lowered under the server's account",
 			k, -m*1e3, len(margins), slack*1e3)
@@ -381,7 +382,7 @@ func checkSteadyWitness(c *Check, ev *evidence, name string, k stepKey, recs []s
 	if len(overheads) == 0 || window <= 0 {
 		return
 	}
-	allow := 2*max(median(overheads), 0) + 0.005
+	allow := 2*max(verdict.Median(overheads), 0) + 0.005
 	excess := 0.0
 	for _, j := range joined {
 		if j.parts <= 1 {
@@ -393,17 +394,6 @@ func checkSteadyWitness(c *Check, ev *evidence, name string, k stepKey, recs []s
 		c.failf(name, nil, "%s: the records put the step at steady state (mean %.1f of %d in flight), but the server's own times for the same requests put it at %.1f (the records' latencies exceed the server's e2e by %.3f s in all beyond the %.1f ms each that the step's median overhead explains): the records' latencies were lengthened beyond what the server did",
 			k, mean, k.concurrency, trimmed, excess, allow*1e3)
 	}
-}
-
-// median is the middle value of xs (the mean of the two middle ones);
-// xs is reordered.
-func median(xs []float64) float64 {
-	slices.Sort(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // checkStageTimes holds one request's server times to its client latency.

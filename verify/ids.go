@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/serverevents"
+	"github.com/benchseal/benchseal/internal/verdict"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -249,8 +250,7 @@ func medianD(fits []offsetFit) float64 {
 	for i, f := range fits {
 		ds[i] = f.d
 	}
-	slices.Sort(ds)
-	return ds[len(ds)/2]
+	return verdict.Median(ds)
 }
 
 // offsetFit is one joined request's constraint on the clock offset: at
