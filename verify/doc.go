@@ -161,8 +161,9 @@
 //	             by the build that sealed it"). The client as a suspect
 //	             (saturation.go, internal/claims' saturation.go), from its
 //	             own evidence: a step whose workers' gaps show it stalled
-//	             (dispatch-gap p99 above 1 ms, or a stall of the stall
-//	             rule in the measured phase) is one WARN
+//	             (idle over 2 % of their time, with a dispatch-gap p99
+//	             above 1 ms or a stall of the stall rule in the measured
+//	             phase) is one WARN
 //	             (KindClientSaturated) naming each sign's steps and worst,
 //	             the host's too: latencies include client-side queueing; a
 //	             busy host alone (a measured window whose CPU mean is at

@@ -30,8 +30,8 @@ const ClientBusyTail = "the load it sent is not in doubt"
 // checkClientSaturation (check 7) reads the client from what the run
 // sealed, by internal/claims' signs (saturation.go there). The client's
 // own evidence is its workers' gaps (claims.ClientStalled: a step whose
-// dispatch-gap p99 is above 1 ms, or a stall of the stall rule in its
-// measured phase); the host's is a measured window whose CPU mean
+// workers were idle over 2 % of their time, with a dispatch-gap p99 above
+// 1 ms or a stall of the stall rule in its measured phase); the host's is a measured window whose CPU mean
 // (claims' host_cpu_mean, checked against the samples by check 6) is at
 // least 90 %, or a 1-minute load average above env/host.json's cpus at
 // the start of a level's first step. Three outcomes:
@@ -106,14 +106,14 @@ func checkClientSaturation(c *Check, ev *evidence, no *notObserved) {
 		if open {
 			continue
 		}
-		if g, ok := claims.DispatchGapP99(recs); ok && g > claims.SaturatedGap {
-			gap.n++
-			if ms := g.Seconds() * 1e3; ms > gap.v {
-				gap.v, gap.step = ms, k.String()
-			}
-		}
 		if claims.ClientStalled(recs, k.concurrency) {
 			stall.n++
+			if g, ok := claims.DispatchGapP99(recs); ok && g > claims.SaturatedGap {
+				gap.n++
+				if ms := g.Seconds() * 1e3; ms > gap.v {
+					gap.v, gap.step = ms, k.String()
+				}
+			}
 		}
 		if sh, ok := claims.WorkerIdleShare(recs, k.concurrency); ok && (idle.step == "" || sh > idle.v) {
 			idle.v, idle.step = sh, k.String()

@@ -45,8 +45,8 @@ func TestStalls(t *testing.T) {
 	if !ok || s.Open() || s.Share <= 0 || s.Phase != schemas.PhaseMeasure || !strings.Contains(s.First, "worker 0 sent seq 20 90.0 ms after its seq 16 ended") {
 		t.Errorf("90 ms pause: %+v", s)
 	}
-	if !ClientStalled(small, 4) {
-		t.Error("a 90 ms pause is no stall of the client")
+	if ClientStalled(small, 4) {
+		t.Error("a 90 ms pause over 4 workers' 2 s (the load at 98.9 % of C) is called a stalled client")
 	}
 	big := closedLoop(4, 20, lat, 2e9, 5)
 	if s, ok := WorstStall(big, 4); !ok || !s.Open() || s.Share < MaxStallShare {
@@ -54,5 +54,35 @@ func TestStalls(t *testing.T) {
 	}
 	if sh, ok := WorkerIdleShare(big, 4); !ok || sh < 0.1 {
 		t.Errorf("2 s pause: idle share %v", sh)
+	}
+	if !ClientStalled(big, 4) {
+		t.Error("a 2 s pause is no stall of the client")
+	}
+}
+
+// ClientStalled weighs a dispatch gap against the requests it delays
+// (StalledIdleShare): one 2.2 ms gap before one of four 1 s requests at
+// C = 1 is a dispatch-gap p99 above 1 ms with the load at 99.9 % of C,
+// not a stalled client (CI's replay at 1 s a request was called "not
+// comparable" for it); 3 ms before each 100 ms request is.
+func TestClientStalledWeighsGaps(t *testing.T) {
+	slow := closedLoop(1, 4, 1e9, 2.2e6, 2)
+	if g, ok := DispatchGapP99(slow); !ok || g <= SaturatedGap {
+		t.Fatalf("fixture: p99 %v, want above %v", g, SaturatedGap)
+	}
+	if ClientStalled(slow, 1) {
+		t.Error("one 2.2 ms gap among 1 s requests: client stalled")
+	}
+	var gappy []schemas.Record
+	for w := range 2 {
+		at := int64(0)
+		for i := range 10 {
+			gappy = append(gappy, schemas.Record{Concurrency: 2, Phase: schemas.PhaseMeasure, Seq: 2*i + w, Worker: w, StartNs: at, EndNs: at + 100e6, OK: true})
+			at += 103e6
+		}
+	}
+	if !ClientStalled(gappy, 2) {
+		sh, _ := WorkerIdleShare(gappy, 2)
+		t.Errorf("3 ms before each 100 ms request (idle %.1f %%): not a stalled client", 100*sh)
 	}
 }

@@ -636,9 +636,9 @@ func (v *view) claimCaveats() [][]span {
 
 // clientCaveats say what the client's own evidence says of it
 // (internal/claims' saturation.go): "saturated" only where a step's
-// workers' gaps show the client stalled (claims.ClientStalled: a
-// dispatch-gap p99 above claims.SaturatedGap, or a stall of the stall
-// rule), with the host's CPU at those levels beside it; a host whose CPU
+// workers' gaps show the client stalled (claims.ClientStalled: workers
+// idle over claims.StalledIdleShare of their time with a dispatch-gap p99
+// above claims.SaturatedGap or a stall of the stall rule), with the host's CPU at those levels beside it; a host whose CPU
 // mean reached claims.SaturatedCPUPct while the workers kept up is
 // "busy", a milder caveat with benchseal's own CPU share (claims'
 // client_cpu_mean) and its workers' idle share (claims.WorkerIdleShare):
@@ -681,11 +681,11 @@ func (v *view) clientCaveats() [][]span {
 			if k.c != c || open {
 				continue
 			}
-			if g, ok := claims.DispatchGapP99(recs); ok && g > claims.SaturatedGap {
-				gapHere, gapMax = true, max(gapMax, g.Seconds()*1e3)
-			}
 			if claims.ClientStalled(recs, k.c) {
 				stallHere = true
+				if g, ok := claims.DispatchGapP99(recs); ok && g > claims.SaturatedGap {
+					gapHere, gapMax = true, max(gapMax, g.Seconds()*1e3)
+				}
 			}
 			if sh, ok := claims.WorkerIdleShare(recs, k.c); ok {
 				idleMax = max(idleMax, 100*sh)

@@ -483,17 +483,30 @@ func TestClientSaturatedCaveat(t *testing.T) {
 	if c := caveatsOf(mdOf(t, in)); !strings.Contains(c, busy) || strings.Contains(c, "saturated") {
 		t.Errorf("missing %q (or saturated too):\n%s", busy, c)
 	}
-	// Records of the C=4 step whose 4 workers wait 3 ms between
-	// requests: a dispatch-gap p99 above 1 ms, the client's own sign.
-	for w := range 4 {
-		at := int64(0)
-		for k := range 3 {
-			in.Records = append(in.Records, schemas.Record{Target: in.Claims.Targets[0].Target, Concurrency: 4, Repeat: 1, Phase: schemas.PhaseMeasure,
-				Seq: 4*k + w, Worker: w, StartNs: at, EndNs: at + 100e6, OK: true, Status: 200})
-			at += 103e6
+	// Records of the C=4 step whose 4 workers wait 3 ms before each 1 s
+	// request: a dispatch-gap p99 above 1 ms, but the load was 99.8 % of
+	// C (claims.StalledIdleShare): still busy, not saturated.
+	stepRecords := func(gap, lat int64) []schemas.Record {
+		var recs []schemas.Record
+		for w := range 4 {
+			at := int64(0)
+			for k := range 3 {
+				recs = append(recs, schemas.Record{Target: in.Claims.Targets[0].Target, Concurrency: 4, Repeat: 1, Phase: schemas.PhaseMeasure,
+					Seq: 4*k + w, Worker: w, StartNs: at, EndNs: at + lat, OK: true, Status: 200})
+				at += lat + gap
+			}
 		}
+		return recs
 	}
-	want := "**Client host saturated:** the client host was saturated (client CPU mean at or above 90 % at C = 4 (highest 97 %); dispatch-gap p99 above 1 ms at C = 4 (highest 3.0 ms)): latencies include client-side queueing; run the client on its own host."
+	base := in.Records
+	in.Records = append(slices.Clone(base), stepRecords(3e6, 1e9)...)
+	if c := caveatsOf(mdOf(t, in)); !strings.Contains(c, "**Client host busy:**") || strings.Contains(c, "saturated") {
+		t.Errorf("3 ms gaps before 1 s requests called saturated:\n%s", c)
+	}
+	// 10 ms before each 100 ms request: the workers idle 6 % of the time,
+	// the client's own sign.
+	in.Records = append(slices.Clone(base), stepRecords(10e6, 100e6)...)
+	want := "**Client host saturated:** the client host was saturated (client CPU mean at or above 90 % at C = 4 (highest 97 %); dispatch-gap p99 above 1 ms at C = 4 (highest 10.0 ms)): latencies include client-side queueing; run the client on its own host."
 	if c := caveatsOf(mdOf(t, in)); !strings.Contains(c, want) || strings.Contains(c, "busy") {
 		t.Errorf("missing %q (or busy too):\n%s", want, c)
 	}
@@ -669,7 +682,7 @@ func TestChartStamp(t *testing.T) {
 }
 
 // TestStalledClientNotCompared: a side whose client stalled in a repeat
-// (a worker's next request sent 250 ms after its previous one ended, at
+// (a worker's next request sent 1 s after its previous one ended, at
 // every level) is not compared at all, in the report's conclusion as in
 // compare (issue 38: "31 % ahead" of itself from a saturated client).
 func TestStalledClientNotCompared(t *testing.T) {
@@ -678,8 +691,8 @@ func TestStalledClientNotCompared(t *testing.T) {
 	for i := range in.Records {
 		r := &in.Records[i]
 		if r.Target == "vllm-omni" && r.Repeat == 2 && r.Worker == 0 && r.Seq > 0 {
-			r.StartNs += 250e6 // worker 0 stalls before each of its later requests...
-			r.EndNs += 250e6
+			r.StartNs += 1e9 // worker 0 stalls before its second request
+			r.EndNs += 1e9
 		}
 	}
 	con := section(mdOf(t, in), "Conclusion")
