@@ -264,7 +264,7 @@ type discard struct{}
 func (discard) Warnf(string, ...any) {}
 func (discard) Sweep([]StepSize)     {}
 func (discard) Begin(Step, int, int) {}
-func (discard) Done(string, bool)    {}
+func (discard) Done(*schemas.Record) {}
 func (discard) End(StepResult)       {}
 
 // NewSeed is a fresh random seed for a run's variants (crypto/rand), below

@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,9 +28,9 @@ type Progress interface {
 	Sweep(steps []StepSize)
 	// Begin starts a step of warmup warm-ups and then measured requests.
 	Begin(s Step, warmup, measured int)
-	// Done says one request of the step ended; phase is schemas.PhaseWarmup
-	// or schemas.PhaseMeasure.
-	Done(phase string, ok bool)
+	// Done says one request of the step ended, with its record (phase,
+	// outcome, error class and times set). It must not keep rec.
+	Done(rec *schemas.Record)
 	End(r StepResult)
 }
 
@@ -52,10 +55,16 @@ const DefaultHeartbeat = 15 * time.Second
 // NewProgress writes progress to w (stderr). On a terminal one line is
 // redrawn in place, fitted to the terminal's width: the step, its place in
 // the sweep, its warm-ups, then a bar of its measured requests, their
-// errors, the live rate of successes and the sweep's time left. Otherwise
-// a heartbeat line every DefaultHeartbeat within a step. Either way each
-// step ends with one plain line; its counts, like the live ones, are of
-// measured requests only (warm-ups are recorded, never counted):
+// errors by class, the live rate of successes, the p50 and p99 latency of
+// the successes so far (claims.Percentile over them, as claims computes
+// the step's own) and the sweep's time left. Otherwise the same words in
+// a heartbeat line every DefaultHeartbeat within a step:
+//
+//	benchseal: a c=16 r=1 (step 3 of 8): 96/160 measured, 2 errors (http_503 2), 311.8 req/s, p50 51.2ms, p99 93ms, ~1m22s left
+//
+// Either way each step ends with one plain line; its counts, like the
+// live ones, are of measured requests only (warm-ups are recorded, never
+// counted):
 //
 //	benchseal: a c=16 r=1: 160/160 ok 0 errors 312.4 req/s (step 3 of 8, about 1m20s left)
 func NewProgress(w io.Writer, terminal bool) Progress {
@@ -103,7 +112,22 @@ type progress struct {
 	measOK       atomic.Int64
 	measureStart atomic.Int64 // unix ns the measured phase began (0: not yet)
 	lastRender   atomic.Int64 // unix ns of the last redraw
+
+	// The measured phase's successes' latencies (seconds) and failures
+	// by error class so far, for the live p50/p99 and classes; the
+	// percentiles are sorted out again at most every liveEvery, from the
+	// latencies then (liveN of them).
+	liveMu   sync.Mutex
+	lat      []float64
+	classes  map[string]int
+	liveAt   time.Time
+	liveN    int
+	p50, p99 string
 }
+
+// liveEvery is how often the live p50 and p99 are computed again: each
+// time sorts a copy of the step's latencies so far.
+const liveEvery = time.Second
 
 func (p *progress) Warnf(format string, args ...any) {
 	p.mu.Lock()
@@ -143,6 +167,9 @@ func (p *progress) Begin(s Step, warmup, measured int) {
 	p.measDone.Store(0)
 	p.measOK.Store(0)
 	p.measureStart.Store(0)
+	p.liveMu.Lock()
+	p.lat, p.classes, p.liveN, p.p50, p.p99 = make([]float64, 0, measured), map[string]int{}, 0, "", ""
+	p.liveMu.Unlock()
 	if warmup == 0 {
 		p.measureStart.Store(p.now().UnixNano())
 	}
@@ -170,23 +197,30 @@ func (p *progress) beat(stop chan struct{}) {
 			select {
 			case <-stop:
 			default:
-				fmt.Fprintf(p.w, "benchseal: %s%s: %s\n", stepName(p.s), p.place(), strings.Join(p.status(false), ", "))
+				fmt.Fprintf(p.w, "benchseal: %s%s: %s\n", stepName(p.s), p.place(), strings.Join(p.status(wordsFull), ", "))
 			}
 			p.mu.Unlock()
 		}
 	}
 }
 
-func (p *progress) Done(phase string, ok bool) {
+func (p *progress) Done(rec *schemas.Record) {
 	p.swept.Add(p.unit.Load())
-	if phase == schemas.PhaseWarmup {
+	if rec.Phase == schemas.PhaseWarmup {
 		if int(p.warmDone.Add(1)) == p.warmup {
 			// The measured phase starts when the last warm-up ends.
 			p.measureStart.Store(p.now().UnixNano())
 		}
 	} else {
+		p.liveMu.Lock()
+		if rec.OK {
+			p.lat = append(p.lat, float64(rec.EndNs-rec.StartNs)/1e9)
+		} else {
+			p.classes[cmp.Or(rec.ErrorClass, "unclassified")]++
+		}
+		p.liveMu.Unlock()
 		p.measDone.Add(1)
-		if ok {
+		if rec.OK {
 			p.measOK.Add(1)
 		}
 	}
@@ -292,10 +326,19 @@ func roughDuration(d time.Duration) string {
 	}
 }
 
+// Widths of status: the full words, short ones, short ones without the
+// latencies (a narrow terminal keeps its bar before its p50).
+const (
+	wordsFull = iota
+	wordsShort
+	wordsNarrow
+)
+
 // status words where the step is: its warm-ups, or its measured requests,
-// their errors, the rate of successes and the sweep's time left. Short
-// drops the words a narrow line has no room for.
-func (p *progress) status(short bool) []string {
+// their errors, the rate of successes, the latencies so far and the
+// sweep's time left, in the words of width (wordsFull...).
+func (p *progress) status(width int) []string {
+	short := width != wordsFull
 	wd := int(p.warmDone.Load())
 	if wd < p.warmup {
 		return []string{fmt.Sprintf("warm-up %d/%d", wd, p.warmup)}
@@ -305,11 +348,12 @@ func (p *progress) status(short bool) []string {
 	if short {
 		parts[0] = fmt.Sprintf("%d/%d", done, p.measured)
 	}
+	p50, p99, classes := p.live()
 	if e := done - ok; e > 0 {
 		if short {
 			parts = append(parts, fmt.Sprintf("%d err", e))
 		} else {
-			parts = append(parts, fmt.Sprintf("%d errors", e))
+			parts = append(parts, fmt.Sprintf("%d errors (%s)", e, classes))
 		}
 	}
 	if start := p.measureStart.Load(); start > 0 {
@@ -321,6 +365,13 @@ func (p *progress) status(short bool) []string {
 			parts = append(parts, fmt.Sprintf("%.1f%s", float64(ok)/(float64(el)/1e9), unit))
 		}
 	}
+	switch {
+	case p50 == "" || width == wordsNarrow:
+	case short:
+		parts = append(parts, "p50 "+p50)
+	default:
+		parts = append(parts, "p50 "+p50, "p99 "+p99)
+	}
 	if left, ok := p.left(); ok {
 		if short {
 			parts = append(parts, left+" left")
@@ -329,6 +380,49 @@ func (p *progress) status(short bool) []string {
 		}
 	}
 	return parts
+}
+
+// live is the p50 and p99 of the measured successes' latencies so far
+// ("" before the first) and the failures by class, most first: "http_503
+// 2, timeout 1".
+func (p *progress) live() (p50, p99, classes string) {
+	p.liveMu.Lock()
+	var lat []float64 // to sort again, outside the lock the workers take
+	if now := p.now(); len(p.lat) != p.liveN && (p.liveN == 0 || now.Sub(p.liveAt) >= liveEvery) {
+		lat, p.liveAt, p.liveN = slices.Clone(p.lat), now, len(p.lat)
+	}
+	words := make([]string, 0, len(p.classes))
+	for _, name := range slices.SortedFunc(maps.Keys(p.classes), func(a, b string) int {
+		return cmp.Or(p.classes[b]-p.classes[a], strings.Compare(a, b))
+	}) {
+		words = append(words, fmt.Sprintf("%s %d", name, p.classes[name]))
+	}
+	p.liveMu.Unlock()
+	if lat != nil {
+		slices.Sort(lat)
+		p50, p99 = liveSeconds(claims.Percentile(lat, 50)), liveSeconds(claims.Percentile(lat, 99))
+		p.liveMu.Lock()
+		p.p50, p.p99 = p50, p99
+		p.liveMu.Unlock()
+		return p50, p99, strings.Join(words, ", ")
+	}
+	p.liveMu.Lock()
+	defer p.liveMu.Unlock()
+	return p.p50, p.p99, strings.Join(words, ", ")
+}
+
+// liveSeconds words a latency with three significant digits: 812µs,
+// 51.2ms, 1.23s.
+func liveSeconds(s float64) string {
+	d := time.Duration(s * 1e9)
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.3gs", s)
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.3gms", s*1e3)
+	default:
+		return fmt.Sprintf("%.3gµs", s*1e6)
+	}
 }
 
 // render redraws the terminal's line (under mu): the text first, a bar of
@@ -348,9 +442,9 @@ func (p *progress) render() {
 	// The full words if they leave room for a bar, else the short ones;
 	// the bar only where it can be at least minBar wide.
 	const minBar, maxBar = 10, 40
-	status := strings.Join(p.status(false), " ")
-	if cols-1-len(head)-len(status)-4 < minBar {
-		status = strings.Join(p.status(true), " ")
+	status := strings.Join(p.status(wordsFull), " ")
+	for width := wordsShort; width <= wordsNarrow && cols-1-len(head)-len(status)-4 < minBar; width++ {
+		status = strings.Join(p.status(width), " ")
 	}
 	text := head + " " + status
 	if room := cols - 1 - len(text) - 3; room >= minBar && int(p.warmDone.Load()) >= p.warmup {

@@ -2,12 +2,14 @@ package bench
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -38,6 +40,15 @@ func testProgress(buf *bytes.Buffer, terminal bool, cols int) (*progress, *fakeC
 	return p, clock
 }
 
+// done is a record of phase, ok or failed with an HTTP status, of 100 ms.
+func done(phase string, ok bool) *schemas.Record {
+	r := &schemas.Record{Phase: phase, OK: ok, StartNs: 1e9, EndNs: 1.1e9}
+	if !ok {
+		r.ErrorClass = schemas.ErrHTTP
+	}
+	return r
+}
+
 // frames splits terminal output into the lines drawn in place.
 func frames(out string) []string {
 	var fs []string
@@ -59,12 +70,12 @@ func TestProgressBarCountsMeasuredRequests(t *testing.T) {
 	s := Step{Target: "a", Concurrency: 2, Repeat: 1}
 	p.Sweep(uniform(4, 5, 2))
 	p.Begin(s, 2, 3)
-	p.Done(schemas.PhaseWarmup, false)
-	p.Done(schemas.PhaseWarmup, false)
+	p.Done(done(schemas.PhaseWarmup, false))
+	p.Done(done(schemas.PhaseWarmup, false))
 	clock.add(time.Second)
-	p.Done(schemas.PhaseMeasure, true)
-	p.Done(schemas.PhaseMeasure, false)
-	p.Done(schemas.PhaseMeasure, true)
+	p.Done(done(schemas.PhaseMeasure, true))
+	p.Done(done(schemas.PhaseMeasure, false))
+	p.Done(done(schemas.PhaseMeasure, true))
 	out := buf.String()
 	fs := frames(out)
 	if !strings.Contains(fs[1], "[1/4] a c=2 r=1 warm-up 1/2") {
@@ -72,7 +83,7 @@ func TestProgressBarCountsMeasuredRequests(t *testing.T) {
 	}
 	last := fs[len(fs)-1]
 	// 5 of the sweep's 20 requests took 1 s: 15 left take about 3 s.
-	if !strings.Contains(last, "] 3/3 measured 1 errors 2.0 req/s ~3s left") {
+	if !strings.Contains(last, "] 3/3 measured 1 errors (http 1) 2.0 req/s p50 100ms p99 100ms ~3s left") {
 		t.Errorf("last frame: %q", last)
 	}
 	for _, f := range fs {
@@ -98,11 +109,11 @@ func TestProgressNarrowTerminal(t *testing.T) {
 		p.Sweep(uniform(40, 2500, 128))
 		p.Begin(s, 128, 1024)
 		for range 128 {
-			p.Done(schemas.PhaseWarmup, true)
+			p.Done(done(schemas.PhaseWarmup, true))
 		}
 		clock.add(90 * time.Second)
 		for i := range 700 {
-			p.Done(schemas.PhaseMeasure, i%50 != 0)
+			p.Done(done(schemas.PhaseMeasure, i%50 != 0))
 		}
 		fs := frames(buf.String())
 		last := fs[len(fs)-1]
@@ -129,16 +140,16 @@ func TestProgressHeartbeat(t *testing.T) {
 	s := Step{Target: "a", Concurrency: 1, Repeat: 1}
 	p.Sweep(uniform(2, 6, 1))
 	p.Begin(s, 1, 5)
-	p.Done(schemas.PhaseWarmup, true)
-	p.Done(schemas.PhaseMeasure, true)
-	p.Done(schemas.PhaseMeasure, false)
+	p.Done(done(schemas.PhaseWarmup, true))
+	p.Done(done(schemas.PhaseMeasure, true))
+	p.Done(done(schemas.PhaseMeasure, false))
 	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(buf.String(), "benchseal: a c=1 r=1 (step 1 of 2): 2/5 measured, 1 errors, ") && time.Now().Before(deadline) {
+	for !strings.Contains(buf.String(), "benchseal: a c=1 r=1 (step 1 of 2): 2/5 measured, 1 errors (http 1), ") && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
 	p.End(StepResult{Step: s, Warmup: 1, Requests: 2, Succeeded: 1})
 	out := buf.String()
-	if !strings.Contains(out, "benchseal: a c=1 r=1 (step 1 of 2): 2/5 measured, 1 errors, ") {
+	if !strings.Contains(out, "benchseal: a c=1 r=1 (step 1 of 2): 2/5 measured, 1 errors (http 1), ") {
 		t.Fatalf("no heartbeat:\n%s", out)
 	}
 	if strings.Contains(out, "\r") {
@@ -148,6 +159,43 @@ func TestProgressHeartbeat(t *testing.T) {
 	time.Sleep(30 * time.Millisecond)
 	if strings.Count(buf.String(), "\n") != n {
 		t.Errorf("heartbeat after End:\n%s", buf.String())
+	}
+}
+
+// The live p50 and p99 are claims.Percentile's over the measured
+// successes so far, warm-ups and failures left out; failures are counted
+// by class, the most frequent first.
+func TestProgressLiveLatencyAndClasses(t *testing.T) {
+	var buf bytes.Buffer
+	p, clock := testProgress(&buf, true, 200)
+	p.Sweep(uniform(1, 102, 4))
+	p.Begin(Step{Target: "a", Concurrency: 4, Repeat: 1}, 1, 101)
+	p.Done(&schemas.Record{Phase: schemas.PhaseWarmup, OK: true, EndNs: 9e9}) // 9 s: never counted
+	for i := range 98 {
+		p.Done(&schemas.Record{Phase: schemas.PhaseMeasure, OK: true, StartNs: 0, EndNs: int64(i+1) * 1e6})
+	}
+	p.Done(&schemas.Record{Phase: schemas.PhaseMeasure, ErrorClass: schemas.ErrTimeout, EndNs: 30e9})
+	p.Done(&schemas.Record{Phase: schemas.PhaseMeasure, ErrorClass: schemas.ErrHTTP, EndNs: 1})
+	// The percentiles are sorted out again at most every liveEvery: the
+	// first success's until then.
+	if fs := frames(buf.String()); !strings.Contains(fs[len(fs)-1], "p50 1ms p99 1ms") {
+		t.Errorf("percentiles recomputed within %v: %q", liveEvery, fs[len(fs)-1])
+	}
+	clock.add(liveEvery)
+	p.Done(&schemas.Record{Phase: schemas.PhaseMeasure, ErrorClass: schemas.ErrHTTP, EndNs: 1})
+	lat := make([]float64, 98)
+	for i := range lat {
+		lat[i] = float64(i+1) / 1e3
+	}
+	want := fmt.Sprintf("101/101 measured 3 errors (http 2, timeout 1) 98.0 req/s p50 %s p99 %s", liveSeconds(claims.Percentile(lat, 50)), liveSeconds(claims.Percentile(lat, 99)))
+	fs := frames(buf.String())
+	if last := fs[len(fs)-1]; !strings.Contains(last, want) {
+		t.Errorf("last frame %q, want %q", last, want)
+	}
+	for in, want := range map[float64]string{0.0008123: "812µs", 0.0512: "51.2ms", 0.093: "93ms", 1.234: "1.23s", 42: "42s"} {
+		if got := liveSeconds(in); got != want {
+			t.Errorf("liveSeconds(%v) = %q, want %q", in, got, want)
+		}
 	}
 }
 
@@ -176,7 +224,7 @@ func TestProgressStoppedStep(t *testing.T) {
 	p.Sweep(uniform(2, 8, 4))
 	p.Begin(s, 4, 4)
 	for range 4 {
-		p.Done(schemas.PhaseWarmup, false)
+		p.Done(done(schemas.PhaseWarmup, false))
 	}
 	p.End(StepResult{Step: s, Warmup: 4, Stopped: true})
 	if got := buf.String(); !strings.HasPrefix(got, "benchseal: a c=4 r=1: stopped before its measured requests (step 1 of 2") {
@@ -218,7 +266,7 @@ func TestProgressLeftWeighsConcurrency(t *testing.T) {
 	p.Begin(s, 0, 10)
 	for range 10 {
 		clock.add(time.Second)
-		p.Done(schemas.PhaseMeasure, true)
+		p.Done(done(schemas.PhaseMeasure, true))
 	}
 	p.End(StepResult{Step: s, Requests: 10, Succeeded: 10})
 	if !strings.Contains(buf.String(), "(step 1 of 2, about 10s left)") {

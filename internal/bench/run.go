@@ -951,7 +951,7 @@ func (st *stepRun) send(wk *worker, seq int, j *job, phase string) {
 	}
 	r.keepAnswer(wk, rec)
 	st.rf.write(rec)
-	r.cfg.progress.Done(phase, rec.OK)
+	r.cfg.progress.Done(rec)
 }
 
 // retryWarmups sends one warm-up again, up to WarmupRetries times, while

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"github.com/benchseal/benchseal/internal/demo"
+	"github.com/benchseal/benchseal/internal/sim"
+)
+
+// TestLiveViewOnTerminal: with stderr a terminal (a pty, 100 columns) run
+// redraws one line in place ("\r" ... "\x1b[K") with the step, its bar,
+// the measured requests, the live p50 and p99 of the successes so far and
+// the sweep's time left, never as wide as the terminal; each step still
+// ends with its plain line. The same run without a terminal prints no
+// "\r" and no escape codes.
+func TestLiveViewOnTerminal(t *testing.T) {
+	dir := t.TempDir()
+	corpus := filepath.Join(dir, "corpus")
+	if err := demo.WriteCorpus(corpus); err != nil {
+		t.Fatal(err)
+	}
+	clips, err := sim.LoadCorpus(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, stop, err := startSim(sim.Config{Corpus: clips, BaseLatency: 30 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	args := func(out string) []string {
+		return []string{"run", "--target", "a=" + url, "--corpus", corpus, "--concurrency", "1,2", "--requests", "24", "--repeats", "1", "--out", filepath.Join(dir, out)}
+	}
+
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	const cols = 100
+	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: cols}); err != nil {
+		t.Fatal(err)
+	}
+	var screen bytes.Buffer
+	read := make(chan struct{})
+	go func() { io.Copy(&screen, ptmx); close(read) }() // ends with EIO once tty closes
+	var stdout bytes.Buffer
+	code := run(args("tty"), strings.NewReader(""), &stdout, tty)
+	tty.Close()
+	<-read
+	out := strings.ReplaceAll(screen.String(), "\r\n", "\n") // the terminal's ONLCR
+	if code != 0 {
+		t.Fatalf("run on a terminal: exit %d\n%s", code, out)
+	}
+	live := regexp.MustCompile(`^\[\d/\d\] a c=\d r=1 \[[= ]{10,}\] \d+/24 measured [0-9.]+ req/s p50 [0-9.]+(µs|ms|s) p99 [0-9.]+(µs|ms|s) ~[0-9.hms]+ left$`)
+	end := regexp.MustCompile(`^benchseal: a c=2 r=1: 24/24 ok 0 errors [0-9.]+ req/s \(step 2 of 2\)$`)
+	var frames, withLatency, ends int
+	for _, line := range strings.Split(out, "\n") {
+		for _, f := range strings.Split(line, "\r") {
+			f = strings.TrimSuffix(strings.TrimPrefix(f, "\x1b[K"), "\x1b[K")
+			if end.MatchString(f) {
+				ends++
+			}
+			if f == "" || strings.HasPrefix(f, "benchseal: ") {
+				continue
+			}
+			frames++
+			if len([]rune(f)) >= cols {
+				t.Errorf("a frame of %d columns on a %d-column terminal: %q", len([]rune(f)), cols, f)
+			}
+			if live.MatchString(f) {
+				withLatency++
+			}
+		}
+	}
+	if withLatency == 0 {
+		t.Errorf("no frame of %d shows the bar, the count, p50, p99 and the time left:\n%q", frames, out)
+	}
+	if ends != 1 {
+		t.Errorf("%d plain lines at the last step's end, want 1:\n%q", ends, out)
+	}
+
+	code, _, plain := runCLI(t, args("plain")...)
+	if code != 0 {
+		t.Fatalf("run without a terminal: exit %d\n%s", code, plain)
+	}
+	if strings.ContainsAny(plain, "\r\x1b") {
+		t.Errorf("terminal codes without a terminal:\n%q", plain)
+	}
+}
