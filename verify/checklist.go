@@ -206,7 +206,7 @@ func newChecks() []Check {
 
 // runChecklist runs every check of the table over ev, marking those that
 // cannot run as "not run" with the reason, and counts the verdicts.
-func runChecklist(ctx context.Context, rep *Report, ev *evidence) error {
+func runChecklist(ctx context.Context, rep *Report, ev *evidence, opts Options) error {
 	for _, k := range checklist {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -224,6 +224,7 @@ func runChecklist(ctx context.Context, rep *Report, ev *evidence) error {
 			c.Summary = "not run"
 			continue
 		}
+		opts.stage("check %d of %d: %s", k.ID, len(checklist), k.Name)
 		if err := k.Run(ctx, rep, ev); err != nil {
 			return err
 		}

@@ -68,6 +68,18 @@ type Options struct {
 	// Rekor entry must verify with this public key (PEM). Nil: with the
 	// key the run sealed, and check 11 says the log is unpinned.
 	LogKey []byte
+	// Progress, when set, is told each stage as it begins: "reading the
+	// archive", "loading the evidence", then "check 5 of 11: variants"
+	// for each check run (a caller's progress line; benchseal verify's on
+	// stderr).
+	Progress func(stage string)
+}
+
+// stage tells opts.Progress, if any, that stage begins.
+func (o Options) stage(format string, args ...any) {
+	if o.Progress != nil {
+		o.Progress(fmt.Sprintf(format, args...))
+	}
 }
 
 // maxEnvelope caps attestation.dsse.json, as bundle.Open does.
@@ -97,6 +109,7 @@ func Bundle(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 	defer fl.close()
 
 	b := &bundle.Bundle{}
+	opts.stage("reading the archive")
 	unsafe, err := readBundle(ctx, r, limits, b, fl, &budget, opts.TempDir)
 	if ferr := fl.flush(); err == nil {
 		err = ferr
@@ -106,11 +119,12 @@ func Bundle(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 	}
 	ev := &evidence{f: fl, bundle: b, unsafe: unsafe, key: opts.PublicKey, tsaChain: opts.TSAChain, logKey: opts.LogKey}
 	if unsafe == nil {
+		opts.stage("loading the evidence")
 		if err := loadEvidence(ctx, ev, opts); err != nil {
 			return nil, err
 		}
 	}
-	if err := runChecklist(ctx, rep, ev); err != nil {
+	if err := runChecklist(ctx, rep, ev, opts); err != nil {
 		return nil, err
 	}
 	return rep, nil
@@ -213,10 +227,11 @@ func Dir(ctx context.Context, dir string, opts Options) (*Report, error) {
 			rep.Key, _ = bundle.Fingerprint(opts.PublicKey)
 		}
 	}
+	opts.stage("loading the evidence")
 	if err := loadEvidence(ctx, ev, opts); err != nil {
 		return nil, err
 	}
-	if err := runChecklist(ctx, rep, ev); err != nil {
+	if err := runChecklist(ctx, rep, ev, opts); err != nil {
 		return nil, err
 	}
 	return rep, nil

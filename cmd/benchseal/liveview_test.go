@@ -40,25 +40,16 @@ func TestLiveViewOnTerminal(t *testing.T) {
 		return []string{"run", "--target", "a=" + url, "--corpus", corpus, "--concurrency", "1,2", "--requests", "24", "--repeats", "1", "--out", filepath.Join(dir, out)}
 	}
 
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Skipf("no pseudo-terminal: %v", err)
-	}
-	defer ptmx.Close()
 	const cols = 100
-	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: cols}); err != nil {
-		t.Fatal(err)
-	}
-	var screen bytes.Buffer
-	read := make(chan struct{})
-	go func() { io.Copy(&screen, ptmx); close(read) }() // ends with EIO once tty closes
-	var stdout bytes.Buffer
-	code := run(args("tty"), strings.NewReader(""), &stdout, tty)
-	tty.Close()
-	<-read
-	out := strings.ReplaceAll(screen.String(), "\r\n", "\n") // the terminal's ONLCR
+	bundle := filepath.Join(dir, "b.tar.zst")
+	code, out := onTerminal(t, cols, append(args("tty"), "--seal", bundle)...)
 	if code != 0 {
 		t.Fatalf("run on a terminal: exit %d\n%s", code, out)
+	}
+	// verify's stage line, on the terminal it shares with the checklist:
+	// redrawn per check, cleared before the checklist is printed.
+	if vcode, verified := onTerminal(t, cols, "verify", bundle); vcode != 0 || !strings.Contains(verified, "\rbenchseal: verifying: check 6 of 11: claims (") || !strings.HasSuffix(verified, "\r\x1b[K") {
+		t.Errorf("verify on a terminal: exit %d, stderr %q", vcode, verified)
 	}
 	live := regexp.MustCompile(`^\[\d/\d\] a c=\d r=1 \[[= ]{10,}\] \d+/24 measured [0-9.]+ req/s p50 [0-9.]+(µs|ms|s) p99 [0-9.]+(µs|ms|s) ~[0-9.hms]+ left$`)
 	end := regexp.MustCompile(`^benchseal: a c=2 r=1: 24/24 ok 0 errors [0-9.]+ req/s \(step 2 of 2\)$`)
@@ -95,4 +86,26 @@ func TestLiveViewOnTerminal(t *testing.T) {
 	if strings.ContainsAny(plain, "\r\x1b") {
 		t.Errorf("terminal codes without a terminal:\n%q", plain)
 	}
+}
+
+// onTerminal runs benchseal with args, its stderr a pseudo-terminal of
+// cols columns, and returns its exit status and what the terminal got
+// (its "\r\n" line ends read back as "\n").
+func onTerminal(t *testing.T, cols uint16, args ...string) (int, string) {
+	t.Helper()
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	if err := pty.Setsize(ptmx, &pty.Winsize{Rows: 24, Cols: cols}); err != nil {
+		t.Fatal(err)
+	}
+	var screen bytes.Buffer
+	read := make(chan struct{})
+	go func() { io.Copy(&screen, ptmx); close(read) }() // ends with EIO once tty closes
+	code := run(args, strings.NewReader(""), io.Discard, tty)
+	tty.Close()
+	<-read
+	return code, strings.ReplaceAll(screen.String(), "\r\n", "\n")
 }

@@ -126,7 +126,10 @@ func sealWith(ctx context.Context, e *env, runDir, out, key string, signer *bund
 	// The key goes only on claims that follow from the records, as verify
 	// will recompute them.
 	opts.Check = session.CheckClaims
+	line := newStageLine(e, "sealing", 0)
+	line.Stage(fmt.Sprintf("%s into %s", runDir, out))
 	res, err := session.Seal(ctx, runDir, out, signer, opts, sigstore)
+	line.Close()
 	var ee *newfile.ExistsError
 	var me *session.ClaimsMismatchError
 	switch {

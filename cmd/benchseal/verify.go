@@ -198,6 +198,9 @@ func newVerifyCmd(e *env) *cobra.Command {
 				}
 				opts.PublicKey = pub
 			}
+			line := newStageLine(e, "verifying", 0)
+			defer line.Close()
+			opts.Progress = line.Stage
 			var rep *verify.Report
 			if info.IsDir() {
 				rep, err = verify.Dir(ctx, src, opts)
@@ -214,6 +217,7 @@ func newVerifyCmd(e *env) *cobra.Command {
 				defer f.Close()
 				rep, err = verify.Bundle(ctx, f, opts)
 			}
+			line.Close() // before the checklist or the error is printed
 			var oe *verify.OriginalError
 			if errors.As(err, &oe) {
 				return withHint(usageErrorf("--original %v", oe),
