@@ -121,6 +121,12 @@ type Protocol struct {
 	// ScheduleVersion is internal/schedule's Version that derived the
 	// planned offsets.
 	ScheduleVersion int `json:"schedule_version,omitempty"`
+	// RampUp is the open-loop warm-ups' ramp (run --ramp-up): each
+	// level's warm-up phase arrives at a rate climbing from start_rps to
+	// the level's rate over duration_s (internal/schedule, "The ramp"),
+	// and its warm-up count is the ramp's (Warmup). Absent: warm-ups
+	// arrive at the level's rate.
+	RampUp *RampUp `json:"ramp_up,omitempty"`
 
 	// SLO is the limits goodput counts against (run --slo); absent when
 	// none was given.
@@ -232,4 +238,11 @@ type RunEvent struct {
 	Target string `json:"target,omitempty"`
 	Kind   string `json:"kind"` // "interrupted", "server_exited", "level_all_failed", ...
 	Detail string `json:"detail,omitempty"`
+}
+
+// RampUp is Protocol.RampUp.
+type RampUp struct {
+	Strategy  string  `json:"strategy"` // "linear" or "exponential"
+	StartRPS  float64 `json:"start_rps"`
+	DurationS float64 `json:"duration_s"`
 }

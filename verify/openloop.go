@@ -43,8 +43,9 @@ func (o *openStep) workers(warmup, requests int) int {
 	return max(1, warmup+requests)
 }
 
-// checkOpenSchedule re-derives each phase's planned offsets and holds every
-// record to them: the phase's start is the first record's planned_ns less
+// checkOpenSchedule re-derives each phase's planned offsets (a warm-up
+// ramp's for the warm-ups of a run with one, whose count must be the
+// ramp's) and holds every record to them: the phase's start is the first record's planned_ns less
 // its offset, and every other record's planned_ns must be that start plus
 // its own offset (within arrivals.Tolerance), which a shifted, reordered
 // or renumbered request breaks. No request is sent before its planned
@@ -60,6 +61,14 @@ func checkOpenSchedule(c *Check, f string, o *openStep, repeat, warmup, requests
 	if err != nil {
 		c.add(Finding{Status: Fail, Kind: KindSchedule, Path: "run.json", Reason: fmt.Sprintf("the open-loop schedule of level %d cannot be derived: %v", o.level+1, err)})
 		return
+	}
+	ramp, err := arrivals.RampFromProtocol(o.proto)
+	if err != nil {
+		c.add(Finding{Status: Fail, Kind: KindSchedule, Path: "run.json", Reason: fmt.Sprintf("the warm-up ramp cannot be derived: %v", err)})
+		return
+	}
+	if ramp != nil && warmup > 0 && warmup != ramp.Requests(sp.Rate) {
+		c.add(Finding{Status: Fail, Kind: KindSchedule, Path: f, Reason: fmt.Sprintf("%d warm-ups, but the %s ramp from %v to %v req/s over %v expects %d", warmup, ramp.Strategy, ramp.Start, sp.Rate, ramp.Duration, ramp.Requests(sp.Rate))})
 	}
 	var late []int64
 	var worst schemas.Record
@@ -77,6 +86,9 @@ func checkOpenSchedule(c *Check, f string, o *openStep, repeat, warmup, requests
 			continue
 		}
 		offs, err := arrivals.Offsets(sp, ph.n)
+		if ramp != nil && ph.name == schemas.PhaseWarmup {
+			offs, err = arrivals.RampOffsets(sp, *ramp, ph.n)
+		}
 		if err != nil {
 			c.failf(f, err, "the schedule of its %s phase cannot be derived", ph.name)
 			return

@@ -18,6 +18,7 @@ import (
 	"github.com/benchseal/benchseal/internal/fingerprint"
 	"github.com/benchseal/benchseal/internal/newfile"
 	"github.com/benchseal/benchseal/internal/report"
+	"github.com/benchseal/benchseal/internal/schedule"
 	"github.com/benchseal/benchseal/internal/score"
 	"github.com/benchseal/benchseal/internal/session"
 	"github.com/benchseal/benchseal/internal/task"
@@ -35,6 +36,8 @@ type runFlags struct {
 	percentiles             string
 	burstiness              string
 	maxConcurrency          int
+	rampUp                  string
+	rampUpStart             float64
 	targets, models, forms  []string
 	audio, corpus, out      string
 	audioColumn, textColumn string
@@ -142,6 +145,8 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringVar(&f.slo, "slo", "", "limits goodput counts against, comma-separated: e2e=DURATION, ttfb=DURATION (e.g. e2e=500ms,ttfb=200ms), from the planned arrival in an open loop, from the send otherwise")
 	fl.StringVar(&f.burstiness, "burstiness", "1", "open loop: the arrivals' gamma shape (1 Poisson, below 1 burstier, inf constant gaps)")
 	fl.IntVar(&f.maxConcurrency, "max-concurrency", 0, "open loop: most requests in flight; a request waits for a slot after its planned time (0: no bound)")
+	fl.StringVar(&f.rampUp, "ramp-up", "", "open loop: each level's warm-ups arrive on a ramp, STRATEGY:DURATION (linear:30s, exponential:1m), from --ramp-up-start-rps to the level's rate; the warm-ups are the ramp's arrivals (instead of --warmup)")
+	fl.Float64Var(&f.rampUpStart, "ramp-up-start-rps", 1, "open loop: the --ramp-up's rate at its start, in requests per second (above 0 for exponential)")
 	fl.StringVar(&f.requests, "requests", "", "measured requests per level and repeat: N, or one per level")
 	fl.StringVar(&f.duration, "duration", "", "open loop: measured time per level and repeat (30s, 2m; or one per level): rate × duration requests, instead of --requests")
 	fl.IntVar(&f.passes, "passes", 0, "measured requests per level: P passes over the corpus")
@@ -410,6 +415,14 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 			return p, usageErrorf("--max-concurrency %d: must be at least 0", f.maxConcurrency)
 		}
 		p.Burstiness, p.MaxConcurrency = k, f.maxConcurrency
+		if f.rampUp != "" {
+			if p.Ramp, err = parseRamp(f.rampUp, f.rampUpStart, p.Rates); err != nil {
+				return p, err
+			}
+			if f.warmup >= 0 {
+				return p, usageErrorf("--ramp-up sets the warm-ups (the ramp's arrivals): give no --warmup")
+			}
+		}
 		if f.duration != "" {
 			if f.requests != "" || f.passes != 0 {
 				return p, usageErrorf("give one of --duration, --requests and --passes")
@@ -422,8 +435,8 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 			levels = append(levels, int(math.Ceil(r))) // the default requests: 8 s of load
 		}
 	} else {
-		if f.burstiness != "1" || f.maxConcurrency != 0 {
-			return p, usageErrorf("--burstiness and --max-concurrency need --request-rate")
+		if f.burstiness != "1" || f.maxConcurrency != 0 || f.rampUp != "" {
+			return p, usageErrorf("--burstiness, --max-concurrency and --ramp-up need --request-rate")
 		}
 		if levels, err = intList("--concurrency", f.concurrency, 1); err != nil {
 			return p, err
@@ -715,4 +728,21 @@ func parsePercentiles(s string) ([]float64, error) {
 		out = append(out, v)
 	}
 	return out, nil
+}
+
+// parseRamp reads --ramp-up STRATEGY:DURATION with its start rate, held
+// to every level's rate.
+func parseRamp(v string, start float64, rates []float64) (*schedule.Ramp, error) {
+	strategy, dur, ok := strings.Cut(v, ":")
+	d, err := time.ParseDuration(dur)
+	if !ok || err != nil {
+		return nil, usageErrorf("--ramp-up %q: want STRATEGY:DURATION (linear:30s, exponential:1m)", v)
+	}
+	r := &schedule.Ramp{Strategy: strategy, Start: start, Duration: d}
+	for _, rate := range rates {
+		if err := r.Check(rate); err != nil {
+			return nil, usageErrorf("--ramp-up %s, --ramp-up-start-rps %v: %v", v, start, err)
+		}
+	}
+	return r, nil
 }

@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/benchseal/benchseal/internal/schedule"
+	"github.com/benchseal/benchseal/schemas"
 )
 
 // The open loop (Plan.Rates): each phase of a step sends its requests at
 // the planned offsets internal/schedule derives from the run's seed, the
 // level's rate, the burstiness, the repeat and the phase's request count,
-// measured from the phase's start. The dispatcher sleeps until each
+// measured from the phase's start (with Plan.Ramp, the warm-up phase's
+// from the ramp: schedule.RampOffsets). The dispatcher sleeps until each
 // request's absolute deadline (start + offset, never a per-gap sleep,
 // so lateness does not accumulate), then takes a slot of the
 // MaxConcurrency semaphore (sleep-then-gate, as AIPerf does); a request
@@ -58,7 +60,11 @@ func (st *stepRun) openPhase(name string, from, to int) {
 		return
 	}
 	p := st.r.plan
-	offs, err := schedule.Offsets(schedule.Params{Seed: p.Seed, Rate: p.Rates[st.s.Level], Burstiness: p.Burstiness, Repeat: st.s.Repeat}, n)
+	sp := schedule.Params{Seed: p.Seed, Rate: p.Rates[st.s.Level], Burstiness: p.Burstiness, Repeat: st.s.Repeat}
+	offs, err := schedule.Offsets(sp, n)
+	if p.Ramp != nil && name == schemas.PhaseWarmup {
+		offs, err = schedule.RampOffsets(sp, *p.Ramp, n)
+	}
 	if err != nil { // normalize checked every parameter
 		panic(err)
 	}

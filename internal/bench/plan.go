@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/benchseal/benchseal/internal/schedule"
 	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -65,6 +66,11 @@ type Plan struct {
 	Rates          []float64
 	Burstiness     float64
 	MaxConcurrency int
+	// Ramp, when set (open loop only), is each level's warm-up ramp:
+	// the warm-ups arrive at a rate climbing from Ramp.Start to the
+	// level's over Ramp.Duration, as many as the ramp expects
+	// (schedule.Ramp.Requests); Warmup must then be nil.
+	Ramp *schedule.Ramp
 
 	// SLO is the limits claims' goodput counts against (run --slo);
 	// recorded in run.json. nil: no goodput.
@@ -132,14 +138,24 @@ func (p Plan) normalize() (Plan, error) {
 		for i := range p.Levels {
 			p.Levels[i] = i + 1
 		}
-		if p.Warmup == nil {
+		switch {
+		case p.Ramp != nil && p.Warmup != nil:
+			return p, planErrorf("a warm-up ramp sets the warm-ups (the arrivals it expects): give no warm-up count with it")
+		case p.Ramp != nil:
+			for _, r := range p.Rates {
+				if err := p.Ramp.Check(r); err != nil {
+					return p, planErrorf("%v", err)
+				}
+				p.Warmup = append(p.Warmup, p.Ramp.Requests(r))
+			}
+		case p.Warmup == nil:
 			p.Warmup = slices.Repeat([]int{max(1, p.MaxConcurrency)}, len(p.Rates))
 		}
 		if p.Burstiness == 0 {
 			p.Burstiness = 1
 		}
-	} else if p.MaxConcurrency != 0 || p.Burstiness != 0 {
-		return p, planErrorf("--max-concurrency and --burstiness need --request-rate")
+	} else if p.MaxConcurrency != 0 || p.Burstiness != 0 || p.Ramp != nil {
+		return p, planErrorf("--max-concurrency, --burstiness and --ramp-up need --request-rate")
 	}
 	if len(p.Levels) == 0 {
 		return p, planErrorf("no concurrency level")

@@ -312,6 +312,9 @@ func (r *runner) create() error {
 		pr := &run.Protocol
 		pr.Mode, pr.RequestRates, pr.Burstiness = schemas.ModeOpen, p.Rates, FormatBurstiness(p.Burstiness)
 		pr.MaxConcurrency, pr.ScheduleVersion = p.MaxConcurrency, schedule.Version
+		if rp := p.Ramp; rp != nil {
+			pr.RampUp = &schemas.RampUp{Strategy: rp.Strategy, StartRPS: rp.Start, DurationS: rp.Duration.Seconds()}
+		}
 	}
 	for li, c := range p.Levels {
 		if p.Open() {

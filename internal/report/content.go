@@ -595,6 +595,13 @@ func (v *view) summary() []span {
 	} else {
 		s = append(s, t(v.tr(" after %s warm-up requests", w)))
 	}
+	if ru := p.RampUp; ru != nil && p.Mode == schemas.ModeOpen {
+		strategy := v.tr("linear")
+		if ru.Strategy == "exponential" {
+			strategy = v.tr("exponential")
+		}
+		s = append(s, t(v.tr(" arriving on a %s ramp from %s requests per second to the level's rate over %s s", strategy, strconv.FormatFloat(ru.StartRPS, 'g', -1, 64), strconv.FormatFloat(ru.DurationS, 'g', -1, 64))))
+	}
 	s = append(s, t(v.tr("; %s", v.plural(p.Repeats, "%d repeat", "%d repeats"))))
 	if p.TargetOrder == "alternate" && len(r.Targets) > 1 {
 		s = append(s, t(v.tr(", targets interleaved in alternating order")))

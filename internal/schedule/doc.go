@@ -42,4 +42,31 @@
 // with another libm may differ in the last bit of a gap and so, rarely, by
 // a nanosecond in an offset, which is why verify compares offsets within
 // Tolerance.
+//
+// # The ramp (version 2)
+//
+// With a warm-up ramp (run --ramp-up; Ramp, RampOffsets) a level's
+// warm-up phase arrives at a rate λ(t) that climbs from the ramp's start
+// rate S to the level's rate R over its duration D:
+//
+//	linear:      λ(t) = S + (R−S)·t/D       Λ(t) = S·t + (R−S)·t²/(2D)
+//	exponential: λ(t) = S·(R/S)^(t/D)       Λ(t) = S·D·((R/S)^(t/D) − 1)/ln(R/S)
+//
+// It sends n = round(Λ(D)) warm-ups (at least 1), run.json's warmup. The
+// offsets come by time rescaling: unit-rate arrivals u_i = g₁+…+g_i, the
+// gaps g = G(k)/k drawn as above from a ChaCha8 stream keyed by SHA-256 of
+//
+//	"benchseal/schedule/ramp2\x00" (25 bytes) ‖ seed ‖ R ‖ k ‖ repeat ‖ n ‖ S ‖ D ‖ strategy
+//
+// (D in nanoseconds as an unsigned 64-bit little-endian integer, S as
+// float64 bits, the strategy's name in ASCII; k = +Inf: u_i = i and no
+// stream), rescaled by Λ(D)/u_n so that the last lands at D, each mapped
+// through Λ⁻¹ (linear: t = 2u/(S + √(S² + 2(R−S)·u/D)); exponential:
+// t = D·ln(1 + u·ln(R/S)/(S·D))/ln(R/S), with math.Log1p) and rounded to
+// the nanosecond. The measured phase then follows the level's schedule of
+// version 1, unchanged, so a run recorded with version 1 derives the same
+// offsets. vLLM's bench serve ramps by request index instead (each gap
+// drawn at the rate of progress i/(N−1), over the whole run and in place
+// of a fixed rate); benchseal's arrivals follow the rate at their time,
+// and only its warm-ups ramp, so the measured phase offers one rate.
 package schedule

@@ -12,8 +12,10 @@ import (
 	"github.com/benchseal/benchseal/schemas"
 )
 
-// Version is the algorithm's version, recorded in run.json.
-const Version = 1
+// Version is the algorithm's version, recorded in run.json: 2 adds the
+// warm-up ramp (the package doc, "The ramp"); a level's own offsets are
+// version 1's.
+const Version = 2
 
 // Tolerance is how far a recorded planned offset may lie from the derived
 // one and still be the same (see the package doc: another libm).

@@ -22,6 +22,7 @@ import (
 
 	"github.com/benchseal/benchseal/internal/bench"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/schedule"
 	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
@@ -312,10 +313,13 @@ func (s *Sealed) Plan(o ReplayOptions) (bench.Plan, time.Duration, map[string][]
 			return p, 0, nil, fmt.Errorf("run.json: burstiness %q: %v", pr.Burstiness, err)
 		}
 		p.Levels, p.Rates, p.Burstiness, p.MaxConcurrency = nil, slices.Clone(pr.RequestRates), k, pr.MaxConcurrency
+		if p.Ramp, err = schedule.RampFromProtocol(pr); err != nil {
+			return p, 0, nil, fmt.Errorf("run.json: ramp_up: %v", err)
+		}
 	}
 	p.SLO = pr.SLO
 	p.Percentiles = slices.Clone(pr.Percentiles) // the sealed run's latency percentiles, compared with the replay's
-	if len(pr.Warmup) > 0 {
+	if len(pr.Warmup) > 0 && p.Ramp == nil { // a ramp sets its own
 		p.Warmup = slices.Clone(pr.Warmup)
 	}
 	p.WarmupOnce = pr.WarmupOnce // --compat seedtts's schedule
