@@ -319,7 +319,7 @@ func (s *Sealed) Plan(o ReplayOptions) (bench.Plan, time.Duration, map[string][]
 	}
 	p.SLO = pr.SLO
 	p.Percentiles = slices.Clone(pr.Percentiles) // the sealed run's latency percentiles, compared with the replay's
-	if len(pr.Warmup) > 0 && p.Ramp == nil { // a ramp sets its own
+	if len(pr.Warmup) > 0 && p.Ramp == nil {     // a ramp sets its own
 		p.Warmup = slices.Clone(pr.Warmup)
 	}
 	p.WarmupOnce = pr.WarmupOnce // --compat seedtts's schedule
