@@ -127,6 +127,11 @@ type Protocol struct {
 	// and its warm-up count is the ramp's (Warmup). Absent: warm-ups
 	// arrive at the level's rate.
 	RampUp *RampUp `json:"ramp_up,omitempty"`
+	// FindRate is the rate search's rule (run --find-rate): the first
+	// rate is start_rps, each next one follows from the levels before it
+	// (internal/claims' findrate.go), RequestRates lists the rates offered
+	// in run order. Absent: the rates were given.
+	FindRate *FindRate `json:"find_rate,omitempty"`
 
 	// SLO is the limits goodput counts against (run --slo); absent when
 	// none was given.
@@ -245,4 +250,21 @@ type RampUp struct {
 	Strategy  string  `json:"strategy"` // "linear" or "exponential"
 	StartRPS  float64 `json:"start_rps"`
 	DurationS float64 `json:"duration_s"`
+}
+
+// FindRate is Protocol.FindRate: the search's rule and, level by level
+// as it went, its verdicts.
+type FindRate struct {
+	StartRPS  float64        `json:"start_rps"`
+	Precision float64        `json:"precision"`
+	MaxLevels int            `json:"max_levels"`
+	Steps     []FindRateStep `json:"steps"`
+}
+
+// FindRateStep is the search's verdict on one level: its rate, whether
+// it kept up and met the SLO, and if not why (the first failing repeat).
+type FindRateStep struct {
+	Rate float64 `json:"rate"`
+	Pass bool    `json:"pass"`
+	Why  string  `json:"why,omitempty"`
 }

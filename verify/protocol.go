@@ -47,6 +47,7 @@ func checkProtocol(rep *Report, ev *evidence) {
 	gap := checkStepGaps(c, ev, &no)
 	checkClientSaturation(c, ev, &no)
 	trip := checkRoundTrip(c, ev, &no)
+	trip += checkRateSearch(c, ev)
 	sum := protocolSummary(c, run, sw.steps, gap, probes)
 	if len(again) > 0 {
 		sum += fmt.Sprintf("; measured again after a stalled closed loop, the last attempt kept and the discarded ones sealed: %s", strings.Join(again, ", "))

@@ -38,6 +38,9 @@ type runFlags struct {
 	maxConcurrency          int
 	rampUp                  string
 	rampUpStart             float64
+	findRate                bool
+	findRatePrecision       float64
+	findRateMaxLevels       int
 	targets, models, forms  []string
 	audio, corpus, out      string
 	audioColumn, textColumn string
@@ -146,6 +149,9 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringVar(&f.burstiness, "burstiness", "1", "open loop: the arrivals' gamma shape (1 Poisson, below 1 burstier, inf constant gaps)")
 	fl.IntVar(&f.maxConcurrency, "max-concurrency", 0, "open loop: most requests in flight; a request waits for a slot after its planned time (0: no bound)")
 	fl.StringVar(&f.rampUp, "ramp-up", "", "open loop: each level's warm-ups arrive on a ramp, STRATEGY:DURATION (linear:30s, exponential:1m), from --ramp-up-start-rps to the level's rate; the warm-ups are the ramp's arrivals (instead of --warmup)")
+	fl.BoolVar(&f.findRate, "find-rate", false, "open loop: search for the highest rate that keeps up and meets --slo, from the one --request-rate given (double while it passes, then bisect); one target, one --requests count of at least 30; docs/protocol.md \"Rate search\"")
+	fl.Float64Var(&f.findRatePrecision, "find-rate-precision", 0.1, "with --find-rate: end when the highest passing and lowest failing rates are within this share of the first (0.1: 10 %)")
+	fl.IntVar(&f.findRateMaxLevels, "find-rate-max-levels", 10, "with --find-rate: the most levels the search offers")
 	fl.Float64Var(&f.rampUpStart, "ramp-up-start-rps", 1, "open loop: the --ramp-up's rate at its start, in requests per second (above 0 for exponential)")
 	fl.StringVar(&f.requests, "requests", "", "measured requests per level and repeat: N, or one per level")
 	fl.StringVar(&f.duration, "duration", "", "open loop: measured time per level and repeat (30s, 2m; or one per level): rate × duration requests, instead of --requests")
@@ -415,6 +421,15 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 			return p, usageErrorf("--max-concurrency %d: must be at least 0", f.maxConcurrency)
 		}
 		p.Burstiness, p.MaxConcurrency = k, f.maxConcurrency
+		if f.findRate {
+			if len(p.Rates) != 1 {
+				return p, usageErrorf("--find-rate starts from one --request-rate (%d given)", len(p.Rates))
+			}
+			if f.duration != "" || f.tsa != "" {
+				return p, usageErrorf("--find-rate chooses its rates as it goes: give --requests, not --duration, and no --tsa (a pre-registered plan lists its rates)")
+			}
+			p.Search = &claims.RateSearch{Start: p.Rates[0], Precision: f.findRatePrecision, MaxLevels: f.findRateMaxLevels}
+		}
 		if f.rampUp != "" {
 			if p.Ramp, err = parseRamp(f.rampUp, f.rampUpStart, p.Rates); err != nil {
 				return p, err
@@ -435,8 +450,8 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 			levels = append(levels, int(math.Ceil(r))) // the default requests: 8 s of load
 		}
 	} else {
-		if f.burstiness != "1" || f.maxConcurrency != 0 || f.rampUp != "" {
-			return p, usageErrorf("--burstiness, --max-concurrency and --ramp-up need --request-rate")
+		if f.burstiness != "1" || f.maxConcurrency != 0 || f.rampUp != "" || f.findRate {
+			return p, usageErrorf("--burstiness, --max-concurrency, --ramp-up and --find-rate need --request-rate")
 		}
 		if levels, err = intList("--concurrency", f.concurrency, 1); err != nil {
 			return p, err

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/schedule"
 	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
@@ -71,6 +72,12 @@ type Plan struct {
 	// level's over Ramp.Duration, as many as the ramp expects
 	// (schedule.Ramp.Requests); Warmup must then be nil.
 	Ramp *schedule.Ramp
+	// Search, when set, makes the open loop a rate search (run
+	// --find-rate, internal/claims' findrate.go): Rates holds its start
+	// alone, one target, an SLO and one request count; each next level's
+	// rate follows from the records of the levels before it, and
+	// run.json lists the rates offered as it goes.
+	Search *claims.RateSearch
 
 	// SLO is the limits claims' goodput counts against (run --slo);
 	// recorded in run.json. nil: no goodput.
@@ -154,7 +161,10 @@ func (p Plan) normalize() (Plan, error) {
 		if p.Burstiness == 0 {
 			p.Burstiness = 1
 		}
-	} else if p.MaxConcurrency != 0 || p.Burstiness != 0 || p.Ramp != nil {
+		if err := p.normalizeSearch(); err != nil {
+			return p, err
+		}
+	} else if p.MaxConcurrency != 0 || p.Burstiness != 0 || p.Ramp != nil || p.Search != nil {
 		return p, planErrorf("--max-concurrency, --burstiness and --ramp-up need --request-rate")
 	}
 	if len(p.Levels) == 0 {
@@ -221,6 +231,7 @@ func perLevel(what string, v []int, levels, minimum int) ([]int, error) {
 // sizes are the sweep's steps in schedule order, each with its
 // concurrency and requests, warm-ups included.
 func (p Plan) sizes() []StepSize {
+	p = p.searchCapacity()
 	var out []StepSize
 	for li, c := range p.Levels {
 		for rep := 1; rep <= p.Repeats; rep++ {

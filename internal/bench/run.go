@@ -164,6 +164,7 @@ func VariantsNeeded(p Plan) (map[[32]byte]int64, error) {
 // variantsNeeded is VariantsNeeded of a normalized plan; items without
 // input (Clip.NoInput) need none.
 func variantsNeeded(p Plan) map[[32]byte]int64 {
+	p = p.searchCapacity()
 	need := map[[32]byte]int64{}
 	add := func(i int, n int64) {
 		if c := &p.Corpus[i%len(p.Corpus)]; !c.NoInput() {
@@ -191,6 +192,7 @@ func variantsNeeded(p Plan) map[[32]byte]int64 {
 
 type runner struct {
 	plan   Plan
+	search []claims.SearchStep // the rate search's levels so far (Plan.Search)
 	task   task.Task
 	cfg    *config
 	d      Dir
@@ -314,6 +316,9 @@ func (r *runner) create() error {
 		pr.MaxConcurrency, pr.ScheduleVersion = p.MaxConcurrency, schedule.Version
 		if rp := p.Ramp; rp != nil {
 			pr.RampUp = &schemas.RampUp{Strategy: rp.Strategy, StartRPS: rp.Start, DurationS: rp.Duration.Seconds()}
+		}
+		if s := p.Search; s != nil {
+			pr.FindRate = &schemas.FindRate{StartRPS: s.Start, Precision: s.Precision, MaxLevels: s.MaxLevels, Steps: []schemas.FindRateStep{}}
 		}
 	}
 	for li, c := range p.Levels {
@@ -466,8 +471,8 @@ func (r *runner) sweep(ctx context.Context) (*Result, error) {
 // on even repeats, and says whether the sweep was interrupted; a step's
 // error is r.fatal.
 func (r *runner) sweepSteps(ctx context.Context) (interrupted bool) {
-	p := r.plan
-	for li, c := range p.Levels {
+	for li := 0; li < len(r.plan.Levels); li++ {
+		p, c := r.plan, r.plan.Levels[li]
 		for rep := 1; rep <= p.Repeats; rep++ {
 			// Alternate the order so no target always runs right after
 			// another one warmed the host up.
@@ -502,6 +507,9 @@ func (r *runner) sweepSteps(ctx context.Context) (interrupted bool) {
 					return true
 				}
 			}
+		}
+		if p.Search != nil && !r.searchNext(li) {
+			break
 		}
 	}
 	return false

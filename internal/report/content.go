@@ -595,6 +595,21 @@ func (v *view) summary() []span {
 	} else {
 		s = append(s, t(v.tr(" after %s warm-up requests", w)))
 	}
+	if fr := p.FindRate; fr != nil && p.Mode == schemas.ModeOpen {
+		steps := make([]claims.SearchStep, len(fr.Steps))
+		for i, st := range fr.Steps {
+			steps[i] = claims.SearchStep{Rate: st.Rate, Pass: st.Pass}
+		}
+		lo, hi := claims.Bracket(steps)
+		rate := func(x float64) string {
+			if x == 0 {
+				return v.tr("none")
+			}
+			return strconv.FormatFloat(x, 'g', -1, 64)
+		}
+		s = append(s, t(v.tr(" (a rate search, run --find-rate: from %s requests per second, doubling while a level kept up and met the SLO in every repeat, then halving the bracket until within %s %%; the highest rate that passed: %s requests per second, the lowest that failed above it: %s)",
+			rate(fr.StartRPS), strconv.FormatFloat(100*fr.Precision, 'g', -1, 64), rate(lo), rate(hi))))
+	}
 	if ru := p.RampUp; ru != nil && p.Mode == schemas.ModeOpen {
 		strategy := v.tr("linear")
 		if ru.Strategy == "exponential" {
