@@ -719,7 +719,9 @@ func createRecordFile(path string) (*recordFile, error) {
 	return &recordFile{f: f}, nil
 }
 
-var linePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// linePool holds the buffers workers encode their lines in
+// (appendRecord: encoding/json's bytes without its reflection).
+var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // write appends rec, encoded by the calling worker, to the file's queue;
 // whichever worker finds the file free writes everything queued in one
@@ -735,19 +737,18 @@ func (rf *recordFile) write(rec *schemas.Record) {
 	}
 	rec.Text = fingerprint.ScrubSecrets(rec.Text)
 	rec.ResponseNote = fingerprint.ScrubSecrets(rec.ResponseNote)
-	line := linePool.Get().(*bytes.Buffer)
-	line.Reset()
-	enc := json.NewEncoder(line)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(rec); err != nil {
-		// Cannot happen for a schemas.Record; keep the line out rather
-		// than write half of one.
+	line := linePool.Get().(*[]byte)
+	b, ok := appendRecord((*line)[:0], rec)
+	if !ok {
+		// encoding/json refuses it too (a non-finite number): keep the
+		// line out rather than write half of one.
 		linePool.Put(line)
 		return
 	}
 	rf.qmu.Lock()
-	rf.queue = append(rf.queue, line.Bytes()...)
+	rf.queue = append(rf.queue, b...)
 	rf.qmu.Unlock()
+	*line = b
 	linePool.Put(line)
 	rf.flush()
 }
