@@ -261,7 +261,7 @@ func newRunner(p Plan, cfg *config, dir string) (*runner, error) {
 func newTransport(maxC int) *http.Transport {
 	return &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:         dialVec(&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}),
 		MaxIdleConns:        0,
 		MaxIdleConnsPerHost: maxC + 8,
 		MaxConnsPerHost:     0,
@@ -270,6 +270,18 @@ func newTransport(maxC int) *http.Transport {
 		ForceAttemptHTTP2:   false,
 		WriteBufferSize:     64 << 10,
 		ReadBufferSize:      64 << 10,
+	}
+}
+
+// dialVec dials as d does and wraps the connection in a vecConn, which
+// writes the runner's request bodies with writev(2).
+func dialVec(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return vecConn{c}, nil
 	}
 }
 

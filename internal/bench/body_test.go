@@ -1,0 +1,103 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+)
+
+func testBody() (*body, []byte) {
+	segs := [5][]byte{[]byte("prefix--"), bytes.Repeat([]byte("h"), 70000), {0x5a}, bytes.Repeat([]byte("t"), 140001), []byte("--suffix")}
+	return &body{segs: segs}, bytes.Join(segs[:], nil)
+}
+
+// TestBodyWriteVec: writeVec writes the body's bytes from wherever a
+// Read left it, at most the limit, and leaves the body just past what it
+// wrote, so that a Read after it goes on from there.
+func TestBodyWriteVec(t *testing.T) {
+	_, want := testBody()
+	for _, skip := range []int{0, 3, 8, 70008, 70009, 100000, len(want)} {
+		for _, limit := range []int64{0, 1, 5, 70000, 1 << 40} {
+			b, _ := testBody()
+			if _, err := io.ReadFull(b, make([]byte, skip)); err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			n, err := b.writeVec(&out, limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			end := min(int64(len(want)), int64(skip)+limit)
+			if n != end-int64(skip) || !bytes.Equal(out.Bytes(), want[skip:end]) {
+				t.Fatalf("skip %d limit %d: wrote %d bytes, want %d (equal %v)", skip, limit, n, end-int64(skip), bytes.Equal(out.Bytes(), want[skip:end]))
+			}
+			rest, _ := io.ReadAll(b)
+			if !bytes.Equal(rest, want[end:]) {
+				t.Fatalf("skip %d limit %d: %d bytes left to read, want %d", skip, limit, len(rest), len(want)-int(end))
+			}
+		}
+	}
+}
+
+// countConn counts the ReadFrom calls that reach the runner's writev
+// path.
+type countConn struct {
+	vecConn
+	n *atomic.Int64
+}
+
+func (c countConn) ReadFrom(r io.Reader) (int64, error) {
+	if lr, ok := r.(*io.LimitedReader); ok {
+		if _, ok := lr.R.(*body); ok {
+			c.n.Add(1)
+		}
+	}
+	return c.vecConn.ReadFrom(r)
+}
+
+// TestTransportWritesBodyWithWritev: through the runner's transport on
+// loopback, a request's body reaches the server byte for byte, and
+// net/http hands it to the connection's ReadFrom as a body of the
+// runner's (the writev path), once per request, retries included.
+func TestTransportWritesBodyWithWritev(t *testing.T) {
+	var got atomic.Value
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got.Store(b)
+	}))
+	defer ts.Close()
+	var calls atomic.Int64
+	tr := newTransport(1)
+	dial := tr.DialContext
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return countConn{c.(vecConn), &calls}, nil
+	}
+	for i := range 3 {
+		b, want := testBody()
+		req, err := http.NewRequest(http.MethodPost, ts.URL, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.ContentLength = b.len()
+		resp, err := (&http.Client{Transport: tr}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if !bytes.Equal(got.Load().([]byte), want) {
+			t.Fatalf("request %d: the server read %d bytes, not the body's %d", i, len(got.Load().([]byte)), len(want))
+		}
+		if calls.Load() != int64(i+1) {
+			t.Fatalf("request %d: %d bodies went through writev, want %d", i, calls.Load(), i+1)
+		}
+	}
+}
