@@ -2,11 +2,20 @@ package bench
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"io"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 
+	"github.com/benchseal/benchseal/perturb"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -156,4 +165,73 @@ func BenchmarkRecordEncode(b *testing.B) {
 			buf, _ = appendRecord(buf[:0], &rec)
 		}
 	})
+}
+
+// TestRunRecordsAndBodiesExact: in a whole run, every line on disk is
+// encoding/json's encoding of the record it decodes to, and every
+// request's file part, as the server read it off the wire (the body
+// written by writev), hashes to the record's input_sha256 and
+// re-derives from the clip: the fast paths change no byte of the
+// evidence.
+func TestRunRecordsAndBodiesExact(t *testing.T) {
+	clips, _ := testCorpus(t, 2, 0.3)
+	var mu sync.Mutex
+	heard := map[string]string{} // request id -> SHA-256 of the file part received
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write([]byte(`{"object":"list","data":[{"id":"m","object":"model"}]}`))
+			return
+		}
+		f, _, err := r.FormFile("file")
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		h := sha256.New()
+		io.Copy(h, f)
+		mu.Lock()
+		heard[r.Header.Get("X-Request-Id")] = hex.EncodeToString(h.Sum(nil))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"text":"hello \u00e9 <world> \"x\""}`))
+	}))
+	defer ts.Close()
+	dir, _, err := runPlan(t, Plan{Targets: []Target{{Name: "a", URL: ts.URL, Model: "m"}}, Corpus: clips,
+		Levels: []int{1, 4}, Requests: []int{6, 20}, Repeats: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*perturb.WAV{}
+	for i := range clips {
+		byID[clips[i].ID] = clips[i].WAV
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "records", "*", "*.jsonl"))
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line := range bytes.Lines(b) {
+			var rec schemas.Record
+			if err := json.Unmarshal(line, &rec); err != nil {
+				t.Fatal(err)
+			}
+			if want := jsonLine(t, &rec); !bytes.Equal(line, want) {
+				t.Fatalf("%s: the line on disk is not encoding/json's\n got %s\nwant %s", f, line, want)
+			}
+			if !rec.OK {
+				t.Fatalf("%s seq %d failed: %s %s", f, rec.Seq, rec.ErrorClass, rec.Error)
+			}
+			if got := heard[rec.RequestID]; got != rec.InputSHA256 {
+				t.Errorf("%s seq %d: the server received bytes hashing to %s, the record says %s", f, rec.Seq, got, rec.InputSHA256)
+			}
+			variantOK(t, byID, rec)
+			n++
+		}
+	}
+	if n != 1+6+4+20 { // warm-ups (C per level) and measured requests
+		t.Errorf("%d records, want %d", n, 1+6+4+20)
+	}
 }
