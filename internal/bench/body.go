@@ -18,9 +18,9 @@ import (
 // copies its clip. Items whose envelope says nothing of them share their
 // target's slices (ASR: every item).
 type form struct {
-	contentType string
-	prefix      []byte // e.g. the form fields and the file part's header
-	suffix      []byte // e.g. the closing boundary
+	contentType []string // the Content-Type header's value, shared by every request (never written)
+	prefix      []byte   // e.g. the form fields and the file part's header
+	suffix      []byte   // e.g. the closing boundary
 }
 
 // newForms is target t's envelope of each corpus item, in corpus order.
@@ -39,7 +39,7 @@ func newForms(tk task.Task, t Target, stream bool, corpus []Clip) ([]form, error
 		if err != nil {
 			return nil, fmt.Errorf("clip %q: %w", corpus[i].ID, err)
 		}
-		forms[i] = form{contentType: e.ContentType, prefix: e.Prefix, suffix: e.Suffix}
+		forms[i] = form{contentType: []string{e.ContentType}, prefix: e.Prefix, suffix: e.Suffix}
 	}
 	return forms, nil
 }
@@ -52,7 +52,8 @@ type body struct {
 	segs [5][]byte
 	i    int
 	off  int
-	vec  [5][]byte // writeVec's net.Buffers, kept here: no allocation of its own
+	vec  [5][]byte  // writeVec's segments
+	bufs net.Buffers // and their net.Buffers, kept here: no allocation of its own
 }
 
 // reset makes b the body of s (the input's bytes as sent) in f.
@@ -107,7 +108,7 @@ func (b *body) Close() error { return nil }
 // net.Buffers write (writev(2) on a TCP connection: the kernel reads the
 // shared segments themselves) and moves b past them.
 func (b *body) writeVec(w io.Writer, limit int64) (int64, error) {
-	v := net.Buffers(b.vec[:0])
+	v := b.vec[:0]
 	for i, off, left := b.i, b.off, limit; i < len(b.segs) && left > 0; i, off = i+1, 0 {
 		s := b.segs[i][off:]
 		if int64(len(s)) > left {
@@ -118,7 +119,8 @@ func (b *body) writeVec(w io.Writer, limit int64) (int64, error) {
 		}
 		left -= int64(len(s))
 	}
-	n, err := v.WriteTo(w)
+	b.bufs = v
+	n, err := b.bufs.WriteTo(w)
 	for left := n; left > 0 && b.i < len(b.segs); {
 		c := min(left, int64(len(b.segs[b.i])-b.off))
 		b.off += int(c)

@@ -1096,8 +1096,8 @@ func (r *runner) send(ctx context.Context, ti int, wk *worker, j *job, rec *sche
 	// A retry on a keep-alive connection the server had closed re-reads
 	// the same bytes; b is never written again, so sharing its byte is safe.
 	req.GetBody = func() (io.ReadCloser, error) { return &body{segs: segs}, nil }
-	req.Header["Content-Type"] = []string{f.contentType}
-	req.Header["Accept"] = []string{"*/*"}
+	req.Header["Content-Type"] = f.contentType
+	req.Header["Accept"] = acceptAny
 	req.Header["X-Request-Id"] = []string{rec.RequestID}
 	if r.auth != nil {
 		req.Header["Authorization"] = r.auth
@@ -1130,6 +1130,10 @@ func (r *runner) send(ctx context.Context, ti int, wk *worker, j *job, rec *sche
 	rec.FirstByteNs = time.Since(anchor).Nanoseconds()
 	return r.readWhole(ctx, ti, wk, resp, rec)
 }
+
+// acceptAny is every request's Accept header value, shared (net/http
+// never writes a request's header values).
+var acceptAny = []string{"*/*"}
 
 // readStream reads a streamed 200 answer through the task, which marks
 // the first output.
