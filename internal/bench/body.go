@@ -52,7 +52,7 @@ type body struct {
 	segs [5][]byte
 	i    int
 	off  int
-	vec  [5][]byte  // writeVec's segments
+	vec  [5][]byte   // writeVec's segments
 	bufs net.Buffers // and their net.Buffers, kept here: no allocation of its own
 }
 
