@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -138,8 +139,33 @@ func (b *body) writeVec(w io.Writer, limit int64) (int64, error) {
 // body of the runner's to writev(2) whole (body.writeVec) instead of
 // copying it 32 KiB at a time into a buffer and writing each: one system
 // call and no copy in user space per request. Any other reader goes to
-// the connection as before.
+// the connection as before. The header block of a request with a body
+// and no Expect (headOfBody) is written with MSG_MORE (sendMore, Linux),
+// so that it leaves in the body's segments rather than alone.
 type vecConn struct{ net.Conn }
+
+func (c vecConn) Write(p []byte) (int, error) {
+	if headOfBody(p) {
+		if n, err, ok := sendMore(c.Conn, p); ok {
+			return n, err
+		}
+	}
+	return c.Conn.Write(p)
+}
+
+// headOfBody says whether p is a whole HTTP/1.1 request header block,
+// flushed alone, of a request whose body net/http writes right after it:
+// it ends the headers, says a Content-Length other than 0 and expects no
+// 100 Continue (net/http writes its header names in canonical form). The
+// kernel sends what MSG_MORE held after at most 200 ms even when nothing
+// follows, so a wrong guess costs time, never the request.
+func headOfBody(p []byte) bool {
+	if len(p) > 16<<10 || !bytes.HasSuffix(p, []byte("\r\n\r\n")) || bytes.Contains(p, []byte("\r\nExpect:")) {
+		return false
+	}
+	_, cl, ok := bytes.Cut(p, []byte("\r\nContent-Length: "))
+	return ok && len(cl) > 0 && cl[0] >= '1' && cl[0] <= '9'
+}
 
 func (c vecConn) ReadFrom(r io.Reader) (int64, error) {
 	if lr, ok := r.(*io.LimitedReader); ok {

@@ -45,10 +45,17 @@ func TestBodyWriteVec(t *testing.T) {
 }
 
 // countConn counts the ReadFrom calls that reach the runner's writev
-// path.
+// path, and the header blocks written with MSG_MORE.
 type countConn struct {
 	vecConn
-	n *atomic.Int64
+	n, heads *atomic.Int64
+}
+
+func (c countConn) Write(p []byte) (int, error) {
+	if headOfBody(p) {
+		c.heads.Add(1)
+	}
+	return c.vecConn.Write(p)
 }
 
 func (c countConn) ReadFrom(r io.Reader) (int64, error) {
@@ -62,8 +69,9 @@ func (c countConn) ReadFrom(r io.Reader) (int64, error) {
 
 // TestTransportWritesBodyWithWritev: through the runner's transport on
 // loopback, a request's body reaches the server byte for byte, and
-// net/http hands it to the connection's ReadFrom as a body of the
-// runner's (the writev path), once per request, retries included.
+// net/http flushes its header block alone (written with MSG_MORE) and
+// then hands the body to the connection's ReadFrom as a body of the
+// runner's (the writev path), once per request.
 func TestTransportWritesBodyWithWritev(t *testing.T) {
 	var got atomic.Value
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -71,7 +79,7 @@ func TestTransportWritesBodyWithWritev(t *testing.T) {
 		got.Store(b)
 	}))
 	defer ts.Close()
-	var calls atomic.Int64
+	var calls, heads atomic.Int64
 	tr := newTransport(1)
 	dial := tr.DialContext
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -79,7 +87,7 @@ func TestTransportWritesBodyWithWritev(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return countConn{c.(vecConn), &calls}, nil
+		return countConn{c.(vecConn), &calls, &heads}, nil
 	}
 	for i := range 3 {
 		b, want := testBody()
@@ -96,8 +104,28 @@ func TestTransportWritesBodyWithWritev(t *testing.T) {
 		if !bytes.Equal(got.Load().([]byte), want) {
 			t.Fatalf("request %d: the server read %d bytes, not the body's %d", i, len(got.Load().([]byte)), len(want))
 		}
-		if calls.Load() != int64(i+1) {
-			t.Fatalf("request %d: %d bodies went through writev, want %d", i, calls.Load(), i+1)
+		if calls.Load() != int64(i+1) || heads.Load() != int64(i+1) {
+			t.Fatalf("request %d: %d bodies went through writev and %d header blocks through MSG_MORE, want %d of each", i, calls.Load(), heads.Load(), i+1)
+		}
+	}
+}
+
+// TestHeadOfBody: only a whole header block of a request with a body
+// and no Expect is held for its body.
+func TestHeadOfBody(t *testing.T) {
+	for _, c := range []struct {
+		p    string
+		want bool
+	}{
+		{"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Length: 207123\r\nContent-Type: multipart/form-data\r\n\r\n", true},
+		{"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", false},
+		{"GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n", false},
+		{"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n", false},
+		{"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nbody bytes", false},
+		{"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n", false},
+	} {
+		if got := headOfBody([]byte(c.p)); got != c.want {
+			t.Errorf("%q: %v, want %v", c.p, got, c.want)
 		}
 	}
 }

@@ -1,8 +1,8 @@
-//go:build !unix
+//go:build !linux
 
 package bench
 
 import "time"
 
-// sleepFine is time.Sleep where no nanosleep(2) is at hand.
+// sleepFine is time.Sleep off Linux.
 func sleepFine(d time.Duration) { time.Sleep(d) }
