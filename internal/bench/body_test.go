@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -16,9 +17,10 @@ func testBody() (*body, []byte) {
 	return &body{segs: segs}, bytes.Join(segs[:], nil)
 }
 
-// TestBodyWriteVec: writeVec writes the body's bytes from wherever a
-// Read left it, at most the limit, and leaves the body just past what it
-// wrote, so that a Read after it goes on from there.
+// TestBodyWriteVec: writeVec writes the header block it is given, then
+// the body's bytes from wherever a Read left it, at most the limit,
+// counts the body's bytes alone and leaves the body just past them, so
+// that a Read after it goes on from there.
 func TestBodyWriteVec(t *testing.T) {
 	_, want := testBody()
 	for _, skip := range []int{0, 3, 8, 70008, 70009, 100000, len(want)} {
@@ -28,10 +30,18 @@ func TestBodyWriteVec(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			n, err := b.writeVec(&out, limit)
+			head := []byte(nil)
+			if limit%2 == 1 {
+				head = []byte("POST / HTTP/1.1\r\n\r\n")
+			}
+			n, err := b.writeVec(&out, head, limit)
 			if err != nil {
 				t.Fatal(err)
 			}
+			if !bytes.HasPrefix(out.Bytes(), head) {
+				t.Fatalf("skip %d limit %d: the header block does not come first", skip, limit)
+			}
+			out.Next(len(head))
 			end := min(int64(len(want)), int64(skip)+limit)
 			if n != end-int64(skip) || !bytes.Equal(out.Bytes(), want[skip:end]) {
 				t.Fatalf("skip %d limit %d: wrote %d bytes, want %d (equal %v)", skip, limit, n, end-int64(skip), bytes.Equal(out.Bytes(), want[skip:end]))
@@ -45,9 +55,9 @@ func TestBodyWriteVec(t *testing.T) {
 }
 
 // countConn counts the ReadFrom calls that reach the runner's writev
-// path, and the header blocks written with MSG_MORE.
+// path, and the header blocks kept for it.
 type countConn struct {
-	vecConn
+	*vecConn
 	n, heads *atomic.Int64
 }
 
@@ -69,8 +79,8 @@ func (c countConn) ReadFrom(r io.Reader) (int64, error) {
 
 // TestTransportWritesBodyWithWritev: through the runner's transport on
 // loopback, a request's body reaches the server byte for byte, and
-// net/http flushes its header block alone (written with MSG_MORE) and
-// then hands the body to the connection's ReadFrom as a body of the
+// net/http flushes its header block alone (kept for the body's writev)
+// and then hands the body to the connection's ReadFrom as a body of the
 // runner's (the writev path), once per request.
 func TestTransportWritesBodyWithWritev(t *testing.T) {
 	var got atomic.Value
@@ -87,7 +97,7 @@ func TestTransportWritesBodyWithWritev(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return countConn{c.(vecConn), &calls, &heads}, nil
+		return countConn{c.(*vecConn), &calls, &heads}, nil
 	}
 	for i := range 3 {
 		b, want := testBody()
@@ -105,7 +115,7 @@ func TestTransportWritesBodyWithWritev(t *testing.T) {
 			t.Fatalf("request %d: the server read %d bytes, not the body's %d", i, len(got.Load().([]byte)), len(want))
 		}
 		if calls.Load() != int64(i+1) || heads.Load() != int64(i+1) {
-			t.Fatalf("request %d: %d bodies went through writev and %d header blocks through MSG_MORE, want %d of each", i, calls.Load(), heads.Load(), i+1)
+			t.Fatalf("request %d: %d bodies went through writev and %d header blocks were kept for it, want %d of each", i, calls.Load(), heads.Load(), i+1)
 		}
 	}
 }
@@ -126,6 +136,37 @@ func TestHeadOfBody(t *testing.T) {
 	} {
 		if got := headOfBody([]byte(c.p)); got != c.want {
 			t.Errorf("%q: %v, want %v", c.p, got, c.want)
+		}
+	}
+}
+
+// wroteConn is a connection that keeps what is written to it.
+type wroteConn struct {
+	net.Conn
+	out bytes.Buffer
+}
+
+func (c *wroteConn) Write(p []byte) (int, error) { return c.out.Write(p) }
+
+// TestVecConnKeptHeadGoesFirst: a header block kept for a body is
+// written before anything else that comes instead (a Write, another
+// reader), and only once.
+func TestVecConnKeptHeadGoesFirst(t *testing.T) {
+	head := "POST / HTTP/1.1\r\nContent-Length: 4\r\n\r\n"
+	for _, via := range []string{"write", "reader"} {
+		w := &wroteConn{}
+		c := &vecConn{Conn: w}
+		if n, err := c.Write([]byte(head)); n != len(head) || err != nil || w.out.Len() != 0 {
+			t.Fatalf("%s: the header block was written at once (%d, %v, %d bytes out)", via, n, err, w.out.Len())
+		}
+		if via == "write" {
+			c.Write([]byte("body"))
+		} else {
+			c.ReadFrom(&io.LimitedReader{R: strings.NewReader("body"), N: 4})
+		}
+		c.Write([]byte("next"))
+		if got := w.out.String(); got != head+"bodynext" {
+			t.Errorf("%s: wrote %q", via, got)
 		}
 	}
 }

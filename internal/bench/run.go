@@ -274,14 +274,15 @@ func newTransport(maxC int) *http.Transport {
 }
 
 // dialVec dials as d does and wraps the connection in a vecConn, which
-// writes the runner's request bodies with writev(2).
+// writes each of the runner's requests, header block and body, in one
+// writev(2).
 func dialVec(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
 		if err != nil {
 			return nil, err
 		}
-		return vecConn{c}, nil
+		return &vecConn{Conn: c}, nil
 	}
 }
 
