@@ -20,69 +20,59 @@ func appendRecord(dst []byte, rec *schemas.Record) (out []byte, ok bool) {
 	if math.IsNaN(rec.Seconds) || math.IsInf(rec.Seconds, 0) {
 		return dst, false
 	}
-	dst = append(dst, `{"target":`...)
-	dst = appendJSONString(dst, rec.Target)
-	dst = append(dst, `,"concurrency":`...)
-	dst = strconv.AppendInt(dst, int64(rec.Concurrency), 10)
-	dst = append(dst, `,"repeat":`...)
-	dst = strconv.AppendInt(dst, int64(rec.Repeat), 10)
-	dst = append(dst, `,"phase":`...)
-	dst = appendJSONString(dst, rec.Phase)
-	dst = append(dst, `,"seq":`...)
-	dst = strconv.AppendInt(dst, int64(rec.Seq), 10)
-	dst = append(dst, `,"worker":`...)
-	dst = strconv.AppendInt(dst, int64(rec.Worker), 10)
-	dst = append(dst, `,"clip":`...)
-	dst = appendJSONString(dst, rec.Clip)
-	dst = append(dst, `,"variant":`...)
-	dst = strconv.AppendInt(dst, rec.Variant, 10)
-	dst = append(dst, `,"sample_index":`...)
-	dst = strconv.AppendInt(dst, rec.SampleIndex, 10)
-	dst = append(dst, `,"byte_offset":`...)
-	dst = strconv.AppendInt(dst, rec.ByteOffset, 10)
-	dst = append(dst, `,"input_sha256":`...)
-	dst = appendJSONString(dst, rec.InputSHA256)
-	dst = append(dst, `,"audio_seconds":`...)
-	dst = appendJSONFloat(dst, rec.Seconds)
-	dst = append(dst, `,"start_ns":`...)
-	dst = strconv.AppendInt(dst, rec.StartNs, 10)
-	dst = append(dst, `,"first_byte_ns":`...)
-	dst = strconv.AppendInt(dst, rec.FirstByteNs, 10)
-	dst = append(dst, `,"end_ns":`...)
-	dst = strconv.AppendInt(dst, rec.EndNs, 10)
-	dst = append(dst, `,"status":`...)
-	dst = strconv.AppendInt(dst, int64(rec.Status), 10)
-	dst = append(dst, `,"ok":`...)
-	dst = strconv.AppendBool(dst, rec.OK)
-	dst = append(dst, `,"error_class":`...)
-	dst = appendJSONString(dst, rec.ErrorClass)
-	dst = append(dst, `,"error":`...)
-	dst = appendJSONString(dst, rec.Error)
-	dst = append(dst, `,"text":`...)
-	dst = appendJSONString(dst, rec.Text)
-	dst = append(dst, `,"text_scored":`...)
-	dst = appendJSONString(dst, rec.Scored)
+	dst = strField(dst, `{"target":`, rec.Target)
+	dst = intField(dst, `,"concurrency":`, rec.Concurrency)
+	dst = intField(dst, `,"repeat":`, rec.Repeat)
+	dst = strField(dst, `,"phase":`, rec.Phase)
+	dst = intField(dst, `,"seq":`, rec.Seq)
+	dst = intField(dst, `,"worker":`, rec.Worker)
+	dst = strField(dst, `,"clip":`, rec.Clip)
+	dst = intField(dst, `,"variant":`, rec.Variant)
+	dst = intField(dst, `,"sample_index":`, rec.SampleIndex)
+	dst = intField(dst, `,"byte_offset":`, rec.ByteOffset)
+	dst = strField(dst, `,"input_sha256":`, rec.InputSHA256)
+	dst = floatField(dst, `,"audio_seconds":`, rec.Seconds)
+	dst = intField(dst, `,"start_ns":`, rec.StartNs)
+	dst = intField(dst, `,"first_byte_ns":`, rec.FirstByteNs)
+	dst = intField(dst, `,"end_ns":`, rec.EndNs)
+	dst = intField(dst, `,"status":`, rec.Status)
+	dst = boolField(dst, `,"ok":`, rec.OK)
+	dst = strField(dst, `,"error_class":`, rec.ErrorClass)
+	dst = strField(dst, `,"error":`, rec.Error)
+	dst = strField(dst, `,"text":`, rec.Text)
+	dst = strField(dst, `,"text_scored":`, rec.Scored)
 	if rec.RequestID != "" {
-		dst = append(dst, `,"request_id":`...)
-		dst = appendJSONString(dst, rec.RequestID)
+		dst = strField(dst, `,"request_id":`, rec.RequestID)
 	}
 	if rec.ServerRequestID != "" {
-		dst = append(dst, `,"server_request_id":`...)
-		dst = appendJSONString(dst, rec.ServerRequestID)
+		dst = strField(dst, `,"server_request_id":`, rec.ServerRequestID)
 	}
 	if rec.ResponseNote != "" {
-		dst = append(dst, `,"response_note":`...)
-		dst = appendJSONString(dst, rec.ResponseNote)
+		dst = strField(dst, `,"response_note":`, rec.ResponseNote)
 	}
 	if rec.PlannedNs != 0 {
-		dst = append(dst, `,"planned_ns":`...)
-		dst = strconv.AppendInt(dst, rec.PlannedNs, 10)
+		dst = intField(dst, `,"planned_ns":`, rec.PlannedNs)
 	}
 	if rec.Attempt != 0 {
-		dst = append(dst, `,"attempt":`...)
-		dst = strconv.AppendInt(dst, int64(rec.Attempt), 10)
+		dst = intField(dst, `,"attempt":`, rec.Attempt)
 	}
 	return append(dst, "}\n"...), true
+}
+
+// strField, intField, floatField and boolField append a key (with its
+// leading comma and colon) and its value.
+func strField(dst []byte, key, v string) []byte { return appendJSONString(append(dst, key...), v) }
+
+func intField[T int | int64](dst []byte, key string, v T) []byte {
+	return strconv.AppendInt(append(dst, key...), int64(v), 10)
+}
+
+func floatField(dst []byte, key string, v float64) []byte {
+	return appendJSONFloat(append(dst, key...), v)
+}
+
+func boolField(dst []byte, key string, v bool) []byte {
+	return strconv.AppendBool(append(dst, key...), v)
 }
 
 // appendJSONFloat is encoding/json's float64: the shortest decimal that
