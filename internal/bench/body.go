@@ -1,9 +1,12 @@
 package bench
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"net"
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/task"
@@ -16,9 +19,9 @@ import (
 // copies its clip. Items whose envelope says nothing of them share their
 // target's slices (ASR: every item).
 type form struct {
-	contentType string
-	prefix      []byte // e.g. the form fields and the file part's header
-	suffix      []byte // e.g. the closing boundary
+	contentType []string // the Content-Type header's value, shared by every request (never written)
+	prefix      []byte   // e.g. the form fields and the file part's header
+	suffix      []byte   // e.g. the closing boundary
 }
 
 // newForms is target t's envelope of each corpus item, in corpus order.
@@ -37,7 +40,7 @@ func newForms(tk task.Task, t Target, stream bool, corpus []Clip) ([]form, error
 		if err != nil {
 			return nil, fmt.Errorf("clip %q: %w", corpus[i].ID, err)
 		}
-		forms[i] = form{contentType: e.ContentType, prefix: e.Prefix, suffix: e.Suffix}
+		forms[i] = form{contentType: []string{e.ContentType}, prefix: e.Prefix, suffix: e.Suffix}
 	}
 	return forms, nil
 }
@@ -50,6 +53,8 @@ type body struct {
 	segs [5][]byte
 	i    int
 	off  int
+	vec  [6][]byte   // writeVec's segments: a header block, then segs
+	bufs net.Buffers // and their net.Buffers, kept here: no allocation of its own
 }
 
 // reset makes b the body of s (the input's bytes as sent) in f.
@@ -99,6 +104,110 @@ func (b *body) WriteTo(dst io.Writer) (int64, error) {
 }
 
 func (b *body) Close() error { return nil }
+
+// writeVec writes head, then at most limit bytes of b from where it is,
+// to w in one net.Buffers write (writev(2) on a TCP connection: the
+// kernel reads the shared segments themselves), moves b past the bytes
+// of it written and returns their count.
+func (b *body) writeVec(w io.Writer, head []byte, limit int64) (int64, error) {
+	v := b.vec[:0]
+	if len(head) > 0 {
+		v = append(v, head)
+	}
+	for i, off, left := b.i, b.off, limit; i < len(b.segs) && left > 0; i, off = i+1, 0 {
+		s := b.segs[i][off:]
+		if int64(len(s)) > left {
+			s = s[:left]
+		}
+		if len(s) > 0 {
+			v = append(v, s)
+		}
+		left -= int64(len(s))
+	}
+	b.bufs = v
+	n, err := b.bufs.WriteTo(w)
+	if n -= int64(len(head)); n < 0 {
+		n = 0
+	}
+	for left := n; left > 0 && b.i < len(b.segs); {
+		c := min(left, int64(len(b.segs[b.i])-b.off))
+		b.off += int(c)
+		left -= c
+		if b.off == len(b.segs[b.i]) {
+			b.i, b.off = b.i+1, 0
+		}
+	}
+	return n, err
+}
+
+// vecConn is a connection of the runner's transport. net/http writes a
+// request's header block alone (it flushes it before a body of unknown
+// kind) and then copies the body through the connection's ReadFrom 32
+// KiB at a time. This one keeps the header block of a request with a
+// body (headOfBody) and hands it, with the body's shared segments, to one
+// writev(2) (body.writeVec): one system call and no copy in user space
+// per request. Any other write, or any other reader, sends what is kept
+// first and then goes to the connection as before. Only net/http's
+// writer goroutine writes to a connection, so head needs no lock.
+type vecConn struct {
+	net.Conn
+	head []byte // a header block kept for its body's writev
+}
+
+func (c *vecConn) Write(p []byte) (int, error) {
+	if len(c.head) == 0 && headOfBody(p) {
+		c.head = append(c.head, p...)
+		return len(p), nil
+	}
+	if err := c.flushHead(); err != nil {
+		return 0, err
+	}
+	return c.Conn.Write(p)
+}
+
+func (c *vecConn) ReadFrom(r io.Reader) (int64, error) {
+	lr, isLR := r.(*io.LimitedReader)
+	b, ok := r.(*body)
+	limit := int64(math.MaxInt64)
+	if isLR {
+		b, ok = lr.R.(*body)
+		limit = lr.N
+	}
+	if !ok {
+		if err := c.flushHead(); err != nil {
+			return 0, err
+		}
+		return io.Copy(c.Conn, r)
+	}
+	n, err := b.writeVec(c.Conn, c.head, limit)
+	c.head = c.head[:0]
+	if isLR {
+		lr.N -= n
+	}
+	return n, err
+}
+
+// flushHead writes a header block kept for a body that came another way.
+func (c *vecConn) flushHead() error {
+	if len(c.head) == 0 {
+		return nil
+	}
+	_, err := c.Conn.Write(c.head)
+	c.head = c.head[:0]
+	return err
+}
+
+// headOfBody says whether p is a whole HTTP/1.1 request header block,
+// flushed alone, of a request whose body net/http writes right after it:
+// it ends the headers, says a Content-Length other than 0 and expects no
+// 100 Continue (net/http writes header names in canonical form).
+func headOfBody(p []byte) bool {
+	if len(p) > 16<<10 || !bytes.HasSuffix(p, []byte("\r\n\r\n")) || bytes.Contains(p, []byte("\r\nExpect:")) {
+		return false
+	}
+	_, cl, ok := bytes.Cut(p, []byte("\r\nContent-Length: "))
+	return ok && len(cl) > 0 && cl[0] >= '1' && cl[0] <= '9'
+}
 
 // safeString keeps error bodies short and printable in records.
 func safeString(b []byte, max int) string {

@@ -28,7 +28,8 @@
 // (the Step's and records' concurrency is that number): each phase sends
 // request i at the phase's start plus its offset in internal/schedule's
 // schedule (seed, rate, burstiness, repeat, the phase's request count),
-// sleeping to that absolute deadline and then waiting for one of
+// sleeping to that absolute deadline (a Go timer to 2 ms before it,
+// nanosleep(2) for the rest) and then waiting for one of
 // MaxConcurrency slots (none: a slot per request); the record's planned_ns
 // is that deadline on start_ns's clock.
 //
@@ -190,6 +191,28 @@
 // The HTTP transport is one per target, keeps an idle connection per
 // worker, never negotiates HTTP/2 or compression, and takes proxies from
 // the environment (HTTP_PROXY, ...), which Go never uses for loopback.
+//
+// # Own code where a library would do
+//
+// Three things on the hot path are the runner's own, each because the
+// library's way costs the client CPU that the server under test shares
+// (docs/PERFORMANCE.md has the profiles and loadcmp's paired rounds):
+//
+//   - Records are encoded by appendRecord, not encoding/json: the same
+//     bytes (TestAppendRecordMatchesEncodingJSON sets every field of
+//     schemas.Record through reflection and compares; a field added there
+//     fails it until it is written here), without reflection or
+//     allocation.
+//   - The transport's connections (vecConn) write each request, its
+//     header block and its body's shared segments, in one writev(2):
+//     net/http would flush the header block alone and copy the body 32
+//     KiB at a time through a buffer. Any other write goes through as
+//     before; the bytes on the wire are the same
+//     (TestRunRecordsAndBodiesExact hashes them at the server).
+//   - The open loop's dispatcher sleeps the last 2 ms before a deadline
+//     in nanosleep(2) on Linux (sleepFine): the runtime's timers wake an
+//     idle process through epoll_wait, whose timeout counts whole
+//     milliseconds, so a time.Timer fires up to 1 ms late.
 //
 // # Imports
 //

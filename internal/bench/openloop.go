@@ -2,6 +2,7 @@ package bench
 
 import (
 	"math"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -16,7 +17,8 @@ import (
 // measured from the phase's start (with Plan.Ramp, the warm-up phase's
 // from the ramp: schedule.RampOffsets). The dispatcher sleeps until each
 // request's absolute deadline (start + offset, never a per-gap sleep,
-// so lateness does not accumulate), then takes a slot of the
+// so lateness does not accumulate; a Go timer to coarseMargin before it,
+// nanosleep(2) for the rest), then takes a slot of the
 // MaxConcurrency semaphore (sleep-then-gate, as AIPerf does); a request
 // that waited for a slot is sent late, and the deadlines after it keep
 // their places (no catch-up beyond the slots that free). Each record
@@ -52,6 +54,14 @@ func FormatBurstiness(k float64) string {
 	return strconv.FormatFloat(k, 'g', -1, 64)
 }
 
+// coarseMargin is how long before a deadline the dispatcher's Go timer
+// wakes it: the runtime's timers wake an idle process up to 1 ms late
+// (epoll_wait counts milliseconds), so the last stretch is slept in
+// nanosleep(2) (sleepFine), which wakes within the kernel's timer slack.
+// A dispatcher in nanosleep cannot see an interrupt: it sees it at most
+// coarseMargin later.
+const coarseMargin = 2 * time.Millisecond
+
 // openPhase sends jobs [from, to) at their planned times and writes each
 // record as it ends; it returns when every request it sent has ended.
 func (st *stepRun) openPhase(name string, from, to int) {
@@ -81,14 +91,22 @@ func (st *stepRun) openPhase(name string, from, to int) {
 	done := st.runCtx.Done()
 	for i := range n {
 		deadline := start.Add(offs[i])
-		if d := time.Until(deadline); d > 0 {
-			timer.Reset(d)
+		if d := time.Until(deadline); d > coarseMargin {
+			timer.Reset(d - coarseMargin)
 			select {
 			case <-timer.C:
 			case <-done:
 				timer.Stop()
 				wg.Wait()
 				return
+			}
+		}
+		if d := time.Until(deadline); d > 0 {
+			// The request goroutine started last runs first (it may be
+			// waiting on this P), then the last stretch in nanosleep.
+			runtime.Gosched()
+			if d = time.Until(deadline); d > 0 {
+				sleepFine(d)
 			}
 		}
 		var wk *worker

@@ -263,7 +263,7 @@ func newRunner(p Plan, cfg *config, dir string) (*runner, error) {
 func newTransport(maxC int) *http.Transport {
 	return &http.Transport{
 		Proxy:               http.ProxyFromEnvironment,
-		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:         dialVec(&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}),
 		MaxIdleConns:        0,
 		MaxIdleConnsPerHost: maxC + 8,
 		MaxConnsPerHost:     0,
@@ -272,6 +272,19 @@ func newTransport(maxC int) *http.Transport {
 		ForceAttemptHTTP2:   false,
 		WriteBufferSize:     64 << 10,
 		ReadBufferSize:      64 << 10,
+	}
+}
+
+// dialVec dials as d does and wraps the connection in a vecConn, which
+// writes each of the runner's requests, header block and body, in one
+// writev(2).
+func dialVec(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &vecConn{Conn: c}, nil
 	}
 }
 
@@ -730,7 +743,9 @@ func createRecordFile(path string) (*recordFile, error) {
 	return &recordFile{f: f}, nil
 }
 
-var linePool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// linePool holds the buffers workers encode their lines in
+// (appendRecord: encoding/json's bytes without its reflection).
+var linePool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // write appends rec, encoded by the calling worker, to the file's queue;
 // whichever worker finds the file free writes everything queued in one
@@ -746,19 +761,18 @@ func (rf *recordFile) write(rec *schemas.Record) {
 	}
 	rec.Text = fingerprint.ScrubSecrets(rec.Text)
 	rec.ResponseNote = fingerprint.ScrubSecrets(rec.ResponseNote)
-	line := linePool.Get().(*bytes.Buffer)
-	line.Reset()
-	enc := json.NewEncoder(line)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(rec); err != nil {
-		// Cannot happen for a schemas.Record; keep the line out rather
-		// than write half of one.
+	line := linePool.Get().(*[]byte)
+	b, ok := appendRecord((*line)[:0], rec)
+	if !ok {
+		// encoding/json refuses it too (a non-finite number): keep the
+		// line out rather than write half of one.
 		linePool.Put(line)
 		return
 	}
 	rf.qmu.Lock()
-	rf.queue = append(rf.queue, line.Bytes()...)
+	rf.queue = append(rf.queue, b...)
 	rf.qmu.Unlock()
+	*line = b
 	linePool.Put(line)
 	rf.flush()
 }
@@ -1094,8 +1108,8 @@ func (r *runner) send(ctx context.Context, ti int, wk *worker, j *job, rec *sche
 	// A retry on a keep-alive connection the server had closed re-reads
 	// the same bytes; b is never written again, so sharing its byte is safe.
 	req.GetBody = func() (io.ReadCloser, error) { return &body{segs: segs}, nil }
-	req.Header["Content-Type"] = []string{f.contentType}
-	req.Header["Accept"] = []string{"*/*"}
+	req.Header["Content-Type"] = f.contentType
+	req.Header["Accept"] = acceptAny
 	req.Header["X-Request-Id"] = []string{rec.RequestID}
 	if r.auth != nil {
 		req.Header["Authorization"] = r.auth
@@ -1128,6 +1142,10 @@ func (r *runner) send(ctx context.Context, ti int, wk *worker, j *job, rec *sche
 	rec.FirstByteNs = time.Since(anchor).Nanoseconds()
 	return r.readWhole(ctx, ti, wk, resp, rec)
 }
+
+// acceptAny is every request's Accept header value, shared (net/http
+// never writes a request's header values).
+var acceptAny = []string{"*/*"}
 
 // readStream reads a streamed 200 answer through the task, which marks
 // the first output.

@@ -37,6 +37,12 @@ type clientOut struct {
 	// last measured one: what sending costs, without start-up or
 	// benchseal's variant hashing (done before a step starts).
 	SendCPUS float64 `json:"send_cpu_s"`
+	// CPUS is the client's CPU from its process's start to the end of
+	// its work (bench.Run returned; vegeta's last result taken): the
+	// client's cost, without loadcmp's own reading of benchseal's
+	// records for this table (claims.LoadDir, the gaps, the intervals)
+	// or the encoding of this output.
+	CPUS float64 `json:"cpu_s"`
 	// GapS (benchseal only: its records name the worker) is, for every
 	// measured request but a worker's first, the time from the end of
 	// that worker's previous request to its start: the client's own
@@ -148,12 +154,13 @@ func runBenchseal(f clientFlags) (*clientOut, error) {
 	if err != nil {
 		return nil, err
 	}
+	done := selfCPU()
 	m := res.Claims.Targets[0].Levels[0].Median
 	_, recs, err := claims.LoadDir(os.DirFS(f.dir))
 	if err != nil {
 		return nil, err
 	}
-	out := &clientOut{Requests: m.Requests, Succeeded: m.Succeeded, WindowS: m.WindowS, SendCPUS: cpu}
+	out := &clientOut{Requests: m.Requests, Succeeded: m.Succeeded, WindowS: m.WindowS, SendCPUS: cpu, CPUS: done}
 	last := map[int]int64{} // worker -> end of its previous measured request
 	slices.SortFunc(recs, func(a, b schemas.Record) int { return cmp.Compare(a.StartNs, b.StartNs) })
 	for _, r := range recs {
@@ -243,8 +250,9 @@ func runVegeta(f clientFlags) (*clientOut, error) {
 			out.Errors = append(out.Errors, fmt.Sprintf("HTTP %d %s", r.Code, r.Error))
 		}
 	}
+	out.CPUS = selfCPU()
 	out.WindowS = last.Sub(first).Seconds()
-	out.SendCPUS = selfCPU() - cpu0
+	out.SendCPUS = out.CPUS - cpu0
 	return out, nil
 }
 

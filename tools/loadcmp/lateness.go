@@ -34,6 +34,10 @@ import (
 
 const latenessSlots = 64
 
+// latenessBounds are issue 43's bounds on the constant pacer's lateness
+// p99, in seconds, by offered rate.
+var latenessBounds = map[float64]float64{1000: 0.001, 4000: 0.002}
+
 type latenessRow struct {
 	client          string
 	rate            float64
@@ -52,6 +56,7 @@ func latenessSweep(ctx context.Context, o options, tmp string, stdout, stderr io
 		return err
 	}
 	defer stop()
+	loadBefore, _ := os.ReadFile("/proc/loadavg")
 	var rows []latenessRow
 	for _, rate := range o.rates {
 		for _, k := range []float64{math.Inf(1), 1} {
@@ -76,14 +81,14 @@ func latenessSweep(ctx context.Context, o options, tmp string, stdout, stderr io
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Fprintf(stdout, "## Open-loop send lateness (sent − planned) against the null server\n\n")
-	fmt.Fprintf(stdout, "%d measured requests per client and rate (after %d warm-ups), at most %d in flight, 0.5 s clip; %s; load average after: %s.\n\n",
-		o.n, latenessSlots, latenessSlots, cpuModel(), strings.TrimSpace(string(load)))
-	fmt.Fprintln(stdout, "| client | offered req/s | sent req/s | ok | lateness p50 ms | p99 ms | max ms | p99 ≤ 1 ms at 1,000 req/s |")
+	fmt.Fprintf(stdout, "%d measured requests per client and rate (after %d warm-ups), at most %d in flight, 0.5 s clip; %s; load average before: %s; after: %s.\n\n",
+		o.n, latenessSlots, latenessSlots, cpuModel(), strings.TrimSpace(string(loadBefore)), strings.TrimSpace(string(load)))
+	fmt.Fprintln(stdout, "| client | offered req/s | sent req/s | ok | lateness p50 ms | p99 ms | max ms | constant pacer: p99 ≤ 1 ms at 1,000 req/s, ≤ 2 ms at 4,000 |")
 	fmt.Fprintln(stdout, "|---|---:|---:|---:|---:|---:|---:|---|")
 	for _, r := range rows {
 		target := "—"
-		if r.rate == 1000 {
-			target = passMiss(r.p99 <= 0.001)
+		if bound, ok := latenessBounds[r.rate]; ok && r.client == "benchseal (constant)" {
+			target = passMiss(r.p99 <= bound)
 		}
 		fmt.Fprintf(stdout, "| %s | %.0f | %.0f | %d/%d | %.3f | %.3f | %.3f | %s |\n", r.client, r.rate, r.sendRate, r.ok, r.n, r.p50*1e3, r.p99*1e3, r.worst*1e3, target)
 	}

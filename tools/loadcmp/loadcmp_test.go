@@ -43,7 +43,7 @@ func TestSmoke(t *testing.T) {
 	for _, c := range []string{"1", "16"} {
 		for _, cl := range clients {
 			// A row with numbers and no failed request.
-			re := regexp.MustCompile(`(?m)^\| ` + c + ` \| ` + cl + ` \| [0-9]+ \| [0-9.]+x \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9]+ / [0-9]+ \| [0-9.]+ \| -?[0-9.]+ / (-|[0-9.]+) \| 0 \|$`)
+			re := regexp.MustCompile(`(?m)^\| ` + c + ` \| ` + cl + ` \| [0-9]+ \| [0-9.]+x \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| [0-9]+ / [0-9]+ \| [0-9.]+ \| -?[0-9.]+ / (-|[0-9.]+) \| 0 \|$`)
 			if !re.MatchString(s) {
 				t.Errorf("no complete row for %s at c=%s", cl, c)
 			}

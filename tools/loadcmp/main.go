@@ -287,7 +287,8 @@ type row struct {
 	Client       string
 	C, N         int
 	ReqPerS      float64
-	CPUPer1k     float64 // client CPU seconds per 1000 requests sent (warm-ups included)
+	CPUPer1k     float64 // client CPU seconds per 1000 requests sent (warm-ups included), to the end of its work (clientOut.CPUS)
+	ProcCPU1k    float64 // the same for the whole child process (rusage): with loadcmp's own reading of the records
 	P50, P99     float64 // seconds
 	MeanInFlight float64 // req/s × mean latency: Little's law, the time-averaged requests in flight
 	GapMean      float64 // seconds a worker waits between requests: (C - MeanInFlight) / req/s
@@ -368,7 +369,11 @@ func loadSweep(ctx context.Context, o options, tmp string, rep *report, stderr i
 				default:
 					lat := sortedCopy(out.LatencyS)
 					r.ReqPerS = float64(out.Succeeded) / out.WindowS
-					r.CPUPer1k = cr.CPU.Seconds() / float64(o.n+c) * 1000
+					r.ProcCPU1k = cr.CPU.Seconds() / float64(o.n+c) * 1000
+					r.CPUPer1k = r.ProcCPU1k
+					if out.CPUS > 0 { // the Python client says nothing: its whole process
+						r.CPUPer1k = out.CPUS / float64(o.n+c) * 1000
+					}
 					r.P50, r.P99 = percentile(lat, 50), percentile(lat, 99)
 					if len(lat) > 0 {
 						var sum float64
@@ -393,8 +398,8 @@ func loadSweep(ctx context.Context, o options, tmp string, rep *report, stderr i
 						r.Err = strings.Join(out.Errors, "; ")
 					}
 				}
-				fmt.Fprintf(stderr, "loadcmp: round %d c=%-3d %-15s %8.0f req/s  cpu %.3fs/1k (sending %.3f, server %.3f)  p50 %.2fms p99 %.2fms  peak %d/%d %s\n",
-					round+1, c, name, r.ReqPerS, r.CPUPer1k, r.SendCPU1k, r.ServerCPU1k, r.P50*1e3, r.P99*1e3, r.PeakInFlight, r.ClientPeak, r.Err)
+				fmt.Fprintf(stderr, "loadcmp: round %d c=%-3d %-15s %8.0f req/s  cpu %.3fs/1k (process %.3f, sending %.3f, server %.3f)  p50 %.2fms p99 %.2fms  peak %d/%d %s\n",
+					round+1, c, name, r.ReqPerS, r.CPUPer1k, r.ProcCPU1k, r.SendCPU1k, r.ServerCPU1k, r.P50*1e3, r.P99*1e3, r.PeakInFlight, r.ClientPeak, r.Err)
 				k := [2]int{c, ci}
 				rounds[k] = append(rounds[k], r)
 				os.RemoveAll(filepath.Join(tmp, fmt.Sprintf("run-%s-c%d-%d", name, c, round)))
@@ -406,14 +411,20 @@ func loadSweep(ctx context.Context, o options, tmp string, rep *report, stderr i
 	for _, c := range o.levels {
 		for ci := 1; ci < len(clientNames); ci++ {
 			b, x := rounds[[2]int{c, 0}], rounds[[2]int{c, ci}]
-			var ratios []float64
+			var ratios, cpu []float64
 			for i := range min(len(b), len(x)) {
 				if x[i].ReqPerS > 0 {
 					ratios = append(ratios, b[i].ReqPerS/x[i].ReqPerS)
 				}
+				if x[i].CPUPer1k > 0 && b[i].CPUPer1k > 0 {
+					cpu = append(cpu, b[i].CPUPer1k/x[i].CPUPer1k)
+				}
 			}
 			if len(ratios) > 0 {
 				rep.ratios[fmt.Sprint(clientNames[ci], c)] = ratios
+			}
+			if len(cpu) > 0 {
+				rep.ratios[fmt.Sprint("cpu ", clientNames[ci], c)] = cpu
 			}
 		}
 	}

@@ -37,7 +37,9 @@ type report struct {
 	seals  []sealRow
 	limits *limits
 	notes  []string
-	ratios map[string][]float64 // client+level -> benchseal's req/s over its, one per round
+	// ratios: client+level -> benchseal's req/s over its, one per round;
+	// "cpu "+client+level -> benchseal's client CPU per request over its.
+	ratios map[string][]float64
 }
 
 // ratio is the median paired ratio of benchseal's req/s over client's at
@@ -165,14 +167,14 @@ func (r *report) write(w io.Writer) int {
 	byKey := map[string]row{}
 	if len(r.rows) > 0 {
 		fmt.Fprintf(w, "## Load generators against the null server (N=%d measured requests per client and level, C warm-ups first; rounds=%d)\n\n", r.opts.n, r.opts.rounds)
-		fmt.Fprintln(w, "| C | client | req/s | vs benchseal | client CPU s / 1k req | of which sending | server CPU s / 1k req | p50 ms | p99 ms | peak in-flight: client / server | mean in-flight | dispatch gap ms: mean / p99 | failed |")
-		fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		fmt.Fprintln(w, "| C | client | req/s | vs benchseal | client CPU s / 1k req | process CPU s / 1k req | of which sending | server CPU s / 1k req | p50 ms | p99 ms | peak in-flight: client / server | mean in-flight | dispatch gap ms: mean / p99 | failed |")
+		fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, x := range r.rows {
 			byKey[fmt.Sprint(x.Client, x.C)] = x
 		}
 		for _, x := range r.rows {
 			if x.Err != "" && x.ReqPerS == 0 {
-				fmt.Fprintf(w, "| %d | %s | error: %s | | | | | | | | | | |\n", x.C, x.Client, strings.ReplaceAll(x.Err, "|", "/"))
+				fmt.Fprintf(w, "| %d | %s | error: %s | | | | | | | | | | | |\n", x.C, x.Client, strings.ReplaceAll(x.Err, "|", "/"))
 				continue
 			}
 			rel := "1.00x"
@@ -183,12 +185,14 @@ func (r *report) write(w io.Writer) int {
 			if x.GapP99 >= 0 {
 				gap = ms(x.GapMean) + " / " + ms(x.GapP99)
 			}
-			fmt.Fprintf(w, "| %d | %s | %.0f | %s | %.3f | %.3f | %.3f | %s | %s | %d / %d | %.1f | %s | %d |\n", x.C, x.Client, x.ReqPerS, rel, x.CPUPer1k,
-				x.SendCPU1k, x.ServerCPU1k, ms(x.P50), ms(x.P99), x.ClientPeak, x.PeakInFlight, x.MeanInFlight, gap, x.Failed)
+			fmt.Fprintf(w, "| %d | %s | %.0f | %s | %.3f | %.3f | %.3f | %.3f | %s | %s | %d / %d | %.1f | %s | %d |\n", x.C, x.Client, x.ReqPerS, rel, x.CPUPer1k,
+				x.ProcCPU1k, x.SendCPU1k, x.ServerCPU1k, ms(x.P50), ms(x.P99), x.ClientPeak, x.PeakInFlight, x.MeanInFlight, gap, x.Failed)
 		}
 		fmt.Fprintln(w, "\nEach row is the client's median-throughput round. \"vs benchseal\": median over rounds of benchseal's req/s divided by this")
-		fmt.Fprintln(w, "client's in the same round (client order reversed every other round). Client CPU: user+system of the client process (rusage),")
-		fmt.Fprintln(w, "start-up and warm-ups included, per request sent; of which sending: from the first warm-up to the last measured request")
+		fmt.Fprintln(w, "client's in the same round (client order reversed every other round). Client CPU: user+system of the client process")
+		fmt.Fprintln(w, "(getrusage) from its start to the end of its work (benchseal: bench.Run returned, claims.json written; vegeta: its last")
+		fmt.Fprintln(w, "result), start-up and warm-ups included, per request sent; process CPU: the child's whole rusage, with loadcmp's own")
+		fmt.Fprintln(w, "reading of benchseal's records for this table (Python: process CPU both); of which sending: from the first warm-up to the last measured request")
 		fmt.Fprintln(w, "(benchseal hashes a step's variants before it, so that is outside); server CPU: the null server's during that client's run.")
 		fmt.Fprintln(w, "Peak in-flight, client: most requests open at once by the client's own start/end times (verify's definition);")
 		fmt.Fprintln(w, "server: most connections with a request being read or answered, or its bytes waiting in the socket (sampled every 2 ms).")
@@ -232,6 +236,9 @@ func (r *report) write(w io.Writer) int {
 		}
 		if m, all, ok := r.ratio("vegeta", c); ok {
 			target(m >= 1 && b.Err == "", "c=%d: benchseal req/s >= vegeta's: median paired ratio %.2fx (rounds: %s)", c, m, all)
+		}
+		if m, all, ok := r.ratio("cpu vegeta", c); ok && c >= 16 {
+			target(m <= 1 && b.Err == "", "c=%d: benchseal client CPU per request <= vegeta's: median paired ratio %.2fx (rounds: %s)", c, m, all)
 		}
 		if m, all, ok := r.ratio("python-aiohttp", c); ok && c >= 16 {
 			target(m >= 5, "c=%d: benchseal req/s >= 5x python-aiohttp's: median paired ratio %.2fx (rounds: %s)", c, m, all)
