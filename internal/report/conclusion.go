@@ -580,7 +580,7 @@ func (v *view) claimCaveats() [][]span {
 			}
 		}
 		if len(parts) > 0 {
-			items = append(items, []span{b(v.tr("Errors:")), t(" " + v.tr("%s failed more than 1 %% of its requests: %s. Its latency and throughput are of the requests that succeeded.", tg, strings.Join(parts, "; ")))})
+			items = append(items, []span{b(v.tr("Errors:")), t(" " + v.tr("%s failed more than 1 %% of its requests: %s.", tg, strings.Join(parts, "; ")))})
 		}
 	}
 	var few, single []string
@@ -804,7 +804,7 @@ func (v *view) steadyCaveats() [][]span {
 	}
 	var items [][]span
 	if len(parts) > 0 {
-		items = append(items, []span{b(v.tr("Not at steady state:")), t(" " + v.tr("%s: partly ramp and drain, so no lead is claimed there.", strings.Join(parts, "; ")))})
+		items = append(items, []span{b(v.tr("Not at steady state:")), t(" " + v.tr("%s: partly ramp and drain.", strings.Join(parts, "; ")))})
 	}
 	if unknown && v.in.Run.Protocol.Mode != schemas.ModeOpen { // an open loop has no C to be steady at: kept-up is its test
 		items = append(items, []span{b(v.tr("Steady state not checked:")), t(" " + v.tr("claims.json carries no mean in flight (not computed by the build that sealed it), so whether each level reached steady state was not checked here; benchseal verify recomputes it from the records."))})

@@ -427,8 +427,8 @@ func (v *view) perturbedSpans() []span {
 	n, all := v.noInputItems(), len(v.in.Run.Corpus)
 	switch {
 	case n == 0:
-		return []span{t(v.byTask("Within this run, every request sent a distinct copy of its clip with one PCM sample changed by one LSB.",
-			"Within this run, every request sent a distinct copy of its reference clip with one PCM sample changed by one LSB."))}
+		return []span{t(v.byTask("Within this run, every request sent a distinct copy of its clip (one PCM sample changed by one LSB).",
+			"Within this run, every request sent a distinct copy of its reference clip (one PCM sample changed by one LSB)."))}
 	case n == all:
 		return []span{b(v.tr("Nothing was perturbed:")), t(" " + v.tr("no item of the corpus has a reference clip (named voices), so every request was sent unchanged and a cache keyed by the text and voice could answer repeats; whether one did is not observed."))}
 	}
@@ -458,7 +458,7 @@ func (v *view) warnings() []block {
 	if sim := v.simulated(); len(sim) > 0 {
 		spans := []span{
 			b(v.tr("Simulated servers.")),
-			t(" " + v.tr("%s answered as benchseal's simulator (benchseal sim: its /v1/models names the persona it imitates): these figures measure the simulator, not an engine, and need no GPU.", strings.Join(sim, ", "))),
+			t(" " + v.tr("%s answered as benchseal's simulator (benchseal sim, named in its /v1/models): these figures measure the simulator, not an engine.", strings.Join(sim, ", "))),
 		}
 		if names, diff := v.simSettingsDiffer(); len(diff) > 0 && v.in.Verify != nil {
 			// The fairness line says what follows from it.
@@ -621,7 +621,7 @@ func (v *view) summary() []span {
 	} else {
 		s = append(s, b(v.byTask("Perturbation was OFF: repeated clips sent identical bytes.", "Perturbation was OFF: repeated items sent identical reference clips.")))
 	}
-	s = append(s, t(v.tr(" Tables show the median over repeats, with [min–max] where repeats differ, and the share of failed requests where any failed; — marks a level without a successful request.")))
+	s = append(s, t(v.tr(" Tables show the median over repeats, [min–max] where repeats differ, (N % failed) where any failed, and — where none succeeded.")))
 	return s
 }
 
@@ -785,7 +785,7 @@ func (v *view) performance() []block {
 					row = append(row, cell)
 				}
 			}
-			if _, ok, failed := tally(l); ok > 0 && failed > 0 {
+			if _, _, failed := tally(l); failed > 0 {
 				row[1] += " " + v.tr("(%s failed)", pctShort(failedShare(l)))
 			}
 			rows = append(rows, row)
@@ -1066,7 +1066,7 @@ func (v *view) telemetry() []block {
 		note = v.tr(" \"not observed\": the measured window held fewer than 2 samples; a shorter --sample-interval samples it.")
 	}
 	caption += note
-	if len(used) == 1 && !multi {
+	if len(used) == 1 && !multi && !notes {
 		// One figure: a level's row holds every target's, as the
 		// throughput table does.
 		return []block{heading{2, v.tr("Telemetry")}, table{

@@ -526,7 +526,7 @@ func (v *view) percentiles(name string, exposed map[string]string, pt *pctTarget
 		}
 		// How to get per-request evidence is said once, in the
 		// section's first paragraph (timeBreakdown).
-		intro += v.tr("p50 / p95: the client's exact, a stage's upper bounds from the histograms' buckets%s.",
+		intro += v.tr("Histogram p50 / p95 (upper bounds, as fine as the buckets%s; the client's are in the latency table):",
 			v.finestBuckets(name, exposed, pt.http))
 		if len(groups) > 0 {
 			// The columns of one bucket are a sentence, the rest a table.
@@ -565,7 +565,12 @@ func (v *view) percentiles(name string, exposed map[string]string, pt *pctTarget
 			rows = append(rows, append(row, "—"))
 			continue
 		}
-		row = append(row, v.pctMs(r.client, reps, "—"))
+		if pt.perRequest {
+			row = append(row, v.pctMs(r.client, reps, "—"))
+		} else {
+			// The latency table has the client's percentiles.
+			row = append(row, oneBucketCell)
+		}
 		for _, col := range stageCols {
 			c := r.server
 			if col.stage != schemas.StageE2E {
@@ -596,7 +601,7 @@ func (v *view) percentiles(name string, exposed map[string]string, pt *pctTarget
 	// Stages never observed and, without per-request evidence, client −
 	// server (the section's first paragraph says how to get it) are
 	// sentences, not columns.
-	from := 2
+	from := 1
 	if pt.perRequest {
 		from = 3
 	}
@@ -606,7 +611,7 @@ func (v *view) percentiles(name string, exposed map[string]string, pt *pctTarget
 	// histogram carries (the target's paragraph above the means).
 	var said []string
 	if !pt.perRequest {
-		said = append(said, v.tr("client − server"))
+		said = append(said, v.tr("client − server"), v.tr("client latency"))
 		for _, col := range stageCols {
 			_, ok := exposed[col.stage]
 			if slices.Contains(constant, col.stage) || !ok && !(col.stage == schemas.StageE2E && pt.http) {

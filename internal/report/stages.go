@@ -269,7 +269,7 @@ func (v *view) timeBreakdown() []block {
 	}
 	out := []block{
 		heading{2, v.tr("Where the time goes")},
-		para{spans: []span{t(v.tr("Milliseconds per request as the servers' own histograms split it (/metrics around each step): each stage's mean, and the client's mean latency of successful requests, medians over repeats; client − server is network, upload and client. Queue time dominates above half the server time.") + v.perRequestAdvice(pts))}},
+		para{spans: []span{t(v.tr("Milliseconds per request from the servers' own histograms (/metrics around each step): each stage's mean and the client's mean latency, medians over repeats; client − server is network, upload and client; queue time dominates above half the server time.") + v.perRequestAdvice(pts))}},
 	}
 	if v.stageBars(tts) {
 		out = append(out, v.fig(Stages))

@@ -77,7 +77,7 @@ func TestTitleOrderFollowsConclusion(t *testing.T) {
 	if !strings.Contains(md, "**Throughput, sglang-omni vs vllm-omni:**") {
 		t.Errorf("conclusion does not put the faster target first")
 	}
-	if strings.Contains(md, "the faster target over the slower") || !strings.Contains(md, "first-named target over second (above 1× the first is faster)") {
+	if strings.Contains(md, "the faster target over the slower") || !strings.Contains(md, "successful requests per second, first target over second.") {
 		t.Errorf("the rule misnames the numerator")
 	}
 }
@@ -134,7 +134,7 @@ func TestProtocolCacheProof(t *testing.T) {
 			if strings.Contains(md, "so no server could answer from a cache") {
 				t.Errorf("the unconditional cache-proof sentence is back")
 			}
-			if !strings.Contains(md, "seed (42 in run.json)") || !strings.Contains(md, "re-sends the same variants") {
+			if !strings.Contains(md, "seed (42 in run.json)") || !strings.Contains(md, "a rerun with it re-sends them") {
 				t.Errorf("the seed caveat is missing")
 			}
 			if tc.hits != nil && *tc.hits == 0 && strings.Contains(md, "premise") {
@@ -251,7 +251,7 @@ func TestIntervalBasisNamed(t *testing.T) {
 	}
 	in.Records = records(in)
 	con = section(mdOf(t, in), "Conclusion")
-	if !strings.Contains(con, "| interval from requests within this run's 2 repeats |") || !strings.Contains(con, "over requests within repeats and over repeats") {
+	if !strings.Contains(con, "| interval from requests within this run's 2 repeats |") || !strings.Contains(con, "Interval: a seeded bootstrap over requests and repeats") {
 		t.Errorf("with records:\n%s", con)
 	}
 	// The header says the same when no level had an interval.
@@ -425,7 +425,7 @@ func TestSimulatedServers(t *testing.T) {
 	in.Verify.Checks[7].Findings = append(in.Verify.Checks[7].Findings, verify.Finding{Status: verify.Warn, Kind: verify.KindSimulator, Reason: "target vllm-omni is benchseal's simulator"})
 	md := mdOf(t, in)
 	head := md[:strings.Index(md, "## Conclusion")]
-	if !strings.Contains(head, "**Simulated servers.** vllm-omni (the vllm-omni persona) answered as benchseal's simulator") {
+	if !strings.Contains(head, "**Simulated servers.** vllm-omni answered as benchseal's simulator") {
 		t.Errorf("first screen:\n%s", head)
 	}
 	if strings.Contains(caveatsOf(md), "is benchseal's simulator") {
@@ -479,7 +479,7 @@ func TestClientSaturatedCaveat(t *testing.T) {
 			}
 		}
 	}
-	busy := "**Client host busy:** the client host was busy (host CPU mean at or above 90 % at C = 4 (highest 97 %)) but benchseal itself used 2.0 % of the host's CPUs: the load it sent is not in doubt."
+	busy := "**Client host busy:** host CPU mean at or above 90 % at C = 4 (highest 97 %), but benchseal itself used 2.0 % of the host's CPUs: the load it sent is not in doubt."
 	if c := caveatsOf(mdOf(t, in)); !strings.Contains(c, busy) || strings.Contains(c, "saturated") {
 		t.Errorf("missing %q (or saturated too):\n%s", busy, c)
 	}
