@@ -261,8 +261,8 @@ func TestFailuresShown(t *testing.T) {
 	md, _, _ := render(t, in)
 	m := string(md)
 	for _, want := range []string{
-		"| 16 | 8.00 \\[7.76–8.24\\] | — |",                  // throughput
-		"| 16 | 52.0× \\[50.4×–53.6×\\] | — |",               // RTFx
+		"| 16 | 8.00 \\[7.76–8.24\\] | — |",             // throughput
+		"| 16 | 52.0× \\[50.4×–53.6×\\] | — |",          // RTFx
 		"| 16 | vllm-omni (100 % failed) | — | — | — |", // latency
 		"| 16 | — | — | not comparable: vllm-omni had no successful request |",
 		"vllm-omni failed more than 1 % of its requests: 100 % at C = 16 (http 1536)",
