@@ -239,7 +239,7 @@ func (v *view) conclusion() []block {
 	default:
 		rule += v.tr(" The interval is a seeded bootstrap over repeats only (records not read).")
 	}
-	rule += v.tr(" It covers this run's repeats only, not the drift between runs: a lead of at most %s (the minimum effect) is within noise.", pctShort(verdict.Options{MinEffect: v.in.MinEffect}.Effect()))
+	rule += v.noiseRule()
 	rule += v.tr(" No lead from overlapping repeats, one repeat, or a level short of steady state (mean in flight below 0.9·C, or all C busy under 80 % of the window); not comparable: over 1 % of requests failed, cache hits on distinct requests, or cached answers without perturbation.")
 	out = append(out, para{spans: []span{t(rule)}})
 	return out
@@ -311,7 +311,7 @@ func (v *view) pair(a, bn string) []block {
 			continue
 		}
 		lo, hi = repeatSpan(lo, hi, la, lb)
-		r := verdict.Compare(v.side(a, la), v.side(bn, lb), verdict.Options{MinEffect: v.in.MinEffect})
+		r := verdict.Compare(v.side(a, la), v.side(bn, lb), v.verdictOptions())
 		basis = max(basis, r.Basis)
 		lv = append(lv, levelVerdict{c, r})
 		iv := "—"
