@@ -795,7 +795,7 @@ func (v *view) performance() []block {
 	right[1] = false
 	caption := v.tr("Latency of successful requests in seconds, request sent to response read.")
 	if few {
-		caption += v.tr(" * fewer successful requests per repeat than bound the percentile at 95 %% (pⁿ ≤ 0.025: p50 needs %d, p90 %d, p99 %d): a tail, not a measurement of one (UNSTABLE in replay and compare).",
+		caption += v.tr(" * fewer successful requests per repeat than bound the percentile at 95 %% (pⁿ ≤ 0.025: p50 needs %d, p90 %d, p99 %d): a tail, not a measurement (UNSTABLE in replay and compare).",
 			claims.StableRequests(0.50), claims.StableRequests(0.90), claims.StableRequests(0.99))
 	}
 	out = append(out, table{caption: caption, header: header, right: right, rows: rows})

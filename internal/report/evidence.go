@@ -98,7 +98,7 @@ func (v *view) evidence() []block {
 		if len(said) > 0 {
 			lines = append(lines, strings.Join(said, ", ")+v.tr(": said above"))
 		}
-		out = append(out, para{spans: []span{t(v.tr("benchseal verify said (benchseal verify prints each check in full):"))}}, codeBlock{strings.Join(lines, "\n")})
+		out = append(out, para{spans: []span{t(v.tr("benchseal verify said (it prints each check in full):"))}}, codeBlock{strings.Join(lines, "\n")})
 	}
 	tool := in.Run.Tool
 	s := []span{t(v.tr("Measured by ")), c(orDash(tool.Name) + " " + orDash(tool.Version))}

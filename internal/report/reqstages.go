@@ -623,5 +623,27 @@ func (v *view) percentiles(name string, exposed map[string]string, pt *pctTarget
 	if len(dropped) > 0 {
 		caption += " " + v.tr("Not observed at any level: %s.", strings.Join(dropped, ", "))
 	}
+	if !pt.perRequest && len(header) == 2 {
+		// One column left: a sentence, its levels grouped by cell.
+		return []block{para{spans: []span{t(strings.TrimSuffix(intro, ":") + v.tr(", in milliseconds, of %s: %s.", header[1], v.byCell(rows)))}}}
+	}
 	return []block{para{spans: []span{t(intro)}}, table{caption: caption, header: header, right: allRight(len(header)), rows: rows}}
+}
+
+// byCell words a two-column table's rows (level, cell) as "≤ 100 / ≤ 100
+// at C = 1, 8; ≤ 5.00 / ≤ 250 at C = 32", runs of levels with one cell
+// together.
+func (v *view) byCell(rows [][]string) string {
+	var parts []string
+	for i := 0; i < len(rows); {
+		j := i
+		var labels []string
+		for j < len(rows) && rows[j][1] == rows[i][1] {
+			labels = append(labels, rows[j][0])
+			j++
+		}
+		parts = append(parts, rows[i][1]+" "+v.atLevels(labels))
+		i = j
+	}
+	return strings.Join(parts, v.tr("; "))
 }

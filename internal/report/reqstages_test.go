@@ -167,7 +167,7 @@ func TestPerRequestPercentiles(t *testing.T) {
 		row,
 		"vllm, p50 / p95 in milliseconds, from 32 requests joined by request id.",
 		"The per-request join is not available: the server's 32 per-request records carry only its own request ids, which SGLang-Omni returns on streamed answers alone (a run with --stream joins them). Histogram p50 / p95 (upper bounds",
-		"sglang-omni, p50 / p95 in milliseconds, from the histograms.",
+		"in milliseconds, of server e2e (HTTP handler): ≤ 50.0 / ≤ 50.0 at C = 1; ≤ 100 / ≤ 100 at C = 4.",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the section lacks %q:\n%s", want, s)
@@ -194,7 +194,7 @@ func TestPerRequestPercentiles(t *testing.T) {
 	// "≤ 300 / ≤ 300"; sglang-omni's bounds differ by level: a table.
 	if s := section(string(md2), "Where the time goes"); strings.Contains(s, "joined") ||
 		!strings.Contains(s, "Histogram p50 and p95 of server e2e, queue, prefill (first forward), decode: ≤ 300 ms at every level, one bucket (vLLM's finest latency bucket is 0.3 s), too coarse to say more.") ||
-		strings.Contains(s, "vllm, p50 / p95 in milliseconds") || !strings.Contains(s, "sglang-omni, p50 / p95 in milliseconds, from the histograms.") {
+		strings.Contains(s, "vllm, p50 / p95 in milliseconds") || !strings.Contains(s, "in milliseconds, of server e2e (HTTP handler): ≤ 50.0 / ≤ 50.0 at C = 1; ≤ 100 / ≤ 100 at C = 4.") {
 		t.Errorf("without records, the percentiles are not the histograms':\n%s", s)
 	}
 }
