@@ -69,3 +69,4 @@ func TestDriftWidensNoise(t *testing.T) {
 		t.Errorf("another protocol: %v, want a ProtocolError", err)
 	}
 }
+

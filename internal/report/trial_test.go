@@ -449,6 +449,36 @@ func TestSimulatedSettingsBanner(t *testing.T) {
 	if !strings.Contains(head, "Their simulator settings differ (sglang-omni vs vllm-omni: max running requests 48 vs 8), so the comparison is not shown fair") {
 		t.Errorf("first screen:\n%s", head)
 	}
+
+	// Verified: verify's finding of the same settings is not a caveat
+	// again; the fairness line says what follows from them, beside what
+	// was not observed, and SUMMARY.md (without the banner's list) lists
+	// them.
+	in.Verify = &verify.Report{Source: "evidence.tar.zst", Kind: "bundle", Pinned: true}
+	in.Verify.Checks = append(in.Verify.Checks, verify.Check{ID: verify.CheckFairness, Name: "fairness", Status: verify.Warn, Findings: []verify.Finding{
+		{Status: verify.Warn, Kind: verify.KindSimSettings, Path: "servers/", Reason: "not shown fair: max running requests 48 vs 8 (simulator settings): sglang-omni 48 (served: /v1/models benchseal_sim_settings.max_running (simulator settings)); vllm-omni 8 (served: /v1/models benchseal_sim_settings.max_running (simulator settings))"},
+		{Status: verify.Warn, Kind: verify.KindKnobNotObserved, Path: "servers/", Reason: "dtype: not observed on any target"},
+	}})
+	md := mdOf(t, in)
+	if n := strings.Count(md, "max running requests 48 vs 8"); n != 1 || strings.Contains(caveatsOf(md), "simulator settings") {
+		t.Errorf("the settings said %d times, want once, under the title:\n%s", n, md)
+	}
+	con := section(md, "Conclusion")
+	if !strings.Contains(con, "> **Not shown fair:** the simulator settings under the title differ; a lead may come from them, not an engine. **Fairness not observable:** dtype (on no target).") {
+		t.Errorf("the fairness line:\n%s", con)
+	}
+	if !strings.Contains(md[:strings.Index(md, "## Conclusion")], "Their simulator settings differ (sglang-omni vs vllm-omni: max running requests 48 vs 8).") {
+		t.Errorf("the banner, verified:\n%s", md)
+	}
+	var sum bytes.Buffer
+	if err := Summary(&sum, in); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sum.String(), "**Not shown fair:** their simulator settings differ (sglang-omni vs vllm-omni: max running requests 48 vs 8); a lead may come from them, not an engine.") {
+		t.Errorf("SUMMARY.md's fairness line:\n%s", sum.String())
+	}
+
+	in.Verify = nil
 	in.Servers[1].Probes[0].Body = models("sglang-omni", 8, 0)
 	if md := mdOf(t, in); strings.Contains(md, "settings differ") {
 		t.Errorf("alike settings named as differing:\n%s", md)
