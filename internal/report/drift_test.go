@@ -69,4 +69,3 @@ func TestDriftWidensNoise(t *testing.T) {
 		t.Errorf("another protocol: %v, want a ProtocolError", err)
 	}
 }
-
