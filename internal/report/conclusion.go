@@ -438,7 +438,11 @@ func (v *view) advice(r *verify.Report) []block {
 	}
 	var items [][]span
 	for _, e := range order {
-		items = append(items, []span{b(e.Name), t(" (" + strings.Join(served[e], ", ") + "): " + e.Knobs.Expose + ".")})
+		who := " (" + strings.Join(served[e], ", ") + ")" // the targets it serves, unless named as the engine
+		if len(served[e]) == 1 && served[e][0] == e.Name {
+			who = ""
+		}
+		items = append(items, []span{b(e.Name), t(who + ": " + e.Knobs.Expose + ".")})
 	}
 	if len(unknown) > 0 {
 		items = append(items, []span{b(strings.Join(unknown, ", ")), t(" " + v.tr("(engine not named by its /v1/models): %s.", strings.Join(engine.HowToExpose(), "; ")))})

@@ -19,7 +19,7 @@ func (v *view) evidence() []block {
 	}
 	if in.BundleSHA256 != "" {
 		out = append(out, para{spans: []span{
-			t(v.tr("Every number above is recomputed by benchseal from the raw per-request records sealed in the evidence bundle ")),
+			t(v.tr("The evidence bundle ")),
 			c(name), t(v.tr(", SHA-256 ")), c(in.BundleSHA256), t("."),
 		}})
 	} else {

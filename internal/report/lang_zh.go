@@ -246,9 +246,9 @@ var zh = map[string]string{
 	"Targets":               "目标",
 
 	// Evidence.
-	"Evidence": "证据",
-	"Every number above is recomputed by benchseal from the raw per-request records sealed in the evidence bundle ": "以上每个数字都由 benchseal 根据封存在证据包中的逐请求原始记录重新计算：证据包 ",
-	", SHA-256 ": "，SHA-256 ",
+	"Evidence":             "证据",
+	"The evidence bundle ": "证据包 ",
+	", SHA-256 ":           "，SHA-256 ",
 	"This report was made from a run directory, not a sealed bundle.": "本报告由运行目录生成，而非已封存的证据包。",
 	"Seal it before publishing (":                                     "发布前请先封存（",
 	") and publish the bundle, its SHA-256 and the public key.":       "），并发布证据包、其 SHA-256 和公钥。",

@@ -584,7 +584,7 @@ func TestAdviceOncePerEngine(t *testing.T) {
 	}
 	for _, want := range []string{
 		`- **vllm** (vllm-omni): start vLLM with VLLM\_SERVER\_DEV\_MODE=1`,
-		"- **sglang-omni** (sglang-omni): SGLang-Omni has no self-description, so record its launch command or its config.",
+		"- **sglang-omni**: SGLang-Omni has no self-description, so record its launch command or its config.",
 	} {
 		if n := strings.Count(md, want); n != 1 {
 			t.Errorf("%q said %d times, want once:\n%s", want, n, md)
