@@ -860,8 +860,9 @@ func (v *view) probeCaveats() [][]span {
 				"%s caches identical references and this run sent every reference clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure synthesising from new references.", p.Target))})
 		}
 		if p.CounterAgrees != nil && !*p.CounterAgrees {
+			// Beside the verdict it disagrees with, not a line of its own.
 			counter, hits, _ := claims.ProbeCounter(*p)
-			items = append(items, []span{b(v.tr("Cache probe and counter disagree:")), t(" " + v.tr("for %s, %s grew by %g over the probe while the latencies say %s.", p.Target, counter, hits, verdict))})
+			probed[len(probed)-1] += v.tr(", though its %s grew by %g over the probe: the latencies and the counter disagree", counter, hits)
 		}
 	}
 	if len(probed) > 0 {

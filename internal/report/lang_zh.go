@@ -347,8 +347,7 @@ var zh = map[string]string{
 	"Inflated by caching:": "因缓存而虚高：",
 	"%s caches identical audio and this run sent every clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure transcribing new audio.": "%s 会缓存相同的音频，而本次运行未加扰动地发送了每个片段（--no-perturb）：其数字因缓存而虚高，不代表转写新音频的速度。",
 	"%s was to be probed (the run asked for a cache probe), but the claims hold no probe for it: whether it caches identical audio is not observed.":                  "%s 本应接受缓存探测（本次运行要求了探测），但声明中没有它的探测结果：是否缓存相同音频未观测。",
-	"Cache probe and counter disagree:":                                "缓存探测与计数器不一致：",
-	"for %s, %s grew by %g over the probe while the latencies say %s.": "对 %s，%s 在探测期间增长了 %g，而延迟显示为%s。",
+	", though its %s grew by %g over the probe: the latencies and the counter disagree":                                                                               "，但其 %s 在探测期间增长了 %g：延迟与计数器不一致",
 	// Issue 14: where the time goes (server-side stages).
 	"Where the time goes":       "时间花在哪里",
 	"client latency":            "客户端延迟",
