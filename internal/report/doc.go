@@ -106,8 +106,8 @@
 // exists; the files the bundle holds are docs/bundle.md's), check 11's
 // time-stamps (their summary there when the check passed, in the checklist
 // otherwise), verify's checklist (the passed checks in one line, the
-// others with verify's summary, those said above, the fairness warnings
-// and an ephemeral signer's, by number), and the benchseal
+// others with verify's summary, the fairness warnings, said above, by
+// number), and the benchseal
 // version and binary that measured; where no repeat of any target carries
 // a server block, "Evidence" says "Server-side stages: not observed", why,
 // and which families each engine exposes (and with which flag).

@@ -85,8 +85,8 @@ func (v *view) evidence() []block {
 				continue
 			}
 			// Said above: the fairness warnings (the fairness line and
-			// the caveats), an ephemeral signer's (the key's paragraph).
-			if c.ID == verify.CheckFairness && c.Status == verify.Warn || c.ID == verify.CheckSignature && c.Status == verify.Warn && in.KeyEphemeral && in.KeyFingerprint != "" && hasUnpinned(r) && len(c.Findings) == 1 {
+			// the caveats).
+			if c.ID == verify.CheckFairness && c.Status == verify.Warn {
 				said = append(said, c.Status.String()+" "+strconv.Itoa(c.ID)+" "+c.Name)
 				continue
 			}
