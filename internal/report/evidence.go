@@ -64,15 +64,14 @@ func (v *view) evidence() []block {
 	}
 	// What the bundle holds is docs/bundle.md's; what it shows is said
 	// here, once.
-	shows := v.tr("its files unchanged since sealing (attestation.dsse.json signs each file's SHA-256; benchseal's docs/bundle.md lists them), every number following from the records, %sand the protocol run as declared; not that the records crossed the wire (the key holder could fabricate a consistent run, caught only where the servers' metrics and logs disagree), nor anything of other hardware, settings, audio or times.", fresh)
+	out = append(out, para{spans: []span{b(v.tr("What the evidence shows, and what it cannot:")), t(" " + v.tr("its files unchanged since sealing (attestation.dsse.json signs each file's SHA-256; benchseal's docs/bundle.md lists them), every number following from the records, %sand the protocol run as declared; not that the records crossed the wire (the key holder could fabricate a consistent run, caught only where the servers' metrics and logs disagree), nor anything of other hardware, settings, audio or times.", fresh))}})
 	if v.isTTS() {
-		what := v.tr("Nor that the produced audio is speech of the text, or what it sounded like: the records keep its facts (format, rate, seconds, RMS, longest silence, SHA-256), not the audio.")
+		what := v.tr("that the produced audio is speech of the text, or what it sounded like: the records keep its facts (format, rate, seconds, RMS, longest silence, SHA-256), not the audio; verify re-applies the success rule to those facts but cannot listen to it.")
 		if in.Run.Protocol.RoundTrip != nil {
-			what = v.tr("Nor what the produced audio sounded like beyond what the round trip's ASR server says it heard (roundtrip/): the records keep its facts (seconds, RMS, SHA-256), not the audio.")
+			what = v.tr("what the produced audio sounded like beyond what the round trip's ASR server says it heard (roundtrip/): the records keep its facts (seconds, RMS, SHA-256), not the audio.")
 		}
-		shows += " " + what
+		out = append(out, para{spans: []span{b(v.tr("What a tts bundle cannot show:")), t(" " + what)}})
 	}
-	out = append(out, para{spans: []span{b(v.tr("What the evidence shows, and what it cannot:")), t(" " + shows)}})
 	out = append(out, v.stagesNotObserved()...)
 	out = append(out, v.trustedTime()...)
 	if r := in.Verify; r != nil {
