@@ -25,6 +25,7 @@ func newReportCmd(e *env) *cobra.Command {
 		tsaCert                           string
 		check                             bool
 		compat                            string
+		with                              []string
 	)
 	cmd := &cobra.Command{
 		Use:   "report (BUNDLE.tar.zst | RUNDIR) [-o DIR] [--format md|html] [--lang en|zh]",
@@ -67,6 +68,13 @@ the report then says it was not verified.
 drift measured between runs of the same setup; internal/verdict says why): a
 lead of at most it is "within noise (±5 %)". The REPORT.md that run seals
 uses the default.
+
+--with OTHER (repeatable) names a repeated run of the same setup (same
+protocol and targets; a bundle or a run directory; a bundle is verified with the key and time-stamp certificates
+it carries): the drift of each target's median throughput between the runs,
+at every level at steady state in both, is measured, and where it exceeds
+the minimum effect it is the noise bound instead; the rule says which bound
+applied and the drift it measured.
 
 --lang zh writes the report in Chinese; the numbers and verdict rules are
 the same.`,
@@ -118,6 +126,11 @@ the same.`,
 					return err
 				}
 			}
+			if len(with) > 0 {
+				if in.Drift, err = measureDrift(cmd.Context(), e, args[0], in, with, check); err != nil {
+					return err
+				}
+			}
 			if err := writeReport(e, in, out, format, cmd.Flags().Changed("format")); err != nil {
 				return err
 			}
@@ -140,8 +153,38 @@ the same.`,
 	cmd.Flags().StringVar(&minEffect, "min-effect", "5%", "the smallest lead the conclusion names; a lead of at most this is \"within noise\", e.g. 5%")
 	cmd.Flags().StringVar(&key, "key", "", "the public `KEY` that must have signed the bundle (needed when the bundle does not carry its key)")
 	cmd.Flags().StringVar(&tsaCert, "tsa-cert", "", "the time-stamping authority's certificate chain (PEM) a pre-registered run's tokens must chain to")
+	cmd.Flags().StringArrayVar(&with, "with", nil, "a repeated run of the same setup, `OTHER` (bundle or run directory; repeatable): the drift between the runs widens the noise bound")
 	compatFlag(cmd, &compat, "print the figures (a Markdown table on stdout, after the report)")
 	return cmd
+}
+
+// measureDrift loads the runs of --with (each verified when check, with
+// the key and time-stamp certificates it carries) and measures their
+// drift from in.
+func measureDrift(ctx context.Context, e *env, src string, in report.Input, with []string, check bool) (*report.Drift, error) {
+	var others []report.Input
+	for _, w := range with {
+		o, err := loadReport(e, w)
+		if err != nil {
+			return nil, err
+		}
+		if check {
+			failed, err := verifyForReport(ctx, e, w, "", "", &o)
+			if err != nil {
+				return nil, err
+			}
+			if failed {
+				return nil, withHint(fmt.Errorf("report: --with %s failed verification", w), "run benchseal verify %s for every finding", w)
+			}
+		}
+		others = append(others, o)
+	}
+	d, err := report.MeasureDrift(in, others)
+	if err != nil {
+		return nil, withHint(fmt.Errorf("report: --with: %w", err), "--with takes repeated runs of this run's setup: the same protocol and targets")
+	}
+	infof(e.stderr, "drift between %s and %d other run(s): up to %.1f %% (%s at C = %d)", src, d.Runs, 100*d.Max, d.Target, d.Level)
+	return d, nil
 }
 
 func writeReport(e *env, in report.Input, out, format string, formatSet bool) error {

@@ -229,18 +229,18 @@ func (v *view) conclusion() []block {
 		return nil
 	}
 	out := append([]block{heading{2, v.tr("Conclusion")}}, v.verdictPairs()...)
-	out = append(out, v.fairnessLine()...)
-	rule := v.tr("Rule: the ratio of the medians over repeats of successful requests per second, first-named target over second (above 1× the first is faster).")
+	out = append(out, v.fairnessLine(false)...)
+	rule := v.tr("Rule: the ratio of the medians over repeats of successful requests per second, first target over second.")
 	switch {
 	case len(v.latencies) > 0:
-		rule += v.tr(" The interval is a seeded bootstrap over requests within repeats and over repeats (throughput scaled by mean latency).")
+		rule += v.tr(" Interval: a seeded bootstrap over requests and repeats (throughput scaled by mean latency).")
 	case v.repeats < verdict.MinBootstrapRepeats:
 		rule += v.tr(" The interval is the range of the ratio over repeats (records not read; below %d repeats a bootstrap has too few distinct values to mean 95 %%).", verdict.MinBootstrapRepeats)
 	default:
 		rule += v.tr(" The interval is a seeded bootstrap over repeats only (records not read).")
 	}
-	rule += v.tr(" It covers this run's repeats only, not the drift between runs: a lead of at most %s (the minimum effect) is within noise.", pctShort(verdict.Options{MinEffect: v.in.MinEffect}.Effect()))
-	rule += v.tr(" No lead from overlapping repeats, one repeat, or a level not at steady state (a repeat's mean in flight below 0.9·C, or all C busy under 80 % of its window); not comparable: a target that failed more than 1 % of its requests, counted cache hits although every request was distinct, or answered from its cache without perturbation.")
+	rule += v.noiseRule()
+	rule += v.tr(" No lead from overlapping repeats, one repeat, or a level short of steady state (mean in flight below 0.9·C, or all C busy under 80 % of the window); not comparable: over 1 % of requests failed, cache hits on distinct requests, or cached answers without perturbation.")
 	out = append(out, para{spans: []span{t(rule)}})
 	return out
 }
@@ -311,7 +311,7 @@ func (v *view) pair(a, bn string) []block {
 			continue
 		}
 		lo, hi = repeatSpan(lo, hi, la, lb)
-		r := verdict.Compare(v.side(a, la), v.side(bn, lb), verdict.Options{MinEffect: v.in.MinEffect})
+		r := verdict.Compare(v.side(a, la), v.side(bn, lb), v.verdictOptions())
 		basis = max(basis, r.Basis)
 		lv = append(lv, levelVerdict{c, r})
 		iv := "—"
@@ -397,7 +397,7 @@ func (v *view) caveats() []block {
 	if r != nil {
 		items = append(items, v.findings(r, false)...)
 	}
-	if v.in.KeyEphemeral && (r == nil || !hasUnpinned(r)) {
+	if v.in.KeyEphemeral && v.in.KeyFingerprint == "" && (r == nil || !hasUnpinned(r)) {
 		items = append(items, []span{b(v.tr("Unpinned key:")), t(" " + v.tr("the bundle was signed with an ephemeral key whose public half it carries, so the signature shows the bundle unchanged since sealing, not who sealed it."))})
 	}
 	if len(items) == 0 {
@@ -438,7 +438,11 @@ func (v *view) advice(r *verify.Report) []block {
 	}
 	var items [][]span
 	for _, e := range order {
-		items = append(items, []span{b(e.Name), t(" (" + strings.Join(served[e], ", ") + "): " + e.Knobs.Expose + ".")})
+		who := " (" + strings.Join(served[e], ", ") + ")" // the targets it serves, unless named as the engine
+		if len(served[e]) == 1 && served[e][0] == e.Name {
+			who = ""
+		}
+		items = append(items, []span{b(e.Name), t(who + ": " + e.Knobs.Expose + ".")})
 	}
 	if len(unknown) > 0 {
 		items = append(items, []span{b(strings.Join(unknown, ", ")), t(" " + v.tr("(engine not named by its /v1/models): %s.", strings.Join(engine.HowToExpose(), "; ")))})
@@ -446,7 +450,7 @@ func (v *view) advice(r *verify.Report) []block {
 	if len(items) == 0 {
 		return nil
 	}
-	return []block{para{spans: []span{b(v.tr("To observe what was not observed:")), t(" " + v.tr("what each engine needs, once for everything above."))}}, bullets{items: items}}
+	return []block{para{spans: []span{b(v.tr("To observe what was not observed:"))}}, bullets{items: items}}
 }
 
 // hasAdvice says a warning or failure of r carries advice (Finding.Advice).
@@ -505,7 +509,7 @@ func (v *view) findings(r *verify.Report, fairness bool) [][]span {
 				said++
 				continue
 			}
-			if _, ok := notObservedFact(f); ok && fairness && f.Status == verify.Warn {
+			if _, ok := v.notObservedFact(f); ok && fairness && f.Status == verify.Warn {
 				said++ // one line: the conclusion's, or the box's first (fairnessCaveat)
 				continue
 			}
@@ -580,7 +584,7 @@ func (v *view) claimCaveats() [][]span {
 			}
 		}
 		if len(parts) > 0 {
-			items = append(items, []span{b(v.tr("Errors:")), t(" " + v.tr("%s failed more than 1 %% of its requests: %s. Its latency and throughput are of the requests that succeeded.", tg, strings.Join(parts, "; ")))})
+			items = append(items, []span{b(v.tr("Errors:")), t(" " + v.tr("%s failed more than 1 %% of its requests: %s.", tg, strings.Join(parts, "; ")))})
 		}
 	}
 	var few, single []string
@@ -746,7 +750,7 @@ func (v *view) clientCaveats() [][]span {
 	if idleMax >= 0 {
 		own += v.tr(" and its workers were idle %.1f %% of the time", idleMax)
 	}
-	return [][]span{{b(v.tr("Client host busy:")), t(" " + v.tr("the client host was busy (%s) but %s: the load it sent is not in doubt.", strings.Join(facts, "; "), own))}}
+	return [][]span{{b(v.tr("Client host busy:")), t(" " + v.tr("%s, but %s: the load it sent is not in doubt.", strings.Join(facts, "; "), own))}}
 }
 
 // steadyKnown says whether claims.json carries every repeat's steady-state
@@ -804,7 +808,7 @@ func (v *view) steadyCaveats() [][]span {
 	}
 	var items [][]span
 	if len(parts) > 0 {
-		items = append(items, []span{b(v.tr("Not at steady state:")), t(" " + v.tr("%s: partly ramp and drain, so no lead is claimed there.", strings.Join(parts, "; ")))})
+		items = append(items, []span{b(v.tr("Not at steady state:")), t(" " + v.tr("%s: partly ramp and drain.", strings.Join(parts, "; ")))})
 	}
 	if unknown && v.in.Run.Protocol.Mode != schemas.ModeOpen { // an open loop has no C to be steady at: kept-up is its test
 		items = append(items, []span{b(v.tr("Steady state not checked:")), t(" " + v.tr("claims.json carries no mean in flight (not computed by the build that sealed it), so whether each level reached steady state was not checked here; benchseal verify recomputes it from the records."))})
@@ -856,8 +860,9 @@ func (v *view) probeCaveats() [][]span {
 				"%s caches identical references and this run sent every reference clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure synthesising from new references.", p.Target))})
 		}
 		if p.CounterAgrees != nil && !*p.CounterAgrees {
+			// Beside the verdict it disagrees with, not a line of its own.
 			counter, hits, _ := claims.ProbeCounter(*p)
-			items = append(items, []span{b(v.tr("Cache probe and counter disagree:")), t(" " + v.tr("for %s, %s grew by %g over the probe while the latencies say %s.", p.Target, counter, hits, verdict))})
+			probed[len(probed)-1] += v.tr(", though its %s grew by %g over the probe: the latencies and the counter disagree", counter, hits)
 		}
 	}
 	if len(probed) > 0 {

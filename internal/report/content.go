@@ -276,11 +276,11 @@ func (v *view) metric() string {
 
 // rtfxCaption is the RTFx table's caption: seconds of audio transcribed
 // (ASR), or produced (tts, whose records count the audio produced).
-func (v *view) rtfxCaption(rep string) string {
+func (v *view) rtfxCaption() string {
 	if v.in.Run.Protocol.SuccessRule == task.TTSSuccessRule {
-		return v.tr("RTFx, seconds of audio produced per second of wall time: median [min–max] over %s; (N %% failed) where requests failed.", rep)
+		return v.tr("RTFx, seconds of audio produced per second of wall time.")
 	}
-	return v.tr("RTFx, seconds of audio transcribed per second of wall time: median [min–max] over %s; (N %% failed) where requests failed.", rep)
+	return v.tr("RTFx, seconds of audio transcribed per second of wall time.")
 }
 
 // build lays out the whole report: a failed verification first, then the
@@ -402,7 +402,7 @@ func (v *view) cacheProof() []span {
 		s = append(s, t(" "+v.tr("Whether %s answered from a cache is not observable (no cache-hit counter).", strings.Join(unseen, ", "))))
 	}
 	if v.noInputItems() < len(v.in.Run.Corpus) {
-		s = append(s, t(" "+v.tr("The variants follow from the run's seed (%d in run.json): a run with the same seed, corpus and levels re-sends the same variants, which a server that kept its cache could answer from memory.", v.in.Run.Seed)))
+		s = append(s, t(" "+v.tr("The variants follow from the run's seed (%d in run.json): a rerun with it re-sends them, which a cache kept between runs could answer.", v.in.Run.Seed)))
 	}
 	return s
 }
@@ -427,8 +427,8 @@ func (v *view) perturbedSpans() []span {
 	n, all := v.noInputItems(), len(v.in.Run.Corpus)
 	switch {
 	case n == 0:
-		return []span{t(v.byTask("Within this run, every request sent a distinct copy of its clip with one PCM sample changed by one LSB.",
-			"Within this run, every request sent a distinct copy of its reference clip with one PCM sample changed by one LSB."))}
+		return []span{t(v.byTask("Within this run, every request sent a distinct copy of its clip (one PCM sample changed by one LSB).",
+			"Within this run, every request sent a distinct copy of its reference clip (one PCM sample changed by one LSB)."))}
 	case n == all:
 		return []span{b(v.tr("Nothing was perturbed:")), t(" " + v.tr("no item of the corpus has a reference clip (named voices), so every request was sent unchanged and a cache keyed by the text and voice could answer repeats; whether one did is not observed."))}
 	}
@@ -458,9 +458,12 @@ func (v *view) warnings() []block {
 	if sim := v.simulated(); len(sim) > 0 {
 		spans := []span{
 			b(v.tr("Simulated servers.")),
-			t(" " + v.tr("%s answered as benchseal's simulator (benchseal sim: its /v1/models names the persona it imitates): these figures measure the simulator, not an engine, and need no GPU.", strings.Join(sim, ", "))),
+			t(" " + v.tr("%s answered as benchseal's simulator (benchseal sim, named in its /v1/models): these figures measure the simulator, not an engine.", strings.Join(sim, ", "))),
 		}
-		if names, diff := v.simSettingsDiffer(); len(diff) > 0 {
+		if names, diff := v.simSettingsDiffer(); len(diff) > 0 && v.in.Verify != nil {
+			// The fairness line says what follows from it.
+			spans = append(spans, t(" "+v.tr("Their simulator settings differ (%s: %s).", strings.Join(names, " vs "), strings.Join(diff, "; "))))
+		} else if len(diff) > 0 {
 			spans = append(spans, t(" "+v.tr("Their simulator settings differ (%s: %s), so the comparison is not shown fair: a simulated result is what its settings make it.",
 				strings.Join(names, " vs "), strings.Join(diff, "; "))))
 		}
@@ -526,7 +529,10 @@ func (v *view) simulated() []string {
 			if sc.Target != t.Name {
 				continue
 			}
-			if p := verify.SimulatedPersona(sc); p != "" {
+			if p := verify.SimulatedPersona(sc); p == t.Name {
+				out = append(out, t.Name)
+				break
+			} else if p != "" {
 				out = append(out, v.tr("%s (the %s persona)", t.Name, p))
 				break
 			}
@@ -637,7 +643,7 @@ func (v *view) summary() []span {
 	} else {
 		s = append(s, b(v.byTask("Perturbation was OFF: repeated clips sent identical bytes.", "Perturbation was OFF: repeated items sent identical reference clips.")))
 	}
-	s = append(s, t(v.tr(" Tables show the median over repeats, with [min–max] where repeats differ, and the share of failed requests where any failed; — marks a level without a successful request.")))
+	s = append(s, t(v.tr(" Tables show the median over repeats, [min–max] where repeats differ, (N % failed) where any failed, and — where none succeeded.")))
 	return s
 }
 
@@ -715,12 +721,11 @@ func (v *view) performance() []block {
 		return []block{heading{2, v.tr("Results")}, para{spans: []span{t(v.tr("claims.json holds no measured level."))}}}
 	}
 	n := len(v.targets) + 1
-	rep := v.plural(v.repeats, "%d repeat", "%d repeats")
 	out := []block{
 		heading{2, v.tr("Throughput")},
 		v.fig(Throughput),
 		table{
-			caption: v.tr("Successful requests per second: median [min–max] over %s; (N %% failed) where requests failed.", rep),
+			caption: v.tr("Successful requests per second."),
 			header:  v.byTargetHeader(), right: allRight(n),
 			rows: v.levelsRows(func(l *schemas.LevelClaims) string {
 				return v.measured(l, spread(l.Median.ReqPerS, l.Min.ReqPerS, l.Max.ReqPerS))
@@ -729,7 +734,7 @@ func (v *view) performance() []block {
 		heading{2, v.byTask("Real-time factor", "Audio produced per second")},
 		v.fig(RTFx),
 		table{
-			caption: v.rtfxCaption(rep),
+			caption: v.rtfxCaption(),
 			header:  v.byTargetHeader(), right: allRight(n),
 			rows: v.levelsRows(func(l *schemas.LevelClaims) string {
 				return v.measured(l, spreadX(deref(l.Median.RTFx), deref(l.Min.RTFx), deref(l.Max.RTFx)))
@@ -764,7 +769,6 @@ func (v *view) performance() []block {
 	for _, p := range pcts {
 		header = append(header, "p"+strconv.FormatFloat(p.p, 'f', -1, 64))
 	}
-	header = append(header, v.tr("failed"))
 	var rows [][]string
 	few := false
 	for _, c := range v.levels {
@@ -803,20 +807,17 @@ func (v *view) performance() []block {
 					row = append(row, cell)
 				}
 			}
-			req, _, failed := tally(l)
-			if failed == 0 {
-				row = append(row, "0")
-			} else {
-				row = append(row, pctShort(failedShare(l))+" ("+strconv.Itoa(failed)+"/"+strconv.Itoa(req)+")")
+			if _, _, failed := tally(l); failed > 0 {
+				row[1] += " " + v.tr("(%s failed)", pctShort(failedShare(l)))
 			}
 			rows = append(rows, row)
 		}
 	}
 	right := allRight(len(header))
 	right[1] = false
-	caption := v.tr("Latency of successful requests in seconds (request sent to response read): median [min–max] over %s, with the failed share of requests beside them.", rep)
+	caption := v.tr("Latency of successful requests in seconds, request sent to response read.")
 	if few {
-		caption += v.tr(" * rests on fewer successful requests per repeat than bound the percentile at 95 %% (pⁿ ≤ 0.025: p50 needs %d, p90 %d, p99 %d), so replay and compare call it UNSTABLE: a tail, not a measurement of one.",
+		caption += v.tr(" * fewer successful requests per repeat than bound the percentile at 95 %% (pⁿ ≤ 0.025: p50 needs %d, p90 %d, p99 %d): a tail, not a measurement (UNSTABLE in replay and compare).",
 			claims.StableRequests(0.50), claims.StableRequests(0.90), claims.StableRequests(0.99))
 	}
 	out = append(out, table{caption: caption, header: header, right: right, rows: rows})
@@ -866,14 +867,13 @@ func (v *view) accuracy() []block {
 	switch {
 	case rt != nil:
 		covered = v.tr("What %s (model %s) heard of each answer after the sweep, against the text the request spoke; an answer it did not hear is not scored. The figure measures the synthesiser and this recogniser together.", rt.ASR, rt.Model)
-	case refs == len(v.in.Run.Corpus):
-		covered = v.tr("Every request had a reference: all %d clips of the corpus have one.", refs)
+	case refs == len(v.in.Run.Corpus): // the protocol's paragraph says so
 	default:
 		covered = v.tr("Only requests for the %d of %d clips with a reference transcript are scored.", refs, len(v.in.Run.Corpus))
 	}
 	deaf := v.notHeard()
 	out = append(out, table{
-		caption: v.tr("%s of the successful measured requests, median [min–max] over %s.", unit, v.plural(v.repeats, "%d repeat", "%d repeats")) + " " + covered,
+		caption: strings.TrimSpace(v.tr("%s of the successful measured requests.", unit) + " " + covered),
 		header:  v.byTargetHeader(), right: allRight(len(v.targets) + 1),
 		rows: v.levelsRows(func(l *schemas.LevelClaims) string {
 			if l.Median.Quality == nil {
@@ -1021,7 +1021,7 @@ func (v *view) cache() []block {
 		same = append(same, tg+" "+first)
 	}
 	if len(same) == len(v.targets) {
-		return []block{heading{2, v.tr("Server cache hits")}, para{spans: []span{t(v.tr("Growth of each server's cache-hit counter during measurement (from its /metrics), at every level: %s (\"not observable\": the server exposes no such counter). With perturbation on, any hit means the server reused work across distinct inputs.", strings.Join(same, ", ")))}}}
+		return []block{heading{2, v.tr("Server cache hits")}, para{spans: []span{t(v.tr("Growth of each server's cache-hit counter during measurement (from its /metrics), at every level: %s. With perturbation on, any hit means the server reused work across distinct inputs.", strings.Join(same, ", ")))}}}
 	}
 	return []block{heading{2, v.tr("Server cache hits")}, table{
 		caption: v.tr("Growth of the server's cache-hit counter during measurement (from its /metrics), median [min–max] over repeats; \"not observable\" where the server exposes no such counter. With perturbation on, any hit means the server reused work across distinct inputs."),
@@ -1082,6 +1082,30 @@ func (v *view) telemetry() []block {
 	if len(used) == 0 {
 		used = cols // every window too short: say so in each column
 	}
+	caption := v.tr("Sampled during measurement on the client machine, median over repeats.")
+	note := ""
+	if notes {
+		note = v.tr(" \"not observed\": the measured window held fewer than 2 samples; a shorter --sample-interval samples it.")
+	}
+	caption += note
+	if len(used) == 1 && !multi && !notes {
+		// One figure: a level's row holds every target's, as the
+		// throughput table does.
+		return []block{heading{2, v.tr("Telemetry")}, table{
+			caption: v.tr("%s, sampled during measurement on the client machine: median over repeats.", upperFirst(v.tr(used[0].name))) + note,
+			header:  v.byTargetHeader(), right: allRight(len(v.targets) + 1),
+			rows: v.levelsRows(func(l *schemas.LevelClaims) string {
+				switch p := used[0].get(&l.Median); {
+				case p == nil && l.Median.TelemetryNote != "":
+					return v.tr(l.Median.TelemetryNote)
+				case p == nil:
+					return "–"
+				default:
+					return used[0].fmt(*p)
+				}
+			}),
+		}}
+	}
 	header := []string{v.tr("target"), v.levelHeader()}
 	right := []bool{false, true}
 	for _, cl := range used {
@@ -1122,12 +1146,8 @@ func (v *view) telemetry() []block {
 			rows = append(rows, row)
 		}
 	}
-	caption := v.tr("Sampled during measurement on the client machine, median over repeats.")
 	if multi {
 		caption += v.tr(" For a target on several GPUs, memory and power peaks are the largest sum over its GPUs at one sampling instant (not one GPU's reading); each GPU's own peak follows in brackets.")
-	}
-	if notes {
-		caption += v.tr(" \"not observed\": the measured window held fewer than 2 samples; a shorter --sample-interval samples it.")
 	}
 	return []block{heading{2, v.tr("Telemetry")}, table{caption: caption, header: header, right: right, rows: rows}}
 }

@@ -212,7 +212,7 @@ func TestVerifyFailureFirst(t *testing.T) {
 			t.Errorf("caveats lack %q:\n%s", want, cav)
 		}
 	}
-	if !strings.Contains(section(m, "Evidence"), "PASS 1 archive\nFAIL 2. signature: wrong key\nWARN 8. fairness: its findings are the fairness line and the caveats above\n") {
+	if !strings.Contains(section(m, "Evidence"), "PASS 1 archive\nFAIL 2. signature: wrong key\nWARN 8 fairness: said above\n") {
 		t.Error("the checklist is not in the evidence section")
 	}
 	in.Verify.Failed, in.Verify.Checks[1].Status, in.Verify.Checks[1].Findings = 0, verify.Pass, nil
@@ -261,9 +261,9 @@ func TestFailuresShown(t *testing.T) {
 	md, _, _ := render(t, in)
 	m := string(md)
 	for _, want := range []string{
-		"| 16 | 8.00 \\[7.76–8.24\\] | — |",                  // throughput
-		"| 16 | 52.0× \\[50.4×–53.6×\\] | — |",               // RTFx
-		"| 16 | vllm-omni | — | — | — | 100 % (1536/1536) |", // latency
+		"| 16 | 8.00 \\[7.76–8.24\\] | — |",             // throughput
+		"| 16 | 52.0× \\[50.4×–53.6×\\] | — |",          // RTFx
+		"| 16 | vllm-omni (100 % failed) | — | — | — |", // latency
 		"| 16 | — | — | not comparable: vllm-omni had no successful request |",
 		"vllm-omni failed more than 1 % of its requests: 100 % at C = 16 (http 1536)",
 		"**Fewer requests than C:** at C = 8 ",

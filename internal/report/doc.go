@@ -20,7 +20,10 @@
 //     so a level where the second is faster reads below 1×), its
 //     bootstrap interval and a verdict in words, all by internal/verdict's
 //     rule (a lead not above Input.MinEffect, default 5 %, is "within
-//     noise"), with a one-line summary
+//     noise"; where Input.Drift, the drift measured between this run and
+//     repeated runs of its setup (drift.go, benchseal report --with), is
+//     larger, it is the bound, and the rule says which bound applied and
+//     the drift), with a one-line summary
 //     grouping levels of the same verdict. The interval's column header
 //     and the rule paragraph say what the interval rests on and that it
 //     covers this run's repeats only (the drift between runs is what the
@@ -38,7 +41,10 @@
 //     tokens"), never a verdict;
 //   - below the verdicts, one line on fairness (fairness_view.go): "Not
 //     shown fair" where verify's fairness check found a fact that differs
-//     between the targets (a knob set otherwise, another GPU model);
+//     between the targets (a knob set otherwise, another GPU model); where
+//     the only such facts are simulator settings, which the banner under
+//     the title lists, the line says so and names beside it what was not
+//     observed;
 //     where it only found settings, GPUs or cache counters not observed,
 //     "Fairness not observable: GPU model (…); max running requests,
 //     dtype (on no target); prefix caching (on b)", each such finding
@@ -61,7 +67,8 @@
 //     observable, the last only when verify's fairness check did not run,
 //     since it says the same; every probed target's cache-probe verdict in
 //     one line), then verify's other warnings and failures
-//     (an unpinned key); "Not verified" when verify did not run. Below the
+//     (an unpinned key, unless it is the ephemeral key the evidence's key
+//     paragraph names); "Not verified" when verify did not run. Below the
 //     box, once, how to observe what was not observed, one line per engine
 //     of the targets (internal/engine's Knobs.Expose, with the targets it
 //     serves, from their /v1/models);
@@ -77,7 +84,8 @@
 // and the numbers: requests per second and RTFx (in ×) as "median
 // [min–max]" over repeats with "(N % failed)" beside every cell of a level
 // where requests failed; latency p50/p90/p99, one row per level and
-// target, each "median [min–max]", with the failed share in the row, a
+// target, each "median [min–max]", with the failed share beside the
+// target's name (the errors table counts them), a
 // percentile marked "*" where a repeat has fewer successful requests than
 // claims.StableRequests (pⁿ ≤ 0.025, the rule replay and compare call
 // UNSTABLE by: p99 needs 368), the count named once in the caption; "—"
@@ -87,17 +95,19 @@
 // is "not heard" in its cell and a "Not heard" line, never an accuracy
 // figure); errors by class; cache hits ("not
 // observable" without a counter; one sentence where every target's is
-// the same at every level); telemetry (memory and power peaks of
+// the same at every level); telemetry (one figure, host CPU alone: a
+// row per level with every target's, as throughput; memory and power peaks of
 // a target on several GPUs marked as sums with each GPU's own peak beside
 // them; a window claims marks "not observed" says so in its cells); the environment; the servers'
-// own descriptions; and "Evidence": what the bundle seals, its SHA-256 and
-// key fingerprint (with what an ephemeral key does and does not prove),
-// the benchseal verify and stock cosign commands, what the evidence cannot
-// show (a consistent fabrication by the key holder is caught only where
-// server-side evidence exists), check 11's time-stamps (their summary
-// there when the check passed, in the checklist otherwise), verify's
-// checklist (the passed checks in one line, the others with verify's
-// summary), and the benchseal
+// own descriptions; and "Evidence": its SHA-256 and key fingerprint (with
+// what an ephemeral key does and does not prove), the benchseal verify and
+// stock cosign commands, what the evidence shows and cannot (a consistent
+// fabrication by the key holder is caught only where server-side evidence
+// exists; the files the bundle holds are docs/bundle.md's), check 11's
+// time-stamps (their summary there when the check passed, in the checklist
+// otherwise), verify's checklist (the passed checks in one line, the
+// others with verify's summary, the fairness warnings, said above, by
+// number), and the benchseal
 // version and binary that measured; where no repeat of any target carries
 // a server block, "Evidence" says "Server-side stages: not observed", why,
 // and which families each engine exposes (and with which flag).
@@ -160,8 +170,10 @@
 //     bounds (StageStat.P50LeS, P95LeS: the bound of the bucket holding
 //     the rank; a median of bounds bounds the median of the percentiles),
 //     shown "≤ X", or "above the buckets" where a repeat's rank lay in
-//     +Inf; the client's cell is the median of its exact latency_p50_s,
-//     latency_p95_s. They are as fine as the buckets, and the paragraph
+//     +Inf; the client's percentiles are the latency table's, not
+//     repeated. A column whose every cell is one bound, p50 and p95 alike,
+//     is a sentence ("≤ 300 ms at every level, one bucket"), and a
+//     table of nothing else is none. They are as fine as the buckets, and the paragraph
 //     says how fine of the families the target's table is read from, in
 //     the words of internal/engine's table (vLLM's finest latency bucket
 //     is 0.3 s, SGLang-Omni's 0.005 s; nothing for a family it does not

@@ -19,7 +19,7 @@ func (v *view) evidence() []block {
 	}
 	if in.BundleSHA256 != "" {
 		out = append(out, para{spans: []span{
-			t(v.tr("Every number above is recomputed by benchseal from the raw per-request records sealed in the evidence bundle ")),
+			t(v.tr("The evidence bundle ")),
 			c(name), t(v.tr(", SHA-256 ")), c(in.BundleSHA256), t("."),
 		}})
 	} else {
@@ -29,8 +29,6 @@ func (v *view) evidence() []block {
 			t(v.tr(") and publish the bundle, its SHA-256 and the public key.")),
 		}})
 	}
-	out = append(out, para{spans: []span{b(v.tr("What is sealed:")), t(" " + v.byTask("run.json (protocol, targets), one record per request with its timings, status, transcript and perturbed sample (records/), the clips (inputs/, unless sealed without audio), the servers' descriptions and metrics (servers/), the client machine and GPU (env/), telemetry/ and claims.json, each file's SHA-256 in the signed in-toto statement attestation.dsse.json.",
-		"run.json (protocol, targets, texts), one record per request with its timings, status, the produced audio's facts (format, rate, seconds, RMS, longest silence, SHA-256; not the audio) and perturbed sample (records/), the reference clips (inputs/, unless sealed without audio), the servers' descriptions and metrics (servers/), the client machine and GPU (env/), telemetry/ and claims.json, each file's SHA-256 in the signed in-toto statement attestation.dsse.json."))}})
 
 	key := "KEY.pub"
 	if in.KeyEphemeral {
@@ -64,7 +62,9 @@ func (v *view) evidence() []block {
 	case n > 0: // named voices were sent unchanged
 		fresh = v.tr("that every request of an item with a reference clip sent a reference clip no server had seen before, ")
 	}
-	out = append(out, para{spans: []span{b(v.tr("What the evidence shows, and what it cannot:")), t(" " + v.tr("its files unchanged since sealing, every number following from the records, %sand the protocol run as declared; not that the records are what crossed the wire (the key holder could fabricate a consistent run, caught only where the servers' own metrics and logs disagree), nor anything about other hardware, settings, audio or times.", fresh))}})
+	// What the bundle holds is docs/bundle.md's; what it shows is said
+	// here, once.
+	out = append(out, para{spans: []span{b(v.tr("What the evidence shows, and what it cannot:")), t(" " + v.tr("its files unchanged since sealing (attestation.dsse.json signs each file's SHA-256; benchseal's docs/bundle.md lists them), every number following from the records, %sand the protocol run as declared; not that the records crossed the wire (the key holder could fabricate a consistent run, caught only where the servers' metrics and logs disagree), nor anything of other hardware, settings, audio or times.", fresh))}})
 	if v.isTTS() {
 		what := v.tr("that the produced audio is speech of the text, or what it sounded like: the records keep its facts (format, rate, seconds, RMS, longest silence, SHA-256), not the audio; verify re-applies the success rule to those facts but cannot listen to it.")
 		if in.Run.Protocol.RoundTrip != nil {
@@ -76,23 +76,28 @@ func (v *view) evidence() []block {
 	out = append(out, v.trustedTime()...)
 	if r := in.Verify; r != nil {
 		// Passed checks in one line; the others with what verify said.
-		var passed []string
+		var passed, said []string
 		var lines []string
 		for _, c := range r.Checks {
 			if c.Status == verify.Pass {
 				passed = append(passed, strconv.Itoa(c.ID)+" "+c.Name)
 				continue
 			}
-			summary := c.Summary
+			// Said above: the fairness warnings (the fairness line and
+			// the caveats).
 			if c.ID == verify.CheckFairness && c.Status == verify.Warn {
-				summary = v.tr("its findings are the fairness line and the caveats above")
+				said = append(said, c.Status.String()+" "+strconv.Itoa(c.ID)+" "+c.Name)
+				continue
 			}
-			lines = append(lines, c.Status.String()+" "+strconv.Itoa(c.ID)+". "+c.Name+": "+summary)
+			lines = append(lines, c.Status.String()+" "+strconv.Itoa(c.ID)+". "+c.Name+": "+c.Summary)
 		}
 		if len(passed) > 0 {
 			lines = append([]string{verify.Pass.String() + " " + strings.Join(passed, ", ")}, lines...)
 		}
-		out = append(out, para{spans: []span{t(v.tr("benchseal verify said (benchseal verify prints each check in full):"))}}, codeBlock{strings.Join(lines, "\n")})
+		if len(said) > 0 {
+			lines = append(lines, strings.Join(said, ", ")+v.tr(": said above"))
+		}
+		out = append(out, para{spans: []span{t(v.tr("benchseal verify said (it prints each check in full):"))}}, codeBlock{strings.Join(lines, "\n")})
 	}
 	tool := in.Run.Tool
 	s := []span{t(v.tr("Measured by ")), c(orDash(tool.Name) + " " + orDash(tool.Version))}
@@ -133,7 +138,7 @@ func (v *view) trustedTime() []block {
 		if c.Status == verify.Pass {
 			when = " " + c.Summary + "."
 		}
-		return []block{para{warn: unpinned != "", spans: []span{b(v.tr("Time-stamps:")), t(when + unpinned + " " + v.tr("A time-stamping authority dated the run's plan (protocol, seed, clips, targets, key) before its first request and the evidence after its last: the seed was fixed before any result and the bundle not assembled later; not that this was the only run (several can be pre-registered, the best published)."))}}}
+		return []block{para{warn: unpinned != "", spans: []span{b(v.tr("Time-stamps:")), t(when + unpinned + " " + v.tr("So the plan (protocol, seed, clips, targets, key) was fixed before any result and the bundle not assembled later; not that this was the only run pre-registered."))}}}
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ type unseenFact struct{ what, who, cause string }
 
 // notObservedFact reads f as a fairness finding of something not
 // observed, by verify's words for it (fairness.go, gpu_index.go).
-func notObservedFact(f verify.Finding) (unseenFact, bool) {
+func (v *view) notObservedFact(f verify.Finding) (unseenFact, bool) {
 	r := f.Reason
 	switch {
 	case f.Kind == verify.KindKnobNotObserved:
@@ -34,6 +34,16 @@ func notObservedFact(f verify.Finding) (unseenFact, bool) {
 			return unseenFact{r[:i], "", ""}, true
 		}
 		if j := strings.Index(rest, ", so it cannot be compared"); j >= 0 {
+			return unseenFact{r[:i], rest[:j], ""}, true
+		}
+		// A tts run's speech knob (initial codec chunk frames): where
+		// to set it is its cause.
+		if j := strings.Index(rest, ", so the targets' first audio cannot be compared"); j >= 0 {
+			if k := strings.Index(rest, "both engines take "); k >= 0 {
+				if e := strings.Index(rest[k:], " per request"); e >= 0 {
+					return unseenFact{r[:i], rest[:j], v.tr("request field %s", rest[k+len("both engines take "):k+e])}, true
+				}
+			}
 			return unseenFact{r[:i], rest[:j], ""}, true
 		}
 	case f.Kind == verify.KindGPUNotObserved:
@@ -83,7 +93,7 @@ func (v *view) fairnessFacts() (differs bool, unseen []unseenFact) {
 		if v.saidElsewhere(f) {
 			continue
 		}
-		if u, ok := notObservedFact(f); ok && f.Status == verify.Warn {
+		if u, ok := v.notObservedFact(f); ok && f.Status == verify.Warn {
 			unseen = append(unseen, u)
 			continue
 		}
@@ -101,7 +111,13 @@ func (v *view) saidElsewhere(f verify.Finding) bool {
 	// A probe whose latencies and counter disagree: probeCaveats says it
 	// from the claims (verify reads the same claims.ProbeBearingOf).
 	disagree := f.Kind == verify.KindCacheProbe && strings.Contains(f.Reason, "the cache probe's latencies and the server's own counter disagree")
-	return disagree || (f.Kind == verify.KindSimulator && len(v.simulated()) > 0) ||
+	// Simulator settings that differ: the banner under the title lists
+	// them and the fairness line says they make it not shown fair.
+	simSettings := f.Kind == verify.KindSimSettings && v.simDiffers()
+	// An unpinned ephemeral signer: the evidence's key paragraph says it
+	// beside the fingerprint to pin.
+	unpinned := f.Kind == verify.KindUnpinned && v.in.KeyEphemeral && v.in.KeyFingerprint != ""
+	return disagree || simSettings || unpinned || (f.Kind == verify.KindSimulator && len(v.simulated()) > 0) ||
 		f.Kind == verify.KindClientSaturated || f.Kind == verify.KindClientBusy || f.Kind == verify.KindSurvivors || (f.Kind == verify.KindNotSteady && v.steadyKnown())
 }
 
@@ -142,15 +158,40 @@ func (v *view) unseenText(unseen []unseenFact) string {
 	return strings.Join(parts, v.tr("; "))
 }
 
+// simDiffers says the banner under the title lists simulator settings
+// that differ between the targets.
+func (v *view) simDiffers() bool {
+	if len(v.simulated()) == 0 {
+		return false
+	}
+	_, diff := v.simSettingsDiffer()
+	return len(diff) > 0
+}
+
 // fairnessLine is the conclusion's one line on fairness: "Not shown
 // fair" where a fact differs, "Fairness not observable: …" where facts
 // were only not observed, nil where verify found neither (or did not
-// run: the caveats say so).
-func (v *view) fairnessLine() []block {
+// run: the caveats say so). Where the only facts that differ are the
+// simulator settings under the title, the line says so and names what
+// was not observed beside it, so the caveats need no line of either.
+// In SUMMARY.md (summary) those settings are listed, as its banner
+// does not.
+func (v *view) fairnessLine(summary bool) []block {
 	differs, unseen := v.fairnessFacts()
 	switch {
 	case differs:
 		return []block{para{warn: true, spans: []span{b(v.tr("Not shown fair:")), t(" " + v.tr("benchseal verify found differences or gaps in how the targets were set up (see the caveats below); a lead may come from the setup, not the engine."))}}}
+	case v.in.Verify != nil && v.simDiffers():
+		sim := v.tr("the simulator settings under the title differ; a lead may come from them, not an engine.")
+		if summary {
+			names, diff := v.simSettingsDiffer()
+			sim = v.tr("their simulator settings differ (%s: %s); a lead may come from them, not an engine.", strings.Join(names, " vs "), strings.Join(diff, "; "))
+		}
+		spans := []span{b(v.tr("Not shown fair:")), t(" " + sim)}
+		if len(unseen) > 0 {
+			spans = append(spans, t(" "), b(v.tr("Fairness not observable:")), t(" "+v.unseenText(unseen)+v.tr(".")))
+		}
+		return []block{para{warn: true, spans: spans}}
 	case len(unseen) > 0:
 		return []block{para{warn: true, spans: []span{b(v.tr("Fairness not observable:")), t(" " + v.tr("%s; a lead may come from what was not observed.", v.unseenText(unseen)))}}}
 	}

@@ -45,6 +45,11 @@ type Input struct {
 	// noise". 0 takes verdict.DefaultMinEffect, which the REPORT.md that
 	// run writes (and verify regenerates) uses.
 	MinEffect float64
+	// Drift is the drift measured between this run and repeated runs of
+	// its setup (MeasureDrift; benchseal report --with), nil where none
+	// was given: where it exceeds MinEffect, it is the conclusion's noise
+	// bound, and the rule says so.
+	Drift *Drift
 
 	// Lang is the report's language, one of Languages ("" is English).
 	Lang string

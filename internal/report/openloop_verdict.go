@@ -53,7 +53,7 @@ func (v *view) openConclusion() []block {
 		return nil
 	}
 	out := append([]block{heading{2, v.tr("Conclusion")}}, v.verdictPairs()...)
-	out = append(out, v.fairnessLine()...)
+	out = append(out, v.fairnessLine(false)...)
 	rule := v.tr("Rule: every target was offered the same rates, so throughput does not rank them. Where one kept up with a rate and the other did not, that is the verdict, not a ratio (past its knee a queue grows through the level, and any ratio with the level's length). At rates both kept up with: latency from the planned arrival (the second-named target's median p50 over the first's: above 1× the first is faster)")
 	if v.in.Run.Protocol.SLO != nil {
 		rule += v.tr(", and goodput at the SLO (%s; the first-named over the second; a failed request is goodput lost)", v.sloText())

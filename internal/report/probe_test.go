@@ -40,7 +40,7 @@ func TestProbeCaveats(t *testing.T) {
 		{"no cache, unperturbed", false, []schemas.CacheProbe{none}, []string{"vllm-omni no cache effect seen"}, []string{"Inflated by caching"}, "en"},
 		{"not probed", true, []schemas.CacheProbe{{Target: "vllm-omni"}}, []string{"vllm-omni not probed"}, nil, "en"},
 		{"asked, missing", true, nil, []string{"vllm-omni was to be probed", "sglang-omni was to be probed"}, nil, "en"},
-		{"counter disagrees", true, []schemas.CacheProbe{disagrees}, []string{"Cache probe and counter disagree:", `vllm:mm\_cache\_hits\_total grew by 16 over the probe while the latencies say no cache effect seen`}, nil, "en"},
+		{"counter disagrees", true, []schemas.CacheProbe{disagrees}, []string{"vllm-omni no cache effect seen (ratio within noise) (speedup ", `), though its vllm:mm\_cache\_hits\_total grew by 16 over the probe: the latencies and the counter disagree.`}, nil, "en"},
 		{"undecided", false, []schemas.CacheProbe{unsure}, []string{"vllm-omni undecided: the interval straddles the noise bound (1.10), so a cache is neither shown nor excluded; run more pairs", "speedup 1.36, 95 % interval 1.02 to 1.54"},
 			[]string{"no cache effect", "Inflated by caching"}, "en"},
 		{"undecided, zh", false, []schemas.CacheProbe{unsure}, []string{"未定"}, []string{"未见缓存效应"}, "zh"},

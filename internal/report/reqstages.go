@@ -327,20 +327,35 @@ func (v *view) pctMs(x pctCell, of int, none string) string {
 	return none
 }
 
-// oneBucket reports whether a target's histogram percentiles (not per
-// request) are one upper bound b in every server cell that has a value,
-// p50 and p95 alike, at every level, with no cell broken; stages lists the
-// server columns that have values, in column order.
-func oneBucket(pt *pctTarget) (b float64, stages []string, ok bool) {
+// oneBucketCell marks a cell of a column said in one sentence
+// (oneBucket), for dropEmptyColumns to drop.
+const oneBucketCell = "\x00one bucket"
+
+// bucketGroup is server columns whose histogram percentiles are one
+// upper bound b, p50 and p95 alike, at every level.
+type bucketGroup struct {
+	b      float64
+	stages []string
+}
+
+// oneBucket groups, by bound, the server columns of a target's histogram
+// percentiles (not per request) whose every cell with a value is one
+// upper bound b, p50 and p95 alike, at every level, with no cell broken
+// and every level carried; all says that every server column with a
+// value is such a column. Stages are in column order.
+func oneBucket(pt *pctTarget) (groups []bucketGroup, all bool) {
 	if pt.perRequest {
-		return 0, nil, false
+		return nil, false
 	}
-	seen := map[string]bool{}
 	for _, r := range pt.rows {
 		if !r.carried {
-			return 0, nil, false
+			return nil, false
 		}
-		for _, col := range stageCols {
+	}
+	all = true
+	for _, col := range stageCols {
+		b, one, seen := 0.0, true, false
+		for _, r := range pt.rows {
 			c := r.server
 			if col.stage != schemas.StageE2E {
 				c = r.stage[col.stage]
@@ -348,19 +363,37 @@ func oneBucket(pt *pctTarget) (b float64, stages []string, ok bool) {
 			switch {
 			case c.kind == cellNone:
 				continue
-			case c.kind != cellValue || !c.le || c.inf50 || c.inf95 || c.p50 != c.p95 || (ok && c.p50 != b):
-				return 0, nil, false
+			case c.kind != cellValue || !c.le || c.inf50 || c.inf95 || c.p50 != c.p95 || (seen && c.p50 != b):
+				one = false
 			}
-			b, ok = c.p50, true
-			seen[col.stage] = true
+			b, seen = c.p50, true
+		}
+		switch {
+		case !seen:
+		case !one:
+			all = false
+		default:
+			if k := slices.IndexFunc(groups, func(g bucketGroup) bool { return g.b == b }); k >= 0 {
+				groups[k].stages = append(groups[k].stages, col.stage)
+			} else {
+				groups = append(groups, bucketGroup{b, []string{col.stage}})
+			}
 		}
 	}
-	for _, col := range stageCols {
-		if seen[col.stage] {
-			stages = append(stages, col.stage)
-		}
+	return groups, all && len(groups) > 0
+}
+
+// oneBucketText says the columns of groups in one sentence.
+func (v *view) oneBucketText(groups []bucketGroup, name string, exposed map[string]string, http bool) string {
+	fine := v.finestBuckets(name, exposed, http)
+	if len(groups) == 1 {
+		return v.tr("Histogram p50 and p95 of %s: ≤ %s ms at every level, one bucket%s, too coarse to say more.", v.stageList(groups[0].stages, http), num(1000*groups[0].b), fine)
 	}
-	return b, stages, ok
+	var parts []string
+	for _, g := range groups {
+		parts = append(parts, v.tr("≤ %s ms for %s", num(1000*g.b), v.stageList(g.stages, http)))
+	}
+	return v.tr("Histogram p50 and p95 at every level are one bucket%s, too coarse to say more: %s.", fine, strings.Join(parts, "; "))
 }
 
 // stageList names server stages as the table's columns do.
@@ -466,6 +499,7 @@ func (v *view) percentiles(name string, exposed map[string]string, pt *pctTarget
 		carried = carried || r.carried
 	}
 	var intro string
+	var constant []string // the server columns said in one sentence
 	switch {
 	case pt.perRequest:
 		intro = v.tr("Percentiles (p50 / p95) from %d requests joined by request id (%s): exact, over each level's repeats together, and client − server per request.", pt.joined, v.sourceName(pt.source))
@@ -484,15 +518,23 @@ func (v *view) percentiles(name string, exposed map[string]string, pt *pctTarget
 		if intro != "" {
 			intro += " "
 		}
-		if b, stages, ok := oneBucket(pt); ok {
+		groups, all := oneBucket(pt)
+		if all {
 			// Every server cell says "≤ B / ≤ B": a table of it says
 			// no more than one sentence, and at 1280 px it overflowed.
-			return []block{para{spans: []span{t(intro + v.tr("p50 and p95 of %s: at most %s ms at every level, one bucket of the histograms%s, too coarse to say more.", v.stageList(stages, pt.http), num(1000*b), v.finestBuckets(name, exposed, pt.http)))}}}
+			return []block{para{spans: []span{t(intro + v.oneBucketText(groups, name, exposed, pt.http))}}}
 		}
 		// How to get per-request evidence is said once, in the
 		// section's first paragraph (timeBreakdown).
-		intro += v.tr("Percentiles (p50 / p95) from the histograms: a stage's are upper bounds (≤ the bucket holding each), as fine as the buckets%s; the client's are exact.",
+		intro += v.tr("Histogram p50 / p95 (upper bounds, as fine as the buckets%s; the client's are in the latency table):",
 			v.finestBuckets(name, exposed, pt.http))
+		if len(groups) > 0 {
+			// The columns of one bucket are a sentence, the rest a table.
+			intro += " " + v.oneBucketText(groups, name, exposed, pt.http)
+			for _, g := range groups {
+				constant = append(constant, g.stages...)
+			}
+		}
 	}
 	header := []string{v.levelHeader()}
 	if pt.perRequest {
@@ -523,9 +565,22 @@ func (v *view) percentiles(name string, exposed map[string]string, pt *pctTarget
 			rows = append(rows, append(row, "—"))
 			continue
 		}
-		row = append(row, v.pctMs(r.client, reps, "—"), v.pctMs(r.server, reps, no))
-		for _, col := range stageCols[1:] {
-			row = append(row, v.pctMs(r.stage[col.stage], reps, no))
+		if pt.perRequest {
+			row = append(row, v.pctMs(r.client, reps, "—"))
+		} else {
+			// The latency table has the client's percentiles.
+			row = append(row, oneBucketCell)
+		}
+		for _, col := range stageCols {
+			c := r.server
+			if col.stage != schemas.StageE2E {
+				c = r.stage[col.stage]
+			}
+			if slices.Contains(constant, col.stage) {
+				row = append(row, oneBucketCell)
+				continue
+			}
+			row = append(row, v.pctMs(c, reps, no))
 		}
 		rest := no
 		if !pt.perRequest {
@@ -546,16 +601,49 @@ func (v *view) percentiles(name string, exposed map[string]string, pt *pctTarget
 	// Stages never observed and, without per-request evidence, client −
 	// server (the section's first paragraph says how to get it) are
 	// sentences, not columns.
-	from := 2
+	from := 1
 	if pt.perRequest {
 		from = 3
 	}
-	header, rows, dropped := dropEmptyColumns(header, rows, from, no, v.tr("not observed (needs per-request evidence)"))
-	if i := slices.Index(dropped, v.tr("client − server")); i >= 0 && !pt.perRequest {
-		dropped = slices.Delete(dropped, i, i+1)
+	header, rows, dropped := dropEmptyColumns(header, rows, from, no, v.tr("not observed (needs per-request evidence)"), oneBucketCell)
+	// Said already: client − server's advice (the section's first
+	// paragraph), the columns of one bucket (the intro), the stages no
+	// histogram carries (the target's paragraph above the means).
+	var said []string
+	if !pt.perRequest {
+		said = append(said, v.tr("client − server"), v.tr("client latency"))
+		for _, col := range stageCols {
+			_, ok := exposed[col.stage]
+			if slices.Contains(constant, col.stage) || !ok && !(col.stage == schemas.StageE2E && pt.http) {
+				said = append(said, v.stageList([]string{col.stage}, pt.http))
+			}
+		}
 	}
+	dropped = slices.DeleteFunc(dropped, func(d string) bool { return slices.Contains(said, d) })
 	if len(dropped) > 0 {
 		caption += " " + v.tr("Not observed at any level: %s.", strings.Join(dropped, ", "))
 	}
+	if !pt.perRequest && len(header) == 2 {
+		// One column left: a sentence, its levels grouped by cell.
+		return []block{para{spans: []span{t(strings.TrimSuffix(intro, ":") + v.tr(", in milliseconds, of %s: %s.", header[1], v.byCell(rows)))}}}
+	}
 	return []block{para{spans: []span{t(intro)}}, table{caption: caption, header: header, right: allRight(len(header)), rows: rows}}
+}
+
+// byCell words a two-column table's rows (level, cell) as "≤ 100 / ≤ 100
+// at C = 1, 8; ≤ 5.00 / ≤ 250 at C = 32", runs of levels with one cell
+// together.
+func (v *view) byCell(rows [][]string) string {
+	var parts []string
+	for i := 0; i < len(rows); {
+		j := i
+		var labels []string
+		for j < len(rows) && rows[j][1] == rows[i][1] {
+			labels = append(labels, rows[j][0])
+			j++
+		}
+		parts = append(parts, rows[i][1]+" "+v.atLevels(labels))
+		i = j
+	}
+	return strings.Join(parts, v.tr("; "))
 }

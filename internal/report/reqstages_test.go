@@ -166,8 +166,8 @@ func TestPerRequestPercentiles(t *testing.T) {
 		"Percentiles (p50 / p95) from 32 requests joined by request id (OpenTelemetry spans)",
 		row,
 		"vllm, p50 / p95 in milliseconds, from 32 requests joined by request id.",
-		"The per-request join is not available: the server's 32 per-request records carry only its own request ids, which SGLang-Omni returns on streamed answers alone (a run with --stream joins them). Percentiles (p50 / p95) from the histograms",
-		"sglang-omni, p50 / p95 in milliseconds, from the histograms.",
+		"The per-request join is not available: the server's 32 per-request records carry only its own request ids, which SGLang-Omni returns on streamed answers alone (a run with --stream joins them). Histogram p50 / p95 (upper bounds",
+		"in milliseconds, of server e2e (HTTP handler): ≤ 50.0 / ≤ 50.0 at C = 1; ≤ 100 / ≤ 100 at C = 4.",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the section lacks %q:\n%s", want, s)
@@ -193,8 +193,8 @@ func TestPerRequestPercentiles(t *testing.T) {
 	// bucket (≤ 300 ms): one sentence says so instead of a table of
 	// "≤ 300 / ≤ 300"; sglang-omni's bounds differ by level: a table.
 	if s := section(string(md2), "Where the time goes"); strings.Contains(s, "joined") ||
-		!strings.Contains(s, "p50 and p95 of server e2e, queue, prefill (first forward), decode: at most 300 ms at every level, one bucket of the histograms (vLLM's finest latency bucket is 0.3 s), too coarse to say more.") ||
-		strings.Contains(s, "vllm, p50 / p95 in milliseconds") || !strings.Contains(s, "sglang-omni, p50 / p95 in milliseconds, from the histograms.") {
+		!strings.Contains(s, "Histogram p50 and p95 of server e2e, queue, prefill (first forward), decode: ≤ 300 ms at every level, one bucket (vLLM's finest latency bucket is 0.3 s), too coarse to say more.") ||
+		strings.Contains(s, "vllm, p50 / p95 in milliseconds") || !strings.Contains(s, "in milliseconds, of server e2e (HTTP handler): ≤ 50.0 / ≤ 50.0 at C = 1; ≤ 100 / ≤ 100 at C = 4.") {
 		t.Errorf("without records, the percentiles are not the histograms':\n%s", s)
 	}
 }
@@ -286,7 +286,7 @@ func TestHistogramBounds(t *testing.T) {
 	for _, want := range []string{
 		"| 1 | ", " | ≤ 300 / above the buckets | ≤ 300 / ≤ 2500 | ",
 		"vllm-omni, p50 / p95 in milliseconds, from the histograms.",
-		"a stage's are upper bounds (≤ the bucket holding each)",
+		"Histogram p50 / p95 (upper bounds, as fine as the buckets",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the section lacks %q:\n%s", want, s)

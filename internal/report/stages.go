@@ -14,24 +14,21 @@ import (
 // (claims.json's per-repeat server blocks, read by internal/claims from
 // the /metrics scrapes that bracket each step) beside the client's.
 
-// stageCol is a server stage the table shows, with the histogram
-// families that would carry it: a server that exposes none of them shows
-// "not observed" and the report names them, so a reader knows what to
-// switch on.
+// stageCol is a server stage the table shows: a server that exposes no
+// histogram of it shows "not observed", said once per target.
 type stageCol struct {
-	stage    string // schemas.Stage*
-	name     string // column header (English, translated)
-	families string
+	stage string // schemas.Stage*
+	name  string // column header (English, translated)
 }
 
 // stageCols are the table's server columns in the order a request passes
 // them (server e2e first: it is the total the others split). Inference and
 // TTFT stay in claims.json: they repeat prefill + decode and queue + prefill.
 var stageCols = []stageCol{
-	{schemas.StageE2E, "server e2e", "vllm:e2e_request_latency_seconds, sglang:e2e_request_latency_seconds"},
-	{schemas.StageQueue, "queue", "vllm:request_queue_time_seconds, sglang:queue_time_seconds"},
-	{schemas.StagePrefill, "prefill (first forward)", "vllm:request_prefill_time_seconds"},
-	{schemas.StageDecode, "decode", "vllm:request_decode_time_seconds"},
+	{schemas.StageE2E, "server e2e"},
+	{schemas.StageQueue, "queue"},
+	{schemas.StagePrefill, "prefill (first forward)"},
+	{schemas.StageDecode, "decode"},
 }
 
 // kneeShare is where queue time "dominates": above this share of the
@@ -272,7 +269,7 @@ func (v *view) timeBreakdown() []block {
 	}
 	out := []block{
 		heading{2, v.tr("Where the time goes")},
-		para{spans: []span{t(v.tr("Each request's time as the servers' own histograms split it (/metrics before and after each step), in milliseconds: the median over repeats of each stage's mean; client latency is the median of the mean latency of successful requests over the same repeats, and client − server (network, upload, client) the difference. Queue time dominates where it exceeds half the server time.") + v.perRequestAdvice(pts))}},
+		para{spans: []span{t(v.tr("Milliseconds per request from the servers' own histograms (/metrics around each step): each stage's mean and the client's mean latency, medians over repeats; client − server is network, upload and client; queue time dominates above half the server time.") + v.perRequestAdvice(pts))}},
 	}
 	if v.stageBars(tts) {
 		out = append(out, v.fig(Stages))
@@ -314,18 +311,17 @@ func (v *view) timeBreakdown() []block {
 		add(qs)
 		add(k)
 		if tt.http {
-			add(v.tr("The server exposes only its HTTP handler's duration (%s), which stands in for server e2e: it spans the request inside the server, not split into stages.", tt.exposed[schemas.StageHTTP]))
+			add(v.tr("Its one histogram, the HTTP handler's duration (%s), stands in for server e2e, not split into stages.", tt.exposed[schemas.StageHTTP]))
 		}
-		var names, fams []string
+		var names []string
 		for _, col := range stageCols {
 			if _, ok := tt.exposed[col.stage]; ok || (col.stage == schemas.StageE2E && tt.http) || perRequestHas(pts[tt.name], col.stage) {
 				continue
 			}
 			names = append(names, v.tr(col.name))
-			fams = append(fams, col.families)
 		}
 		if len(names) > 0 {
-			add(v.tr("Not observed: %s (no such histogram; %s would carry it).", strings.Join(names, ", "), strings.Join(fams, "; ")))
+			add(v.tr("Not observed: %s (no such histogram).", strings.Join(names, ", ")))
 		}
 		s := append(lead, t(strings.Join(said, " ")))
 		var rows [][]string
@@ -453,7 +449,7 @@ func dropEmptyColumns(header []string, rows [][]string, from int, empty ...strin
 func (v *view) perRequestAdvice(pts map[string]*pctTarget) string {
 	for _, tg := range v.targets {
 		if pt := pts[tg]; pt != nil && !pt.perRequest {
-			return " " + v.tr("Per-request evidence (run --otlp-listen for vLLM, --server-events or --launch for SGLang-Omni) gives exact percentiles and client − server per request.")
+			return " " + v.tr("Per-request evidence (run --otlp-listen for vLLM, --server-events or --launch for SGLang-Omni) gives exact percentiles.")
 		}
 	}
 	return ""

@@ -103,8 +103,8 @@ func TestStagesTable(t *testing.T) {
 		"**vllm-omni:** from C = 16, queue time dominates: " + num(1000*queue) + " ms of " + num(1000*e2e) + " ms server time.",
 		// Said once: "Not observed: queue, …" (no column of it either).
 		"**sglang-omni:** The knee:",
-		"The server exposes only its HTTP handler's duration (sglang\\_omni\\_http\\_request\\_duration\\_seconds), which stands in for server e2e",
-		"Not observed: queue, prefill (first forward), decode (no such histogram; vllm:request\\_queue\\_time\\_seconds, sglang:queue\\_time\\_seconds; vllm:request\\_prefill\\_time\\_seconds; vllm:request\\_decode\\_time\\_seconds would carry it).",
+		"Its one histogram, the HTTP handler's duration (sglang\\_omni\\_http\\_request\\_duration\\_seconds), stands in for server e2e",
+		"Not observed: queue, prefill (first forward), decode (no such histogram).",
 		"| 1 | " + num(1000*(0.25+0.02)*1.05) + " | " + num(1000*((0.25+0.02)*1.05-0.009)) + " | 9.00 |",
 		"![Where the time goes: mean time per request by stage](stages.svg)",
 		"| concurrency | client latency | server e2e (HTTP handler) | client − server |",
@@ -185,7 +185,7 @@ func TestStagesThreeStates(t *testing.T) {
 	md, _, _ := render(t, in)
 	s := section(string(md), "Where the time goes")
 	for _, want := range []string{
-		"Not observed: prefill (first forward), decode (no such histogram; vllm:request\\_prefill\\_time\\_seconds; vllm:request\\_decode\\_time\\_seconds would carry it).",
+		"Not observed: prefill (first forward), decode (no such histogram).",
 		"| 2 | ", " | broken: counted no request | ",
 		" | broken: server time exceeds client latency |",
 		" (2 of 3 repeats) |",

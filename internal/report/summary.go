@@ -41,7 +41,7 @@ func (v *view) summaryBlocks() []block {
 			out = append(out, bl)
 		}
 	}
-	out = append(out, v.fairnessLine()...)
+	out = append(out, v.fairnessLine(true)...)
 	var items [][]span
 	if v.in.Verify == nil {
 		items = append(items, []span{b(v.tr("Not verified:")), t(" " + v.tr("benchseal verify did not run for this summary."))})
@@ -54,7 +54,9 @@ func (v *view) summaryBlocks() []block {
 	if hits, _, _ := v.cacheTally(); len(hits) > 0 {
 		items = append(items, []span{b(v.tr("Cache hits:")), t(" " + strings.Join(hits, "; ") + v.tr("."))})
 	}
-	if len(v.clientCaveats()) > 0 {
+	// Saturated, not merely busy: a busy host whose own load was small
+	// left the load it sent not in doubt (clientCaveats).
+	if cc := v.clientCaveats(); len(cc) > 0 && cc[0][0].text == v.tr("Client host saturated:") {
 		items = append(items, []span{b(v.tr("Client host saturated:")), t(" " + v.tr("latencies include client-side queueing."))})
 	}
 	if len(items) > 0 {

@@ -110,7 +110,11 @@ func TestCleanRunCaveats(t *testing.T) {
 	if !strings.Contains(con, "**Fairness not observable:** GPU model (NVML not built in (CGO\\_ENABLED=0)); max running requests, dtype (on no target); prefix caching, cache hits (on sglang-omni)") || strings.Contains(con, "Not shown fair") {
 		t.Errorf("the fairness line:\n%s", con)
 	}
-	for _, once := range []string{"dtype", "prefix caching", "unpinned"} {
+	// An ephemeral signer is said once, in the evidence's key paragraph.
+	if strings.Contains(md[:strings.Index(md, "## Throughput")], "unpinned") || strings.Count(md, "The key was ephemeral") != 1 {
+		t.Errorf("an ephemeral signer is not said once, in the evidence:\n%s", md)
+	}
+	for _, once := range []string{"dtype", "prefix caching"} {
 		if n := strings.Count(md[:strings.Index(md, "## Throughput")], once); n != 1 {
 			t.Errorf("%q said %d times above the tables, want once", once, n)
 		}

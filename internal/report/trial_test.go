@@ -77,7 +77,7 @@ func TestTitleOrderFollowsConclusion(t *testing.T) {
 	if !strings.Contains(md, "**Throughput, sglang-omni vs vllm-omni:**") {
 		t.Errorf("conclusion does not put the faster target first")
 	}
-	if strings.Contains(md, "the faster target over the slower") || !strings.Contains(md, "first-named target over second (above 1× the first is faster)") {
+	if strings.Contains(md, "the faster target over the slower") || !strings.Contains(md, "successful requests per second, first target over second.") {
 		t.Errorf("the rule misnames the numerator")
 	}
 }
@@ -134,7 +134,7 @@ func TestProtocolCacheProof(t *testing.T) {
 			if strings.Contains(md, "so no server could answer from a cache") {
 				t.Errorf("the unconditional cache-proof sentence is back")
 			}
-			if !strings.Contains(md, "seed (42 in run.json)") || !strings.Contains(md, "re-sends the same variants") {
+			if !strings.Contains(md, "seed (42 in run.json)") || !strings.Contains(md, "a rerun with it re-sends them") {
 				t.Errorf("the seed caveat is missing")
 			}
 			if tc.hits != nil && *tc.hits == 0 && strings.Contains(md, "premise") {
@@ -251,7 +251,7 @@ func TestIntervalBasisNamed(t *testing.T) {
 	}
 	in.Records = records(in)
 	con = section(mdOf(t, in), "Conclusion")
-	if !strings.Contains(con, "| interval from requests within this run's 2 repeats |") || !strings.Contains(con, "over requests within repeats and over repeats") {
+	if !strings.Contains(con, "| interval from requests within this run's 2 repeats |") || !strings.Contains(con, "Interval: a seeded bootstrap over requests and repeats") {
 		t.Errorf("with records:\n%s", con)
 	}
 	// The header says the same when no level had an interval.
@@ -425,7 +425,7 @@ func TestSimulatedServers(t *testing.T) {
 	in.Verify.Checks[7].Findings = append(in.Verify.Checks[7].Findings, verify.Finding{Status: verify.Warn, Kind: verify.KindSimulator, Reason: "target vllm-omni is benchseal's simulator"})
 	md := mdOf(t, in)
 	head := md[:strings.Index(md, "## Conclusion")]
-	if !strings.Contains(head, "**Simulated servers.** vllm-omni (the vllm-omni persona) answered as benchseal's simulator") {
+	if !strings.Contains(head, "**Simulated servers.** vllm-omni answered as benchseal's simulator") {
 		t.Errorf("first screen:\n%s", head)
 	}
 	if strings.Contains(caveatsOf(md), "is benchseal's simulator") {
@@ -449,6 +449,36 @@ func TestSimulatedSettingsBanner(t *testing.T) {
 	if !strings.Contains(head, "Their simulator settings differ (sglang-omni vs vllm-omni: max running requests 48 vs 8), so the comparison is not shown fair") {
 		t.Errorf("first screen:\n%s", head)
 	}
+
+	// Verified: verify's finding of the same settings is not a caveat
+	// again; the fairness line says what follows from them, beside what
+	// was not observed, and SUMMARY.md (without the banner's list) lists
+	// them.
+	in.Verify = &verify.Report{Source: "evidence.tar.zst", Kind: "bundle", Pinned: true}
+	in.Verify.Checks = append(in.Verify.Checks, verify.Check{ID: verify.CheckFairness, Name: "fairness", Status: verify.Warn, Findings: []verify.Finding{
+		{Status: verify.Warn, Kind: verify.KindSimSettings, Path: "servers/", Reason: "not shown fair: max running requests 48 vs 8 (simulator settings): sglang-omni 48 (served: /v1/models benchseal_sim_settings.max_running (simulator settings)); vllm-omni 8 (served: /v1/models benchseal_sim_settings.max_running (simulator settings))"},
+		{Status: verify.Warn, Kind: verify.KindKnobNotObserved, Path: "servers/", Reason: "dtype: not observed on any target"},
+	}})
+	md := mdOf(t, in)
+	if n := strings.Count(md, "max running requests 48 vs 8"); n != 1 || strings.Contains(caveatsOf(md), "simulator settings") {
+		t.Errorf("the settings said %d times, want once, under the title:\n%s", n, md)
+	}
+	con := section(md, "Conclusion")
+	if !strings.Contains(con, "> **Not shown fair:** the simulator settings under the title differ; a lead may come from them, not an engine. **Fairness not observable:** dtype (on no target).") {
+		t.Errorf("the fairness line:\n%s", con)
+	}
+	if !strings.Contains(md[:strings.Index(md, "## Conclusion")], "Their simulator settings differ (sglang-omni vs vllm-omni: max running requests 48 vs 8).") {
+		t.Errorf("the banner, verified:\n%s", md)
+	}
+	var sum bytes.Buffer
+	if err := Summary(&sum, in); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sum.String(), "**Not shown fair:** their simulator settings differ (sglang-omni vs vllm-omni: max running requests 48 vs 8); a lead may come from them, not an engine.") {
+		t.Errorf("SUMMARY.md's fairness line:\n%s", sum.String())
+	}
+
+	in.Verify = nil
 	in.Servers[1].Probes[0].Body = models("sglang-omni", 8, 0)
 	if md := mdOf(t, in); strings.Contains(md, "settings differ") {
 		t.Errorf("alike settings named as differing:\n%s", md)
@@ -479,7 +509,7 @@ func TestClientSaturatedCaveat(t *testing.T) {
 			}
 		}
 	}
-	busy := "**Client host busy:** the client host was busy (host CPU mean at or above 90 % at C = 4 (highest 97 %)) but benchseal itself used 2.0 % of the host's CPUs: the load it sent is not in doubt."
+	busy := "**Client host busy:** host CPU mean at or above 90 % at C = 4 (highest 97 %), but benchseal itself used 2.0 % of the host's CPUs: the load it sent is not in doubt."
 	if c := caveatsOf(mdOf(t, in)); !strings.Contains(c, busy) || strings.Contains(c, "saturated") {
 		t.Errorf("missing %q (or saturated too):\n%s", busy, c)
 	}
@@ -554,7 +584,7 @@ func TestAdviceOncePerEngine(t *testing.T) {
 	}
 	for _, want := range []string{
 		`- **vllm** (vllm-omni): start vLLM with VLLM\_SERVER\_DEV\_MODE=1`,
-		"- **sglang-omni** (sglang-omni): SGLang-Omni has no self-description, so record its launch command or its config.",
+		"- **sglang-omni**: SGLang-Omni has no self-description, so record its launch command or its config.",
 	} {
 		if n := strings.Count(md, want); n != 1 {
 			t.Errorf("%q said %d times, want once:\n%s", want, n, md)
