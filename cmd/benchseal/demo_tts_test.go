@@ -58,7 +58,7 @@ func TestDemoTTS(t *testing.T) {
 	for _, tc := range cl.Targets {
 		for _, l := range tc.Levels {
 			m := l.Median
-			if m.Succeeded == 0 || m.FirstAudioP50S == nil || m.FirstAudioP99S == nil || m.RTFP95S == nil || m.AudioSPerChar == nil {
+			if m.Succeeded == 0 || m.Figure("first_audio_p50_s") == nil || m.Figure("first_audio_p99_s") == nil || m.Figure("rtf_p95") == nil || m.Figure("audio_s_per_char") == nil {
 				t.Errorf("%s c=%d: tts figures missing: %+v", tc.Target, l.Concurrency, m)
 			}
 		}

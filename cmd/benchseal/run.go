@@ -368,8 +368,8 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	if f.requests != "" && f.passes != 0 {
 		return p, usageErrorf("give --requests or --passes, not both")
 	}
-	if tk == task.ASR {
-		if err := checkResponseFormat(f.format); err != nil {
+	if rf, ok := tk.(task.Formatter); ok {
+		if err := checkResponseFormat(f.format, rf.ResponseFormats()); err != nil {
 			return p, err
 		}
 	}
@@ -439,7 +439,7 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	} else {
 		var clips []bench.Clip
 		if f.audioColumn != "" || f.textColumn != "" {
-			if tk != task.ASR {
+			if task.WordsOf(tk).Texts {
 				return p, usageErrorf("--audio-column and --text-column name a .parquet clip corpus's columns: --task %s reads a text corpus", tk.Name())
 			}
 			if !strings.EqualFold(filepath.Ext(f.corpus), ".parquet") {
@@ -452,8 +452,8 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		if err != nil && !corpusPathError(err, f.corpus) {
 			return p, runError(err)
 		}
-		if err != nil && tk == task.TTS {
-			return p, withHint(runError(err), "--task tts's --corpus is a text corpus: a .jsonl of {\"id\", \"text\", \"voice\", \"ref_audio\" (a 1-30 s WAV), \"ref_text\"}, a SeedTTS meta.lst or a plain text file, one utterance a line (docs/tts.md)")
+		if err != nil && task.WordsOf(tk).Texts {
+			return p, withHint(runError(err), "--task %s's --corpus is a text corpus: a .jsonl of {\"id\", \"text\", \"voice\", \"ref_audio\" (a 1-30 s WAV), \"ref_text\"}, a SeedTTS meta.lst or a plain text file, one utterance a line (docs/tts.md)", tk.Name())
 		}
 		if err != nil {
 			return p, withHint(runError(err), "--corpus takes a folder of .wav, .flac or .mp3 files (+ same-named .txt), a LibriSpeech folder (*.trans.txt per chapter), a .jsonl manifest of {\"id\", \"audio\", \"text\", \"language\"}, a Common Voice .tsv (path, sentence), a .parquet file (--audio-column, --text-column) or a SeedTTS meta.lst")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -182,12 +183,12 @@ var claimColumns = []claimColumn{
 	{Column{"goodput_per_s", Float, true, "successes meeting the SLO per second (with --slo)"}, func(m *schemas.Metrics) any { return f64(m.Goodput) }},
 	{Column{"arrival_latency_growth", Float, true, "open loop: last third's median latency from arrival over the first third's"}, func(m *schemas.Metrics) any { return f64(m.ArrivalGrowth) }},
 	{Column{"backlog_growth", Float, true, "open loop: backlog, last third less first"}, func(m *schemas.Metrics) any { return f64(m.BacklogGrowth) }},
-	{Column{"rtf_p50", Float, true, "tts: real-time factor p50"}, func(m *schemas.Metrics) any { return f64(m.RTFP50S) }},
-	{Column{"rtf_p95", Float, true, "tts: real-time factor p95"}, func(m *schemas.Metrics) any { return f64(m.RTFP95S) }},
-	{Column{"first_audio_p50_s", Float, true, "tts: time to first audio p50"}, func(m *schemas.Metrics) any { return f64(m.FirstAudioP50S) }},
-	{Column{"first_audio_p95_s", Float, true, "tts: time to first audio p95"}, func(m *schemas.Metrics) any { return f64(m.FirstAudioP95S) }},
-	{Column{"first_audio_p99_s", Float, true, "tts: time to first audio p99"}, func(m *schemas.Metrics) any { return f64(m.FirstAudioP99S) }},
-	{Column{"audio_s_per_char", Float, true, "tts: produced seconds per character spoken"}, func(m *schemas.Metrics) any { return f64(m.AudioSPerChar) }},
+	{Column{"rtf_p50", Float, true, "tts: real-time factor p50"}, func(m *schemas.Metrics) any { return f64(m.Figure(task.FigRTFP50)) }},
+	{Column{"rtf_p95", Float, true, "tts: real-time factor p95"}, func(m *schemas.Metrics) any { return f64(m.Figure(task.FigRTFP95)) }},
+	{Column{"first_audio_p50_s", Float, true, "tts: time to first audio p50"}, func(m *schemas.Metrics) any { return f64(m.Figure(task.FigFirstAudioP50)) }},
+	{Column{"first_audio_p95_s", Float, true, "tts: time to first audio p95"}, func(m *schemas.Metrics) any { return f64(m.Figure(task.FigFirstAudioP95)) }},
+	{Column{"first_audio_p99_s", Float, true, "tts: time to first audio p99"}, func(m *schemas.Metrics) any { return f64(m.Figure(task.FigFirstAudioP99)) }},
+	{Column{"audio_s_per_char", Float, true, "tts: produced seconds per character spoken"}, func(m *schemas.Metrics) any { return f64(m.Figure(task.FigAudioPerChar)) }},
 	{Column{"gpu_util_mean", Float, true, "GPU utilisation over the window, mean (sum over the target's GPUs)"}, func(m *schemas.Metrics) any { return f64(m.GPUUtilMean) }},
 	{Column{"gpu_util_max", Float, true, "GPU utilisation, max"}, func(m *schemas.Metrics) any { return f64(m.GPUUtilMax) }},
 	{Column{"gpu_mem_peak_bytes", Float, true, "GPU memory peak"}, func(m *schemas.Metrics) any { return f64(m.GPUMemPeakBytes) }},

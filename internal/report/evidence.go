@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
 )
@@ -29,8 +30,7 @@ func (v *view) evidence() []block {
 			t(v.tr(") and publish the bundle, its SHA-256 and the public key.")),
 		}})
 	}
-	out = append(out, para{spans: []span{b(v.tr("What is sealed:")), t(" " + v.byTask("run.json (protocol, targets), one record per request with its timings, status, transcript and perturbed sample (records/), the clips (inputs/, unless sealed without audio), the servers' descriptions and metrics (servers/), the client machine and GPU (env/), telemetry/ and claims.json, each file's SHA-256 in the signed in-toto statement attestation.dsse.json.",
-		"run.json (protocol, targets, texts), one record per request with its timings, status, the produced audio's facts (format, rate, seconds, RMS, longest silence, SHA-256; not the audio) and perturbed sample (records/), the reference clips (inputs/, unless sealed without audio), the servers' descriptions and metrics (servers/), the client machine and GPU (env/), telemetry/ and claims.json, each file's SHA-256 in the signed in-toto statement attestation.dsse.json."))}})
+	out = append(out, para{spans: []span{b(v.tr("What is sealed:")), t(" " + v.tr("run.json (protocol, targets), one record per request with its timings, status, %s and perturbed sample (records/), the %s (inputs/, unless sealed without audio), the servers' descriptions and metrics (servers/), the client machine and GPU (env/), telemetry/ and claims.json, each file's SHA-256 in the signed in-toto statement attestation.dsse.json.", v.word(v.tw.Output), v.word(v.tw.Inputs)))}})
 
 	key := "KEY.pub"
 	if in.KeyEphemeral {
@@ -57,7 +57,7 @@ func (v *view) evidence() []block {
 			"cosign verify-blob-attestation --key " + key + " --signature attestation.dsse.json \\\n" +
 			"    --type " + schemas.PredicateType + " --insecure-ignore-tlog claims.json"},
 	)
-	fresh := v.byTask("that every request sent audio no server had seen before, ", "that every request sent a reference clip no server had seen before, ")
+	fresh := v.tr("that every request sent a %s no server had seen before, ", v.word(v.tw.Input))
 	switch n := v.noInputItems(); {
 	case !in.Run.Protocol.Perturb || n == len(in.Run.Corpus):
 		fresh = ""
@@ -65,12 +65,12 @@ func (v *view) evidence() []block {
 		fresh = v.tr("that every request of an item with a reference clip sent a reference clip no server had seen before, ")
 	}
 	out = append(out, para{spans: []span{b(v.tr("What the evidence shows, and what it cannot:")), t(" " + v.tr("its files unchanged since sealing, every number following from the records, %sand the protocol run as declared; not that the records are what crossed the wire (the key holder could fabricate a consistent run, caught only where the servers' own metrics and logs disagree), nor anything about other hardware, settings, audio or times.", fresh))}})
-	if v.isTTS() {
-		what := v.tr("that the produced audio is speech of the text, or what it sounded like: the records keep its facts (format, rate, seconds, RMS, longest silence, SHA-256), not the audio; verify re-applies the success rule to those facts but cannot listen to it.")
-		if in.Run.Protocol.RoundTrip != nil {
-			what = v.tr("what the produced audio sounded like beyond what the round trip's ASR server says it heard (roundtrip/): the records keep its facts (seconds, RMS, SHA-256), not the audio.")
+	if w := v.tw; w.Unshown != nil {
+		what := v.word(w.Unshown)
+		if in.Run.Protocol.RoundTrip != nil && w.UnshownHeard != nil {
+			what = v.word(w.UnshownHeard)
 		}
-		out = append(out, para{spans: []span{b(v.tr("What a tts bundle cannot show:")), t(" " + what)}})
+		out = append(out, para{spans: []span{b(v.tr("What a %s bundle cannot show:", task.NameOf(&in.Run))), t(" " + what)}})
 	}
 	out = append(out, v.stagesNotObserved()...)
 	out = append(out, v.trustedTime()...)

@@ -155,7 +155,7 @@ func TestLangComplete(t *testing.T) {
 				writeMarkdown(w, bl, true)
 			}
 			w.WriteString(v.tr("Summary to paste (SUMMARY.md, %d words)", 1))
-			for _, ch := range append(slices.Clone(Charts), Stages, OpenLatency, Goodput, FirstAudio) {
+			for _, ch := range append(slices.Clone(Charts), Stages, OpenLatency, Goodput, TaskFigure) {
 				v.svg(w, ch)
 			}
 			w.Flush()
