@@ -73,7 +73,7 @@ func TestDemoTTS(t *testing.T) {
 			t.Errorf("REPORT.md lacks %q", want)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, "report", "first_audio.svg")); err != nil {
+	if _, err := os.Stat(filepath.Join(out, "report", "task_figure.svg")); err != nil {
 		t.Error(err)
 	}
 	// The peers' views print beside it (no answer of the demo fails, so

@@ -151,7 +151,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variants' sample indices (default: a fresh random one per run, recorded in run.json)")
 	fl.StringVar(&f.language, "language", "", "language form field (e.g. en)")
 	fl.StringVar(&f.format, "response-format", "json", "response_format form field: json, verbose_json, diarized_json, text, srt or vtt (a subtitle is scored by its cues' text)")
-	fl.StringArrayVar(&f.forms, "form", nil, "an extra form field as key=value; repeat for several")
+	fl.StringArrayVar(&f.forms, "form", nil, "an extra form field as key=value (NAME:key=value for target NAME alone); repeat for several")
 	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "limit per request")
 	fl.StringVar(&f.apiKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never recorded")
 	fl.StringVarP(&f.out, "out", "o", "", "run directory to create (must not exist)")
