@@ -33,6 +33,7 @@ func (chatAudio) Words() Words { return chatWords }
 
 // The names of chat-audio's figures in claims.json.
 const (
+	FigTTFTP50     = "ttft_p50_s"
 	FigTTFTP95     = "ttft_p95_s"
 	FigTTFTP99     = "ttft_p99_s"
 	FigITLP50      = "itl_p50_s"
@@ -41,6 +42,7 @@ const (
 )
 
 var chatFigures = []FigureSpec{
+	{FigTTFTP50, "s", Phrase{"en": "TTFT p50", "zh": "首 token p50"}},
 	{FigTTFTP95, "s", Phrase{"en": "TTFT p95", "zh": "首 token p95"}},
 	{FigTTFTP99, "s", Phrase{"en": "TTFT p99", "zh": "首 token p99"}},
 	{FigITLP50, "s", Phrase{"en": "ITL p50", "zh": "token 间隔 p50"}},
@@ -50,7 +52,7 @@ var chatFigures = []FigureSpec{
 
 // Figures: time to first token (first_byte_ns − start_ns of the
 // successes read as a stream: the runner's first byte is then their first
-// content chunk) p95 and p99, not observed without a streamed success;
+// content chunk) p50, p95 and p99, not observed without a streamed success;
 // inter-token latency (a streamed success's (end − first token) ÷ (its
 // output tokens − 1), vLLM's TPOT; successes of one token left out) p50
 // and p95; and output tokens per second (Σ output tokens of the measured
@@ -59,7 +61,13 @@ var chatFigures = []FigureSpec{
 // (verdict.Percentile).
 func (chatAudio) Figures() []FigureSpec { return chatFigures }
 
-func (chatAudio) Chart() *FigureChart { return nil }
+func (chatAudio) Chart() *FigureChart {
+	return &FigureChart{
+		Title: Phrase{"en": "Time to first token p50 (solid) and p99 (dashed) vs concurrency", "zh": "首 token 时间 p50（实线）与 p99（虚线）随并发数变化"},
+		Axis:  Phrase{"en": "time to first token (s)", "zh": "首 token 时间（秒）"},
+		P50:   FigTTFTP50, P99: FigTTFTP99,
+	}
+}
 
 func (chatAudio) Section() Phrase { return Phrase{"en": "Audio chat", "zh": "音频对话"} }
 
@@ -117,15 +125,15 @@ func (a *chatAcc) Close() []Figure {
 	pct := func(v []float64, p float64) *float64 { x := verdict.Percentile(v, p); return &x }
 	if len(a.ttft) > 0 {
 		slices.Sort(a.ttft)
-		out[0].Value, out[1].Value = pct(a.ttft, 95), pct(a.ttft, 99)
+		out[0].Value, out[1].Value, out[2].Value = pct(a.ttft, 50), pct(a.ttft, 95), pct(a.ttft, 99)
 	}
 	if len(a.itl) > 0 {
 		slices.Sort(a.itl)
-		out[2].Value, out[3].Value = pct(a.itl, 50), pct(a.itl, 95)
+		out[3].Value, out[4].Value = pct(a.itl, 50), pct(a.itl, 95)
 	}
 	if a.counted && a.to > a.from {
 		x := float64(a.tokens) / (float64(a.to-a.from) / 1e9)
-		out[4].Value = &x
+		out[5].Value = &x
 	}
 	return out
 }

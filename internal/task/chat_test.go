@@ -91,7 +91,7 @@ func TestChatAudioPersonas(t *testing.T) {
 			if m.Succeeded != 4 || m.Quality == nil || *m.Quality != 0 {
 				t.Fatalf("succeeded %d, WER %v: want 4 answers, each its transcript", m.Succeeded, m.Quality)
 			}
-			for _, f := range []string{task.FigTTFTP95, task.FigTTFTP99, task.FigITLP50, task.FigITLP95, task.FigOutputTokPS} {
+			for _, f := range []string{task.FigTTFTP50, task.FigTTFTP95, task.FigTTFTP99, task.FigITLP50, task.FigITLP95, task.FigOutputTokPS} {
 				if m.Figure(f) == nil || *m.Figure(f) <= 0 {
 					t.Errorf("figure %s = %v, want observed", f, m.Figure(f))
 				}
