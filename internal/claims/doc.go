@@ -49,7 +49,9 @@
 //   - ttfb_p50_s: the median (same definition) of first_byte_ns - start_ns
 //     over successful requests where a byte arrived (first_byte_ns > 0);
 //     null when there is none.
-//   - tts runs only (protocol.task "tts"; tts.go, absent otherwise):
+//   - the run's task's figures (internal/task's Figurer, figures.go: an
+//     accumulator fed the repeat's records, members named by the task,
+//     absent when not observed and in other tasks' runs); tts's:
 //     rtf_p50, rtf_p95: the percentiles of each successful request's
 //     real-time factor, latency ÷ the seconds of audio it produced (its
 //     audio_seconds; under 1 is faster than real time; rtfx is then the
@@ -60,7 +62,8 @@
 //     byte is its headers: not observed); audio_s_per_char: the
 //     successes' produced seconds ÷ the Unicode code points of the texts
 //     they spoke (run.json's corpus speak), absent when run.json has no
-//     text for one of them.
+//     text for one of them. chat-audio's: ttft_p50/p95/p99_s,
+//     itl_p50/p95_s, output_tokens_per_s (internal/task chat_roles.go).
 //   - peak_in_flight: the largest number of measured requests in flight
 //     at once, swept over their start and end events; an end at the same
 //     nanosecond as a start is counted first, because a closed-loop worker

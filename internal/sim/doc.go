@@ -1,4 +1,5 @@
-// Package sim is a simulated OpenAI-compatible speech-to-text server that
+// Package sim is a simulated OpenAI-compatible speech server (speech to
+// text; the Omni personas also text to speech and audio chat) that
 // behaves like the real engines wherever it matters for measurement. It
 // serves demos and the runner's end-to-end tests; it never pretends to
 // recognise speech.
