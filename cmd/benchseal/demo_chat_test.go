@@ -57,10 +57,13 @@ func TestDemoChatAudio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# Audio chat benchmark: ", "## Audio chat", "| TTFT p95 ms |", "seconds of audio answered per second", "status, answer and perturbed sample", demo.ChatModel} {
+	for _, want := range []string{"# Audio chat benchmark: ", "## Audio chat", "| TTFT p50 ms |", "![Time to first token p50", "seconds of audio answered per second", "status, answer and perturbed sample", demo.ChatModel} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("REPORT.md lacks %q", want)
 		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "report", "task_figure.svg")); err != nil {
+		t.Error(err)
 	}
 	for _, asr := range []string{"transcribed", "transcribing", "Speech-to-text"} {
 		if bytes.Contains(md, []byte(asr)) {
