@@ -51,3 +51,19 @@ func TestCompareFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskFigureFamilies: a task's figure that older claims lack is a
+// later family of its own, so a bundle sealed before the figure existed
+// verifies with a warning; the tts family stays one.
+func TestTaskFigureFamilies(t *testing.T) {
+	f := LaterOf("targets[a].levels[c=1].median.ttft_p50_s")
+	if f == nil || f.What != "chat-audio figure ttft_p50_s" {
+		t.Fatalf("ttft_p50_s's family: %+v", f)
+	}
+	if !Predates([]string{"targets[a].levels[c=1].median.ttft_p95_s"})[f.What] {
+		t.Error("claims without ttft_p50_s do not predate it")
+	}
+	if g := LaterOf("targets[a].levels[c=1].median.rtf_p50"); g == nil || g.What == "tts figure rtf_p50" {
+		t.Errorf("rtf_p50's family: %+v, want the tts family", g)
+	}
+}
