@@ -1,6 +1,10 @@
-// Package claims turns records into claims: it is the one place where
-// benchseal computes a published number. The runner, sealing, the
-// verifier and a replay all call Recompute (Compute with the run's
+// Package claims turns records into claims: every number of claims.json
+// is computed here, the task's own figures through the task's
+// accumulator (internal/task's Figurer), which claims feeds. (Numbers
+// drawn from claims elsewhere are not claims.json's: the verdicts' ratios
+// and intervals, internal/verdict; the peers' figures under their own
+// definitions, internal/task/seedtts and ttscompat.) The runner, sealing,
+// the verifier and a replay all call Recompute (Compute with the run's
 // telemetry and its task's metric), so a claim recomputed from the
 // records of a bundle is the same number, bit for bit, as the one the
 // run published.
