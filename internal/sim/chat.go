@@ -138,6 +138,26 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			"usage":   usage})
 		return
 	}
+	s.chatStream(w, r, &req, chatAnswer{id: id, words: words, begin: begin, prefill: prefill, usage: usage, start: start}, count)
+}
+
+// chatAnswer is what a chat stream sends: its words from begin+prefill,
+// ChatTokenInterval apart, then the usage.
+type chatAnswer struct {
+	id           string
+	words        []string
+	start, begin time.Time
+	prefill      time.Duration
+	usage        map[string]int
+}
+
+// chatStream writes a as the persona streams an answer: the first chunk
+// (vLLM's role with empty content; SGLang-Omni's role with the first
+// word), one word a chunk, the finish chunk and usage as the persona
+// sends them, then [DONE]; count counts it before its last event.
+func (s *Server) chatStream(w http.ResponseWriter, r *http.Request, req *chatRequest, a chatAnswer, count func()) {
+	sh := s.p().chat
+	id, words, start, begin, prefill, usage := a.id, a.words, a.start, a.begin, a.prefill, a.usage
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
