@@ -129,24 +129,13 @@ type Metrics struct {
 	ArrivalGrowth *float64 `json:"arrival_latency_growth,omitempty"`
 	BacklogGrowth *float64 `json:"backlog_growth,omitempty"`
 
-	// A tts run's figures (internal/claims.TTS), absent in other tasks'
-	// and in tts claims sealed by a build that did not compute them: the
-	// real-time factor of each measured success (latency ÷ the seconds
-	// of audio it produced; under 1 is faster than real time) p50 and
-	// p95; the time to first audio (first_byte_ns − start_ns of the
-	// successes whose first_byte_ns is their first non-empty audio: a
-	// stream read as it came) p50, p95 and p99, absent where no success
-	// was a stream (a whole body's first byte is its headers); and the
-	// successes' produced seconds per character of the text they spoke
-	// (Σ seconds ÷ Σ Unicode code points of run.json's corpus speak),
-	// absent when run.json records no text. The produced audio seconds
-	// per second of a tts run are rtfx.
-	RTFP50S        *float64 `json:"rtf_p50,omitempty"`
-	RTFP95S        *float64 `json:"rtf_p95,omitempty"`
-	FirstAudioP50S *float64 `json:"first_audio_p50_s,omitempty"`
-	FirstAudioP95S *float64 `json:"first_audio_p95_s,omitempty"`
-	FirstAudioP99S *float64 `json:"first_audio_p99_s,omitempty"`
-	AudioSPerChar  *float64 `json:"audio_s_per_char,omitempty"`
+	// Figures are the run's task's own figures (internal/task's
+	// Figurer: tts's rtf_p50, first_audio_p50_s, audio_s_per_char, …),
+	// by name, each written as a member of the metrics object beside the
+	// core's (so tts claims sealed before the split decode into it); a
+	// figure not observed is absent. In Median/Min/Max, over the repeats
+	// that have it.
+	Figures map[string]float64 `json:"-"`
 
 	// WarmupPeakInFlight is the peak in-flight of the warm-up requests of
 	// the level/repeat, absent when it had none.

@@ -65,6 +65,10 @@ type ReplayTolerance struct {
 	// internal/claims.StableRequests); absent in replays sealed before
 	// it, which judged every percentile by the tolerance alone.
 	TailRule string `json:"tail_rule,omitempty"`
+	// FiguresRule is "task_figures" when the run's task's figures
+	// (claims.json's members by the task's names) were compared too;
+	// absent in replays sealed before they were.
+	FiguresRule string `json:"figures_rule,omitempty"`
 }
 
 // ReplayFigure is one compared figure (internal/claims.Difference): the

@@ -278,11 +278,13 @@
 //	             own); a histogram that went down is noted and not held. No
 //	             stage family in the scrapes: SKIP "not observed", with the
 //	             families looked for and how to get them.
-//	             A tts run's produced seconds, summed per step, equal
-//	             vLLM-Omni's own vllm_omni:audio_duration_s growth within
-//	             1 ms a request + 0.1 % where it counted exactly the
-//	             decodable answers (tts.go checkServerAudio; FAIL: audio
-//	             seconds edited, however consistently).
+//	             A task that the server counts (task.ServerCounter; tts:
+//	             its produced seconds, summed per step) equals the
+//	             server's own histogram (vLLM-Omni's
+//	             vllm_omni:audio_duration_s) growth within 1 ms a request
+//	             + 0.1 % where it counted exactly the decodable answers
+//	             (taskchecks.go checkServerAudio; FAIL: audio seconds
+//	             edited, however consistently).
 //	10 events    the server's per-request account (events.go): each
 //	             servers/<t>/stages/c<C>-r<R>.jsonl re-derives, with
 //	             internal/serverevents, from the sealed OTLP exports

@@ -31,8 +31,8 @@ func checkFairness(rep *Report, ev *evidence) {
 		if held := checkKnobs(c, ev); held != "" && loadHeld {
 			done = append(done, held)
 		}
-		if task.NameOf(run) == engine.TaskTTS {
-			if held := checkSpeechKnobs(c, ev); held != "" {
+		if keys := engine.RequestKnobsFor(task.NameOf(run)); len(keys) > 0 {
+			if held := checkRequestKnobs(c, ev, keys); held != "" {
 				done = append(done, held)
 			}
 		}
@@ -529,17 +529,17 @@ func noCacheCounter(ev *evidence, target string) string {
 	}
 }
 
-// checkSpeechKnobs compares the speech knobs of a tts run's targets
-// (engine.SpeechKnobKeys: initial_codec_chunk_frames, which decides a
-// stream's time to first audio): each target's value is its request field
+// checkRequestKnobs compares the per-request knobs of the run's task
+// (engine.RequestKnobsFor; tts's SpeechKnobKeys: initial_codec_chunk_frames,
+// which decides a stream's time to first audio): each target's value is its request field
 // of that name (run.json's request_fields, sent with every request), else
 // what its launch command sets (a deploy config given inline, key = or :
 // value), else not observed: a WARN, never a pass. It returns what held,
 // "" when anything did not.
-func checkSpeechKnobs(c *Check, ev *evidence) string {
+func checkRequestKnobs(c *Check, ev *evidence, keys []engine.KnobKey) string {
 	var held []string
 	ok := true
-	for _, key := range engine.SpeechKnobKeys {
+	for _, key := range keys {
 		var values, sources, missing []string
 		re := regexp.MustCompile(`\b` + regexp.QuoteMeta(key.Path) + `["']?\s*[:=]\s*["']?(\d+)`)
 		for _, t := range ev.run.Targets {

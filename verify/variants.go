@@ -81,7 +81,7 @@ func checkVariants(ctx context.Context, rep *Report, ev *evidence, audioDir stri
 	}
 
 	checkSeconds(c, ev, tk, order, clips)
-	checkSameAudio(c, ev, tk)
+	checkTaskRecords(c, ev, tk)
 	unchanged := checkNoInput(c, ev, clips)
 
 	if !run.Protocol.Perturb {

@@ -104,7 +104,7 @@ func runCompare(ctx context.Context, e *env, f *compareFlags, a, b string) error
 			return err
 		}
 	}
-	c, err := report.Compare(sides[0], sides[1], pairs, claims.Tolerance{Relative: rel, QualityPoints: f.werTolerance})
+	c, err := report.Compare(sides[0], sides[1], pairs, claims.Tolerance{Relative: rel, QualityPoints: f.werTolerance, Figures: true})
 	var (
 		pe *report.ProtocolError
 		pa *report.PairError

@@ -95,8 +95,8 @@ func writeCompat(w io.Writer, name string, run schemas.Run, recs []schemas.Recor
 		}
 		return emitCompat(w, v, asJSON)
 	}
-	if task.NameOf(&run) == task.TTS.Name() {
-		return fmt.Errorf("--compat %s is the ASR seed client's; for a tts run: %s", name, strings.Join(ttscompat.Names, ", "))
+	if tn := task.NameOf(&run); tn != seedtts.Task {
+		return fmt.Errorf("--compat %s is the %s seed client's, not a %s run's; for a %s run: %s", name, seedtts.Task, tn, ttscompat.Task, strings.Join(ttscompat.Names, ", "))
 	}
 	c, err := seedtts.SeedTTSClaims(run, recs)
 	if err != nil {

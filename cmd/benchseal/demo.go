@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	bundlepkg "github.com/benchseal/benchseal/bundle"
@@ -17,6 +18,9 @@ import (
 )
 
 func init() { register(newDemoCmd) }
+
+// demoTasks are the tasks demo demonstrates (runDemo's cases).
+var demoTasks = []string{"asr", "tts", "chat-audio"}
 
 func newDemoCmd(e *env) *cobra.Command {
 	var out, taskName string
@@ -42,20 +46,27 @@ simulated speech servers on loopback (a vllm-omni and an sglang-omni
 persona), five embedded texts each
 spoken in a voice-clone request with a reference clip (the ASR demo's
 clips and transcripts), streamed as raw PCM so that time to first audio is
-observed.`,
+observed.
+
+--task chat-audio runs it for audio chat (run --task chat-audio): a vllm-omni
+and an sglang-omni persona serving Qwen3-Omni on /v1/chat/completions, each of
+the five clips sent with the prompt "Transcribe the audio." (an input_audio
+content part; sglang-omni's own audios list), answers streamed so that time to
+first token and inter-token latency are observed, scored by WER against the
+clips' transcripts.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				out = demo.FreeDir("benchseal-demo")
 			}
-			if taskName != "asr" && taskName != "tts" {
-				return usageErrorf("--task %q: want asr or tts", taskName)
+			if !slices.Contains(demoTasks, taskName) {
+				return usageErrorf("--task %q: want %s", taskName, strings.Join(demoTasks, ", "))
 			}
 			return runDemo(cmd.Context(), e, out, taskName)
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "folder to create for the demo's files (must not exist)")
-	cmd.Flags().StringVar(&taskName, "task", "asr", "the workflow to demonstrate: asr (speech to text) or tts (text to speech)")
+	cmd.Flags().StringVar(&taskName, "task", "asr", "the workflow to demonstrate: asr (speech to text), tts (text to speech) or chat-audio (audio chat)")
 	return cmd
 }
 
@@ -71,10 +82,14 @@ func runDemo(ctx context.Context, e *env, out, taskName string) error {
 	var stop func()
 	var err error
 	runArgs := []string{"--concurrency", "1,8,32", "--requests", "16,48,96", "--repeats", "2"}
-	if taskName == "tts" {
+	switch taskName {
+	case "tts":
 		corpus, sims, stop, err = demo.SetupTTS(corpus)
 		runArgs = demo.TTSRunArgs
-	} else {
+	case "chat-audio":
+		sims, stop, err = demo.SetupChat(corpus)
+		runArgs = demo.ChatRunArgs
+	default:
 		sims, stop, err = demo.Setup(corpus)
 	}
 	if err != nil {

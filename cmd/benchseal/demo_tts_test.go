@@ -58,7 +58,7 @@ func TestDemoTTS(t *testing.T) {
 	for _, tc := range cl.Targets {
 		for _, l := range tc.Levels {
 			m := l.Median
-			if m.Succeeded == 0 || m.FirstAudioP50S == nil || m.FirstAudioP99S == nil || m.RTFP95S == nil || m.AudioSPerChar == nil {
+			if m.Succeeded == 0 || m.Figure("first_audio_p50_s") == nil || m.Figure("first_audio_p99_s") == nil || m.Figure("rtf_p95") == nil || m.Figure("audio_s_per_char") == nil {
 				t.Errorf("%s c=%d: tts figures missing: %+v", tc.Target, l.Concurrency, m)
 			}
 		}
@@ -73,7 +73,7 @@ func TestDemoTTS(t *testing.T) {
 			t.Errorf("REPORT.md lacks %q", want)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, "report", "first_audio.svg")); err != nil {
+	if _, err := os.Stat(filepath.Join(out, "report", "task_figure.svg")); err != nil {
 		t.Error(err)
 	}
 	// The peers' views print beside it (no answer of the demo fails, so

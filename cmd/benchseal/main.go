@@ -1,5 +1,6 @@
-// Command benchseal measures OpenAI-compatible speech-to-text servers with a
-// closed-loop, cache-proof protocol and seals the raw evidence so that anyone
+// Command benchseal measures OpenAI-compatible speech servers (speech to
+// text, text to speech, audio chat: internal/task's registry) with a
+// closed-loop or open-loop, cache-proof protocol and seals the raw evidence so that anyone
 // can check the published numbers later. See README.md and docs/.
 package main
 

@@ -172,7 +172,7 @@ func runReplay(cmd *cobra.Command, e *env, f *replayFlags, src string) error {
 	if f.werTolerance < 0 {
 		return usageErrorf("--wer-tolerance %v: must be at least 0", f.werTolerance)
 	}
-	tol := claims.Tolerance{Relative: rel, QualityPoints: f.werTolerance}
+	tol := claims.Tolerance{Relative: rel, QualityPoints: f.werTolerance, Figures: true}
 	if cmd.Flags().Changed("timeout") && f.timeout <= 0 {
 		return usageErrorf("--timeout %v: must be positive", f.timeout)
 	}

@@ -10,7 +10,7 @@ import (
 func newRootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "benchseal",
-		Short: "honest, sealed benchmarks of speech-to-text servers",
+		Short: "honest, sealed benchmarks of speech servers (speech to text, text to speech, audio chat)",
 		Long: `benchseal drives OpenAI-compatible /v1/audio/transcriptions servers with a
 closed-loop concurrency sweep in which every request sends a distinct 1-LSB
 variant of its clip, records every request raw, and seals the evidence into a

@@ -162,7 +162,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.Uint64Var(&f.seed, "seed", 0, "seed of the variants' sample indices (default: a fresh random one per run, recorded in run.json)")
 	fl.StringVar(&f.language, "language", "", "language form field (e.g. en)")
 	fl.StringVar(&f.format, "response-format", "json", "response_format form field: json, verbose_json, diarized_json, text, srt or vtt (a subtitle is scored by its cues' text)")
-	fl.StringArrayVar(&f.forms, "form", nil, "an extra form field as key=value; repeat for several")
+	fl.StringArrayVar(&f.forms, "form", nil, "an extra form field as key=value (NAME:key=value for target NAME alone); repeat for several")
 	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "limit per request")
 	fl.StringVar(&f.apiKey, "api-key", "", "bearer token (default $OPENAI_API_KEY); never recorded")
 	fl.StringVarP(&f.out, "out", "o", "", "run directory to create (must not exist)")
@@ -379,8 +379,8 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	if f.requests != "" && f.passes != 0 {
 		return p, usageErrorf("give --requests or --passes, not both")
 	}
-	if tk == task.ASR {
-		if err := checkResponseFormat(f.format); err != nil {
+	if rf, ok := tk.(task.Formatter); ok {
+		if err := checkResponseFormat(f.format, rf.ResponseFormats()); err != nil {
 			return p, err
 		}
 	}
@@ -467,7 +467,7 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	} else {
 		var clips []bench.Clip
 		if f.audioColumn != "" || f.textColumn != "" {
-			if tk != task.ASR {
+			if task.WordsOf(tk).Texts {
 				return p, usageErrorf("--audio-column and --text-column name a .parquet clip corpus's columns: --task %s reads a text corpus", tk.Name())
 			}
 			if !strings.EqualFold(filepath.Ext(f.corpus), ".parquet") {
@@ -480,8 +480,8 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		if err != nil && !corpusPathError(err, f.corpus) {
 			return p, runError(err)
 		}
-		if err != nil && tk == task.TTS {
-			return p, withHint(runError(err), "--task tts's --corpus is a text corpus: a .jsonl of {\"id\", \"text\", \"voice\", \"ref_audio\" (a 1-30 s WAV), \"ref_text\"}, a SeedTTS meta.lst or a plain text file, one utterance a line (docs/tts.md)")
+		if err != nil && task.WordsOf(tk).Texts {
+			return p, withHint(runError(err), "--task %s's --corpus is a text corpus: a .jsonl of {\"id\", \"text\", \"voice\", \"ref_audio\" (a 1-30 s WAV), \"ref_text\"}, a SeedTTS meta.lst or a plain text file, one utterance a line (docs/tts.md)", tk.Name())
 		}
 		if err != nil {
 			return p, withHint(runError(err), "--corpus takes a folder of .wav, .flac or .mp3 files (+ same-named .txt), a LibriSpeech folder (*.trans.txt per chapter), a .jsonl manifest of {\"id\", \"audio\", \"text\", \"language\"}, a Common Voice .tsv (path, sentence), a .parquet file (--audio-column, --text-column) or a SeedTTS meta.lst")

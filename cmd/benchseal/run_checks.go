@@ -20,11 +20,11 @@ import (
 	"github.com/benchseal/benchseal/schemas"
 )
 
-func checkResponseFormat(format string) error {
-	if format == "" || slices.Contains(task.ResponseFormats, format) {
+func checkResponseFormat(format string, formats []string) error {
+	if format == "" || slices.Contains(formats, format) {
 		return nil
 	}
-	return usageErrorf("--response-format %q: want one of %s", format, strings.Join(task.ResponseFormats, ", "))
+	return usageErrorf("--response-format %q: want one of %s", format, strings.Join(formats, ", "))
 }
 
 // runSigner loads the --seal key before anything is measured: a missing
@@ -176,10 +176,10 @@ func trimV1(e *env, specs []string) []string {
 //
 //	corpus: 6 clips, 31.2 s of audio: 5 at 16 kHz 16-bit mono, 1 at 44.1 kHz 16-bit stereo; 1 without a reference transcript (b), not scored
 //
-// A tts corpus is worded as one (ttsCorpusLine): its items are texts to
-// speak and its clips reference voices, not transcribed audio.
+// A corpus of texts (task.Words.Texts: tts) is worded as one
+// (ttsCorpusLine): its items are texts to speak and its clips reference voices, not transcribed audio.
 func corpusLine(taskName string, clips []bench.Clip) string {
-	if taskName == task.TTS.Name() {
+	if tk, err := task.Named(taskName); err == nil && task.WordsOf(tk).Texts {
 		return ttsCorpusLine(clips)
 	}
 	return clipsLine(clips)

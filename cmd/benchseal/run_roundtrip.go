@@ -32,8 +32,8 @@ func (f *roundTripFlags) roundTrip(taskName string, progress io.Writer) (*roundt
 		}
 		return nil, nil
 	}
-	if taskName != task.TTS.Name() {
-		return nil, usageErrorf("--asr-target hears produced audio: it needs --task %s", task.TTS.Name())
+	if tk, err := task.Named(taskName); err != nil || !isRoundTripper(tk) {
+		return nil, usageErrorf("--asr-target hears produced audio: it needs --task %s", strings.Join(task.RoundTripNames(), " or "))
 	}
 	name, url, ok := strings.Cut(f.asrTarget, "=")
 	if !ok || name == "" || url == "" {
@@ -62,4 +62,10 @@ func replayRoundTrip(s *session.Sealed, f *roundTripFlags, progress io.Writer) (
 		model = sum.Model
 	}
 	return roundtrip.New(roundtrip.Config{Name: sum.Name, URL: sum.URL, Model: model, Progress: progress})
+}
+
+// isRoundTripper says tk's quality is measured by a round trip.
+func isRoundTripper(tk task.Task) bool {
+	_, ok := tk.(task.RoundTripper)
+	return ok
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/benchseal/benchseal/bundle"
@@ -190,8 +191,8 @@ func scoreRun(e *env, cmd *cobra.Command, src string, f scoreFlags) error {
 	if !fl.Changed("failures-as-deletions") {
 		f.failuresDel = run.Scoring.Failures == score.FailuresDeletions
 	}
-	if name := task.NameOf(&run); name != task.ASR.Name() {
-		return fmt.Errorf("score run: %s: the run's task is %q; score rescores transcripts, the %q task's", runPath, name, task.ASR.Name())
+	if tk, err := task.ForRun(&run); err != nil || !task.Rescores(tk) {
+		return fmt.Errorf("score run: %s: the run's task is %q; score rescores transcripts, the %s task's", runPath, task.NameOf(&run), strings.Join(rescorable(), ", "))
 	}
 	o, err := f.options()
 	if err != nil {
@@ -221,4 +222,15 @@ func scoreRun(e *env, cmd *cobra.Command, src string, f scoreFlags) error {
 		}{reps})
 	}
 	return score.WriteTable(e.stdout, reps, f.perUtterance)
+}
+
+// rescorable names the tasks whose records score rescores.
+func rescorable() []string {
+	var out []string
+	for _, n := range task.Names() {
+		if tk, _ := task.Lookup(n); task.Rescores(tk) {
+			out = append(out, strconv.Quote(n))
+		}
+	}
+	return out
 }

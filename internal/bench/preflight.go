@@ -156,14 +156,13 @@ func preflight(ctx context.Context, cfg *config, task string, targets []Target, 
 		if w := chunkWarning(t.Name, eng, out[i].Model, t.Fields["language"] != "", corpus, stream); w != "" {
 			cfg.progress.Warnf("%s", w)
 		}
-		if task == engine.TaskTTS {
-			note, err := checkVoices(ctx, client, t, eng, corpus, cfg.apiKey)
-			if err != nil {
-				return nil, err
-			}
-			if note != "" {
-				cfg.progress.Warnf("%s", note)
-			}
+		// Only a corpus whose items name voices has any to check (tts's).
+		note, err := checkVoices(ctx, client, t, eng, task, corpus, cfg.apiKey)
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
+			cfg.progress.Warnf("%s", note)
 		}
 	}
 	return out, nil

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"errors"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -48,8 +49,10 @@ func ParseTarget(spec string) (name, url string, err error) {
 // Targets resolves the targets of a run: each NAME=URL of specs with the
 // form fields every request sends besides file, model and stream
 // (language and response_format where not empty, then each key=value of
-// forms), and the models: a MODEL for every target without one, a
-// NAME=MODEL for that target.
+// forms; a NAME:key=value sets key for target NAME alone: a field whose
+// wire shape differs by engine, such as chat-audio's audio_part), and the
+// models: a MODEL for every target without one, a NAME=MODEL for that
+// target.
 func Targets(specs, models, forms []string, language, format string) ([]Target, error) {
 	fields := map[string]string{}
 	if language != "" {
@@ -58,15 +61,27 @@ func Targets(specs, models, forms []string, language, format string) ([]Target, 
 	if format != "" {
 		fields["response_format"] = format
 	}
+	own := map[string]map[string]string{} // NAME: its own fields
 	for _, kv := range forms {
 		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
+		name, key, per := strings.Cut(k, ":")
+		if !per {
+			key = k
+		}
+		if !ok || key == "" || per && name == "" {
 			return nil, &SettingError{Setting: "form", Value: kv, Err: ErrKeyValue}
 		}
-		if k == "file" || k == "model" || k == "stream" {
-			return nil, &SettingError{Setting: "form", Value: k, Err: ErrReservedField}
+		if key == "file" || key == "model" || key == "stream" {
+			return nil, &SettingError{Setting: "form", Value: key, Err: ErrReservedField}
 		}
-		fields[k] = v
+		if !per {
+			fields[key] = v
+			continue
+		}
+		if own[name] == nil {
+			own[name] = map[string]string{}
+		}
+		own[name][key] = v
 	}
 	var ts []Target
 	for _, spec := range specs {
@@ -74,7 +89,16 @@ func Targets(specs, models, forms []string, language, format string) ([]Target, 
 		if err != nil {
 			return nil, err
 		}
-		ts = append(ts, Target{Name: name, URL: url, Fields: fields})
+		f := fields
+		if o, ok := own[name]; ok {
+			f = maps.Clone(fields)
+			maps.Copy(f, o)
+			delete(own, name)
+		}
+		ts = append(ts, Target{Name: name, URL: url, Fields: f})
+	}
+	for name := range own {
+		return nil, &SettingError{Setting: "form", Value: name + ":", Target: name, Err: ErrNoSuchTarget}
 	}
 	for _, m := range models {
 		name, model, per := strings.Cut(m, "=")

@@ -59,7 +59,7 @@ func voiceUses(t Target, corpus []Clip) map[string][]string {
 // complete (engine.VoiceList). It returns what could not be checked and
 // why ("" when everything was, or nothing names a voice), or a
 // *VoiceError.
-func checkVoices(ctx context.Context, client *http.Client, t Target, eng *engine.Engine, corpus []Clip, apiKey string) (string, error) {
+func checkVoices(ctx context.Context, client *http.Client, t Target, eng *engine.Engine, task string, corpus []Clip, apiKey string) (string, error) {
 	uses := voiceUses(t, corpus)
 	if len(uses) == 0 {
 		return "", nil
@@ -67,8 +67,8 @@ func checkVoices(ctx context.Context, client *http.Client, t Target, eng *engine
 	if eng == nil {
 		return fmt.Sprintf("target %q: the voices its items name were not checked: its /v1/models names no engine benchseal knows", t.Name), nil
 	}
-	eng = speechEngine(eng)
-	row, _ := eng.Task(engine.TaskTTS)
+	eng = taskEngine(eng, task)
+	row, _ := eng.Task(task)
 	if row.Voices == nil || !row.Voices.Complete {
 		return fmt.Sprintf("target %q: the voices its items name were not checked: %s lists no complete set of voices (%s)", t.Name, eng.Name, voiceSource(row.Voices)), nil
 	}
@@ -125,15 +125,15 @@ func listVoices(ctx context.Context, client *http.Client, t Target, path, apiKey
 	return doc.Voices, nil
 }
 
-// speechEngine is the engine behind a speech server whose /v1/models
+// taskEngine is the engine behind a server of task whose /v1/models
 // named eng: vLLM-Omni answers owned_by "vllm", as vLLM does, but only
 // vLLM-Omni serves /v1/audio/speech.
-func speechEngine(eng *engine.Engine) *engine.Engine {
-	if _, ok := eng.Task(engine.TaskTTS); ok {
+func taskEngine(eng *engine.Engine, task string) *engine.Engine {
+	if _, ok := eng.Task(task); ok {
 		return eng
 	}
 	for _, e := range engine.All() {
-		if _, ok := e.Task(engine.TaskTTS); ok && e.Models.OwnedBy == eng.Models.OwnedBy {
+		if _, ok := e.Task(task); ok && e.Models.OwnedBy == eng.Models.OwnedBy {
 			return e
 		}
 	}

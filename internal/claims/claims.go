@@ -44,6 +44,7 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 	if err != nil {
 		return out, err
 	}
+	figs, _ := quality.(task.Figurer) // the run's task's figures
 	sc := run.Scoring
 	if sc.Unit == "" && sc.Normalizer != "" {
 		sc.Unit = score.UnitOf(sc.Normalizer)
@@ -63,7 +64,6 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 	if err != nil {
 		return out, err
 	}
-	isTTS, chars := task.NameOf(&run) == task.TTS.Name(), SpokenChars(run)
 	fams := engine.StageFamiliesFor(task.NameOf(&run)) // the server block's, for the run's task
 	for _, t := range run.Targets {
 		tc := schemas.TargetClaims{Target: t.Name, Levels: []schemas.LevelClaims{}}
@@ -75,8 +75,8 @@ func Compute(run schemas.Run, records []schemas.Record, opts ...Option) (schemas
 				if err != nil {
 					return out, fmt.Errorf("target %q, concurrency %d, repeat %d: %w", t.Name, c, rep, err)
 				}
-				if ok && isTTS {
-					TTS(&m, recs, chars)
+				if ok {
+					Figures(&m, figs, run, recs)
 				}
 				if ok && run.Protocol.SLO != nil {
 					m.Goodput = Goodput(recs, *run.Protocol.SLO, m.WindowS)
@@ -335,12 +335,6 @@ var metricOptionals = []func(*schemas.Metrics) **float64{
 	func(m *schemas.Metrics) **float64 { return &m.ArrivalLatencyP50S },
 	func(m *schemas.Metrics) **float64 { return &m.ArrivalLatencyP99S },
 	func(m *schemas.Metrics) **float64 { return &m.Goodput },
-	func(m *schemas.Metrics) **float64 { return &m.RTFP50S },
-	func(m *schemas.Metrics) **float64 { return &m.RTFP95S },
-	func(m *schemas.Metrics) **float64 { return &m.FirstAudioP50S },
-	func(m *schemas.Metrics) **float64 { return &m.FirstAudioP95S },
-	func(m *schemas.Metrics) **float64 { return &m.FirstAudioP99S },
-	func(m *schemas.Metrics) **float64 { return &m.AudioSPerChar },
 	func(m *schemas.Metrics) **float64 { return &m.ArrivalGrowth },
 	func(m *schemas.Metrics) **float64 { return &m.BacklogGrowth },
 	func(m *schemas.Metrics) **float64 { return &m.Quality },
@@ -417,6 +411,7 @@ func summarize(reps []schemas.Metrics) (med, lo, hi schemas.Metrics) {
 		}
 	}
 	summarizePercentiles(reps, &med, &lo, &hi)
+	summarizeFigures(reps, &med, &lo, &hi)
 	summarizeTelemetry(reps, &med, &lo, &hi)
 	return med, lo, hi
 }

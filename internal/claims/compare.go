@@ -25,11 +25,20 @@ type Tolerance struct {
 	// before the tail rule was judged (its predicate's tolerance has no
 	// tail_rule), so that verify re-derives it as it was sealed.
 	AllTails bool
+	// Figures compares the run's task's figures too (schemas.Metrics
+	// Figures, relative, by name after ComparedMetrics): what replay and
+	// compare do now; a replay sealed before they were compared (its
+	// predicate's tolerance has no figures_rule) is re-derived without.
+	Figures bool
 }
 
 // TailRule names the rule of StableRequests in a sealed replay's
 // tolerance (schemas.ReplayTolerance.TailRule).
 const TailRule = "percentile_95_bound"
+
+// FiguresRule names, in a sealed replay's tolerance, that the task's
+// figures were compared (schemas.ReplayTolerance.FiguresRule).
+const FiguresRule = "task_figures"
 
 // StableRequests is the fewest requests a latency percentile p (0 < p <
 // 1) must rest on to be judged: the smallest n with p^n <= 0.025. With
@@ -85,7 +94,7 @@ func askedMetrics(s, r schemas.Metrics) []string {
 }
 
 // DefaultTolerance: 10% on throughput, latency and counts, one point of WER.
-var DefaultTolerance = Tolerance{Relative: 0.10, QualityPoints: 1}
+var DefaultTolerance = Tolerance{Relative: 0.10, QualityPoints: 1, Figures: true}
 
 // Verdict of one compared figure.
 type Verdict string
@@ -212,6 +221,9 @@ func compareLevel(target string, sl, rl schemas.LevelClaims, tol Tolerance) []Di
 		i := slices.Index(metrics, "latency_p99_s") + 1
 		metrics = slices.Concat(metrics[:i], asked, metrics[i:])
 	}
+	if tol.Figures {
+		metrics = slices.Concat(metrics, figureNames(s, r))
+	}
 	out := make([]Difference, 0, len(metrics))
 	for _, m := range metrics {
 		d := Difference{Target: target, Concurrency: sl.Concurrency, Metric: m}
@@ -249,6 +261,10 @@ func compareLevel(target string, sl, rl schemas.LevelClaims, tol Tolerance) []Di
 				// Neither measured it (no request succeeded): nothing
 				// to compare, and nothing differs.
 				d.Change = ptr(0.0)
+			case sp == nil && s.Figures != nil && metricIsFigure(m):
+				d.Reason = "the sealed run did not observe it"
+			case rp == nil && r.Figures != nil && metricIsFigure(m):
+				d.Reason = "the replay did not observe it"
 			case sp == nil:
 				d.Reason = "the sealed run measured no successful request"
 			case rp == nil:
@@ -290,6 +306,9 @@ func metricValue(m schemas.Metrics, name string) *float64 {
 		return m.LatencyP50S
 	case "latency_p99_s":
 		return m.LatencyP99S
+	}
+	if metricIsFigure(name) {
+		return m.Figure(name)
 	}
 	if p, ok := percentileName(name); ok {
 		for _, lp := range m.LatencyPercentiles {
@@ -344,4 +363,28 @@ func ptr2(p *float64) *float64 {
 		return nil
 	}
 	return ptr(*p)
+}
+
+// figureNames are the task figures either median has, sorted.
+func figureNames(s, r schemas.Metrics) []string {
+	var out []string
+	for _, m := range []schemas.Metrics{s, r} {
+		for k := range m.Figures {
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// metricIsFigure says name is a task's figure, not one of the core's
+// compared metrics or an asked-for latency percentile.
+func metricIsFigure(name string) bool {
+	if slices.Contains(ComparedMetrics, name) {
+		return false
+	}
+	_, ok := percentileName(name)
+	return !ok
 }

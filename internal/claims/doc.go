@@ -1,6 +1,10 @@
-// Package claims turns records into claims: it is the one place where
-// benchseal computes a published number. The runner, sealing, the
-// verifier and a replay all call Recompute (Compute with the run's
+// Package claims turns records into claims: every number of claims.json
+// is computed here, the task's own figures through the task's
+// accumulator (internal/task's Figurer), which claims feeds. (Numbers
+// drawn from claims elsewhere are not claims.json's: the verdicts' ratios
+// and intervals, internal/verdict; the peers' figures under their own
+// definitions, internal/task/seedtts and ttscompat.) The runner, sealing,
+// the verifier and a replay all call Recompute (Compute with the run's
 // telemetry and its task's metric), so a claim recomputed from the
 // records of a bundle is the same number, bit for bit, as the one the
 // run published.
@@ -49,7 +53,9 @@
 //   - ttfb_p50_s: the median (same definition) of first_byte_ns - start_ns
 //     over successful requests where a byte arrived (first_byte_ns > 0);
 //     null when there is none.
-//   - tts runs only (protocol.task "tts"; tts.go, absent otherwise):
+//   - the run's task's figures (internal/task's Figurer, figures.go: an
+//     accumulator fed the repeat's records, members named by the task,
+//     absent when not observed and in other tasks' runs); tts's:
 //     rtf_p50, rtf_p95: the percentiles of each successful request's
 //     real-time factor, latency ÷ the seconds of audio it produced (its
 //     audio_seconds; under 1 is faster than real time; rtfx is then the
@@ -60,7 +66,8 @@
 //     byte is its headers: not observed); audio_s_per_char: the
 //     successes' produced seconds ÷ the Unicode code points of the texts
 //     they spoke (run.json's corpus speak), absent when run.json has no
-//     text for one of them.
+//     text for one of them. chat-audio's: ttft_p50/p95/p99_s,
+//     itl_p50/p95_s, output_tokens_per_s (internal/task chat_roles.go).
 //   - peak_in_flight: the largest number of measured requests in flight
 //     at once, swept over their start and end events; an end at the same
 //     nanosecond as a start is counted first, because a closed-loop worker

@@ -3,6 +3,8 @@ package claims
 import (
 	"slices"
 	"strings"
+
+	"github.com/benchseal/benchseal/internal/task"
 )
 
 // A LaterFamily is a family of claims fields (claims.Leaves paths) that a
@@ -18,8 +20,9 @@ type LaterFamily struct {
 	In   func(field string) bool // a field of the family
 }
 
-// LaterFamilies are every family added after the first claims.json.
-var LaterFamilies = []LaterFamily{
+// LaterFamilies are every family added after the first claims.json: the
+// core's, then each registered task's figure (taskFigureFamilies).
+var LaterFamilies = append([]LaterFamily{
 	{"server block", func(f string) bool { return ServerBlock(f) != "" }},
 	{"steady-state figures (mean_in_flight, full_concurrency_share)", func(f string) bool {
 		return strings.HasSuffix(f, ".mean_in_flight") || strings.HasSuffix(f, ".full_concurrency_share")
@@ -34,6 +37,29 @@ var LaterFamilies = []LaterFamily{
 	{"cache probe counter growth", func(f string) bool {
 		return strings.HasPrefix(f, "probes[") && (strings.Contains(f, ".counter_growth") || strings.HasSuffix(f, ".counter_agrees"))
 	}},
+}, taskFigureFamilies()...)
+
+// taskFigureFamilies is one family per figure of each registered task
+// (task.Figurer), less those of the tts family above: a figure a task
+// adds (chat-audio's ttft_p50_s) is absent from claims sealed by a build
+// that did not compute it.
+func taskFigureFamilies() []LaterFamily {
+	var out []LaterFamily
+	for _, name := range task.Names() {
+		tk, _ := task.Lookup(name)
+		f := task.FiguresOf(tk)
+		if f == nil {
+			continue
+		}
+		for _, s := range f.Figures() {
+			leaf := "." + s.Name
+			if slices.Contains(ttsLeaves, leaf) {
+				continue
+			}
+			out = append(out, LaterFamily{What: name + " figure " + s.Name, In: func(f string) bool { return strings.HasSuffix(f, leaf) }})
+		}
+	}
+	return out
 }
 
 // ttsLeaves end the fields of the tts family (schemas.Metrics).

@@ -1,32 +1,15 @@
 package claims
 
 import (
-	"math"
 	"slices"
 
 	"github.com/benchseal/benchseal/internal/verdict"
 )
 
-// Percentile is the p-th percentile (0..100) of sorted, ascending values
-// with numpy's default linear interpolation (see the package doc). It
-// returns 0 for no values.
-func Percentile(sorted []float64, p float64) float64 {
-	n := len(sorted)
-	if n == 0 {
-		return 0
-	}
-	r := p / 100 * float64(n-1)
-	lo := math.Floor(r)
-	hi := math.Ceil(r)
-	if lo < 0 {
-		return sorted[0]
-	}
-	if int(hi) >= n {
-		return sorted[n-1]
-	}
-	a, b := sorted[int(lo)], sorted[int(hi)]
-	return a + (b-a)*(r-lo)
-}
+// Percentile is verdict.Percentile, the one percentile: the p-th
+// (0..100) of sorted, ascending values with numpy's default linear
+// interpolation (see the package doc), 0 for no values.
+func Percentile(sorted []float64, p float64) float64 { return verdict.Percentile(sorted, p) }
 
 // median is verdict.Median, the one median (it sorts v).
 func median(v []float64) float64 { return verdict.Median(v) }

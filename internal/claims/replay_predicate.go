@@ -17,7 +17,11 @@ func ReplayPredicate(of schemas.PredicateReplayOf, tol Tolerance, diffs []Differ
 	if tol.AllTails {
 		rule = ""
 	}
-	p := schemas.PredicateReplay{Of: of, Tolerance: schemas.ReplayTolerance{Relative: tol.Relative, QualityPoints: tol.QualityPoints, TailRule: rule},
+	figures := ""
+	if tol.Figures {
+		figures = FiguresRule
+	}
+	p := schemas.PredicateReplay{Of: of, Tolerance: schemas.ReplayTolerance{Relative: tol.Relative, QualityPoints: tol.QualityPoints, TailRule: rule, FiguresRule: figures},
 		Comparison: make([]schemas.ReplayFigure, 0, len(diffs)), Differ: Differing(diffs), Verdict: schemas.Reproduced}
 	for _, d := range diffs {
 		p.Comparison = append(p.Comparison, schemas.ReplayFigure{Target: d.Target, Concurrency: d.Concurrency, Metric: d.Metric,
@@ -60,9 +64,11 @@ func MarkNotComparable(diffs []Difference, hw []string) int {
 
 // ReplayTolerance is the tolerance a sealed comparison was judged with: a
 // replay sealed before the tail rule (no tail_rule) judged every
-// percentile by the tolerance alone.
+// percentile by the tolerance alone; one sealed before the task's figures
+// were compared (no figures_rule) compared none.
 func ReplayTolerance(p schemas.PredicateReplay) Tolerance {
-	return Tolerance{Relative: p.Tolerance.Relative, QualityPoints: p.Tolerance.QualityPoints, AllTails: p.Tolerance.TailRule == ""}
+	return Tolerance{Relative: p.Tolerance.Relative, QualityPoints: p.Tolerance.QualityPoints, AllTails: p.Tolerance.TailRule == "",
+		Figures: p.Tolerance.FiguresRule == FiguresRule}
 }
 
 // SealedSide rebuilds, from a sealed comparison's figures, the medians of
@@ -132,6 +138,13 @@ func SealedSide(p schemas.PredicateReplay, replay schemas.Claims) schemas.Claims
 		case "failed":
 			if v != nil {
 				m.Failed = int(*v)
+			}
+		default:
+			if v != nil && metricIsFigure(f.Metric) {
+				if m.Figures == nil {
+					m.Figures = map[string]float64{}
+				}
+				m.Figures[f.Metric] = *v
 			}
 		}
 	}

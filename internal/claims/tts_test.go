@@ -53,20 +53,20 @@ func TestComputeTTSByHand(t *testing.T) {
 		}
 	}
 	// RTF sorted 0.25, 0.5, 2: p50 0.5; p95 = 0.5 + 0.9·1.5.
-	eq("rtf_p50", m.RTFP50S, 0.5)
-	eq("rtf_p95", m.RTFP95S, 0.5+0.9*1.5)
+	eq("rtf_p50", m.Figure("rtf_p50"), 0.5)
+	eq("rtf_p95", m.Figure("rtf_p95"), 0.5+0.9*1.5)
 	// First audio 0.1, 0.2, 0.3.
-	eq("first_audio_p50_s", m.FirstAudioP50S, 0.2)
-	eq("first_audio_p95_s", m.FirstAudioP95S, 0.2+0.9*0.1)
-	eq("first_audio_p99_s", m.FirstAudioP99S, 0.2+0.98*0.1)
+	eq("first_audio_p50_s", m.Figure("first_audio_p50_s"), 0.2)
+	eq("first_audio_p95_s", m.Figure("first_audio_p95_s"), 0.2+0.9*0.1)
+	eq("first_audio_p99_s", m.Figure("first_audio_p99_s"), 0.2+0.98*0.1)
 	// Successes produced 2+1+4 s over 10+5+10 characters; the silent one is not counted.
-	eq("audio_s_per_char", m.AudioSPerChar, 7.0/25)
+	eq("audio_s_per_char", m.Figure("audio_s_per_char"), 7.0/25)
 	// rtfx: 7 s produced over a 2.5 s window.
 	eq("rtfx", m.RTFx, 7/2.5)
 	if m.Errors[task.ErrSilent] != 1 || m.Succeeded != 3 {
 		t.Errorf("errors %v, succeeded %d; want one silent, 3 successes", m.Errors, m.Succeeded)
 	}
-	eq("median rtf_p50", cl.Targets[0].Levels[0].Median.RTFP50S, 0.5)
+	eq("median rtf_p50", cl.Targets[0].Levels[0].Median.Figure("rtf_p50"), 0.5)
 
 	// Whole bodies: first_byte_ns is their headers, so no time to first
 	// audio; a run.json without the texts spoken gives no s/char.
@@ -83,10 +83,10 @@ func TestComputeTTSByHand(t *testing.T) {
 		t.Fatal(err)
 	}
 	m = cl.Targets[0].Levels[0].Repeats[0]
-	if m.FirstAudioP50S != nil || m.FirstAudioP99S != nil || m.AudioSPerChar != nil {
-		t.Errorf("first audio %v, s/char %v: want not observed (nil)", fval(m.FirstAudioP50S), fval(m.AudioSPerChar))
+	if m.Figure("first_audio_p50_s") != nil || m.Figure("first_audio_p99_s") != nil || m.Figure("audio_s_per_char") != nil {
+		t.Errorf("first audio %v, s/char %v: want not observed (nil)", fval(m.Figure("first_audio_p50_s")), fval(m.Figure("audio_s_per_char")))
 	}
-	eq("rtf_p50 (whole bodies)", m.RTFP50S, 0.5)
+	eq("rtf_p50 (whole bodies)", m.Figure("rtf_p50"), 0.5)
 }
 
 // An ASR run has no tts figures: the family is the tts task's alone.
@@ -98,8 +98,8 @@ func TestComputeNoTTSFiguresForASR(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := cl.Targets[0].Levels[0].Repeats[0]
-	if m.RTFP50S != nil || m.FirstAudioP50S != nil || m.AudioSPerChar != nil {
-		t.Errorf("ASR claims carry tts figures: rtf %v, first audio %v", fval(m.RTFP50S), fval(m.FirstAudioP50S))
+	if m.Figure("rtf_p50") != nil || m.Figure("first_audio_p50_s") != nil || m.Figure("audio_s_per_char") != nil {
+		t.Errorf("ASR claims carry tts figures: rtf %v, first audio %v", fval(m.Figure("rtf_p50")), fval(m.Figure("first_audio_p50_s")))
 	}
 }
 

@@ -28,13 +28,16 @@
 // (/metrics) and the self-description paths (Knobs.Served) are the same
 // for every task, so they are not per task. Every engine has an ASR row;
 // vLLM-Omni and SGLang-Omni also have text-to-speech rows (tts.go: their
-// /v1/audio/speech fields, stream shapes, caches, errors and metrics).
+// /v1/audio/speech fields, stream shapes, caches, errors and metrics) and
+// audio chat rows (chat.go: their /v1/chat/completions content-part
+// shapes, stream chunks, usage and errors).
 //
 // Shedding says how an engine counts its queue bound (InFlight: vLLM's
 // --max-num-queued-reqs caps running and waiting together) and any
 // second bound (TokensFlag). The simulator's own settings, published in
 // its /v1/models (SimulatorSettingsField, SimSettings), are compared as
-// knobs; a tts run compares SpeechKnobKeys too.
+// knobs; a run compares its task's RequestKnobsFor too (tts:
+// SpeechKnobKeys), a table by task.
 //
 // The simulator's personas (internal/sim), fingerprint capture and knobs
 // (internal/fingerprint), the claims (internal/claims) and verify's

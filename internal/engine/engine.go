@@ -497,6 +497,14 @@ const KnobInitialCodecChunkFrames = "initial codec chunk frames"
 // its key, as a request member and in a deploy config.
 var SpeechKnobKeys = []KnobKey{{Knob: KnobInitialCodecChunkFrames, Path: "initial_codec_chunk_frames"}}
 
+// requestKnobs are the knobs a run of a task compares per request, by
+// task (a task absent compares none).
+var requestKnobs = map[string][]KnobKey{TaskTTS: SpeechKnobKeys}
+
+// RequestKnobsFor are the per-request knobs a run of task compares
+// (verify's fairness check): tts's SpeechKnobKeys, none for the others.
+func RequestKnobsFor(task string) []KnobKey { return requestKnobs[task] }
+
 // KnobKey is one engine's name for a knob: where it sits in a served JSON
 // (a dotted path for vLLM's nested config) and its launch flag.
 type KnobKey struct {

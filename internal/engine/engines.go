@@ -280,7 +280,7 @@ var table = []*Engine{
 	// shapes), but relabels every vllm:* family's engine as stage and
 	// replica and adds vllm_omni:* families.
 	{
-		Name: VLLMOmni, Repo: "vllm-project/vllm-omni", Version: "0.28.0", Tasks: append(slices.Clone(vllmTasks), vllmOmniSpeech),
+		Name: VLLMOmni, Repo: "vllm-project/vllm-omni", Version: "0.28.0", Tasks: append(slices.Clone(vllmTasks), vllmOmniSpeech, vllmOmniChat),
 		Facts:  append(append([]Fact(nil), vllmFacts...), vllmOmniFacts...),
 		Models: vllmModels, Transcription: vllmTranscription, Stream: vllmStream, Errors: vllmErrors,
 		Health: Health{Source: "vllm-project/vllm vllm/entrypoints/serve/instrumentator/health.py@98b137c6 (vLLM's API server)"},
@@ -292,7 +292,7 @@ var table = []*Engine{
 		Name: SGLangOmni, Repo: "sgl-project/sglang-omni", Version: "0.1.4", Facts: sglangOmniFacts,
 		Tasks: []TaskRow{{Task: TaskASR, Route: TranscriptionsPath, Stream: TranscriptEvents,
 			Source: "sgl-project/sglang-omni sglang_omni/serve/transcriptions.py@0ac0a86e (TRANSCRIPTIONS_ENDPOINT), speech_to_text.py@070fc3b5 (speech_to_text_stream)"},
-			sglangOmniSpeech},
+			sglangOmniSpeech, sglangOmniChat},
 		Models: Models{OwnedBy: "sglang-omni", CreatedZero: true, Source: "sgl-project/sglang-omni sglang_omni/serve/protocol.py@1b4b3750 (ModelCard)"},
 		Transcription: Transcription{Path: TranscriptionsPath, VerboseJSON: true, MissingFileStatus: http.StatusUnprocessableEntity,
 			IgnoresModel: true,

@@ -3,8 +3,10 @@ package export
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 )
 
@@ -155,7 +157,10 @@ type claimColumn struct {
 	get func(m *schemas.Metrics) any
 }
 
-var claimColumns = []claimColumn{
+var claimColumns = slices.Concat(coreColumns, taskFigureColumns(), telemetryColumns)
+
+// coreColumns are the figures every task has.
+var coreColumns = []claimColumn{
 	{Column{"requests", Int, false, "measured requests"}, func(m *schemas.Metrics) any { return int64(m.Requests) }},
 	{Column{"succeeded", Int, false, "measured requests that succeeded"}, func(m *schemas.Metrics) any { return int64(m.Succeeded) }},
 	{Column{"failed", Int, false, "measured requests that failed"}, func(m *schemas.Metrics) any { return int64(m.Failed) }},
@@ -182,12 +187,10 @@ var claimColumns = []claimColumn{
 	{Column{"goodput_per_s", Float, true, "successes meeting the SLO per second (with --slo)"}, func(m *schemas.Metrics) any { return f64(m.Goodput) }},
 	{Column{"arrival_latency_growth", Float, true, "open loop: last third's median latency from arrival over the first third's"}, func(m *schemas.Metrics) any { return f64(m.ArrivalGrowth) }},
 	{Column{"backlog_growth", Float, true, "open loop: backlog, last third less first"}, func(m *schemas.Metrics) any { return f64(m.BacklogGrowth) }},
-	{Column{"rtf_p50", Float, true, "tts: real-time factor p50"}, func(m *schemas.Metrics) any { return f64(m.RTFP50S) }},
-	{Column{"rtf_p95", Float, true, "tts: real-time factor p95"}, func(m *schemas.Metrics) any { return f64(m.RTFP95S) }},
-	{Column{"first_audio_p50_s", Float, true, "tts: time to first audio p50"}, func(m *schemas.Metrics) any { return f64(m.FirstAudioP50S) }},
-	{Column{"first_audio_p95_s", Float, true, "tts: time to first audio p95"}, func(m *schemas.Metrics) any { return f64(m.FirstAudioP95S) }},
-	{Column{"first_audio_p99_s", Float, true, "tts: time to first audio p99"}, func(m *schemas.Metrics) any { return f64(m.FirstAudioP99S) }},
-	{Column{"audio_s_per_char", Float, true, "tts: produced seconds per character spoken"}, func(m *schemas.Metrics) any { return f64(m.AudioSPerChar) }},
+}
+
+// telemetryColumns follow the tasks' figures.
+var telemetryColumns = []claimColumn{
 	{Column{"gpu_util_mean", Float, true, "GPU utilisation over the window, mean (sum over the target's GPUs)"}, func(m *schemas.Metrics) any { return f64(m.GPUUtilMean) }},
 	{Column{"gpu_util_max", Float, true, "GPU utilisation, max"}, func(m *schemas.Metrics) any { return f64(m.GPUUtilMax) }},
 	{Column{"gpu_mem_peak_bytes", Float, true, "GPU memory peak"}, func(m *schemas.Metrics) any { return f64(m.GPUMemPeakBytes) }},
@@ -197,6 +200,30 @@ var claimColumns = []claimColumn{
 	{Column{"cache_hits_counter", String, false, "the counter cache_hits is the growth of"}, func(m *schemas.Metrics) any { return m.CacheHitsCounter }},
 	{Column{"telemetry_note", String, false, "why the sampled fields are null although the run was sampled"}, func(m *schemas.Metrics) any { return m.TelemetryNote }},
 	{Column{"errors", String, false, "failed measured requests by error class, a JSON object (`{\"timeout\":2}`)"}, func(m *schemas.Metrics) any { return errorsJSON(m.Errors) }},
+}
+
+// taskFigureColumns are every registered task's figures (internal/task's
+// Figurer), by task name then the task's order, one column per figure
+// name (null in another task's rows, and where not observed).
+func taskFigureColumns() []claimColumn {
+	var out []claimColumn
+	seen := map[string]bool{}
+	for _, name := range task.Names() {
+		tk, _ := task.Lookup(name)
+		f := task.FiguresOf(tk)
+		if f == nil {
+			continue
+		}
+		for _, fs := range f.Figures() {
+			if seen[fs.Name] {
+				continue
+			}
+			seen[fs.Name] = true
+			n := fs.Name
+			out = append(out, claimColumn{Column{n, Float, true, name + ": " + fs.Label.In("en") + " (" + fs.Unit + ")"}, func(m *schemas.Metrics) any { return f64(m.Figure(n)) }})
+		}
+	}
+	return out
 }
 
 // claimKeys lead every claims row.

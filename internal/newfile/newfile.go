@@ -1,10 +1,14 @@
-// Package newfile is the one owner of "write a new file, never overwrite":
-// evidence, keys, bundles and reports are created with O_EXCL, or written
-// to a temporary file and linked into place, so that an existing file is
+// Package newfile owns "write a new file, never overwrite" for evidence,
+// keys, bundles and reports: they are created with O_EXCL, or written to
+// a temporary file and linked into place, so that an existing file is
 // never replaced, not even one that appears while it is being written.
 // The one file replaced by design goes through WriteAtomic with replace
 // (the runner's run.json, rewritten whole when the run ends): it too
 // appears complete or not at all.
+//
+// Not every new file goes through it: export's tables, the fingerprint
+// recorder's files and launch logs, the report's temporary files and
+// tools/loadcmp open theirs with O_EXCL themselves.
 //
 // Errors wrap fs.ErrExist when the file exists; callers word the hint
 // (this package never names a flag).

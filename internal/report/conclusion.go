@@ -625,8 +625,7 @@ func (v *view) claimCaveats() [][]span {
 	}
 	hits, tokens, unseen := v.cacheTally()
 	if len(hits) > 0 {
-		items = append(items, []span{b(v.tr("Cache hits:")), t(" " + v.byTask("%s over all levels and repeats: the server reused work, so its speed is not that of transcribing new audio.",
-			"%s over all levels and repeats: the server reused work, so its speed is not that of synthesising from new references.", strings.Join(hits, "; ")))})
+		items = append(items, []span{b(v.tr("Cache hits:")), t(" " + v.tr("%s over all levels and repeats: the server reused work, so its speed is not that of %s.", strings.Join(hits, "; "), v.word(v.tw.Work)))})
 	}
 	if len(tokens) > 0 {
 		items = append(items, []span{b(v.tr("Prefix cache:")), t(" " + v.tr("%s over all levels and repeats: tokens of a prompt prefix that distinct audio shares, not requests answered from a cache.", strings.Join(tokens, "; ")))})
@@ -634,7 +633,7 @@ func (v *view) claimCaveats() [][]span {
 	if len(unseen) > 0 && !verifyCoversCaches(v.in.Verify) {
 		items = append(items, []span{b(v.tr("Cache hits not observable:")), t(" " + v.tr("%s exposed no cache-hit counter: whether it reused work across requests is not observed.", strings.Join(unseen, ", ")))})
 	}
-	items = append(items, v.ttsCaveats()...)
+	items = append(items, v.taskCaveats()...)
 	return append(items, v.probeCaveats()...)
 }
 
@@ -830,11 +829,10 @@ func (v *view) probeCaveats() [][]span {
 		case claims.ProbeNotAsked:
 			continue
 		case claims.ProbeMissing:
-			items = append(items, []span{b(v.tr("Cache probe:")), t(" " + v.byTask("%s was to be probed (the run asked for a cache probe), but the claims hold no probe for it: whether it caches identical audio is not observed.",
-				"%s was to be probed (the run asked for a cache probe), but the claims hold no probe for it: whether it caches identical references is not observed.", tg.Name))})
+			items = append(items, []span{b(v.tr("Cache probe:")), t(" " + v.tr("%s was to be probed (the run asked for a cache probe), but the claims hold no probe for it: whether it caches %s is not observed.", tg.Name, v.word(v.tw.Cached)))})
 			continue
 		case claims.ProbeInflated, claims.ProbeHeld:
-			verdict = v.byTask("caches identical audio (repeats %.1f times faster)", "caches identical references (repeats %.1f times faster)", p.Speedup)
+			verdict = v.tr("caches %s (repeats %.1f times faster)", v.word(v.tw.Cached), p.Speedup)
 		case claims.ProbeNoCache:
 			verdict = v.tr("no cache effect seen (ratio within noise)")
 		case claims.ProbeStraddles:
@@ -856,8 +854,7 @@ func (v *view) probeCaveats() [][]span {
 			probed = append(probed, v.tr("%s %s (speedup %.2f, 95 %% interval %.2f to %.2f)", p.Target, verdict, p.Speedup, p.SpeedupLo, p.SpeedupHi))
 		}
 		if bearing == claims.ProbeInflated {
-			items = append(items, []span{b(v.tr("Inflated by caching:")), t(" " + v.byTask("%s caches identical audio and this run sent every clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure transcribing new audio.",
-				"%s caches identical references and this run sent every reference clip unchanged (--no-perturb): its numbers are inflated by caching and do not measure synthesising from new references.", p.Target))})
+			items = append(items, []span{b(v.tr("Inflated by caching:")), t(" " + v.tr("%s caches %s and this run sent every %s unchanged (--no-perturb): its numbers are inflated by caching and do not measure %s.", p.Target, v.word(v.tw.Cached), v.word(v.tw.Input), v.word(v.tw.Work)))})
 		}
 		if p.CounterAgrees != nil && !*p.CounterAgrees {
 			// Beside the verdict it disagrees with, not a line of its own.

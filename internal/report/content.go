@@ -95,10 +95,17 @@ type view struct {
 	stalled map[string]map[int]int
 	// missing collects English strings without a translation (tests).
 	missing map[string]bool
+	// task is the run's task (nil when this benchseal does not know it:
+	// the report then speaks as of ASR and draws no task figures); words
+	// its words (tw).
+	task task.Task
+	tw   task.Words
 }
 
 func newView(in Input) *view {
 	v := &view{in: in, at: map[string]map[int]*schemas.LevelClaims{}}
+	v.task, _ = task.ForRun(&in.Run)
+	v.tw = task.WordsOf(v.task)
 	seen := map[int]bool{}
 	for i := range in.Claims.Targets {
 		tc := &in.Claims.Targets[i]
@@ -277,10 +284,7 @@ func (v *view) metric() string {
 // rtfxCaption is the RTFx table's caption: seconds of audio transcribed
 // (ASR), or produced (tts, whose records count the audio produced).
 func (v *view) rtfxCaption() string {
-	if v.in.Run.Protocol.SuccessRule == task.TTSSuccessRule {
-		return v.tr("RTFx, seconds of audio produced per second of wall time.")
-	}
-	return v.tr("RTFx, seconds of audio transcribed per second of wall time.")
+	return v.tr("RTFx, seconds of audio %s per second of wall time.", v.word(v.tw.Done))
 }
 
 // build lays out the whole report: a failed verification first, then the
@@ -298,7 +302,7 @@ func (v *view) build() []block {
 	out = append(out, v.caveats()...)
 	out = append(out, para{spans: v.summary()})
 	out = append(out, v.performance()...)
-	out = append(out, v.tts()...)
+	out = append(out, v.figures()...)
 	out = append(out, v.timeBreakdown()...)
 	out = append(out, v.accuracy()...)
 	out = append(out, v.errors()...)
@@ -317,7 +321,7 @@ func (v *view) title() string {
 			names = append(names, t.Name)
 		}
 	}
-	s := v.byTask("Speech-to-text benchmark", "Text-to-speech benchmark")
+	s := v.word(v.tw.Title)
 	if len(names) > 0 {
 		s += ": " + strings.Join(names, " vs ")
 	}
@@ -427,8 +431,7 @@ func (v *view) perturbedSpans() []span {
 	n, all := v.noInputItems(), len(v.in.Run.Corpus)
 	switch {
 	case n == 0:
-		return []span{t(v.byTask("Within this run, every request sent a distinct copy of its clip (one PCM sample changed by one LSB).",
-			"Within this run, every request sent a distinct copy of its reference clip (one PCM sample changed by one LSB)."))}
+		return []span{t(v.tr("Within this run, every request sent a distinct copy of its %s (one PCM sample changed by one LSB).", v.word(v.tw.Input)))}
 	case n == all:
 		return []span{b(v.tr("Nothing was perturbed:")), t(" " + v.tr("no item of the corpus has a reference clip (named voices), so every request was sent unchanged and a cache keyed by the text and voice could answer repeats; whether one did is not observed."))}
 	}
@@ -442,8 +445,7 @@ func (v *view) warnings() []block {
 	if !r.Protocol.Perturb {
 		out = append(out, para{warn: true, spans: []span{
 			b(v.tr("Perturbation was OFF.")),
-			t(" " + v.byTask("Every request of a clip sent the same bytes, so a server with a response, prefix or encoder cache could answer repeats from memory: these numbers may measure the cache, not transcription. benchseal verify warns about this run.",
-				"Every request of an item sent the same reference clip, so a server with a reference or prefix cache could answer repeats from memory: these numbers may measure the cache, not synthesis. benchseal verify warns about this run.")),
+			t(" " + v.tr("Every request of %s sent the same bytes, so a server with a response, prefix or encoder cache could answer repeats from memory: these numbers may measure the cache, not %s. benchseal verify warns about this run.", v.word(v.tw.Item), v.word(v.tw.Noun))),
 		}})
 	}
 	if !r.Complete {
@@ -563,13 +565,13 @@ func (v *view) summary() []span {
 			refs++
 		}
 	}
-	if v.isTTS() {
-		s = append(s, v.ttsCorpus()...)
+	if v.tw.Texts {
+		s = append(s, v.textCorpus()...)
 	} else {
 		s = append(s, t(v.tr(". The corpus has %s (%s s of audio", v.plural(len(r.Corpus), "%d clip", "%d clips"), num(secs))))
 	}
 	switch {
-	case v.isTTS():
+	case v.tw.Texts:
 	case refs == 0:
 		s = append(s, t(v.tr(", no reference transcripts).")))
 	case refs == len(r.Corpus):
@@ -630,18 +632,16 @@ func (v *view) summary() []span {
 	if p.Stream {
 		s = append(s, t(v.tr("; streamed responses")))
 	}
-	switch p.SuccessRule {
-	case "", schemas.SuccessRule:
-		s = append(s, t(v.tr("; success is HTTP 200 with non-empty text. ")))
-	case task.TTSSuccessRule:
-		s = append(s, t(v.tr("; success is HTTP 200 with decodable audio of at least 0.3 s whose RMS is at least -50 dBFS. ")))
-	default: // another task's rule, by the name run.json records
+	switch {
+	case v.task != nil && (p.SuccessRule == v.task.SuccessRule() || p.SuccessRule == "") && v.tw.Success != nil:
+		s = append(s, t(v.tr("; ")+v.word(v.tw.Success)))
+	default: // a rule this benchseal does not word, by the name run.json records
 		s = append(s, t(v.tr("; success is the %s task's rule ", task.NameOf(&v.in.Run))), c(p.SuccessRule), t(". "))
 	}
 	if p.Perturb {
 		s = append(s, v.cacheProof()...)
 	} else {
-		s = append(s, b(v.byTask("Perturbation was OFF: repeated clips sent identical bytes.", "Perturbation was OFF: repeated items sent identical reference clips.")))
+		s = append(s, b(v.tr("Perturbation was OFF: repeated %s sent identical bytes.", v.word(v.tw.Inputs))))
 	}
 	s = append(s, t(v.tr(" Tables show the median over repeats, [min–max] where repeats differ, (N % failed) where any failed, and — where none succeeded.")))
 	return s
@@ -731,7 +731,7 @@ func (v *view) performance() []block {
 				return v.measured(l, spread(l.Median.ReqPerS, l.Min.ReqPerS, l.Max.ReqPerS))
 			}),
 		},
-		heading{2, v.byTask("Real-time factor", "Audio produced per second")},
+		heading{2, v.word(v.tw.RTFxHeading)},
 		v.fig(RTFx),
 		table{
 			caption: v.rtfxCaption(),
@@ -847,8 +847,8 @@ func (v *view) accuracy() []block {
 	if !any && rt != nil {
 		return append(out, para{spans: []span{t(v.tr("Not observed: the round trip through %s heard no answer (roundtrip/asr.json says what was sent and why not).", rt.ASR))}})
 	}
-	if !any && task.NameOf(&v.in.Run) == task.TTS.Name() {
-		return append(out, para{spans: []span{t(v.tr("Not measured: no ASR heard the audio produced (run with --asr-target NAME=URL for a round-trip WER), so no accuracy was computed."))}})
+	if !any && v.tw.NoQuality != nil {
+		return append(out, para{spans: []span{t(v.word(v.tw.NoQuality))}})
 	}
 	if !any {
 		return append(out, para{spans: []span{t(v.tr("No references: the corpus has no reference transcripts, so %s was not computed.", unit))}})

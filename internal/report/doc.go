@@ -270,23 +270,24 @@
 // lead within noise or from one repeat is not claimed; the rule once,
 // below the table.
 //
-// # Text to speech
+// # A task's own part (figures.go)
 //
-// A tts run's report (tts.go) keeps the layout and speaks of texts,
-// reference clips and synthesis where an ASR report speaks of clips,
-// transcripts and transcription (the title, the corpus, the cache-proof
-// premise, the perturbation warning, the cache caveats, what is sealed):
-// the RTFx chart and table become audio produced per second; a "Text to
-// speech" section follows the latency table, one row per level and target
-// of the medians of internal/claims' tts figures (req/s, audio s/s, RTF
-// p50/p95, time to first audio p50/p95/p99 in ms, audio s per character,
-// failures by class), "not observed" where a target answered with whole
-// bodies (their first byte is the headers); FirstAudio (first_audio.svg,
-// p50 solid, p99 dashed, as the latency chart) where some target's first
-// audio was observed. Its caveats: time to first audio not observed for
-// such targets and the text sent unperturbed (a prefix cache keyed by it
-// is not defeated); that no audio is sealed (records keep facts, not
-// audio) is said once, in the evidence.
+// The report never asks which task a run is: it composes the sentences
+// where tasks differ from the run's task's words (internal/task.Words:
+// the title, the input and output, the work, what a cache repeats, the
+// success rule's sentence, what a bundle cannot show; ASR's for a task
+// that names none), in the report's language (each word a task.Phrase
+// per language). A task with figures (task.Figurer: tts's RTF, time to
+// first audio and seconds per character; chat-audio's TTFT, ITL and
+// output tokens per second) has one section after the latency table,
+// named by the task, one row per level and target of the medians of its
+// figures (seconds shown in ms), "not observed" where a level with
+// successes did not observe one (never 0), failures by class; and
+// TaskFigure (task_figure.svg, p50 solid, p99 dashed, as the latency
+// chart) of the figure its Chart names, where some target observed it.
+// Its caveats: the chart's figure not observed for a target (the task's
+// sentence why), and what a perturbed run still sent as it is (the
+// task's Unperturbed: tts's text, chat-audio's prompt).
 //
 // # SUMMARY.md
 //

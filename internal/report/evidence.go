@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
 )
@@ -55,7 +56,7 @@ func (v *view) evidence() []block {
 			"cosign verify-blob-attestation --key " + key + " --signature attestation.dsse.json \\\n" +
 			"    --type " + schemas.PredicateType + " --insecure-ignore-tlog claims.json"},
 	)
-	fresh := v.byTask("that every request sent audio no server had seen before, ", "that every request sent a reference clip no server had seen before, ")
+	fresh := v.tr("that every request sent a %s no server had seen before, ", v.word(v.tw.Input))
 	switch n := v.noInputItems(); {
 	case !in.Run.Protocol.Perturb || n == len(in.Run.Corpus):
 		fresh = ""
@@ -65,12 +66,12 @@ func (v *view) evidence() []block {
 	// What the bundle holds is docs/bundle.md's; what it shows is said
 	// here, once.
 	out = append(out, para{spans: []span{b(v.tr("What the evidence shows, and what it cannot:")), t(" " + v.tr("its files unchanged since sealing (attestation.dsse.json signs each file's SHA-256; benchseal's docs/bundle.md lists them), every number following from the records, %sand the protocol run as declared; not that the records crossed the wire (the key holder could fabricate a consistent run, caught only where the servers' metrics and logs disagree), nor anything of other hardware, settings, audio or times.", fresh))}})
-	if v.isTTS() {
-		what := v.tr("that the produced audio is speech of the text, or what it sounded like: the records keep its facts (format, rate, seconds, RMS, longest silence, SHA-256), not the audio; verify re-applies the success rule to those facts but cannot listen to it.")
-		if in.Run.Protocol.RoundTrip != nil {
-			what = v.tr("what the produced audio sounded like beyond what the round trip's ASR server says it heard (roundtrip/): the records keep its facts (seconds, RMS, SHA-256), not the audio.")
+	if w := v.tw; w.Unshown != nil {
+		what := v.word(w.Unshown)
+		if in.Run.Protocol.RoundTrip != nil && w.UnshownHeard != nil {
+			what = v.word(w.UnshownHeard)
 		}
-		out = append(out, para{spans: []span{b(v.tr("What a tts bundle cannot show:")), t(" " + what)}})
+		out = append(out, para{spans: []span{b(v.tr("What a %s bundle cannot show:", task.NameOf(&in.Run))), t(" " + what)}})
 	}
 	out = append(out, v.stagesNotObserved()...)
 	out = append(out, v.trustedTime()...)

@@ -5,12 +5,14 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/benchseal/benchseal/internal/task"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
 )
@@ -155,7 +157,7 @@ func TestLangComplete(t *testing.T) {
 				writeMarkdown(w, bl, true)
 			}
 			w.WriteString(v.tr("Summary to paste (SUMMARY.md, %d words)", 1))
-			for _, ch := range append(slices.Clone(Charts), Stages, OpenLatency, Goodput, FirstAudio) {
+			for _, ch := range append(slices.Clone(Charts), Stages, OpenLatency, Goodput, TaskFigure) {
 				v.svg(w, ch)
 			}
 			w.Flush()
@@ -212,5 +214,45 @@ func TestLangSameNumbers(t *testing.T) {
 	}
 	if !strings.Contains(zhb.String(), "sglang-omni 领先 22 %") || !strings.Contains(zhb.String(), "## 结论") {
 		t.Errorf("the Chinese report lacks its conclusion:\n%.600s", zhb.String())
+	}
+}
+
+// TestTaskWords: every registered task's words, figure labels, section,
+// caption and chart are in every language the report has, so a report in
+// any language of any task composes its sentences from its own words.
+func TestTaskWords(t *testing.T) {
+	for _, name := range task.Names() {
+		tk, _ := task.Lookup(name)
+		var phrases []task.Phrase
+		wv := reflect.ValueOf(task.WordsOf(tk))
+		for i := range wv.NumField() {
+			if p, ok := wv.Field(i).Interface().(task.Phrase); ok && p != nil {
+				phrases = append(phrases, p)
+			}
+		}
+		if f := task.FiguresOf(tk); f != nil {
+			phrases = append(phrases, f.Section(), f.Caption())
+			for _, s := range f.Figures() {
+				phrases = append(phrases, s.Label)
+			}
+			if ch := f.Chart(); ch != nil {
+				phrases = append(phrases, ch.Title, ch.Axis)
+				for _, p := range []task.Phrase{ch.UnseenLabel, ch.Unseen, ch.UnseenCaption} {
+					if p != nil {
+						phrases = append(phrases, p)
+					}
+				}
+			}
+		}
+		for _, p := range phrases {
+			for _, lang := range Languages {
+				if p[lang] == "" {
+					t.Errorf("task %s: %q has no %s", name, p["en"], lang)
+				}
+			}
+		}
+	}
+	if task.WordsOf(task.ChatAudio).Done.In("en") != "answered" || task.WordsOf(task.ChatAudio).Output.In("en") != "answer" {
+		t.Error("chat-audio does not say answered/answer")
 	}
 }

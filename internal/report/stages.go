@@ -639,5 +639,5 @@ func ChartsOf(in Input) []Chart {
 	if v.open() {
 		out = append(out, OpenLatency, Goodput)
 	}
-	return v.withTTSCharts(out)
+	return v.withTaskChart(out)
 }

@@ -47,8 +47,8 @@ func (c Chart) File() string {
 		return "rtfx.svg"
 	case Stages:
 		return "stages.svg"
-	case FirstAudio:
-		return "first_audio.svg"
+	case TaskFigure:
+		return "task_figure.svg"
 	case OpenLatency:
 		return "open-latency.svg"
 	case Goodput:
@@ -68,8 +68,8 @@ func (c Chart) Title() string {
 		return "RTFx: seconds of audio per second vs concurrency"
 	case Stages:
 		return "Where the time goes: mean time per request by stage"
-	case FirstAudio:
-		return "Time to first audio p50 (solid) and p99 (dashed) vs concurrency"
+	case TaskFigure:
+		return "The task's figure p50 (solid) and p99 (dashed) vs concurrency"
 	case OpenLatency:
 		return "Latency from arrival p50 (solid) and p99 (dashed) vs offered rate"
 	case Goodput:
@@ -81,8 +81,11 @@ func (c Chart) Title() string {
 func (c Chart) id() string { return strings.TrimSuffix(c.File(), ".svg") }
 
 func (v *view) chartTitle(c Chart) string {
-	if c == RTFx && v.isTTS() {
-		return v.tr("Audio produced: seconds of audio per second vs concurrency")
+	if c == RTFx && v.tw.RTFxChart != nil {
+		return v.word(v.tw.RTFxChart)
+	}
+	if ch := v.chartSpec(); c == TaskFigure && ch != nil {
+		return v.word(ch.Title)
 	}
 	if c == Goodput && v.in.Run.Protocol.SLO == nil {
 		return v.tr("Successful requests per second vs offered rate (no SLO: every success counts)")
@@ -108,7 +111,7 @@ func (v *view) againstRate(c Chart) bool {
 }
 
 // dashedPair says chart c draws p50 solid and p99 dashed per target.
-func (c Chart) dashedPair() bool { return c == Latency || c == OpenLatency || c == FirstAudio }
+func (c Chart) dashedPair() bool { return c == Latency || c == OpenLatency || c == TaskFigure }
 
 func (v *view) yLabel(c Chart) string {
 	switch c {
@@ -118,11 +121,13 @@ func (v *view) yLabel(c Chart) string {
 		return v.tr("latency (s)")
 	case Goodput:
 		return v.tr("requests / s")
-	case FirstAudio:
-		return v.tr("time to first audio (s)")
+	case TaskFigure:
+		if ch := v.chartSpec(); ch != nil {
+			return v.word(ch.Axis)
+		}
 	}
-	if v.isTTS() {
-		return v.tr("audio s / s (× real time)")
+	if v.tw.RTFxAxis != nil {
+		return v.word(v.tw.RTFxAxis)
 	}
 	return v.tr("RTFx (× real time)")
 }
@@ -182,7 +187,7 @@ func (v *view) series(ch Chart) []series {
 					continue // no successful request: nothing to plot, not 0
 				}
 				if math.IsNaN(f(&l.Median)) {
-					continue // not observed (a tts level's first audio): nothing to plot
+					continue // not observed (a task figure of the level): nothing to plot
 				}
 				s.points = append(s.points, point{c, f(&l.Median), f(&l.Min), f(&l.Max)})
 			}
@@ -199,8 +204,8 @@ func (v *view) series(ch Chart) []series {
 			out = append(out,
 				get(func(m *schemas.Metrics) float64 { return deref(m.LatencyP50S) }, false, i, tg),
 				get(func(m *schemas.Metrics) float64 { return deref(m.LatencyP99S) }, true, i, tg))
-		case FirstAudio:
-			g := firstAudioGetters()
+		case TaskFigure:
+			g := v.taskChartGetters()
 			out = append(out, get(g[0], false, i, tg), get(g[1], true, i, tg))
 		case OpenLatency:
 			out = append(out,

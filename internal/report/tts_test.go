@@ -37,11 +37,10 @@ func ttsFixture() Input {
 				m := &l.Repeats[k]
 				m.Quality = nil
 				lat := *m.LatencyP50S
-				m.RTFP50S, m.RTFP95S = ptr(lat/2.8), ptr(lat*1.6/2.8)
-				m.AudioSPerChar = ptr(0.07)
+				m.Figures = map[string]float64{task.FigRTFP50: lat / 2.8, task.FigRTFP95: lat * 1.6 / 2.8, task.FigAudioPerChar: 0.07}
 				m.RTFx = ptr(m.ReqPerS * 2.8)
 				if ti == 1 {
-					m.FirstAudioP50S, m.FirstAudioP95S, m.FirstAudioP99S = ptr(lat*0.2), ptr(lat*0.3), ptr(lat*0.4)
+					m.Figures[task.FigFirstAudioP50], m.Figures[task.FigFirstAudioP95], m.Figures[task.FigFirstAudioP99] = lat*0.2, lat*0.3, lat*0.4
 				}
 				if m.Errors["http"] > 0 {
 					m.Errors["silent"] = m.Errors["http"]
@@ -49,13 +48,7 @@ func ttsFixture() Input {
 				}
 			}
 			l.Median, l.Min, l.Max = summarize(l.Repeats)
-			for _, p := range []func(m *schemas.Metrics) **float64{
-				func(m *schemas.Metrics) **float64 { return &m.RTFP50S }, func(m *schemas.Metrics) **float64 { return &m.RTFP95S },
-				func(m *schemas.Metrics) **float64 { return &m.FirstAudioP50S }, func(m *schemas.Metrics) **float64 { return &m.FirstAudioP95S },
-				func(m *schemas.Metrics) **float64 { return &m.FirstAudioP99S }, func(m *schemas.Metrics) **float64 { return &m.AudioSPerChar },
-			} {
-				*p(&l.Median), *p(&l.Min), *p(&l.Max) = *p(&l.Repeats[1]), *p(&l.Repeats[0]), *p(&l.Repeats[2])
-			}
+			l.Median.Figures, l.Min.Figures, l.Max.Figures = l.Repeats[1].Figures, l.Repeats[0].Figures, l.Repeats[2].Figures
 		}
 	}
 	in.Servers[0].Probes[0].Body = `{"object":"list","data":[{"id":"Qwen/Qwen3-TTS-12Hz-1.7B-Base"}]}`
@@ -64,14 +57,14 @@ func ttsFixture() Input {
 }
 
 // TestGoldenTTS: a tts run's report, in English and Chinese, and its
-// first-audio chart.
+// task figure chart.
 func TestGoldenTTS(t *testing.T) {
 	in := ttsFixture()
 	in.Verify = fixtureVerify()
 	in.LinkCharts = true
 	md, _, svgs := render(t, in)
 	golden(t, "tts/REPORT.md", md)
-	for _, ch := range []Chart{FirstAudio, RTFx} {
+	for _, ch := range []Chart{TaskFigure, RTFx} {
 		if svgs[ch] == nil {
 			t.Fatalf("a tts run's report has no %s", ch.File())
 		}
@@ -104,7 +97,7 @@ func TestTTSWords(t *testing.T) {
 	if err := Markdown(&b, fixture()); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(b.String(), "Text to speech") || slicesHas(ChartsOf(fixture()), FirstAudio) {
+	if strings.Contains(b.String(), "Text to speech") || slicesHas(ChartsOf(fixture()), TaskFigure) {
 		t.Error("an ASR report has a tts section or chart")
 	}
 }

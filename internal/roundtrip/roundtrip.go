@@ -90,6 +90,9 @@ type RoundTrip struct {
 
 	spool *spool // from before the sweep
 	kept  []kept // the spool's, once the sweep ended
+	// hearer is the task the ASR server answers (the run's task's
+	// task.RoundTripper.Hearer), from before the sweep.
+	hearer task.Task
 }
 
 // kept is one answer in the spool.
@@ -135,9 +138,12 @@ func (rt *RoundTrip) Options(ctx context.Context) []bench.Option {
 // before asks the ASR server for its models, settles the model and
 // opens the spool; run.json names the round trip.
 func (rt *RoundTrip) before(ctx context.Context, d *bench.Dir) error {
-	if task.NameOf(d.Run) != task.TTS.Name() {
-		return fmt.Errorf("--asr-target hears produced audio: it needs --task %s, not %q", task.TTS.Name(), task.NameOf(d.Run))
+	tk, err := task.ForRun(d.Run)
+	rtp, ok := tk.(task.RoundTripper)
+	if err != nil || !ok {
+		return fmt.Errorf("--asr-target hears produced audio: it needs --task %s, not %q", strings.Join(task.RoundTripNames(), " or "), task.NameOf(d.Run))
 	}
+	rt.hearer = rtp.Hearer()
 	ids, err := bench.Models(ctx, rt.client, bench.Target{Name: rt.cfg.Name, URL: rt.cfg.URL}, rt.cfg.APIKey)
 	if te := (*bench.TargetError)(nil); errors.As(err, &te) {
 		// Not a *TargetError: its hint names --target, this is --asr-target.
@@ -387,7 +393,7 @@ func (rt *RoundTrip) transcribe(ctx context.Context, wav []byte) (int, string, e
 	}
 	ctx, cancel := context.WithTimeout(ctx, rt.cfg.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rt.cfg.URL+task.ASR.Path(), &b)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rt.cfg.URL+rt.hearer.Path(), &b)
 	if err != nil {
 		return 0, "", err
 	}
@@ -407,7 +413,7 @@ func (rt *RoundTrip) transcribe(ctx context.Context, wav []byte) (int, string, e
 	if resp.StatusCode != http.StatusOK {
 		return resp.StatusCode, "", fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(out[:min(len(out), 300)])))
 	}
-	text, _, err := task.ASR.Decode(map[string]string{"response_format": "json"}, resp.Header.Get("Content-Type"), out)
+	text, _, err := rt.hearer.Decode(map[string]string{"response_format": "json"}, resp.Header.Get("Content-Type"), out)
 	return resp.StatusCode, text, err
 }
 

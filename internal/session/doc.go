@@ -72,11 +72,11 @@
 //     and never name a CLI flag; messages the user sees while it runs go
 //     through Config.Infof and Config.Warnf.
 //
-// # What will grow here
+// # Where it grows
 //
-// Later issues add to the session, not to the CLI: server-side evidence
-// (more captures in Hooks) and a cache probe (a step of the plan);
-// replay --launch fills Servers.Launch from the sealed run.
+// What a run does goes into the session, not the CLI, as server-side
+// evidence (captures in Hooks), the cache probe (a step of the plan) and
+// replay --launch (Servers.Launch filled from the sealed run) did.
 //
 // The session never imports verify or the simulator; the CLI and tests
 // compose them.

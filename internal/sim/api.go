@@ -299,6 +299,9 @@ func (s *Server) routes() {
 		m.HandleFunc("POST /v1/audio/speech", s.ready(s.speech))
 		m.HandleFunc("GET /v1/audio/voices", s.ready(s.speechVoices))
 	}
+	if p.chat != nil {
+		m.HandleFunc("POST /v1/chat/completions", s.ready(s.chat))
+	}
 	m.HandleFunc("GET /health", s.ready(func(w http.ResponseWriter, r *http.Request) {
 		if p.eng.Health.JSON {
 			writeJSON(w, http.StatusOK, s.sglangOmniHealth())

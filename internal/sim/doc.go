@@ -1,4 +1,5 @@
-// Package sim is a simulated OpenAI-compatible speech-to-text server that
+// Package sim is a simulated OpenAI-compatible speech server (speech to
+// text; the Omni personas also text to speech and audio chat) that
 // behaves like the real engines wherever it matters for measurement. It
 // serves demos and the runner's end-to-end tests; it never pretends to
 // recognise speech.
@@ -40,6 +41,20 @@
 // sglang-omni: /health is {"status":"healthy",...}; there is no /version,
 // /server_info, /get_server_info or /get_model_info (its knobs are launch
 // arguments). Unknown paths are FastAPI's 404 {"detail":"Not Found"}.
+//
+// # Audio chat (chat.go)
+//
+// The vllm-omni and sglang-omni personas also serve POST
+// /v1/chat/completions with a clip (chatShape, a value per persona, from
+// internal/engine's chat-audio rows): vllm-omni takes it as an
+// input_audio or audio_url content part and refuses a stream that names
+// no modalities, sglang-omni takes the first of its top-level audios data
+// URLs. The answer is the clip's transcript (recognise), whole
+// (chat.completion with usage) or streamed: chat.completion.chunk
+// events, one word each ChatTokenInterval apart after BaseLatency +
+// PerAudioSecond × the clip's seconds, a finish chunk, usage (vllm-omni's
+// only with stream_options.include_usage, sglang-omni's in its finish
+// chunk), then data: [DONE]. It is counted as a transcription is.
 //
 // # Speech (speech.go)
 //

@@ -62,6 +62,9 @@ type persona struct {
 	// speech is how it serves POST /v1/audio/speech (speech.go), nil
 	// when it serves none: the simulator's text-to-speech.
 	speech *speechShape
+	// chat is how it serves POST /v1/chat/completions (chat.go), nil
+	// when it serves none.
+	chat *chatShape
 	// model is the served model name when Config.Model is empty ("":
 	// DefaultModel).
 	model string
@@ -74,8 +77,8 @@ type persona struct {
 // TestPersonasAreEngines checks every persona's row.
 var personas = map[string]*persona{
 	PersonaVLLM:       {eng: mustEngine(engine.VLLM), labels: `engine="0"`, metrics: (*Server).writeVLLMMetrics},
-	PersonaVLLMOmni:   {eng: mustEngine(engine.VLLMOmni), labels: `replica="0",stage="0"`, omniFamilies: true, speech: vllmOmniSpeech, model: DefaultTTSModel, metrics: (*Server).writeVLLMMetrics},
-	PersonaSGLangOmni: {eng: mustEngine(engine.SGLangOmni), speech: sglangOmniSpeech, metrics: (*Server).writeSGLangOmniMetrics},
+	PersonaVLLMOmni:   {eng: mustEngine(engine.VLLMOmni), labels: `replica="0",stage="0"`, omniFamilies: true, speech: vllmOmniSpeech, chat: vllmOmniChat, model: DefaultTTSModel, metrics: (*Server).writeVLLMMetrics},
+	PersonaSGLangOmni: {eng: mustEngine(engine.SGLangOmni), speech: sglangOmniSpeech, chat: sglangOmniChat, metrics: (*Server).writeSGLangOmniMetrics},
 }
 
 // personaList names the personas in the engine table's order: "vllm,

@@ -150,6 +150,9 @@ type sseChunk struct {
 	Text    string          `json:"text"`
 	Message string          `json:"message"`
 	Error   json.RawMessage `json:"error"`
+	// Usage is a chat stream's token counts (chat-audio), nil when the
+	// chunk carries none.
+	Usage *chatUsage `json:"usage"`
 }
 
 // errorMessage returns the message of an error event, and whether c is one.
@@ -190,6 +193,12 @@ func (c *sseChunk) errorMessage() (string, bool) {
 // transcript.text.done still has a first byte, and a request without one
 // would be left out of ttfb_p50.
 func readSSE(br *bufio.Reader, onText func()) (text, id string, err error) {
+	return readSSEChunks(br, onText, nil)
+}
+
+// readSSEChunks is readSSE calling each (when not nil) with every event
+// that is no error and the text it added.
+func readSSEChunks(br *bufio.Reader, onText func(), each func(c *sseChunk, text string)) (text, id string, err error) {
 	var deltas strings.Builder
 	var done string
 	first, final := true, false
@@ -240,6 +249,9 @@ func readSSE(br *bufio.Reader, onText func()) (text, id string, err error) {
 					first = false
 				}
 				deltas.WriteString(d)
+				if each != nil {
+					each(&c, d)
+				}
 			}
 		}
 		if rerr != nil {

@@ -8,12 +8,19 @@
 // small roles (request.go: Enveloper, Streamer, Seconder; corpus.go:
 // Loader; task.go: the rest): the runner (internal/bench) sends and
 // decodes through it, claims computes the metric through it, verify
-// re-derives through it.
+// re-derives through it. Beyond Task, optional roles (roles.go) make the
+// core name no task: Words (what the report and the CLI say of its
+// input, output and work, in every language the report has), Figurer
+// (its own figures: an accumulator per level and repeat, Add(record) and
+// Close() -> named figures with units, nil not observed, which claims
+// seal, verify recomputes and the report draws in one table), Checker
+// (record checks verify runs under check 5), ServerCounter (a server
+// histogram check 9 holds the records to), Formatter, Rescorer.
 //
 // ASR, the OpenAI audio transcription request (POST
 // /v1/audio/transcriptions, multipart/form-data with the clip as "file"),
-// is the first implementation. TTS (tts.go, tts_audio.go, tts_stream.go, tts_flac.go) is the
-// second: POST /v1/audio/speech with a JSON body whose ref_audio is the
+// is the first implementation. TTS (tts.go, tts_audio.go, tts_stream.go, tts_flac.go,
+// tts_roles.go) is the second: POST /v1/audio/speech with a JSON body whose ref_audio is the
 // reference clip as a data:audio/wav;base64, URL (WAVBase64: every
 // request sends its own 1-LSB variant); its text corpus is LoadTextCorpus
 // (JSONL, SeedTTS meta.lst, plain text); an item without a reference clip
@@ -21,7 +28,18 @@
 // without ref_audio, sent unchanged (nothing to perturb); its output is the produced
 // audio's facts (Audio, as JSON in the record's text), its rule
 // TTSSuccessRule (classes silent, undecodable, too_short), its seconds
-// the produced audio's, and it has no quality metric yet.
+// the produced audio's, its quality the WER of a round trip through an
+// ASR server (tts_heard.go, run --asr-target), and its figures RTF, time
+// to first audio and seconds per character (tts_roles.go, with its words
+// and its same-audio check). ChatAudio (chat.go, chat_roles.go) is the
+// third: POST /v1/chat/completions with the clip as an input_audio
+// content part (audio_url, or SGLang-Omni's top-level audios, by the
+// target's audio_part) beside a text prompt, sent as base64 (WAVBase64);
+// its answer's text and token counts are its output (ChatAnswer, as JSON
+// in the record's text), its rule ChatSuccessRule, its quality the WER of
+// the answer against the clip's transcript (its default prompt asks for
+// one), its figures TTFT, inter-token latency and output tokens per
+// second.
 //
 // # The registry and run.json
 //
@@ -132,7 +150,8 @@
 // their own beyond what decoding the answer needs (BenchmarkRequestPath
 // in internal/bench measures it).
 //
-// This package imports schemas, perturb, internal/engine and
-// internal/score (and github.com/mewkiz/flac, the FLAC decoder); it never imports the runner or internal/claims (which
+// This package imports schemas, perturb, internal/engine, internal/score
+// and internal/verdict (the one percentile) (and github.com/mewkiz/flac,
+// the FLAC decoder); it never imports the runner or internal/claims (which
 // imports it for the metric), so claims and verify may use it.
 package task

@@ -40,4 +40,22 @@ type Quality interface {
 // references, where run.json names a round trip.
 type RoundTripper interface {
 	RoundTrip(heard map[string]schemas.Heard) Quality
+	// Hearer is the task the round trip's server answers (tts: ASR, whose
+	// request sends each produced answer and whose decoding reads what
+	// it heard).
+	Hearer() Task
+}
+
+// RoundTripNames are the registered tasks whose quality is a round
+// trip's, sorted: the tasks run --asr-target takes.
+func RoundTripNames() []string {
+	var out []string
+	for _, n := range Names() {
+		if t, _ := Lookup(n); t != nil {
+			if _, ok := t.(RoundTripper); ok {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }

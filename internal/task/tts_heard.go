@@ -32,6 +32,9 @@ func (tts) Quality([]schemas.Record, map[string]string, schemas.Scoring) (*float
 // id), with Spoken's references.
 func (tts) RoundTrip(heard map[string]schemas.Heard) Quality { return heardQuality{heard} }
 
+// Hearer is ASR: the round trip's server transcribes each produced answer.
+func (tts) Hearer() Task { return ASR }
+
 type heardQuality struct{ heard map[string]schemas.Heard }
 
 func (heardQuality) Name() string                     { return TTS.Name() }

@@ -392,6 +392,27 @@ func Median(xs []float64) float64 {
 	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
+// Percentile is the p-th percentile (0..100) of sorted, ascending values
+// with numpy's default linear interpolation (internal/claims' doc says
+// why), 0 for no values. It is benchseal's one percentile: claims' and
+// every task's figures (internal/task's Figurers).
+func Percentile(sorted []float64, p float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return 0
+	}
+	r := p / 100 * float64(n-1)
+	lo, hi := math.Floor(r), math.Ceil(r)
+	if lo < 0 {
+		return sorted[0]
+	}
+	if int(hi) >= n {
+		return sorted[n-1]
+	}
+	a, b := sorted[int(lo)], sorted[int(hi)]
+	return a + (b-a)*(r-lo)
+}
+
 // RatioInterval is the seeded 95 % percentile bootstrap interval of
 // Median(va)/Median(vb), resampling each side's values independently
 // (opts' zero values take the defaults). It is the interval Compare uses

@@ -23,6 +23,10 @@ type groupKey struct {
 // SeedTTSClaims), for --compat.
 const CompatSeedTTS = "seedtts"
 
+// Task is the task whose runs the seed client's definitions apply to: it
+// transcribes clips and scores their WER.
+const Task = "asr"
+
 // Compats are the peers whose definitions benchseal can apply to its own
 // records.
 var Compats = []string{CompatSeedTTS}

@@ -23,6 +23,9 @@ const (
 // Names are the tts peers --compat takes.
 var Names = []string{VLLMOmni, SGLangOmni}
 
+// Task is the task whose runs the peers' definitions apply to.
+const Task = "tts"
+
 // Figures are one target, level and repeat under a peer's definitions.
 type Figures struct {
 	Target      string `json:"target"`

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/benchseal/benchseal/internal/demo"
+	"github.com/benchseal/benchseal/internal/task"
+	"github.com/benchseal/benchseal/schemas"
+	"github.com/benchseal/benchseal/verify"
+)
+
+// TestDemoChatAudio: `benchseal demo --task chat-audio` runs the whole
+// workflow against the simulated Qwen3-Omni chat servers (vLLM-Omni's
+// input_audio part, SGLang-Omni's audios list): its bundle verifies, its
+// claims hold chat-audio's figures (TTFT, ITL, output tokens per second)
+// and a WER, and its report speaks of answers, never of transcribing.
+func TestDemoChatAudio(t *testing.T) {
+	requireE2E(t)
+	out := filepath.Join(t.TempDir(), "d")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"demo", "--task", "chat-audio", "--out", out}, strings.NewReader(""), &stdout, &stderr); code != 0 {
+		t.Fatalf("demo --task chat-audio: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	f, err := os.Open(filepath.Join(out, "evidence.tar.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rep, err := verify.Bundle(context.Background(), f, verify.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed != 0 {
+		t.Fatalf("the chat-audio demo's bundle fails verify: %+v", rep.Checks)
+	}
+	var rj schemas.Run
+	var cl schemas.Claims
+	readJSON(t, filepath.Join(out, "run", "run.json"), &rj)
+	readJSON(t, filepath.Join(out, "run", "claims.json"), &cl)
+	if rj.Protocol.Task != task.ChatAudio.Name() || len(rj.Targets) != len(demo.ChatEngines) || rj.Targets[1].RequestFields["audio_part"] != task.ChatAudios {
+		t.Fatalf("run.json: task %q, targets %+v", rj.Protocol.Task, rj.Targets)
+	}
+	for _, tc := range cl.Targets {
+		for _, l := range tc.Levels {
+			m := l.Median
+			if m.Succeeded == 0 || m.Quality == nil || m.Figure(task.FigTTFTP95) == nil || m.Figure(task.FigITLP50) == nil || m.Figure(task.FigOutputTokPS) == nil {
+				t.Errorf("%s c=%d: chat-audio figures missing: %+v", tc.Target, l.Concurrency, m)
+			}
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report", "REPORT.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Audio chat benchmark: ", "## Audio chat", "| TTFT p50 ms |", "![Time to first token p50", "seconds of audio answered per second", "status, answer and perturbed sample", demo.ChatModel} {
+		if !bytes.Contains(md, []byte(want)) {
+			t.Errorf("REPORT.md lacks %q", want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "report", "task_figure.svg")); err != nil {
+		t.Error(err)
+	}
+	for _, asr := range []string{"transcribed", "transcribing", "Speech-to-text"} {
+		if bytes.Contains(md, []byte(asr)) {
+			t.Errorf("the chat-audio report speaks of %q", asr)
+		}
+	}
+}
