@@ -132,6 +132,11 @@ type Protocol struct {
 	// (internal/claims' findrate.go), RequestRates lists the rates offered
 	// in run order. Absent: the rates were given.
 	FindRate *FindRate `json:"find_rate,omitempty"`
+	// FixedSchedule is a trace's send offsets (run --fixed-schedule):
+	// the one level's measured requests are sent at them, from the
+	// measured phase's start, and RequestRates holds their mean rate
+	// (requests over the last offset). Absent: offsets are derived.
+	FixedSchedule *FixedSchedule `json:"fixed_schedule,omitempty"`
 
 	// SLO is the limits goodput counts against (run --slo); absent when
 	// none was given.
@@ -267,4 +272,11 @@ type FindRateStep struct {
 	Rate float64 `json:"rate"`
 	Pass bool    `json:"pass"`
 	Why  string  `json:"why,omitempty"`
+}
+
+// FixedSchedule is Protocol.FixedSchedule: the trace file's SHA-256 and
+// its offsets in nanoseconds, in send order.
+type FixedSchedule struct {
+	SourceSHA256 string  `json:"source_sha256"`
+	OffsetsNs    []int64 `json:"offsets_ns"`
 }

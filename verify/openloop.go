@@ -45,7 +45,8 @@ func (o *openStep) workers(warmup, requests int) int {
 
 // checkOpenSchedule re-derives each phase's planned offsets (a warm-up
 // ramp's for the warm-ups of a run with one, whose count must be the
-// ramp's) and holds every record to them: the phase's start is the first record's planned_ns less
+// ramp's; a fixed schedule's, run.json's, for the measured requests, whose
+// count and mean rate must be the level's) and holds every record to them: the phase's start is the first record's planned_ns less
 // its offset, and every other record's planned_ns must be that start plus
 // its own offset (within arrivals.Tolerance), which a shifted, reordered
 // or renumbered request breaks. No request is sent before its planned
@@ -67,6 +68,14 @@ func checkOpenSchedule(c *Check, f string, o *openStep, repeat, warmup, requests
 		c.add(Finding{Status: Fail, Kind: KindSchedule, Path: "run.json", Reason: fmt.Sprintf("the warm-up ramp cannot be derived: %v", err)})
 		return
 	}
+	var fixed []time.Duration
+	if fs := o.proto.FixedSchedule; fs != nil {
+		fixed = arrivals.Durations(fs.OffsetsNs)
+		if requests != len(fixed) || sp.Rate != arrivals.FixedRate(fixed) || !slices.IsSorted(fixed) {
+			c.add(Finding{Status: Fail, Kind: KindSchedule, Path: "run.json", Reason: fmt.Sprintf("the fixed schedule's %d offsets (mean %v req/s, in order: %v) are not the level's %d measured requests at %v req/s", len(fixed), arrivals.FixedRate(fixed), slices.IsSorted(fixed), requests, sp.Rate)})
+			return
+		}
+	}
 	if ramp != nil && warmup > 0 && warmup != ramp.Requests(sp.Rate) {
 		c.add(Finding{Status: Fail, Kind: KindSchedule, Path: f, Reason: fmt.Sprintf("%d warm-ups, but the %s ramp from %v to %v req/s over %v expects %d", warmup, ramp.Strategy, ramp.Start, sp.Rate, ramp.Duration, ramp.Requests(sp.Rate))})
 	}
@@ -86,8 +95,11 @@ func checkOpenSchedule(c *Check, f string, o *openStep, repeat, warmup, requests
 			continue
 		}
 		offs, err := arrivals.Offsets(sp, ph.n)
-		if ramp != nil && ph.name == schemas.PhaseWarmup {
+		switch {
+		case ramp != nil && ph.name == schemas.PhaseWarmup:
 			offs, err = arrivals.RampOffsets(sp, *ramp, ph.n)
+		case fixed != nil && ph.name == schemas.PhaseMeasure:
+			offs = fixed
 		}
 		if err != nil {
 			c.failf(f, err, "the schedule of its %s phase cannot be derived", ph.name)

@@ -39,6 +39,7 @@ type runFlags struct {
 	rampUp                  string
 	rampUpStart             float64
 	findRate                bool
+	fixedSchedule           string
 	findRatePrecision       float64
 	findRateMaxLevels       int
 	targets, models, forms  []string
@@ -149,6 +150,7 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringVar(&f.burstiness, "burstiness", "1", "open loop: the arrivals' gamma shape (1 Poisson, below 1 burstier, inf constant gaps)")
 	fl.IntVar(&f.maxConcurrency, "max-concurrency", 0, "open loop: most requests in flight; a request waits for a slot after its planned time (0: no bound)")
 	fl.StringVar(&f.rampUp, "ramp-up", "", "open loop: each level's warm-ups arrive on a ramp, STRATEGY:DURATION (linear:30s, exponential:1m), from --ramp-up-start-rps to the level's rate; the warm-ups are the ramp's arrivals (instead of --warmup)")
+	fl.StringVar(&f.fixedSchedule, "fixed-schedule", "", "open loop: send the measured requests at a trace's offsets, one line each in seconds from the level's start (instead of --request-rate: one level at their mean rate); its SHA-256 and offsets go in run.json; docs/protocol.md \"Fixed schedule\"")
 	fl.BoolVar(&f.findRate, "find-rate", false, "open loop: search for the highest rate that keeps up and meets --slo, from the one --request-rate given (double while it passes, then bisect); one target, one --requests count of at least 30; docs/protocol.md \"Rate search\"")
 	fl.Float64Var(&f.findRatePrecision, "find-rate-precision", 0.1, "with --find-rate: end when the highest passing and lowest failing rates are within this share of the first (0.1: 10 %)")
 	fl.IntVar(&f.findRateMaxLevels, "find-rate-max-levels", 10, "with --find-rate: the most levels the search offers")
@@ -400,7 +402,7 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 			return p, err
 		}
 	}
-	open := f.requestRate != ""
+	open := f.requestRate != "" || f.fixedSchedule != ""
 	var levels []int
 	var durations []time.Duration // --duration: the requests follow from each rate
 	if f.duration != "" && !open {
@@ -410,7 +412,11 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		if f.concurrency != defaultConcurrency {
 			return p, usageErrorf("give --request-rate or --concurrency, not both")
 		}
-		if p.Rates, err = rateList(f.requestRate); err != nil {
+		if f.fixedSchedule != "" {
+			if err := readFixedSchedule(f, &p); err != nil {
+				return p, err
+			}
+		} else if p.Rates, err = rateList(f.requestRate); err != nil {
 			return p, err
 		}
 		k, err := strconv.ParseFloat(f.burstiness, 64)
@@ -491,6 +497,9 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 	var requests []int
 	if durations != nil {
 		requests = bench.OpenRequests(p.Rates, durations)
+	}
+	if p.Fixed != nil {
+		requests = []int{len(p.Fixed)}
 	}
 	if f.requests != "" {
 		if requests, err = intList("--requests", f.requests, 1); err != nil {
@@ -760,4 +769,29 @@ func parseRamp(v string, start float64, rates []float64) (*schedule.Ramp, error)
 		}
 	}
 	return r, nil
+}
+
+// readFixedSchedule reads --fixed-schedule into p: its offsets, their
+// mean rate as the one level's, the file's SHA-256. It leaves no room for
+// the flags that say the same thing another way.
+func readFixedSchedule(f *runFlags, p *bench.Plan) error {
+	switch {
+	case f.requestRate != "":
+		return usageErrorf("--fixed-schedule sets the level's sends: give no --request-rate")
+	case f.duration != "" || f.requests != "" || f.passes != 0:
+		return usageErrorf("--fixed-schedule's lines are the measured requests: give no --duration, --requests or --passes")
+	case f.burstiness != "1" || f.rampUp != "" || f.findRate:
+		return usageErrorf("--fixed-schedule's offsets are the trace's: no --burstiness, --ramp-up or --find-rate")
+	}
+	file, err := os.Open(f.fixedSchedule)
+	if err != nil {
+		return usageErrorf("--fixed-schedule: %v", unwrapPath(err))
+	}
+	defer file.Close()
+	offs, sha, err := schedule.ReadFixed(file)
+	if err != nil {
+		return usageErrorf("--fixed-schedule %s: %v", f.fixedSchedule, err)
+	}
+	p.Fixed, p.FixedSHA256, p.Rates = offs, sha, []float64{schedule.FixedRate(offs)}
+	return nil
 }

@@ -15,7 +15,8 @@ import (
 // the planned offsets internal/schedule derives from the run's seed, the
 // level's rate, the burstiness, the repeat and the phase's request count,
 // measured from the phase's start (with Plan.Ramp, the warm-up phase's
-// from the ramp: schedule.RampOffsets). The dispatcher sleeps until each
+// from the ramp: schedule.RampOffsets; with Plan.Fixed, the measured
+// phase's are the trace's). The dispatcher sleeps until each
 // request's absolute deadline (start + offset, never a per-gap sleep,
 // so lateness does not accumulate; a Go timer to coarseMargin before it,
 // nanosleep(2) for the rest), then takes a slot of the
@@ -72,8 +73,11 @@ func (st *stepRun) openPhase(name string, from, to int) {
 	p := st.r.plan
 	sp := schedule.Params{Seed: p.Seed, Rate: p.Rates[st.s.Level], Burstiness: p.Burstiness, Repeat: st.s.Repeat}
 	offs, err := schedule.Offsets(sp, n)
-	if p.Ramp != nil && name == schemas.PhaseWarmup {
+	switch {
+	case p.Ramp != nil && name == schemas.PhaseWarmup:
 		offs, err = schedule.RampOffsets(sp, *p.Ramp, n)
+	case p.Fixed != nil && name == schemas.PhaseMeasure:
+		offs = p.Fixed // normalize held its count to the phase's
 	}
 	if err != nil { // normalize checked every parameter
 		panic(err)
@@ -151,4 +155,19 @@ func OpenRequests(rates []float64, durations []time.Duration) []int {
 		out[i] = max(1, int(math.Round(r*d.Seconds())))
 	}
 	return out
+}
+
+func (p Plan) normalizeFixed() error {
+	if p.Fixed == nil {
+		return nil
+	}
+	switch {
+	case p.Ramp != nil || p.Search != nil:
+		return planErrorf("a fixed schedule sets the level's sends: no warm-up ramp or rate search with it")
+	case len(p.Rates) != 1 || p.Rates[0] != schedule.FixedRate(p.Fixed):
+		return planErrorf("a fixed schedule is one level at its mean rate (%v req/s)", schedule.FixedRate(p.Fixed))
+	case len(p.Requests) != 1 || p.Requests[0] != len(p.Fixed):
+		return planErrorf("a fixed schedule of %d sends measures %d requests", len(p.Fixed), len(p.Fixed))
+	}
+	return nil
 }

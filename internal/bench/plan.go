@@ -78,6 +78,13 @@ type Plan struct {
 	// rate follows from the records of the levels before it, and
 	// run.json lists the rates offered as it goes.
 	Search *claims.RateSearch
+	// Fixed, when set, is the one open-loop level's measured send offsets
+	// (run --fixed-schedule): Rates holds their mean rate
+	// (schedule.FixedRate), Requests their count; FixedSHA256 is the
+	// trace file's, for run.json. The warm-ups keep the level's derived
+	// schedule.
+	Fixed       []time.Duration
+	FixedSHA256 string
 
 	// SLO is the limits claims' goodput counts against (run --slo);
 	// recorded in run.json. nil: no goodput.
@@ -164,7 +171,10 @@ func (p Plan) normalize() (Plan, error) {
 		if err := p.normalizeSearch(); err != nil {
 			return p, err
 		}
-	} else if p.MaxConcurrency != 0 || p.Burstiness != 0 || p.Ramp != nil || p.Search != nil {
+		if err := p.normalizeFixed(); err != nil {
+			return p, err
+		}
+	} else if p.MaxConcurrency != 0 || p.Burstiness != 0 || p.Ramp != nil || p.Search != nil || p.Fixed != nil {
 		return p, planErrorf("--max-concurrency, --burstiness and --ramp-up need --request-rate")
 	}
 	if len(p.Levels) == 0 {

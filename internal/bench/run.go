@@ -330,6 +330,9 @@ func (r *runner) create() error {
 		if rp := p.Ramp; rp != nil {
 			pr.RampUp = &schemas.RampUp{Strategy: rp.Strategy, StartRPS: rp.Start, DurationS: rp.Duration.Seconds()}
 		}
+		if p.Fixed != nil {
+			pr.FixedSchedule = &schemas.FixedSchedule{SourceSHA256: p.FixedSHA256, OffsetsNs: schedule.Nanos(p.Fixed)}
+		}
 		if s := p.Search; s != nil {
 			pr.FindRate = &schemas.FindRate{StartRPS: s.Start, Precision: s.Precision, MaxLevels: s.MaxLevels, Steps: []schemas.FindRateStep{}}
 		}

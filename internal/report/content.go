@@ -603,6 +603,9 @@ func (v *view) summary() []span {
 	} else {
 		s = append(s, t(v.tr(" after %s warm-up requests", w)))
 	}
+	if fs := p.FixedSchedule; fs != nil && p.Mode == schemas.ModeOpen {
+		s = append(s, t(v.tr(" (a fixed schedule, run --fixed-schedule: the measured requests sent at the %d offsets of a trace whose SHA-256 is %s, their mean rate the level's)", len(fs.OffsetsNs), fs.SourceSHA256)))
+	}
 	if fr := p.FindRate; fr != nil && p.Mode == schemas.ModeOpen {
 		steps := make([]claims.SearchStep, len(fr.Steps))
 		for i, st := range fr.Steps {

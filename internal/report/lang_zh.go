@@ -94,6 +94,7 @@ var zh = map[string]string{
 	", %d with reference transcripts).":       "，其中 %d 个有参考转写）。",
 	" Protocol: closed loop at concurrency %s; %s measured requests per level and repeat": "协议：闭环压测，并发数 %s；每个级别每次重复测量 %s 个请求",
 	"none": "无",
+	" (a fixed schedule, run --fixed-schedule: the measured requests sent at the %d offsets of a trace whose SHA-256 is %s, their mean rate the level's)": "（固定时间表，run --fixed-schedule：测量请求按一条 SHA-256 为 %[2]s 的轨迹中的 %[1]d 个偏移发送，其平均速率即该级别的速率）",
 	"RTFx, seconds of audio %s per second of wall time.":                                                 "RTFx，每秒实际时间%s的音频秒数。",
 	"Within this run, every request sent a distinct copy of its %s (one PCM sample changed by one LSB).": "在本次运行中，每个请求都发送其%s的不同副本（一个 PCM 采样改动 1 个最低有效位）。",
 	" (a rate search, run --find-rate: from %s requests per second, doubling while a level kept up and met the SLO in every repeat, then halving the bracket until within %s %%; the highest rate that passed: %s requests per second, the lowest that failed above it: %s)": "（速率搜索，run --find-rate：从每秒 %s 个请求开始，每个级别在每次重复中都跟上负载并满足 SLO 时速率加倍，随后二分区间直至其宽度在 %s %% 以内；通过的最高速率：每秒 %s 个请求，其上未通过的最低速率：%s）",

@@ -316,6 +316,9 @@ func (s *Sealed) Plan(o ReplayOptions) (bench.Plan, time.Duration, map[string][]
 		if p.Ramp, err = schedule.RampFromProtocol(pr); err != nil {
 			return p, 0, nil, fmt.Errorf("run.json: ramp_up: %v", err)
 		}
+		if fs := pr.FixedSchedule; fs != nil {
+			p.Fixed, p.FixedSHA256 = schedule.Durations(fs.OffsetsNs), fs.SourceSHA256
+		}
 	}
 	p.SLO = pr.SLO
 	p.Percentiles = slices.Clone(pr.Percentiles) // the sealed run's latency percentiles, compared with the replay's
