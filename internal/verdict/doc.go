@@ -108,7 +108,12 @@
 // called that a lead. Between runs of the same setup the medians drift by
 // a few percent, so a lead must exceed a stated minimum effect before it
 // is named: DefaultMinEffect is 5 %, the middle of that measured drift
-// and half of replay's default tolerance (10 %). benchseal report takes
+// and half of replay's default tolerance (10 %); three demo runs in a row
+// on the same host drifted by up to 3.0 % and 4.1 % (docs/cli.md). Where
+// repeated runs of one setup are given (benchseal report --with), the
+// report measures their drift and passes the larger of it and the
+// minimum effect as MinEffect (internal/report's Drift): the rule then
+// says which bound applied. benchseal report takes
 // --min-effect; benchseal compare uses its --tolerance, so that its
 // conclusion ("ahead") and its figure table (req_per_s beyond the
 // tolerance: DIFF) can never contradict each other: Exceeds uses the
