@@ -440,7 +440,7 @@ var zh = map[string]string{
 	"Perturbation was OFF: repeated %s sent identical bytes.":                                                                                                                                                             "扰动已关闭：重复的%s发送了完全相同的字节。",
 	"RTFx, seconds of audio %s per second of wall time: median [min–max] over %s; (N %% failed) where requests failed.":                                                                                                   "RTFx，每秒实际时间%s的音频秒数：%s 的中位数 [最小–最大]；有请求失败时标注（N %% 失败）。",
 	"run.json (protocol, targets), one record per request with its timings, status, %s and perturbed sample (records/), the %s (inputs/, unless sealed without audio), the servers' descriptions and metrics (servers/), the client machine and GPU (env/), telemetry/ and claims.json, each file's SHA-256 in the signed in-toto statement attestation.dsse.json.": "run.json（协议、目标）、每个请求一条记录，含时间、状态、%s与被扰动的采样（records/）、%s（inputs/，除非封存时不含音频）、服务器的自我描述与指标（servers/）、客户端机器与 GPU（env/）、telemetry/ 与 claims.json，每个文件的 SHA-256 都在已签名的 in-toto 声明 attestation.dsse.json 中。",
-	"that every request sent a %s no server had seen before, ":      "每个请求发送的%s都是服务器从未见过的，",
+	"that every request sent %s no server had seen before, ":        "每个请求发送的%s都是服务器从未见过的，",
 	"What a %s bundle cannot show:":                                 "%s 证据包无法证明的：",
 	"The task's figure p50 (solid) and p99 (dashed) vs concurrency": "任务指标 p50（实线）与 p99（虚线）随并发数变化",
 }
