@@ -56,7 +56,7 @@ func (v *view) evidence() []block {
 			"cosign verify-blob-attestation --key " + key + " --signature attestation.dsse.json \\\n" +
 			"    --type " + schemas.PredicateType + " --insecure-ignore-tlog claims.json"},
 	)
-	fresh := v.tr("that every request sent a %s no server had seen before, ", v.word(v.tw.Input))
+	fresh := v.tr("that every request sent %s no server had seen before, ", v.word(v.tw.Fresh))
 	switch n := v.noInputItems(); {
 	case !in.Run.Protocol.Perturb || n == len(in.Run.Corpus):
 		fresh = ""

@@ -452,7 +452,7 @@ var zh = map[string]string{
 	"%s caches %s and this run sent every %s unchanged (--no-perturb): its numbers are inflated by caching and do not measure %s.":                                                                                        "%s 会缓存%s，而本次运行未加扰动地发送了每个%s（--no-perturb）：其数字因缓存而虚高，不代表%s的速度。",
 	"Every request of %s sent the same bytes, so a server with a response, prefix or encoder cache could answer repeats from memory: these numbers may measure the cache, not %s. benchseal verify warns about this run.": "%s的每次请求发送的字节完全相同，带有响应、前缀或编码器缓存的服务器可能直接从缓存回答重复请求：这些数字可能衡量的是缓存而非%s。benchseal verify 会对此次运行发出警告。",
 	"Perturbation was OFF: repeated %s sent identical bytes.":       "扰动已关闭：重复的%s发送了完全相同的字节。",
-	"that every request sent a %s no server had seen before, ":      "每个请求发送的%s都是服务器从未见过的，",
+	"that every request sent %s no server had seen before, ":        "每个请求发送的%s都是服务器从未见过的，",
 	"What a %s bundle cannot show:":                                 "%s 证据包无法证明的：",
 	"The task's figure p50 (solid) and p99 (dashed) vs concurrency": "任务指标 p50（实线）与 p99（虚线）随并发数变化",
 }

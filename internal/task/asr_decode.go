@@ -150,9 +150,6 @@ type sseChunk struct {
 	Text    string          `json:"text"`
 	Message string          `json:"message"`
 	Error   json.RawMessage `json:"error"`
-	// Usage is a chat stream's token counts (chat-audio), nil when the
-	// chunk carries none.
-	Usage *chatUsage `json:"usage"`
 }
 
 // errorMessage returns the message of an error event, and whether c is one.
@@ -197,8 +194,10 @@ func readSSE(br *bufio.Reader, onText func()) (text, id string, err error) {
 }
 
 // readSSEChunks is readSSE calling each (when not nil) with every event
-// that is no error and the text it added.
-func readSSEChunks(br *bufio.Reader, onText func(), each func(c *sseChunk, text string)) (text, id string, err error) {
+// that is no error: its data and the text it added. (A task reads what
+// else it needs of an event from its data: sseChunk stays ASR's size,
+// which every streamed event of an ASR run allocates.)
+func readSSEChunks(br *bufio.Reader, onText func(), each func(data []byte, text string)) (text, id string, err error) {
 	var deltas strings.Builder
 	var done string
 	first, final := true, false
@@ -250,7 +249,7 @@ func readSSEChunks(br *bufio.Reader, onText func(), each func(c *sseChunk, text 
 				}
 				deltas.WriteString(d)
 				if each != nil {
-					each(&c, d)
+					each(data, d)
 				}
 			}
 		}

@@ -6,6 +6,7 @@ var asrWords = Words{
 	Input:       Phrase{"en": "clip", "zh": "音频片段"},
 	Inputs:      Phrase{"en": "clips", "zh": "音频片段"},
 	Item:        Phrase{"en": "a clip", "zh": "同一音频片段"},
+	Fresh:       Phrase{"en": "audio", "zh": "音频"},
 	Output:      Phrase{"en": "transcript", "zh": "转写"},
 	Done:        Phrase{"en": "transcribed", "zh": "转写"},
 	Work:        Phrase{"en": "transcribing new audio", "zh": "转写新音频"},

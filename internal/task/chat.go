@@ -128,12 +128,17 @@ func (chatAudio) Decode(_ map[string]string, _ string, body []byte) (string, str
 func (chatAudio) DecodeStream(br *bufio.Reader, onText func()) (string, string, error) {
 	var u *chatUsage
 	chunks := 0
-	text, id, err := readSSEChunks(br, onText, func(c *sseChunk, d string) {
+	text, id, err := readSSEChunks(br, onText, func(data []byte, d string) {
 		if d != "" {
 			chunks++
 		}
-		if c.Usage != nil {
-			u = c.Usage
+		if bytes.Contains(data, []byte(`"usage"`)) {
+			var c struct {
+				Usage *chatUsage `json:"usage"`
+			}
+			if json.Unmarshal(data, &c) == nil && c.Usage != nil {
+				u = c.Usage
+			}
 		}
 	})
 	a := ChatAnswer{Answer: text, Stream: true, OutputTokens: chunks, TokensFrom: "chunks"}

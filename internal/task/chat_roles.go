@@ -14,6 +14,7 @@ var chatWords = Words{
 	Input:       Phrase{"en": "clip", "zh": "音频片段"},
 	Inputs:      Phrase{"en": "clips", "zh": "音频片段"},
 	Item:        Phrase{"en": "a clip", "zh": "同一音频片段"},
+	Fresh:       Phrase{"en": "audio", "zh": "音频"},
 	Output:      Phrase{"en": "answer", "zh": "回答"},
 	Done:        Phrase{"en": "answered", "zh": "回答"},
 	Work:        Phrase{"en": "answering new audio", "zh": "回答新音频"},

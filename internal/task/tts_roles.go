@@ -17,6 +17,7 @@ var ttsWords = Words{
 	Input:       Phrase{"en": "reference clip", "zh": "参考音频"},
 	Inputs:      Phrase{"en": "reference clips", "zh": "参考音频"},
 	Item:        Phrase{"en": "an item", "zh": "同一条目"},
+	Fresh:       Phrase{"en": "a reference clip", "zh": "参考音频"},
 	Output:      Phrase{"en": "the produced audio's facts (format, rate, seconds, RMS, longest silence, SHA-256; not the audio)", "zh": "生成音频的特征（格式、采样率、秒数、RMS、最长静音、SHA-256；不含音频本身）"},
 	Done:        Phrase{"en": "produced", "zh": "生成"},
 	Work:        Phrase{"en": "synthesising from new references", "zh": "基于新参考音频合成"},
