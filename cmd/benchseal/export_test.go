@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/benchseal/benchseal/internal/demo"
 	"github.com/benchseal/benchseal/internal/export"
+	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/benchseal/benchseal/schemas"
 	"github.com/parquet-go/parquet-go"
 )
@@ -174,4 +176,26 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	var stdout, stderr bytes.Buffer
 	code := run(args, strings.NewReader(""), &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
+}
+
+// demoSim writes the demo's corpus to dir/corpus and serves it from a
+// simulator of cfg (its Corpus set here), stopped when the test ends; it
+// returns the corpus folder and the simulator's URL.
+func demoSim(t *testing.T, dir string, cfg sim.Config) (corpus, url string) {
+	t.Helper()
+	corpus = filepath.Join(dir, "corpus")
+	if err := demo.WriteCorpus(corpus); err != nil {
+		t.Fatal(err)
+	}
+	clips, err := sim.LoadCorpus(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Corpus = clips
+	url, stop, err := startSim(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return corpus, url
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/creack/pty"
 
-	"github.com/benchseal/benchseal/internal/demo"
 	"github.com/benchseal/benchseal/internal/sim"
 )
 
@@ -23,19 +22,7 @@ import (
 // "\r" and no escape codes.
 func TestLiveViewOnTerminal(t *testing.T) {
 	dir := t.TempDir()
-	corpus := filepath.Join(dir, "corpus")
-	if err := demo.WriteCorpus(corpus); err != nil {
-		t.Fatal(err)
-	}
-	clips, err := sim.LoadCorpus(corpus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, stop, err := startSim(sim.Config{Corpus: clips, BaseLatency: 30 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
+	corpus, url := demoSim(t, dir, sim.Config{BaseLatency: 30 * time.Millisecond})
 	args := func(out string) []string {
 		return []string{"run", "--target", "a=" + url, "--corpus", corpus, "--concurrency", "1,2", "--requests", "24", "--repeats", "1", "--out", filepath.Join(dir, out)}
 	}

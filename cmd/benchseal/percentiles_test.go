@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/benchseal/benchseal/internal/demo"
 	"github.com/benchseal/benchseal/internal/sim"
 	"github.com/benchseal/benchseal/schemas"
 )
@@ -23,19 +22,7 @@ import (
 // claims table has a latency_p99_9_s column. A bad list is a usage error.
 func TestPercentilesFlag(t *testing.T) {
 	dir := t.TempDir()
-	corpus := filepath.Join(dir, "corpus")
-	if err := demo.WriteCorpus(corpus); err != nil {
-		t.Fatal(err)
-	}
-	clips, err := sim.LoadCorpus(corpus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, stop, err := startSim(sim.Config{Corpus: clips})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
+	corpus, url := demoSim(t, dir, sim.Config{})
 	for _, bad := range []string{"50,x", "101", "50,50", "-1"} {
 		if code, _, stderr := runCLI(t, "run", "--target", "a="+url, "--corpus", corpus, "--percentiles", bad, "--out", filepath.Join(dir, "bad")); code != exitUsage || !strings.Contains(stderr, "--percentiles") {
 			t.Errorf("--percentiles %s: exit %d\n%s", bad, code, stderr)

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/benchseal/benchseal/internal/demo"
 	"github.com/benchseal/benchseal/internal/sim"
 )
 
@@ -32,19 +31,7 @@ func TestReplayTolerance(t *testing.T) {
 // value, and the value is then sent but written nowhere.
 func TestReplayRedactedField(t *testing.T) {
 	dir := t.TempDir()
-	corpus := filepath.Join(dir, "corpus")
-	if err := demo.WriteCorpus(corpus); err != nil {
-		t.Fatal(err)
-	}
-	clips, err := sim.LoadCorpus(corpus)
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, stop, err := startSim(sim.Config{Corpus: clips, BaseLatency: 20 * time.Millisecond}) // a latency the machine's noise does not swamp: the replay compares it
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
+	corpus, url := demoSim(t, dir, sim.Config{BaseLatency: 20 * time.Millisecond}) // a latency the machine's noise does not swamp: the replay compares it
 	const secret = "sk-replay-secret-0123456789abcdef"
 	cli := func(args ...string) (int, string, string) {
 		var stdout, stderr bytes.Buffer
