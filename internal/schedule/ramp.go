@@ -120,13 +120,7 @@ func RampOffsets(p Params, r Ramp, n int) ([]time.Duration, error) {
 const rampDomain = "benchseal/schedule/ramp2\x00" // 25 bytes
 
 func rampKey(p Params, r Ramp, n int) [32]byte {
-	b := make([]byte, 0, 96)
-	b = append(b, rampDomain...)
-	b = binary.LittleEndian.AppendUint64(b, p.Seed)
-	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(p.Rate))
-	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(p.Burstiness))
-	b = binary.LittleEndian.AppendUint64(b, uint64(p.Repeat))
-	b = binary.LittleEndian.AppendUint64(b, uint64(n))
+	b := keyPrefix(rampDomain, p, n)
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(r.Start))
 	b = binary.LittleEndian.AppendUint64(b, uint64(r.Duration.Nanoseconds()))
 	b = append(b, r.Strategy...)

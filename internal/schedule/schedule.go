@@ -85,15 +85,17 @@ func Offsets(p Params, n int) ([]time.Duration, error) {
 
 const domain = "benchseal/schedule/v1\x00\x00\x00"
 
-func key(p Params, n int) [32]byte {
-	b := make([]byte, 0, 64)
+func key(p Params, n int) [32]byte { return sha256.Sum256(keyPrefix(domain, p, n)) }
+
+// keyPrefix is a stream key's domain ‖ seed ‖ R ‖ k ‖ repeat ‖ N.
+func keyPrefix(domain string, p Params, n int) []byte {
+	b := make([]byte, 0, 96)
 	b = append(b, domain...)
 	b = binary.LittleEndian.AppendUint64(b, p.Seed)
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(p.Rate))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(p.Burstiness))
 	b = binary.LittleEndian.AppendUint64(b, uint64(p.Repeat))
-	b = binary.LittleEndian.AppendUint64(b, uint64(n))
-	return sha256.Sum256(b)
+	return binary.LittleEndian.AppendUint64(b, uint64(n))
 }
 
 type gen struct{ s *rand.ChaCha8 }
