@@ -67,8 +67,8 @@ func TestDemoTTS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# Text-to-speech benchmark: ", "## Text to speech", "| first audio p50 ms |", "![Time to first audio", "**Simulated servers.**",
-		"vllm-omni (the vllm-omni persona)", "sglang-omni (the sglang-omni persona)", demo.TTSModel} {
+	for _, want := range []string{"# Text-to-speech benchmark: ", "## Text to speech", "| first audio p50 ms |", "![Time to first audio", "**Simulated servers.** vllm-omni, sglang-omni answered as benchseal's simulator",
+		"Their simulator settings differ (vllm-omni vs sglang-omni: ", demo.TTSModel} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("REPORT.md lacks %q", want)
 		}
