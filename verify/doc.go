@@ -100,7 +100,14 @@
 //	             swapped or unplanned request FAILs, KindSchedule), never
 //	             after its start_ns; sent more than 10 ms late WARNs
 //	             (KindLate) with the lateness p50/p99 and the worst; never
-//	             more than max_concurrency in flight (FAIL).
+//	             more than max_concurrency in flight (FAIL). With a warm-up
+//	             ramp (protocol.ramp_up) the warm-ups' offsets are the
+//	             ramp's and their count must be its; with a fixed schedule
+//	             (protocol.fixed_schedule) the measured offsets are the
+//	             trace's, in order, of the level's count and mean rate. A
+//	             rate search (protocol.find_rate, findrate.go) re-derives
+//	             every level's verdict from its records and every next
+//	             rate from the verdicts before it (KindRateSearch FAIL).
 //	             A tts run's round trip (protocol.round_trip, run
 //	             --asr-target; roundtrip.go): every roundtrip/<target>.jsonl
 //	             line names a measured successful answer of its target, of
