@@ -2,16 +2,12 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/benchseal/benchseal/internal/demo"
 	"github.com/benchseal/benchseal/internal/task"
-	"github.com/benchseal/benchseal/schemas"
-	"github.com/benchseal/benchseal/verify"
 )
 
 // TestDemoChatAudio: `benchseal demo --task chat-audio` runs the whole
@@ -21,27 +17,7 @@ import (
 // and a WER, and its report speaks of answers, never of transcribing.
 func TestDemoChatAudio(t *testing.T) {
 	requireE2E(t)
-	out := filepath.Join(t.TempDir(), "d")
-	var stdout, stderr bytes.Buffer
-	if code := run([]string{"demo", "--task", "chat-audio", "--out", out}, strings.NewReader(""), &stdout, &stderr); code != 0 {
-		t.Fatalf("demo --task chat-audio: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
-	}
-	f, err := os.Open(filepath.Join(out, "evidence.tar.zst"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rep, err := verify.Bundle(context.Background(), f, verify.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Failed != 0 {
-		t.Fatalf("the chat-audio demo's bundle fails verify: %+v", rep.Checks)
-	}
-	var rj schemas.Run
-	var cl schemas.Claims
-	readJSON(t, filepath.Join(out, "run", "run.json"), &rj)
-	readJSON(t, filepath.Join(out, "run", "claims.json"), &cl)
+	out, _, _, rj, cl := demoOf(t, task.ChatAudio.Name())
 	if rj.Protocol.Task != task.ChatAudio.Name() || len(rj.Targets) != len(demo.ChatEngines) || rj.Targets[1].RequestFields["audio_part"] != task.ChatAudios {
 		t.Fatalf("run.json: task %q, targets %+v", rj.Protocol.Task, rj.Targets)
 	}

@@ -21,37 +21,15 @@ import (
 // table and the first-audio chart and says the targets are simulated.
 func TestDemoTTS(t *testing.T) {
 	requireE2E(t)
-	out := filepath.Join(t.TempDir(), "d")
-	var stdout, stderr bytes.Buffer
-	code := run([]string{"demo", "--task", "tts", "--out", out}, strings.NewReader(""), &stdout, &stderr)
-	if code != 0 {
-		t.Fatalf("demo --task tts: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
-	}
-	if !strings.Contains(stdout.String(), "0 failed") || !strings.HasSuffix(strings.TrimSpace(stdout.String()), "verifies") {
-		t.Errorf("the demo's verify does not say the bundle verifies:\n%s", stdout.String())
-	}
-	f, err := os.Open(filepath.Join(out, "evidence.tar.zst"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rep, err := verify.Bundle(context.Background(), f, verify.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rep.Failed != 0 {
-		b, _ := json.MarshalIndent(rep.Checks, "", "  ")
-		t.Fatalf("the tts demo's bundle fails verify:\n%s", b)
+	out, printed, rep, rj, cl := demoOf(t, "tts")
+	if !strings.Contains(printed, "0 failed") || !strings.HasSuffix(strings.TrimSpace(printed), "verifies") {
+		t.Errorf("the demo's verify does not say the bundle verifies:\n%s", printed)
 	}
 	for _, id := range []int{verify.CheckVariants, verify.CheckClaims} {
 		if c := rep.Check(id); c.Status != verify.Pass {
 			t.Errorf("check %d: %s: %s", id, c.Status, c.Summary)
 		}
 	}
-	var rj schemas.Run
-	var cl schemas.Claims
-	readJSON(t, filepath.Join(out, "run", "run.json"), &rj)
-	readJSON(t, filepath.Join(out, "run", "claims.json"), &cl)
 	if rj.Protocol.Task != "tts" || len(rj.Targets) != len(demo.TTSEngines) || rj.Corpus[0].Speak == "" {
 		t.Fatalf("run.json: task %q, %d targets, first text %q", rj.Protocol.Task, len(rj.Targets), rj.Corpus[0].Speak)
 	}
@@ -78,6 +56,7 @@ func TestDemoTTS(t *testing.T) {
 	}
 	// The peers' views print beside it (no answer of the demo fails, so
 	// they count what benchseal counts); the ASR seed client's refuses.
+	var stdout, stderr bytes.Buffer
 	for _, peer := range []string{"vllm-omni-tts", "sglang-omni-tts"} {
 		stdout.Reset()
 		if code := run([]string{"verify", filepath.Join(out, "run"), "--compat", peer}, strings.NewReader(""), &stdout, &stderr); code != 0 {
@@ -91,4 +70,32 @@ func TestDemoTTS(t *testing.T) {
 	if code := run([]string{"verify", filepath.Join(out, "run"), "--compat", "seedtts"}, strings.NewReader(""), &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "for a tts run: vllm-omni-tts") {
 		t.Errorf("--compat seedtts on a tts run: exit %d, %s", code, stderr.String())
 	}
+}
+
+// demoOf runs `benchseal demo --task name` into a temporary folder and
+// verifies its bundle again here, failing the test unless both end with
+// no failed check; it returns the folder, the demo's stdout, that
+// checklist and the run's run.json and claims.json.
+func demoOf(t *testing.T, name string) (out, stdout string, rep *verify.Report, rj schemas.Run, cl schemas.Claims) {
+	t.Helper()
+	out = filepath.Join(t.TempDir(), "d")
+	var so, se bytes.Buffer
+	if code := run([]string{"demo", "--task", name, "--out", out}, strings.NewReader(""), &so, &se); code != 0 {
+		t.Fatalf("demo --task %s: exit %d\n%s\n%s", name, code, so.String(), se.String())
+	}
+	f, err := os.Open(filepath.Join(out, "evidence.tar.zst"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if rep, err = verify.Bundle(context.Background(), f, verify.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed != 0 {
+		b, _ := json.MarshalIndent(rep.Checks, "", "  ")
+		t.Fatalf("the %s demo's bundle fails verify:\n%s", name, b)
+	}
+	readJSON(t, filepath.Join(out, "run", "run.json"), &rj)
+	readJSON(t, filepath.Join(out, "run", "claims.json"), &cl)
+	return out, so.String(), rep, rj, cl
 }
