@@ -31,7 +31,12 @@
 // sleeping to that absolute deadline (a Go timer to 2 ms before it,
 // nanosleep(2) for the rest) and then waiting for one of
 // MaxConcurrency slots (none: a slot per request); the record's planned_ns
-// is that deadline on start_ns's clock.
+// is that deadline on start_ns's clock. Plan.Ramp gives the warm-ups a
+// ramp's offsets (schedule.RampOffsets) and their count; Plan.Fixed gives
+// the one level's measured requests a trace's offsets; Plan.Search
+// (findrate.go) chooses each next level's rate from the records of the
+// levels before it, as claims' RateSearch says, and writes run.json again
+// after each level.
 //
 // # Warm-ups that fail
 //
