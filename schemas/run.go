@@ -152,6 +152,22 @@ type Protocol struct {
 	// be transcribed by after the sweep (run --asr-target; roundtrip.go);
 	// absent when none was asked for.
 	RoundTrip *RoundTrip `json:"round_trip,omitempty"`
+
+	// Realtime is a realtime run's streaming rule (run --task realtime:
+	// internal/task's realtime.go): how each session cut its clip into
+	// chunks and paced them. Absent for every other task.
+	Realtime *Realtime `json:"realtime,omitempty"`
+}
+
+// Realtime is Protocol.Realtime. A session streams its clip's variant's
+// PCM16 samples in chunks of ChunkMs milliseconds of audio (the last one
+// shorter), chunk k planned at the session's planned start plus k ×
+// ChunkMs ÷ Speed; a chunk sent more than LateMs after its planned time
+// breaks the pacing (verify).
+type Realtime struct {
+	ChunkMs int     `json:"chunk_ms"`
+	Speed   float64 `json:"speed"`
+	LateMs  float64 `json:"late_ms"`
 }
 
 // SLO is the service-level limits of run --slo, in seconds; a nil limit

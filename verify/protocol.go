@@ -342,7 +342,7 @@ func checkOutcome(c *Check, f string, line int, rule task.Rule, r schemas.Record
 	}
 	scored, class, why := rule.Score(r.Text)
 	switch {
-	case r.OK && (r.Status != 200 || r.ErrorClass != "" || class != ""):
+	case r.OK && (r.Status != task.SuccessStatus(rule) || r.ErrorClass != "" || class != ""):
 		reason := fmt.Sprintf("ok, yet status %d, error_class %q, and its output scores as %q: not a success by the rule %s",
 			r.Status, r.ErrorClass, scored, rule.SuccessRule())
 		if class != "" {

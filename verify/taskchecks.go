@@ -22,7 +22,7 @@ func checkTaskRecords(c *Check, ev *evidence, tk task.Task) {
 			recs = append(recs, task.RecordAt{File: f, Line: i + 1, Record: &ev.records[f][i]})
 		}
 	}
-	for _, p := range chk.CheckRecords(recs) {
+	for _, p := range chk.CheckRecords(*ev.run, recs) {
 		c.add(Finding{Status: Fail, Path: p.File, Line: p.Line, Reason: p.Reason})
 	}
 }

@@ -20,7 +20,7 @@ import (
 func init() { register(newDemoCmd) }
 
 // demoTasks are the tasks demo demonstrates (runDemo's cases).
-var demoTasks = []string{"asr", "tts", "chat-audio"}
+var demoTasks = []string{"asr", "tts", "chat-audio", "realtime"}
 
 func newDemoCmd(e *env) *cobra.Command {
 	var out, taskName string
@@ -53,7 +53,13 @@ and an sglang-omni persona serving Qwen3-Omni on /v1/chat/completions, each of
 the five clips sent with the prompt "Transcribe the audio." (an input_audio
 content part; sglang-omni's own audios list), answers streamed so that time to
 first token and inter-token latency are observed, scored by WER against the
-clips' transcripts.`,
+clips' transcripts.
+
+--task realtime runs it for realtime recognition (run --task realtime): a vllm
+and an sglang-omni persona serving WS /v1/realtime, each in its engine's
+protocol, every session streaming one clip's variant in 100 ms PCM16 chunks
+(at four times real time), its events timed as they arrive: time to first partial,
+finalisation lag and revisions are observed.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -66,7 +72,7 @@ clips' transcripts.`,
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "o", "", "folder to create for the demo's files (must not exist)")
-	cmd.Flags().StringVar(&taskName, "task", "asr", "the workflow to demonstrate: asr (speech to text), tts (text to speech) or chat-audio (audio chat)")
+	cmd.Flags().StringVar(&taskName, "task", "asr", "the workflow to demonstrate: asr (speech to text), tts (text to speech), chat-audio (audio chat) or realtime (streaming recognition)")
 	return cmd
 }
 
@@ -89,6 +95,9 @@ func runDemo(ctx context.Context, e *env, out, taskName string) error {
 	case "chat-audio":
 		sims, stop, err = demo.SetupChat(corpus)
 		runArgs = demo.ChatRunArgs
+	case "realtime":
+		sims, stop, err = demo.SetupRealtime(corpus)
+		runArgs = demo.RealtimeRunArgs
 	default:
 		sims, stop, err = demo.Setup(corpus)
 	}

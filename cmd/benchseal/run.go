@@ -42,6 +42,8 @@ type runFlags struct {
 	fixedSchedule           string
 	findRatePrecision       float64
 	findRateMaxLevels       int
+	realtimeChunkMs         int
+	realtimeSpeed           float64
 	targets, models, forms  []string
 	audio, corpus, out      string
 	audioColumn, textColumn string
@@ -145,6 +147,8 @@ marked incomplete and exits 1. --seal OUT.tar.zst seals a complete run as
 	fl.StringVar(&f.textColumn, "text-column", "", "a .parquet corpus's reference text column (default \""+task.DefaultTextColumn+"\")")
 	fl.StringVar(&f.concurrency, "concurrency", defaultConcurrency, "concurrency levels, comma-separated")
 	fl.StringVar(&f.requestRate, "request-rate", "", "open loop: offered rates in requests per second, comma-separated, one level each (instead of --concurrency; default --requests: 8 s of each rate's load); docs/protocol.md \"Open loop\"")
+	fl.IntVar(&f.realtimeChunkMs, "realtime-chunk-ms", task.DefaultChunkMs, "--task realtime: milliseconds of audio in each streamed chunk (recorded as protocol.realtime)")
+	fl.Float64Var(&f.realtimeSpeed, "realtime-speed", 1, "--task realtime: stream each clip this many times faster than real time (recorded as protocol.realtime)")
 	fl.StringVar(&f.percentiles, "percentiles", "", "latency percentiles to publish beside the fixed p50, p90, p95 and p99, comma-separated (e.g. 50,90,99,99.9): in claims.json, the report and compare; recorded in run.json")
 	fl.StringVar(&f.slo, "slo", "", "limits goodput counts against, comma-separated: e2e=DURATION, ttfb=DURATION (e.g. e2e=500ms,ttfb=200ms), from the planned arrival in an open loop, from the send otherwise")
 	fl.StringVar(&f.burstiness, "burstiness", "1", "open loop: the arrivals' gamma shape (1 Poisson, below 1 burstier, inf constant gaps)")
@@ -378,6 +382,14 @@ func buildPlan(e *env, f *runFlags) (bench.Plan, error) {
 		return p, usageErrorf("--task %q: want one of %s", f.task, strings.Join(task.Names(), ", "))
 	}
 	p.Task = tk
+	if _, ok := tk.(task.Sessioner); ok {
+		if f.realtimeChunkMs < 1 || f.realtimeChunkMs > 10000 || !(f.realtimeSpeed > 0 && f.realtimeSpeed <= 100) {
+			return p, usageErrorf("--realtime-chunk-ms must be 1 to 10000 and --realtime-speed above 0, at most 100")
+		}
+		p.Realtime = &schemas.Realtime{ChunkMs: f.realtimeChunkMs, Speed: f.realtimeSpeed, LateMs: task.DefaultLateMs}
+	} else if f.realtimeChunkMs != task.DefaultChunkMs || f.realtimeSpeed != 1 {
+		return p, usageErrorf("--realtime-chunk-ms and --realtime-speed are for --task realtime")
+	}
 	if f.requests != "" && f.passes != 0 {
 		return p, usageErrorf("give --requests or --passes, not both")
 	}

@@ -94,6 +94,11 @@ type Plan struct {
 	// beside the fixed ones (run --percentiles); recorded in run.json's
 	// protocol.percentiles. nil: the fixed ones only.
 	Percentiles []float64
+
+	// Realtime is the streaming rule of a task whose requests are
+	// sessions (task.Sessioner: realtime), sealed as run.json's
+	// protocol.realtime; nil: task.DefaultRealtimeRule.
+	Realtime *schemas.Realtime
 }
 
 // Open says whether the plan is open-loop.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/task"
 )
 
 // TargetError says a target did not answer the preflight check.
@@ -125,7 +127,7 @@ func parseModels(b []byte) (ids []string, eng *engine.Engine, err error) {
 }
 
 // preflight checks every target answers and settles its model.
-func preflight(ctx context.Context, cfg *config, task string, targets []Target, corpus []Clip, stream bool) ([]Target, error) {
+func preflight(ctx context.Context, cfg *config, taskName string, targets []Target, corpus []Clip, stream bool) ([]Target, error) {
 	out := slices.Clone(targets)
 	for i, t := range out {
 		client := &http.Client{Timeout: min(cfg.timeout, preflightTimeout)}
@@ -153,11 +155,22 @@ func preflight(ctx context.Context, cfg *config, task string, targets []Target, 
 		case !slices.Contains(models, t.Model):
 			cfg.progress.Warnf("target %q does not list model %q in /v1/models; it lists: %s", t.Name, t.Model, strings.Join(models, ", "))
 		}
+		if taskName == engine.TaskRealtime && t.Fields[task.FieldProtocol] == "" && eng != nil {
+			// The protocol is the engine's (its realtime row), sealed
+			// as the target's field.
+			if row, ok := eng.Task(engine.TaskRealtime); ok {
+				out[i].Fields = maps.Clone(t.Fields)
+				if out[i].Fields == nil {
+					out[i].Fields = map[string]string{}
+				}
+				out[i].Fields[task.FieldProtocol] = string(row.Stream)
+			}
+		}
 		if w := chunkWarning(t.Name, eng, out[i].Model, t.Fields["language"] != "", corpus, stream); w != "" {
 			cfg.progress.Warnf("%s", w)
 		}
 		// Only a corpus whose items name voices has any to check (tts's).
-		note, err := checkVoices(ctx, client, t, eng, task, corpus, cfg.apiKey)
+		note, err := checkVoices(ctx, client, t, eng, taskName, corpus, cfg.apiKey)
 		if err != nil {
 			return nil, err
 		}

@@ -337,6 +337,10 @@ func (r *runner) create() error {
 			pr.FindRate = &schemas.FindRate{StartRPS: s.Start, Precision: s.Precision, MaxLevels: s.MaxLevels, Steps: []schemas.FindRateStep{}}
 		}
 	}
+	if _, ok := r.task.(task.Sessioner); ok {
+		rt := p.realtime()
+		run.Protocol.Realtime = &rt
+	}
 	for li, c := range p.Levels {
 		if p.Open() {
 			break // c numbers the level; nothing bounds it
@@ -1077,7 +1081,13 @@ func (r *runner) do(base context.Context, ti int, wk *worker, j *job, rec *schem
 	}
 	ctx, cancel := context.WithTimeout(base, r.cfg.timeout)
 	defer cancel()
-	text, ok := r.send(ctx, ti, wk, j, rec)
+	var text string
+	var ok bool
+	if ss, is := r.task.(task.Sessioner); is {
+		text, ok = r.session(ctx, ti, ss, j, rec)
+	} else {
+		text, ok = r.send(ctx, ti, wk, j, rec)
+	}
 	// The seconds RTF counts: ASR's are the clip's whatever the answer,
 	// another task's may be its output's.
 	rec.Seconds = r.task.RecordSeconds(j.seconds, text)

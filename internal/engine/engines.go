@@ -165,7 +165,8 @@ var sglangStages = []StageFamily{
 // vllmTasks: vLLM (and vLLM-Omni, through vLLM's API server) serve
 // transcriptions on the OpenAI route, streamed as transcription.chunk.
 var vllmTasks = []TaskRow{{Task: TaskASR, Route: TranscriptionsPath, Stream: ChunkEvents,
-	Source: "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/api_router.py@029329a8, speech_to_text.py@024e0772 (_speech_to_text_stream_generator)"}}
+	Source: "vllm-project/vllm vllm/entrypoints/openai/speech_to_text/api_router.py@029329a8, speech_to_text.py@024e0772 (_speech_to_text_stream_generator)"},
+	vllmRealtime}
 
 var vllmModels = Models{OwnedBy: "vllm", MaxModelLen: true, Source: "vllm-project/vllm vllm/entrypoints/openai/engine/protocol.py@040a2cc2 (ModelCard)"}
 
@@ -292,7 +293,7 @@ var table = []*Engine{
 		Name: SGLangOmni, Repo: "sgl-project/sglang-omni", Version: "0.1.4", Facts: sglangOmniFacts,
 		Tasks: []TaskRow{{Task: TaskASR, Route: TranscriptionsPath, Stream: TranscriptEvents,
 			Source: "sgl-project/sglang-omni sglang_omni/serve/transcriptions.py@0ac0a86e (TRANSCRIPTIONS_ENDPOINT), speech_to_text.py@070fc3b5 (speech_to_text_stream)"},
-			sglangOmniSpeech, sglangOmniChat},
+			sglangOmniSpeech, sglangOmniChat, sglangOmniRealtime},
 		Models: Models{OwnedBy: "sglang-omni", CreatedZero: true, Source: "sgl-project/sglang-omni sglang_omni/serve/protocol.py@1b4b3750 (ModelCard)"},
 		Transcription: Transcription{Path: TranscriptionsPath, VerboseJSON: true, MissingFileStatus: http.StatusUnprocessableEntity,
 			IgnoresModel: true,

@@ -166,6 +166,9 @@ type Server struct {
 
 	traces spanExporter // otlp.go
 	prof   profiler     // profiler.go
+
+	samplesOnce sync.Once
+	samples     [][]byte // realtime.go's clipSamples
 }
 
 // New checks cfg and returns a server; serve it with net/http.
@@ -301,6 +304,9 @@ func (s *Server) routes() {
 	}
 	if p.chat != nil {
 		m.HandleFunc("POST /v1/chat/completions", s.ready(s.chat))
+	}
+	if _, ok := s.realtimeProtocol(); ok {
+		m.HandleFunc("GET "+engine.RealtimePath, s.ready(s.realtimeSession))
 	}
 	m.HandleFunc("GET /health", s.ready(func(w http.ResponseWriter, r *http.Request) {
 		if p.eng.Health.JSON {

@@ -51,6 +51,11 @@ type counts struct {
 	// status and the completed ones' histograms.
 	asrStatus                                map[string]int64
 	asrLatency, asrInput, asrEngine, asrTTFT *hist
+	// vLLM's WebSocket families (realtime.go): connections open, opened,
+	// and the closed ones' durations.
+	wsActive   int
+	wsTotal    int64
+	wsDuration *hist
 }
 
 // hist is one histogram: counts per upper bound, not cumulative, the last
@@ -190,7 +195,8 @@ func (m *metrics) later(f func()) bool {
 func newMetrics(stages []engine.StageFamily, lag time.Duration) *metrics {
 	m := &metrics{lag: lag, c: counts{stages: map[string]*hist{}, http: map[httpKey]int64{}, httpDur: map[routeKey]*durations{},
 		audioDuration: newHist(omniSecondsBuckets), audioRTF: newHist(omniRTFBuckets),
-		asrLatency: newHist(sglangDurationBuckets), asrInput: newHist(sglangDurationBuckets), asrEngine: newHist(sglangDurationBuckets), asrTTFT: newHist(sglangDurationBuckets)}}
+		asrLatency: newHist(sglangDurationBuckets), asrInput: newHist(sglangDurationBuckets), asrEngine: newHist(sglangDurationBuckets), asrTTFT: newHist(sglangDurationBuckets),
+		wsDuration: newHist(vllmWebSocketBuckets)}}
 	for _, f := range stages {
 		if _, ok := (timing{}).of(f.Stage); ok {
 			m.c.stages[f.Family] = &hist{bounds: f.Buckets, counts: make([]int64, len(f.Buckets)+1)}
@@ -262,7 +268,7 @@ func (m *metrics) snapshot() counts {
 		c.stages[k] = &cp
 	}
 	c.asrStatus = maps.Clone(m.c.asrStatus)
-	for _, h := range []**hist{&c.audioDuration, &c.audioRTF, &c.asrLatency, &c.asrInput, &c.asrEngine, &c.asrTTFT} {
+	for _, h := range []**hist{&c.audioDuration, &c.audioRTF, &c.asrLatency, &c.asrInput, &c.asrEngine, &c.asrTTFT, &c.wsDuration} {
 		cp := **h
 		cp.counts = slices.Clone((*h).counts)
 		*h = &cp
@@ -295,6 +301,10 @@ func (p *promWriter) family(name, typ, help string) {
 }
 
 func (p *promWriter) sample(name string, v float64) {
+	if p.labels == "" {
+		p.printf("%s %s\n", name, formatFloat(v))
+		return
+	}
 	p.printf("%s{%s} %s\n", name, p.labels, formatFloat(v))
 }
 
@@ -379,4 +389,24 @@ var (
 
 func newHist(bounds []float64) *hist {
 	return &hist{bounds: bounds, counts: make([]int64, len(bounds)+1)}
+}
+
+// vllmWebSocketBuckets are vllm:websocket_connection_duration_seconds'
+// (vllm/entrypoints/openai/realtime/metrics.py@b42200fc).
+var vllmWebSocketBuckets = []float64{0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800}
+
+// wsOpen counts an accepted WebSocket, as vLLM's middleware does at
+// websocket.accept; wsClose its end, observing its duration.
+func (m *metrics) wsOpen() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.c.wsActive++
+	m.c.wsTotal++
+}
+
+func (m *metrics) wsClose(seconds float64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.c.wsActive--
+	m.c.wsDuration.observe(seconds)
 }

@@ -388,6 +388,13 @@ func (s *Server) writeVLLMMetrics(pe *persona, w http.ResponseWriter, m *counts,
 	if pe.speech != nil && pe.speech.audioFamilies {
 		writeOmniAudio(&promWriter{w: w, labels: model + "," + el}, m)
 	}
+	if _, ok := pe.eng.Task(engine.TaskRealtime); ok {
+		// The middleware's families carry no labels.
+		ws := &promWriter{w: w}
+		ws.gauge(engine.VLLMWebSocketActive, "Number of active WebSocket connections.", m.wsActive)
+		ws.counter(engine.VLLMWebSocketTotal, "Total number of WebSocket connections.", m.wsTotal)
+		ws.histogram(engine.VLLMWebSocketDuration, "Duration of WebSocket connections in seconds.", m.wsDuration)
+	}
 }
 
 // writeOmniAudio renders vLLM-Omni's audio families

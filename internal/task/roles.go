@@ -156,9 +156,9 @@ type Problem struct {
 }
 
 // Checker is a task with record checks of its own, which verify runs
-// under check 5 (variants) over every record.
+// under check 5 (variants) over every record, with the run they belong to.
 type Checker interface {
-	CheckRecords(recs []RecordAt) []Problem
+	CheckRecords(run schemas.Run, recs []RecordAt) []Problem
 }
 
 // ChecksOf is t's Checker, nil when it has none.
@@ -191,4 +191,16 @@ type Rescorer interface{ Rescores() bool }
 func Rescores(t Task) bool {
 	r, ok := t.(Rescorer)
 	return ok && r.Rescores()
+}
+
+// Statuser is a task whose successes answer another HTTP status than 200
+// (realtime: the WebSocket handshake's 101 Switching Protocols).
+type Statuser interface{ SuccessStatus() int }
+
+// SuccessStatus is the HTTP status of t's successes: its own, else 200.
+func SuccessStatus(t any) int {
+	if s, ok := t.(Statuser); ok {
+		return s.SuccessStatus()
+	}
+	return 200
 }

@@ -168,7 +168,7 @@ func (a *ttsAcc) Close() []Figure {
 // alike). A synthesiser that samples (a real one) rarely repeats itself,
 // so this holds little there; a deterministic one (the simulator, a
 // fixed seed) repeats every text.
-func (tts) CheckRecords(recs []RecordAt) []Problem {
+func (tts) CheckRecords(_ schemas.Run, recs []RecordAt) []Problem {
 	type seen struct {
 		file         string
 		line, frames int
