@@ -26,7 +26,7 @@ var RealtimeEngines = []Engine{
 // (concurrency is sessions streaming at once), each clip streamed in
 // 100 ms chunks at four times real time (25 ms apart) so the demo takes
 // about two minutes.
-var RealtimeRunArgs = []string{"--task", "realtime", "--concurrency", "1,4,16", "--requests", "5,8,16", "--repeats", "2",
+var RealtimeRunArgs = []string{"--task", "realtime", "--concurrency", "1,4,16", "--requests", "8,24,64", "--repeats", "2",
 	"--realtime-speed", "4"}
 
 // SetupRealtime writes the ASR demo corpus (16 kHz mono clips, as both

@@ -60,12 +60,15 @@ import (
 // and sends transcription.segment {segment_id, audio_start_ms,
 // audio_end_ms, text, is_final:false} when its text changed, the whole
 // hypothesis, not a delta; the simulator hears a partial's last word
-// wrong on every second decode (its last letter doubled), so the next
-// hypothesis revises it, as cumulative re-decodes do at their edge. The
+// wrong on every other decode, the first included (its last letter
+// doubled), so the next hypothesis revises it, as cumulative re-decodes
+// do at their edge. The
 // client's transcription.done sends input_audio_buffer.committed
 // {segment_id}, the final segment (is_final:true) and
-// transcription.completed {text}. Errors are {type:"error",
-// error:{type, code, message}}. SGLang-Omni counts no WebSocket on
+// transcription.completed {text}; the simulator serves one segment a
+// session, so it answers input_audio_buffer.commit and clear (which
+// close or drop a segment on the engine) with unsupported_event. Errors
+// are {type:"error", error:{type, code, message}}. SGLang-Omni counts no WebSocket on
 // /metrics.
 
 // realtimeProtocol is the persona's realtime protocol, false when its
@@ -127,6 +130,20 @@ type rtServer struct {
 	clip      int  // the corpus clip the audio is, -1 none, -2 not looked up
 	wake      chan struct{}
 	worker    sync.WaitGroup
+
+	// The engine request's stages (the decode worker's alone): from
+	// its start, the admission waits and the first decode's service.
+	genStart      time.Time
+	queued, first time.Duration
+}
+
+// finished counts the session's engine request as the engine does: one
+// request, queued while its decodes waited, its first decode the
+// prefill, the rest decode.
+func (rs *rtServer) finished(tokens int) {
+	e2e := time.Since(rs.genStart).Seconds()
+	q, p := rs.queued.Seconds(), rs.first.Seconds()
+	rs.s.metrics.done(true, timing{queue: q, prefill: p, decode: max(e2e-q-p, 0), e2e: e2e}, int64(tokens))
 }
 
 func (rs *rtServer) run() {
@@ -251,6 +268,7 @@ func (rs *rtServer) vllmEvent(typ string, audio, model *string, final bool) {
 // time, each decoded once it is in (the remainder after the final
 // commit), its deltas the segment's header and words.
 func (rs *rtServer) vllmGenerate() {
+	rs.genStart = time.Now()
 	seg := vllmSegmentSeconds * pcmBytesPerSecond
 	var full strings.Builder
 	prompt, completion := 0, 0
@@ -290,7 +308,7 @@ func (rs *rtServer) vllmGenerate() {
 			break
 		}
 	}
-	rs.s.metrics.done(true, timing{}, int64(completion))
+	rs.finished(completion)
 	rs.send(map[string]any{"type": "transcription.done", "text": full.String(),
 		"usage": map[string]int{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}})
 }
@@ -331,6 +349,10 @@ func (rs *rtServer) sglangEvent(typ string, audio *string, session json.RawMessa
 		if rs.appendAudio(audio) && first {
 			rs.worker.Go(rs.sglangDecode)
 		}
+	case "input_audio_buffer.commit", "input_audio_buffer.clear":
+		// The engine closes (or drops) the segment and opens another on
+		// the next audio; the simulator serves one segment a session.
+		rs.fail("invalid_request_error", "unsupported_event", "the simulator does not simulate "+typ+": it serves one segment a session, ended by transcription.done")
 	case "transcription.done":
 		rs.mu.Lock()
 		rs.ended = true
@@ -354,6 +376,7 @@ func (rs *rtServer) sglangSession() map[string]any {
 // sglangDecode is segment 0's decode worker: a partial each
 // decode_interval_ms of audio, the final at transcription.done.
 func (rs *rtServer) sglangDecode() {
+	rs.genStart = time.Now()
 	step := int(sglangDecodeInterval * pcmBytesPerSecond)
 	next, last, decodes := step, "", 0
 	for {
@@ -372,7 +395,7 @@ func (rs *rtServer) sglangDecode() {
 		}
 		decodes++
 		words := rs.words(0, n)
-		if decodes%2 == 0 && len(words) > 0 {
+		if decodes%2 == 1 && len(words) > 0 {
 			w := words[len(words)-1]
 			words[len(words)-1] = w + w[len(w)-1:]
 		}
@@ -396,7 +419,7 @@ func (rs *rtServer) sglangDecode() {
 		return
 	}
 	text := strings.Join(rs.words(0, n), " ")
-	rs.s.metrics.done(true, timing{}, int64(len(strings.Fields(text))))
+	rs.finished(len(strings.Fields(text)))
 	rs.send(map[string]any{"type": "transcription.segment", "segment_id": 0, "audio_start_ms": 0,
 		"audio_end_ms": n * 1000 / pcmBytesPerSecond, "text": text, "is_final": true})
 	rs.send(map[string]any{"type": "transcription.completed", "text": text})
@@ -420,14 +443,21 @@ func (rs *rtServer) waitFor(n int) (int, bool, bool) {
 	}
 }
 
-// decode holds a running slot for a decode of seconds of audio.
+// decode holds a running slot for a decode of seconds of audio (called
+// by the session's one decode worker).
 func (rs *rtServer) decode(seconds float64) bool {
+	asked := time.Now()
 	tk, _, err := rs.s.admission.admit(rs.ctx, ask{slots: 1}, nil)
 	if err != nil {
 		return false
 	}
 	defer tk.release()
-	return rs.sleep(rs.s.cfg.BaseLatency + time.Duration(seconds*float64(rs.s.cfg.PerAudioSecond)))
+	rs.queued += time.Since(asked)
+	service := rs.s.cfg.BaseLatency + time.Duration(seconds*float64(rs.s.cfg.PerAudioSecond))
+	if rs.first == 0 {
+		rs.first = service
+	}
+	return rs.sleep(service)
 }
 
 func (rs *rtServer) sleep(d time.Duration) bool {

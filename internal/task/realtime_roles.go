@@ -68,11 +68,13 @@ var realtimeFigures = []FigureSpec{
 // (verdict.Percentile).
 func (realtime) Figures() []FigureSpec { return realtimeFigures }
 
+// Chart draws the two latencies a realtime user feels, both p50s: time
+// to first partial (solid) and finalisation lag (dashed).
 func (realtime) Chart() *FigureChart {
 	return &FigureChart{
-		Title: Phrase{"en": "Finalisation lag p50 (solid) and p99 (dashed) vs concurrency", "zh": "最终结果延迟 p50（实线）与 p99（虚线）随并发数变化"},
-		Axis:  Phrase{"en": "end of audio to final text (s)", "zh": "音频结束到最终文本（秒）"},
-		P50:   FigFinalLagP50, P99: FigFinalLagP99,
+		Title: Phrase{"en": "Time to first partial p50 (solid) and finalisation lag p50 (dashed) vs concurrency", "zh": "首个部分结果时间 p50（实线）与最终结果延迟 p50（虚线）随并发数变化"},
+		Axis:  Phrase{"en": "seconds", "zh": "秒"},
+		P50:   FigFirstPartialP50, P99: FigFinalLagP50,
 	}
 }
 
