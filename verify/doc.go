@@ -291,7 +291,13 @@
 //	             vllm_omni:audio_duration_s) growth within 1 ms a request
 //	             + 0.1 % where it counted exactly the decodable answers
 //	             (taskchecks.go checkServerAudio; FAIL: audio seconds
-//	             edited, however consistently).
+//	             edited, however consistently). A task whose requests
+//	             are connections the server counts
+//	             (task.ConnectionCounter; realtime: vLLM's
+//	             vllm:websocket_connections_total) holds each step's
+//	             sessions the server opened to the counter's growth over
+//	             the step (checkServerSessions; FAIL: fewer accepted than
+//	             the records say).
 //	10 events    the server's per-request account (events.go): each
 //	             servers/<t>/stages/c<C>-r<R>.jsonl re-derives, with
 //	             internal/serverevents, from the sealed OTLP exports

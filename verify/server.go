@@ -43,6 +43,7 @@ func checkServer(rep *Report, ev *evidence) {
 		}
 		steps++
 		checkServerAudio(c, ev, k, recs, &no)
+		checkServerSessions(c, ev, k, recs, &no)
 		s := claims.ServerOf(ev.tel, task.NameOf(ev.run), k.target, k.concurrency, k.repeat)
 		if s == nil {
 			if ev.f.has(k.scrapeFile(claims.ScrapeAfter)) {

@@ -82,3 +82,44 @@ func checkServerAudio(c *Check, ev *evidence, k stepKey, recs []schemas.Record, 
 			k, n, sum, family, served, 100*(sum-served)/max(served, 1e-9))
 	}
 }
+
+// checkServerSessions is part of check 9 for a task whose requests are
+// connections the server counts (task.ConnectionCounter; realtime: vLLM's
+// vllm:websocket_connections_total, incremented at every accepted
+// WebSocket): over a step (its before and after scrapes, warm-ups
+// included), the counter grew by at least the sessions the records say
+// the server opened (FAIL: sessions the server never accepted were
+// written); more is other traffic. A target without the family (SGLang-
+// Omni counts no WebSocket) is not observed.
+func checkServerSessions(c *Check, ev *evidence, k stepKey, recs []schemas.Record, no *notObserved) {
+	tk, err := task.ForRun(ev.run)
+	if err != nil {
+		return
+	}
+	cc, ok := tk.(task.ConnectionCounter)
+	if !ok {
+		return
+	}
+	family := cc.ConnectionFamily()
+	before, okb, errb := readScrape(ev, k.scrapeFile("before"))
+	after, oka, erra := readScrape(ev, k.scrapeFile(claims.ScrapeAfter))
+	if !okb || !oka || errb != nil || erra != nil {
+		return
+	}
+	b, ok1 := before.counterSum(family, nil, "", "")
+	a, ok2 := after.counterSum(family, nil, "", "")
+	if !ok1 || !ok2 {
+		no.add("%s: the server's /metrics has no %s: its sessions are not held to its connection count", k, family)
+		return
+	}
+	opened := 0
+	for i := range recs {
+		if cc.Opened(&recs[i]) {
+			opened++
+		}
+	}
+	if grew := a - b; grew < float64(opened) {
+		c.failf(k.scrapeFile(claims.ScrapeAfter), nil, "%s: the records hold %d sessions the server opened, yet its %s grew by %g over the step: sessions it never accepted were written",
+			k, opened, family, grew)
+	}
+}

@@ -425,3 +425,14 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// ConnectionFamily is vLLM's counter of accepted WebSockets
+// (engine.VLLMWebSocketTotal); SGLang-Omni counts none (not observed).
+func (realtime) ConnectionFamily() string { return engine.VLLMWebSocketTotal }
+
+// Opened: the server accepted the session's connection (it sent an event:
+// session.created comes first on both engines).
+func (realtime) Opened(r *schemas.Record) bool {
+	s, err := ParseRealtimeSession(r.Text)
+	return err == nil && len(s.Events) > 0
+}

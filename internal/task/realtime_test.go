@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -142,6 +145,26 @@ func TestRealtimePersonas(t *testing.T) {
 			}
 			if f := failed(dir); len(f) > 0 {
 				t.Fatalf("verify fails the run: %q", f)
+			}
+			if tc.proto == engine.RealtimeDeltas {
+				// The server's own count of its WebSockets: fewer than
+				// the sessions the records hold is FAIL.
+				doctored := copyDir(t, dir)
+				after := filepath.Join(doctored, schemas.MetricsPath("t", 2, 1, "after"))
+				b, err := os.ReadFile(after)
+				if err != nil {
+					t.Fatal(err)
+				}
+				re := regexp.MustCompile(`(?m)^(` + regexp.QuoteMeta(engine.VLLMWebSocketTotal) + `) (\d+)$`)
+				m := re.FindSubmatch(b)
+				if m == nil {
+					t.Fatalf("no %s in %s", engine.VLLMWebSocketTotal, after)
+				}
+				n, _ := strconv.Atoi(string(m[2]))
+				os.WriteFile(after, re.ReplaceAll(b, []byte(fmt.Sprintf("${1} %d", n-3))), 0o644)
+				if f := strings.Join(failed(doctored), "\n"); !strings.Contains(f, "sessions it never accepted were written") {
+					t.Errorf("a server that accepted fewer WebSockets than the records hold: failures %q", f)
+				}
 			}
 			for _, d := range []struct {
 				name, want string

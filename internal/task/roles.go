@@ -204,3 +204,12 @@ func SuccessStatus(t any) int {
 	}
 	return 200
 }
+
+// ConnectionCounter is a task whose requests are connections the server
+// counts (realtime: vLLM's vllm:websocket_connections_total, at every
+// accepted WebSocket): verify's check 9 holds a step's sessions the
+// server opened (Opened) to the counter's growth over the step.
+type ConnectionCounter interface {
+	ConnectionFamily() string
+	Opened(r *schemas.Record) bool
+}
