@@ -114,6 +114,20 @@
 // that ends without its final event or without [DONE] fails as
 // stream_truncated. Either keeps the text read so far in text.
 //
+// # Sessions
+//
+// A task whose request is a session (task.Sessioner: realtime) is not
+// sent as a POST: do hands it the variant's WAV, the records' clock, a
+// pacer (session.go sleepUntil: a Go timer to within coarseMargin of a
+// deadline, then sleepFine, as the open loop's dispatcher) and the
+// plan's streaming rule (Plan.Realtime, sealed as run.json's
+// protocol.realtime), and keeps what it returns: the record's start is
+// the dial's, its first byte the first event with text, its end the
+// final event's, its text the session's timeline (a failed one's too),
+// its status the task's SuccessStatus (the handshake's 101). Preflight
+// sets a realtime target's protocol field from its engine's realtime row
+// where the target names none.
+//
 // # Re-measuring a stalled step
 //
 // After each closed-loop step the runner applies the stall rule verify's
@@ -214,8 +228,8 @@
 //     KiB at a time through a buffer. Any other write goes through as
 //     before; the bytes on the wire are the same
 //     (TestRunRecordsAndBodiesExact hashes them at the server).
-//   - The open loop's dispatcher sleeps the last 2 ms before a deadline
-//     in nanosleep(2) on Linux (sleepFine): the runtime's timers wake an
+//   - The open loop's dispatcher, and a session's pacer, sleep the last
+//     2 ms before a deadline in nanosleep(2) on Linux (sleepFine): the runtime's timers wake an
 //     idle process through epoll_wait, whose timeout counts whole
 //     milliseconds, so a time.Timer fires up to 1 ms late.
 //

@@ -42,6 +42,23 @@
 // /server_info, /get_server_info or /get_model_info (its knobs are launch
 // arguments). Unknown paths are FastAPI's 404 {"detail":"Not Found"}.
 //
+// # Realtime recognition (realtime.go)
+//
+// Every persona whose engine has a realtime row serves GET /v1/realtime,
+// a WebSocket (github.com/coder/websocket), in that row's protocol: vllm
+// and vllm-omni vLLM's (session.update {model}, a first commit that
+// starts generation, appends, commit {final:true}; Qwen3-ASR's 5 s
+// segments decoded each once in, every one with its language header;
+// transcription.delta, transcription.done; vllm:websocket_connections_*
+// on /metrics), sglang-omni SGLang-Omni's on ?intent=transcription
+// (event_index from 1; a cumulative re-decode every 2 s of audio as a
+// transcription.segment hypothesis whose last word is heard wrong on
+// every other decode; the client's transcription.done, then the final
+// segment and transcription.completed). The clip is found from the
+// samples streamed so far; each decode holds a running slot for
+// BaseLatency + PerAudioSecond × its seconds. realtime.go's doc has each
+// fact with its source.
+//
 // # Audio chat (chat.go)
 //
 // The vllm-omni and sglang-omni personas also serve POST

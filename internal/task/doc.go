@@ -14,8 +14,11 @@
 // (its own figures: an accumulator per level and repeat, Add(record) and
 // Close() -> named figures with units, nil not observed, which claims
 // seal, verify recomputes and the report draws in one table), Checker
-// (record checks verify runs under check 5), ServerCounter (a server
-// histogram check 9 holds the records to), Formatter, Rescorer.
+// (record checks verify runs under check 5, given the run), ServerCounter
+// (a server histogram check 9 holds the records to), ConnectionCounter
+// (a server counter of connections check 9 holds sessions to), Statuser
+// (a success status other than 200), Sessioner (a request that is a
+// session over a connection of its own), Formatter, Rescorer.
 //
 // ASR, the OpenAI audio transcription request (POST
 // /v1/audio/transcriptions, multipart/form-data with the clip as "file"),
@@ -39,7 +42,22 @@
 // in the record's text), its rule ChatSuccessRule, its quality the WER of
 // the answer against the clip's transcript (its default prompt asks for
 // one), its figures TTFT, inter-token latency and output tokens per
-// second.
+// second. Realtime (realtime.go, realtime_session.go, realtime_roles.go)
+// is the fourth, and the first that is no HTTP POST: a Sessioner, whose
+// request is a WebSocket session (github.com/coder/websocket) the runner
+// hands it (SessionRequest: the variant's WAV, the records' clock, the
+// runner's pacer, run.json's streaming rule, schemas.Realtime). It
+// streams the variant's PCM16 samples in chunks at their planned times
+// in the target's protocol (vLLM's or SGLang-Omni's, internal/engine's
+// realtime rows), keeps every server event with its receive time
+// (RealtimeSession, as JSON in the record's text), and fails a session
+// the server ended with an error event (ErrSession) or the client did
+// not pace (ErrLateStream). Its success status is the handshake's 101
+// (Statuser), its figures time to first partial, finalisation lag,
+// revisions, the stream's RTF and chunk lateness, its checks the
+// chunking, pacing, stream hash, event order and final text
+// (CheckRecords), its server counter vLLM's accepted WebSockets
+// (ConnectionCounter).
 //
 // # The registry and run.json
 //

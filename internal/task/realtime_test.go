@@ -306,8 +306,11 @@ func TestRealtimeServerErrors(t *testing.T) {
 		req := &task.SessionRequest{URL: hs.URL + engine.RealtimePath, Target: tc.target,
 			Audio: perturb.Splice{Head: w.Bytes}, DataOffset: w.DataOffset, DataSize: w.DataSize, Rate: w.Format.SampleRate,
 			Rule: schemas.Realtime{ChunkMs: 100, Speed: 20, LateMs: 50}, Now: func() int64 { return time.Since(anchor).Nanoseconds() },
-			SleepUntil: func(ctx context.Context, ns int64) error { time.Sleep(time.Until(anchor.Add(time.Duration(ns)))); return nil },
-			OnText:     func(int64) {},
+			SleepUntil: func(ctx context.Context, ns int64) error {
+				time.Sleep(time.Until(anchor.Add(time.Duration(ns))))
+				return nil
+			},
+			OnText: func(int64) {},
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, _, err = task.Realtime.(task.Sessioner).Session(ctx, req)
