@@ -101,7 +101,7 @@ var checklist = []check{
 		}},
 	{ID: CheckServer, Name: "server", needsRun: true,
 		Help:   "the server's own stage histograms over each step's measured phase (queue, prefill, decode, e2e, ...) against the records: its counts cover every successful request, its times fit inside the client's latencies",
-		Proves: "the server counted at least every measured request the records call successful, and no stage took it longer in sum than the client waited (not observed where the server exposes no stage histogram)",
+		Proves: "the server counted at least every measured request the records call successful, and no stage took it longer in sum than the client waited (not observed where the server exposes no stage histogram); a realtime step opened no more sessions than vLLM counted accepted WebSockets",
 		Hint:   "the records disagree with what the server itself counted and timed: they were fabricated or edited after the run",
 		Run:    func(_ context.Context, rep *Report, ev *evidence) error { checkServer(rep, ev); return nil }},
 	{ID: CheckEvents, Name: "events", needsRun: true,

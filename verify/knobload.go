@@ -20,6 +20,7 @@ import (
 	"github.com/benchseal/benchseal/internal/claims"
 	"github.com/benchseal/benchseal/internal/engine"
 	"github.com/benchseal/benchseal/internal/fingerprint"
+	"github.com/benchseal/benchseal/internal/task"
 )
 
 // preemptions is vLLM's count of requests sent back to waiting
@@ -53,6 +54,17 @@ func checkKnobsAgainstLoad(c *Check, ev *evidence) bool {
 	}
 	if inference == nil {
 		return true
+	}
+	// A session (a realtime stream) is one engine request that stays
+	// scheduled while it waits for audio: vLLM's newer scheduler counts
+	// such paused sessions against max_num_seqs, older ones
+	// (vllm/v1/core/sched/scheduler.py@00024d31) admit past them, so
+	// sessions' inference times may overlap beyond M without any knob
+	// being edited. The law bounds requests, not sessions.
+	if tk, err := task.ForRun(ev.run); err == nil {
+		if _, sessions := tk.(task.Sessioner); sessions {
+			return true
+		}
 	}
 	var queue *engine.StageFamily
 	for i := range engine.StageFamilies {

@@ -55,9 +55,11 @@
 // transcription.segment hypothesis whose last word is heard wrong on
 // every other decode; the client's transcription.done, then the final
 // segment and transcription.completed). The clip is found from the
-// samples streamed so far; each decode holds a running slot for
-// BaseLatency + PerAudioSecond × its seconds. realtime.go's doc has each
-// fact with its source.
+// samples streamed so far; a decode takes BaseLatency + PerAudioSecond ×
+// its seconds in a running slot, which a vllm session holds from its
+// first decode to its last (vLLM keeps a paused streaming session's
+// slot) and an sglang-omni session asks for per decode. realtime.go's
+// doc has each fact with its source.
 //
 // # Audio chat (chat.go)
 //

@@ -15,7 +15,6 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/benchseal/benchseal/internal/engine"
-	"github.com/benchseal/benchseal/perturb"
 )
 
 // Realtime recognition (GET /v1/realtime, a WebSocket), in the protocol
@@ -24,9 +23,11 @@ import (
 // simulator recognises the stream as it recognises a file: the clip whose
 // samples the audio so far is (at most one byte differing) gives its
 // transcript, spread over the clip's duration; audio of no corpus clip
-// gets unknownText. Each decode holds one of the admission's running
-// slots for BaseLatency + PerAudioSecond × the seconds it decodes, so
-// sessions queue as requests do.
+// gets unknownText. A decode takes BaseLatency + PerAudioSecond × the
+// seconds it decodes in one of the admission's running slots: a vllm
+// session holds its slot from its first decode to its last, as vLLM's
+// scheduler keeps a paused streaming session's slot; an sglang-omni
+// session asks for one per decode, each decode a request of its own.
 //
 // vllm (vllm/frontend/entrypoints/speech_to_text/realtime/connection.py
 // @055e47c2, vllm/model_executor/models/qwen3_asr_realtime.py@de5f26d5):
@@ -269,6 +270,17 @@ func (rs *rtServer) vllmEvent(typ string, audio, model *string, final bool) {
 // commit), its deltas the segment's header and words.
 func (rs *rtServer) vllmGenerate() {
 	rs.genStart = time.Now()
+	// The session is one engine request: once scheduled it holds a running
+	// slot until it finishes, also while paused for more audio
+	// (vllm/v1/core/sched/scheduler.py, newer than @00024d31, counts
+	// num_waiting_for_streaming_input against max_num_seqs), so sessions
+	// beyond the limit wait whole.
+	tk, _, err := rs.s.admission.admit(rs.ctx, ask{slots: 1}, nil)
+	if err != nil {
+		return
+	}
+	defer tk.release()
+	rs.queued = time.Since(rs.genStart)
 	seg := vllmSegmentSeconds * pcmBytesPerSecond
 	var full strings.Builder
 	prompt, completion := 0, 0
@@ -286,7 +298,7 @@ func (rs *rtServer) vllmGenerate() {
 			continue
 		}
 		words := rs.words(from, to)
-		if !rs.decode(float64(to-from) / pcmBytesPerSecond) {
+		if !rs.serve(float64(to-from) / pcmBytesPerSecond) {
 			return
 		}
 		deltas := append([]string{"language", " English", "<asr_text>"}, words...)
@@ -444,7 +456,8 @@ func (rs *rtServer) waitFor(n int) (int, bool, bool) {
 }
 
 // decode holds a running slot for a decode of seconds of audio (called
-// by the session's one decode worker).
+// by the session's one decode worker): SGLang-Omni's sessions run each
+// decode as a request of its own.
 func (rs *rtServer) decode(seconds float64) bool {
 	asked := time.Now()
 	tk, _, err := rs.s.admission.admit(rs.ctx, ask{slots: 1}, nil)
@@ -453,6 +466,12 @@ func (rs *rtServer) decode(seconds float64) bool {
 	}
 	defer tk.release()
 	rs.queued += time.Since(asked)
+	return rs.serve(seconds)
+}
+
+// serve takes a decode's service time, BaseLatency + PerAudioSecond ×
+// seconds, in a running slot already held.
+func (rs *rtServer) serve(seconds float64) bool {
 	service := rs.s.cfg.BaseLatency + time.Duration(seconds*float64(rs.s.cfg.PerAudioSecond))
 	if rs.first == 0 {
 		rs.first = service
@@ -514,8 +533,8 @@ func (s *Server) clipSamples() [][]byte {
 	s.samplesOnce.Do(func() {
 		s.samples = make([][]byte, len(s.cfg.Corpus))
 		for i, c := range s.cfg.Corpus {
-			if w, err := perturb.Parse("clip", c.Audio); err == nil {
-				s.samples[i] = w.Bytes[w.DataOffset : w.DataOffset+w.DataSize]
+			if w, err := parseWAV(c.Audio); err == nil {
+				s.samples[i] = c.Audio[w.DataOffset : w.DataOffset+w.DataSize]
 			}
 		}
 	})

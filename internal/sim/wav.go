@@ -19,6 +19,7 @@ type wavInfo struct {
 	Channels   int
 	SampleRate int
 	BlockAlign int
+	DataOffset int64 // where the data chunk's samples begin
 	DataSize   int64 // bytes of whole frames actually present
 }
 
@@ -62,6 +63,7 @@ func parseWAV(b []byte) (wavInfo, error) {
 			if size < avail {
 				avail = size
 			}
+			info.DataOffset = body
 			info.DataSize = avail - avail%int64(info.BlockAlign)
 			return info, nil
 		}
