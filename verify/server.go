@@ -2,6 +2,7 @@ package verify
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -36,6 +37,7 @@ func checkServer(rep *Report, ev *evidence) {
 	var no notObserved
 	steps, witnessed, unexposed, unscraped := 0, 0, 0, 0
 	stages := map[string]bool{}
+	uncounted, sessionFamily := map[string]int{}, ""
 	for _, k := range schedule(ev.run) {
 		recs, ok := ev.records[k.file()]
 		if !ok || !slices.ContainsFunc(recs, func(r schemas.Record) bool { return r.Phase == schemas.PhaseMeasure }) {
@@ -43,7 +45,9 @@ func checkServer(rep *Report, ev *evidence) {
 		}
 		steps++
 		checkServerAudio(c, ev, k, recs, &no)
-		checkServerSessions(c, ev, k, recs, &no)
+		if f := checkServerSessions(c, ev, k, recs, uncounted); f != "" {
+			sessionFamily = f
+		}
 		s := claims.ServerOf(ev.tel, task.NameOf(ev.run), k.target, k.concurrency, k.repeat)
 		if s == nil {
 			if ev.f.has(k.scrapeFile(claims.ScrapeAfter)) {
@@ -106,6 +110,9 @@ func checkServer(rep *Report, ev *evidence) {
 					k, st.Family, serverSum, st.Count, *st.MeanS, client, n, scope)
 			}
 		}
+	}
+	for _, t := range slices.Sorted(maps.Keys(uncounted)) {
+		no.add("%s (%d steps): the server's /metrics has no %s: its sessions are not held to its connection count", t, uncounted[t], sessionFamily)
 	}
 	if unscraped > 0 {
 		no.add("%d of %d steps have no /metrics scrapes bracketing them", unscraped, steps)

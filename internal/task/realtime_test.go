@@ -146,6 +146,18 @@ func TestRealtimePersonas(t *testing.T) {
 			if f := failed(dir); len(f) > 0 {
 				t.Fatalf("verify fails the run: %q", f)
 			}
+			if tc.proto == engine.RealtimeSegments {
+				// SGLang-Omni counts no WebSocket: check 9 says so once
+				// for the target, not once a step.
+				rep, err := verify.Dir(context.Background(), dir, verify.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := "not observed: t (2 steps): the server's /metrics has no " + engine.VLLMWebSocketTotal
+				if c := rep.Checks[8]; c.ID != 9 || !strings.Contains(c.Summary, want) || strings.Count(c.Summary, engine.VLLMWebSocketTotal) != 1 {
+					t.Errorf("check %d: %s\nwant once: %s", c.ID, c.Summary, want)
+				}
+			}
 			if tc.proto == engine.RealtimeDeltas {
 				// The server's own count of its WebSockets: fewer than
 				// the sessions the records hold is FAIL.
