@@ -230,17 +230,17 @@ func (v *view) conclusion() []block {
 	}
 	out := append([]block{heading{2, v.tr("Conclusion")}}, v.verdictPairs()...)
 	out = append(out, v.fairnessLine(false)...)
-	rule := v.tr("Rule: the ratio of the medians over repeats of successful requests per second, first target over second.")
+	rule := v.tr("Rule: the ratio of median successful requests per second over repeats, first target over second.")
 	switch {
 	case len(v.latencies) > 0:
-		rule += v.tr(" Interval: a seeded bootstrap over requests and repeats (throughput scaled by mean latency).")
+		rule += v.tr(" Interval: a seeded bootstrap over requests and repeats.")
 	case v.repeats < verdict.MinBootstrapRepeats:
 		rule += v.tr(" The interval is the range of the ratio over repeats (records not read; below %d repeats a bootstrap has too few distinct values to mean 95 %%).", verdict.MinBootstrapRepeats)
 	default:
 		rule += v.tr(" The interval is a seeded bootstrap over repeats only (records not read).")
 	}
 	rule += v.noiseRule()
-	rule += v.tr(" No lead from overlapping repeats, one repeat, or a level short of steady state (mean in flight below 0.9·C, or all C busy under 80 % of the window); not comparable: over 1 % of requests failed, cache hits on distinct requests, or cached answers without perturbation.")
+	rule += v.tr(" No lead from overlapping repeats, one repeat, or a level short of steady state (mean in flight below 0.9·C, or all C busy under 80 % of the window); not comparable: over 1 % failed, cache hits on distinct requests, or cached answers without perturbation. Details: benchseal's docs/report.md.")
 	out = append(out, para{spans: []span{t(rule)}})
 	return out
 }
@@ -381,7 +381,7 @@ func (v *view) caveats() []block {
 		// not observed is one line, the conclusion's unless a fact
 		// also differs.
 		if differs, unseen := v.fairnessFacts(); differs && len(unseen) > 0 {
-			items = append(items, []span{b(v.tr("Fairness not observable:")), t(" " + v.unseenText(unseen) + v.tr("."))})
+			items = append(items, []span{b(v.tr("Fairness not observable:")), t(" " + v.unseenText(unseen, true) + v.tr("."))})
 		}
 		items = append(items, v.findings(r, true)...)
 	}

@@ -406,7 +406,7 @@ func (v *view) cacheProof() []span {
 		s = append(s, t(" "+v.tr("Whether %s answered from a cache is not observable (no cache-hit counter).", strings.Join(unseen, ", "))))
 	}
 	if v.noInputItems() < len(v.in.Run.Corpus) {
-		s = append(s, t(" "+v.tr("The variants follow from the run's seed (%d in run.json): a rerun with it re-sends them, which a cache kept between runs could answer.", v.in.Run.Seed)))
+		s = append(s, t(" "+v.tr("A rerun with its seed (%d, in run.json) re-sends the same variants, which a cache kept between runs could answer.", v.in.Run.Seed)))
 	}
 	return s
 }
@@ -550,13 +550,23 @@ func (v *view) summary() []span {
 	for _, t := range r.Targets {
 		desc = append(desc, t.Name)
 	}
-	s = append(s, t(v.tr("This report compares %s (%s)", v.plural(len(r.Targets), "%d target", "%d targets"), strings.Join(desc, ", "))))
-	if ms := v.models(); len(ms) > 0 {
-		s = append(s, t(v.tr(" serving %s", strings.Join(ms, ", "))))
+	// The title names the targets and a single model: the sentence is
+	// said only where it adds a model or GPUs the title does not name.
+	gpu := v.gpuLine()
+	if gpu != "" && !v.gpusObserved() {
+		gpu = ""
 	}
-	if g := v.gpuLine(); g != "" && v.gpusObserved() {
-		s = append(s, t(v.tr(" on %s", g)))
+	lead := len(v.models()) > 1 || gpu != "" || len(v.targets) != len(r.Targets)
+	if lead {
+		s = append(s, t(v.tr("This report compares %s (%s)", v.plural(len(r.Targets), "%d target", "%d targets"), strings.Join(desc, ", "))))
+		if ms := v.models(); len(ms) > 0 {
+			s = append(s, t(v.tr(" serving %s", strings.Join(ms, ", "))))
+		}
+		if gpu != "" {
+			s = append(s, t(v.tr(" on %s", gpu)))
+		}
 	}
+	first := len(s) // the corpus sentence's first span
 	var secs float64
 	refs := 0
 	for _, cl := range r.Corpus {
@@ -578,6 +588,10 @@ func (v *view) summary() []span {
 		s = append(s, t(v.tr(", all with reference transcripts).")))
 	default:
 		s = append(s, t(v.tr(", %d with reference transcripts).", refs)))
+	}
+	if !lead && len(s) > first {
+		// Its first sentence: no ". " joining it to one before.
+		s[first].text = strings.TrimPrefix(strings.TrimPrefix(s[first].text, ". "), "。")
 	}
 	p := r.Protocol
 	if p.Mode == schemas.ModeOpen {
@@ -646,7 +660,7 @@ func (v *view) summary() []span {
 	} else {
 		s = append(s, b(v.tr("Perturbation was OFF: repeated %s sent identical bytes.", v.word(v.tw.Inputs))))
 	}
-	s = append(s, t(v.tr(" Tables show the median over repeats, [min–max] where repeats differ, (N % failed) where any failed, and — where none succeeded.")))
+	s = append(s, t(v.tr(" Tables: the median over repeats, [min–max] where repeats differ, (N % failed) where any failed, — where none succeeded.")))
 	return s
 }
 
@@ -820,7 +834,7 @@ func (v *view) performance() []block {
 	right[1] = false
 	caption := v.tr("Latency of successful requests in seconds, request sent to response read.")
 	if few {
-		caption += v.tr(" * fewer successful requests per repeat than bound the percentile at 95 %% (pⁿ ≤ 0.025: p50 needs %d, p90 %d, p99 %d): a tail, not a measurement (UNSTABLE in replay and compare).",
+		caption += v.tr(" * fewer successful requests per repeat than bound the percentile at 95 %% (p50 needs %d, p90 %d, p99 %d): a tail, not a measurement.",
 			claims.StableRequests(0.50), claims.StableRequests(0.90), claims.StableRequests(0.99))
 	}
 	out = append(out, table{caption: caption, header: header, right: right, rows: rows})
@@ -1024,7 +1038,7 @@ func (v *view) cache() []block {
 		same = append(same, tg+" "+first)
 	}
 	if len(same) == len(v.targets) {
-		return []block{heading{2, v.tr("Server cache hits")}, para{spans: []span{t(v.tr("Growth of each server's cache-hit counter during measurement (from its /metrics), at every level: %s. With perturbation on, any hit means the server reused work across distinct inputs.", strings.Join(same, ", ")))}}}
+		return []block{heading{2, v.tr("Server cache hits")}, para{spans: []span{t(v.tr("Cache-hit counter growth during measurement (/metrics), at every level: %s. With perturbation on, any hit is work reused across distinct inputs.", strings.Join(same, ", ")))}}}
 	}
 	return []block{heading{2, v.tr("Server cache hits")}, table{
 		caption: v.tr("Growth of the server's cache-hit counter during measurement (from its /metrics), median [min–max] over repeats; \"not observable\" where the server exposes no such counter. With perturbation on, any hit means the server reused work across distinct inputs."),

@@ -73,7 +73,8 @@
 //     of the targets (internal/engine's Knobs.Expose, with the targets it
 //     serves, from their /v1/models);
 //
-// then the summary (targets, models, GPU, corpus, protocol, perturbation;
+// then the summary (targets, models and GPU only where the title does not
+// already name them all, corpus, protocol, perturbation;
 // the cache-proof premise only as far as it was observed: within this run
 // every request was distinct, but those of tts items without a reference
 // clip, named as sent unchanged (a cache keyed by the text and voice could
@@ -99,14 +100,16 @@
 // row per level with every target's, as throughput; memory and power peaks of
 // a target on several GPUs marked as sums with each GPU's own peak beside
 // them; a window claims marks "not observed" says so in its cells); the environment; the servers'
-// own descriptions; and "Evidence": its SHA-256 and key fingerprint (with
-// what an ephemeral key does and does not prove), the benchseal verify and
-// stock cosign commands, what the evidence shows and cannot (a consistent
-// fabrication by the key holder is caught only where server-side evidence
-// exists; the files the bundle holds are docs/bundle.md's), check 11's
-// time-stamps (their summary there when the check passed, in the checklist
-// otherwise), verify's checklist (the passed checks in one line, the
-// others with verify's summary, the fairness warnings, said above, by
+// own descriptions; and "Evidence": its SHA-256 and key fingerprint in one
+// paragraph (with what an ephemeral key does and does not prove), the
+// benchseal verify command, what the evidence shows and cannot (a
+// consistent fabrication by the key holder is caught only where
+// server-side evidence exists; the files the bundle holds are
+// docs/bundle.md's and stock cosign's recipe docs/verify.md's, named, not
+// repeated), check 11's time-stamps (their summary there when the check
+// passed, in the checklist otherwise), verify's checklist (the passed
+// checks in one line, the others with verify's summary, the fairness
+// warnings and an ephemeral key's unpinned signature, said above, by
 // number), and the benchseal
 // version and binary that measured; where no repeat of any target carries
 // a server block, "Evidence" says "Server-side stages: not observed", why,
@@ -115,7 +118,8 @@
 // "Where the time goes" (stages.go), after Latency, only where some repeat
 // carries claims.json's server block (the servers' own Prometheus
 // histograms over the measured phase, internal/claims): one line saying
-// what the numbers are; the Stages chart; then per target its knee and a
+// what the numbers are (and, where some target's percentiles are the
+// histograms', the flags that give exact ones); the Stages chart; then per target its knee and a
 // table per level, in milliseconds: client latency, server e2e, queue,
 // prefill (first forward), decode, client − server. Each stage cell is the
 // median over repeats of the stage's mean (StageStat.MeanS); client
@@ -173,7 +177,8 @@
 //     +Inf; the client's percentiles are the latency table's, not
 //     repeated. A column whose every cell is one bound, p50 and p95 alike,
 //     is a sentence ("≤ 300 ms at every level, one bucket"), and a
-//     table of nothing else is none. They are as fine as the buckets, and the paragraph
+//     table of nothing else is one short sentence that says no more
+//     ("one bucket at every level, too coarse to say more"). They are as fine as the buckets, and the paragraph
 //     says how fine of the families the target's table is read from, in
 //     the words of internal/engine's table (vLLM's finest latency bucket
 //     is 0.3 s, SGLang-Omni's 0.005 s; nothing for a family it does not
@@ -282,7 +287,8 @@
 // output tokens per second) has one section after the latency table,
 // named by the task, one row per level and target of the medians of its
 // figures (seconds shown in ms), "not observed" where a level with
-// successes did not observe one (never 0), failures by class; and
+// successes did not observe one (never 0; requests per second and
+// failures are the throughput and errors tables', not repeated); and
 // TaskFigure (task_figure.svg, p50 solid, p99 dashed, as the latency
 // chart) of the figure its Chart names, where some target observed it.
 // Its caveats: the chart's figure not observed for a target (the task's

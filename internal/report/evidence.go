@@ -5,12 +5,12 @@ import (
 	"strings"
 
 	"github.com/benchseal/benchseal/internal/task"
-	"github.com/benchseal/benchseal/schemas"
 	"github.com/benchseal/benchseal/verify"
 )
 
-// evidence says what is sealed, how to check it with benchseal and with
-// stock cosign, and what the evidence can and cannot show.
+// evidence says what is sealed, how to check it with benchseal (stock
+// cosign's recipe is docs/verify.md's), and what the evidence can and
+// cannot show.
 func (v *view) evidence() []block {
 	in := v.in
 	out := []block{heading{2, v.tr("Evidence")}}
@@ -18,54 +18,55 @@ func (v *view) evidence() []block {
 	if name == "" {
 		name = "evidence.tar.zst"
 	}
+	key := "KEY.pub"
+	if in.KeyEphemeral {
+		key = "benchseal.pub"
+	}
+	// The bundle and its signer in one paragraph; what a fingerprint is
+	// and how to check one file with stock cosign are docs/bundle.md's
+	// and docs/verify.md's.
+	signer := func(s []span, lead string) []span {
+		s = append(s, t(lead), c(in.KeyFingerprint), t("."))
+		if in.KeyEphemeral {
+			s = append(s, t(" "), b(v.tr("The key was ephemeral:")), t(" "+v.tr("its public half ships in the bundle; pin it only by this fingerprint, given by the publisher through a channel you trust.")))
+		}
+		return s
+	}
 	if in.BundleSHA256 != "" {
-		out = append(out, para{spans: []span{
-			t(v.tr("The evidence bundle ")),
-			c(name), t(v.tr(", SHA-256 ")), c(in.BundleSHA256), t("."),
-		}})
+		s := []span{t(v.tr("The evidence bundle ")), c(name), t(v.tr(", SHA-256 ")), c(in.BundleSHA256)}
+		if in.KeyFingerprint != "" {
+			s = signer(s, v.tr(", signed by the key "))
+		} else {
+			s = append(s, t("."))
+		}
+		out = append(out, para{spans: s, warn: in.KeyEphemeral && in.KeyFingerprint != ""})
 	} else {
 		out = append(out, para{warn: true, spans: []span{
 			b(v.tr("This report was made from a run directory, not a sealed bundle.")),
 			t(" " + v.tr("Seal it before publishing (")), c("benchseal seal RUNDIR -o evidence.tar.zst --key KEY"),
 			t(v.tr(") and publish the bundle, its SHA-256 and the public key.")),
 		}})
-	}
-
-	key := "KEY.pub"
-	if in.KeyEphemeral {
-		key = "benchseal.pub"
-	}
-	if in.KeyFingerprint != "" {
-		s := []span{t(v.tr("Signed by the key ")), c(in.KeyFingerprint), t(" " + v.tr("(SHA-256 of its PKIX DER encoding)."))}
-		if in.KeyEphemeral {
-			s = append(s, t(" "), b(v.tr("The key was ephemeral:")), t(" "+v.tr("its public half ships in the bundle (benchseal.pub); pin it only by this fingerprint, given by the publisher through a channel you trust.")))
+		if in.KeyFingerprint != "" {
+			out = append(out, para{spans: signer(nil, v.tr("Signed by the key ")), warn: in.KeyEphemeral})
 		}
-		out = append(out, para{spans: s, warn: in.KeyEphemeral})
 	}
-	check, extract := "benchseal verify "+name+" --key "+key, " attestation.dsse.json claims.json"
+	check := "benchseal verify " + name + " --key " + key
 	if in.KeyEphemeral {
 		// The key ships inside: verify uses it (and says the signer is
-		// unpinned), cosign needs it extracted.
-		check, extract = "benchseal verify "+name, " attestation.dsse.json benchseal.pub claims.json"
+		// unpinned).
+		check = "benchseal verify " + name
 	}
-	out = append(out,
-		para{spans: []span{t(v.tr("Check the whole bundle:"))}},
-		codeBlock{"sha256sum " + name + "\n" + check},
-		para{spans: []span{t(v.tr("Or one file, the claims, with stock cosign (the signature and that file's digest):"))}},
-		codeBlock{"tar --zstd -xf " + name + extract + "\n" +
-			"cosign verify-blob-attestation --key " + key + " --signature attestation.dsse.json \\\n" +
-			"    --type " + schemas.PredicateType + " --insecure-ignore-tlog claims.json"},
-	)
-	fresh := v.tr("that every request sent %s no server had seen before, ", v.word(v.tw.Fresh))
+	out = append(out, codeBlock{"sha256sum " + name + "\n" + check})
+	fresh := v.tr("every request's %s new to the servers, ", v.word(v.tw.Fresh))
 	switch n := v.noInputItems(); {
 	case !in.Run.Protocol.Perturb || n == len(in.Run.Corpus):
 		fresh = ""
 	case n > 0: // named voices were sent unchanged
-		fresh = v.tr("that every request of an item with a reference clip sent a reference clip no server had seen before, ")
+		fresh = v.tr("every reference clip sent new to the servers, ")
 	}
 	// What the bundle holds is docs/bundle.md's; what it shows is said
 	// here, once.
-	out = append(out, para{spans: []span{b(v.tr("What the evidence shows, and what it cannot:")), t(" " + v.tr("its files unchanged since sealing (attestation.dsse.json signs each file's SHA-256; benchseal's docs/bundle.md lists them), every number following from the records, %sand the protocol run as declared; not that the records crossed the wire (the key holder could fabricate a consistent run, caught only where the servers' metrics and logs disagree), nor anything of other hardware, settings, audio or times.", fresh))}})
+	out = append(out, para{spans: []span{b(v.tr("What it shows, and what it cannot:")), t(" " + v.tr("its files unchanged since sealing, every number following from the records, %sthe protocol run as declared; not that the records crossed the wire (the key holder could fabricate a consistent run, caught only where the servers' metrics and logs disagree), nor other hardware, settings, audio or times. Its files: benchseal's docs/bundle.md; stock cosign: docs/verify.md.", fresh))}})
 	if w := v.tw; w.Unshown != nil {
 		what := v.word(w.Unshown)
 		if in.Run.Protocol.RoundTrip != nil && w.UnshownHeard != nil {
@@ -86,7 +87,9 @@ func (v *view) evidence() []block {
 			}
 			// Said above: the fairness warnings (the fairness line and
 			// the caveats).
-			if c.ID == verify.CheckFairness && c.Status == verify.Warn {
+			// So is an unpinned signature where the key paragraph names
+			// the ephemeral key.
+			if (c.ID == verify.CheckFairness || (c.ID == verify.CheckSignature && in.KeyEphemeral && in.KeyFingerprint != "")) && c.Status == verify.Warn {
 				said = append(said, c.Status.String()+" "+strconv.Itoa(c.ID)+" "+c.Name)
 				continue
 			}
@@ -98,7 +101,7 @@ func (v *view) evidence() []block {
 		if len(said) > 0 {
 			lines = append(lines, strings.Join(said, ", ")+v.tr(": said above"))
 		}
-		out = append(out, para{spans: []span{t(v.tr("benchseal verify said (it prints each check in full):"))}}, codeBlock{strings.Join(lines, "\n")})
+		out = append(out, para{spans: []span{t(v.tr("benchseal verify said:"))}}, codeBlock{strings.Join(lines, "\n")})
 	}
 	tool := in.Run.Tool
 	s := []span{t(v.tr("Measured by ")), c(orDash(tool.Name) + " " + orDash(tool.Version))}
@@ -139,7 +142,7 @@ func (v *view) trustedTime() []block {
 		if c.Status == verify.Pass {
 			when = " " + c.Summary + "."
 		}
-		return []block{para{warn: unpinned != "", spans: []span{b(v.tr("Time-stamps:")), t(when + unpinned + " " + v.tr("So the plan (protocol, seed, clips, targets, key) was fixed before any result and the bundle not assembled later; not that this was the only run pre-registered."))}}}
+		return []block{para{warn: unpinned != "", spans: []span{b(v.tr("Time-stamps:")), t(when + unpinned + " " + v.tr("So the plan (protocol, seed, clips, targets, key) preceded every result and the bundle was not assembled later; not that no other run was pre-registered."))}}}
 	}
 	return nil
 }

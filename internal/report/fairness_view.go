@@ -123,8 +123,9 @@ func (v *view) saidElsewhere(f verify.Finding) bool {
 
 // unseenText words the facts not observed, grouped by target: "GPU model
 // (NVML not built in); max running requests, dtype (on no target); GPU
-// memory fraction, cache hits (on sglang-omni)".
-func (v *view) unseenText(unseen []unseenFact) string {
+// memory fraction, cache hits (on sglang-omni)". In REPORT.md (not
+// summary) a GPU's cause that the Environment section gives is left to it.
+func (v *view) unseenText(unseen []unseenFact, summary bool) string {
 	var order []string
 	by := map[string][]string{}
 	for _, u := range unseen {
@@ -136,7 +137,7 @@ func (v *view) unseenText(unseen []unseenFact) string {
 		case "GPU model", "cache hits":
 			what = v.tr(what)
 		}
-		if u.cause != "" {
+		if u.cause != "" && (summary || !v.envSaysGPU(u.cause)) {
 			what += " (" + u.cause + ")"
 		}
 		if !strings.Contains(strings.Join(by[u.who], "\x00")+"\x00", what+"\x00") {
@@ -156,6 +157,13 @@ func (v *view) unseenText(unseen []unseenFact) string {
 		}
 	}
 	return strings.Join(parts, v.tr("; "))
+}
+
+// envSaysGPU says the Environment section words cause, as why the client
+// machine could not query a GPU.
+func (v *view) envSaysGPU(cause string) bool {
+	g := v.in.GPU
+	return g != nil && v.gpuLine() == "" && g.Reason == cause
 }
 
 // simDiffers says the banner under the title lists simulator settings
@@ -189,11 +197,11 @@ func (v *view) fairnessLine(summary bool) []block {
 		}
 		spans := []span{b(v.tr("Not shown fair:")), t(" " + sim)}
 		if len(unseen) > 0 {
-			spans = append(spans, t(" "), b(v.tr("Fairness not observable:")), t(" "+v.unseenText(unseen)+v.tr(".")))
+			spans = append(spans, t(" "), b(v.tr("Fairness not observable:")), t(" "+v.unseenText(unseen, summary)+v.tr(".")))
 		}
 		return []block{para{warn: true, spans: spans}}
 	case len(unseen) > 0:
-		return []block{para{warn: true, spans: []span{b(v.tr("Fairness not observable:")), t(" " + v.tr("%s; a lead may come from what was not observed.", v.unseenText(unseen)))}}}
+		return []block{para{warn: true, spans: []span{b(v.tr("Fairness not observable:")), t(" " + v.tr("%s; a lead may come from what was not observed.", v.unseenText(unseen, summary)))}}}
 	}
 	return nil
 }

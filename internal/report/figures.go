@@ -118,18 +118,18 @@ func (v *view) figureHeader(s task.FigureSpec) string {
 
 // figures is the task's section: per level and target the medians over
 // repeats of its figures, "not observed" where a level with successes did
-// not observe one, and its chart.
+// not observe one, and its chart. Requests per second and failures are
+// the throughput and errors tables', said there once.
 func (v *view) figures() []block {
 	f := v.figurer()
 	if f == nil || len(v.levels) == 0 {
 		return nil
 	}
 	specs := f.Figures()
-	header := []string{v.tr("concurrency"), v.tr("target"), v.tr("req/s")}
+	header := []string{v.tr("concurrency"), v.tr("target")}
 	for _, s := range specs {
 		header = append(header, v.figureHeader(s))
 	}
-	header = append(header, v.tr("failures by class"))
 	var rows [][]string
 	unseen := false
 	for _, c := range v.levels {
@@ -141,12 +141,10 @@ func (v *view) figures() []block {
 			m := &l.Median
 			row := []string{strconv.Itoa(c), tg}
 			if _, ok, _ := tally(l); ok == 0 {
-				row = append(row, "—")
 				for range specs {
 					row = append(row, "—")
 				}
 			} else {
-				row = append(row, num(m.ReqPerS))
 				for _, s := range specs {
 					cell := figureCell(s.Unit, m.Figure(s.Name))
 					if m.Figure(s.Name) == nil {
@@ -155,15 +153,11 @@ func (v *view) figures() []block {
 					row = append(row, cell)
 				}
 			}
-			classes := v.errorClasses(l)
-			if classes == "" {
-				classes = "0"
-			}
-			rows = append(rows, append(row, classes))
+			rows = append(rows, row)
 		}
 	}
 	right := allRight(len(header))
-	right[1], right[len(right)-1] = false, false
+	right[1] = false
 	caption := v.wordf(f.Caption(), v.plural(v.repeats, "%d repeat", "%d repeats"))
 	if ch := f.Chart(); unseen && ch != nil && ch.UnseenCaption != nil {
 		caption += v.word(ch.UnseenCaption)

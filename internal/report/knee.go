@@ -85,7 +85,7 @@ func (v *view) kneeStages(a, b int, tt *timeTarget, pt *pctTarget) string {
 			}
 		}
 	}
-	return v.tr("which stage grew is not observed (no per-request server evidence and no stage histogram at both levels)")
+	return v.tr("which stage grew is not observed (no stage histogram or per-request evidence at both levels)")
 }
 
 func pctRowAt(pt *pctTarget, c int) *pctRow {

@@ -34,7 +34,7 @@ func Markdown(w io.Writer, in Input) error {
 // that names another (or none: a build before the number). Raise it with
 // every change to what Markdown writes for the same input;
 // TestRulesVersion holds it to the golden report's digest.
-const RulesVersion = 1
+const RulesVersion = 2
 
 func writeMarkdown(w *bufio.Writer, bl block, link bool) {
 	switch x := bl.(type) {

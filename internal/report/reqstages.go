@@ -387,13 +387,13 @@ func oneBucket(pt *pctTarget) (groups []bucketGroup, all bool) {
 func (v *view) oneBucketText(groups []bucketGroup, name string, exposed map[string]string, http bool) string {
 	fine := v.finestBuckets(name, exposed, http)
 	if len(groups) == 1 {
-		return v.tr("Histogram p50 and p95 of %s: ≤ %s ms at every level, one bucket%s, too coarse to say more.", v.stageList(groups[0].stages, http), num(1000*groups[0].b), fine)
+		return v.tr("Histogram p50 and p95 of %s: ≤ %s ms at every level, one bucket%s: too coarse.", v.stageList(groups[0].stages, http), num(1000*groups[0].b), fine)
 	}
 	var parts []string
 	for _, g := range groups {
 		parts = append(parts, v.tr("≤ %s ms for %s", num(1000*g.b), v.stageList(g.stages, http)))
 	}
-	return v.tr("Histogram p50 and p95 at every level are one bucket%s, too coarse to say more: %s.", fine, strings.Join(parts, "; "))
+	return v.tr("Histogram p50 and p95 at every level are one bucket%s, too coarse: %s.", fine, strings.Join(parts, "; "))
 }
 
 // stageList names server stages as the table's columns do.
@@ -522,11 +522,13 @@ func (v *view) percentiles(name string, exposed map[string]string, pt *pctTarget
 		if all {
 			// Every server cell says "≤ B / ≤ B": a table of it says
 			// no more than one sentence, and at 1280 px it overflowed.
-			return []block{para{spans: []span{t(intro + v.oneBucketText(groups, name, exposed, pt.http))}}}
+			// Which bound, and how fine each family's buckets are, is
+			// docs/report.md's: one bucket everywhere says nothing more.
+			return []block{para{spans: []span{t(intro + v.tr("Histogram p50 and p95: one bucket at every level, too coarse to say more."))}}}
 		}
 		// How to get per-request evidence is said once, in the
 		// section's first paragraph (timeBreakdown).
-		intro += v.tr("Histogram p50 / p95 (upper bounds, as fine as the buckets%s; the client's are in the latency table):",
+		intro += v.tr("Histogram p50 / p95, upper bounds%s:",
 			v.finestBuckets(name, exposed, pt.http))
 		if len(groups) > 0 {
 			// The columns of one bucket are a sentence, the rest a table.

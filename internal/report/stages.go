@@ -198,7 +198,7 @@ func (v *view) timeTargets() []timeTarget {
 			case row.server.kind == cellBroken:
 				row.rest = stageCell{kind: cellBroken, why: "from a broken server time"}
 			case row.server.kind == cellValue && countsMore(reps, tt.http):
-				row.rest = stageCell{kind: cellApart, why: "the server's mean covers more requests than the successes (failures or other traffic)"}
+				row.rest = stageCell{kind: cellApart, why: "the server's mean includes failures or other traffic"}
 			case row.server.kind == cellValue:
 				d := row.client.s - row.server.s
 				if d < -0.0001 {
@@ -269,7 +269,7 @@ func (v *view) timeBreakdown() []block {
 	}
 	out := []block{
 		heading{2, v.tr("Where the time goes")},
-		para{spans: []span{t(v.tr("Milliseconds per request from the servers' own histograms (/metrics around each step): each stage's mean and the client's mean latency, medians over repeats; client − server is network, upload and client; queue time dominates above half the server time.") + v.perRequestAdvice(pts))}},
+		para{spans: []span{t(v.tr("Mean ms per request from the servers' /metrics histograms, medians over repeats; client − server is network, upload and client.") + v.perRequestAdvice(pts))}},
 	}
 	if v.stageBars(tts) {
 		out = append(out, v.fig(Stages))
@@ -311,7 +311,7 @@ func (v *view) timeBreakdown() []block {
 		add(qs)
 		add(k)
 		if tt.http {
-			add(v.tr("Its one histogram, the HTTP handler's duration (%s), stands in for server e2e, not split into stages.", tt.exposed[schemas.StageHTTP]))
+			add(v.tr("Only its HTTP handler's duration (%s) is observed, standing in for server e2e.", tt.exposed[schemas.StageHTTP]))
 		}
 		var names []string
 		for _, col := range stageCols {
@@ -351,7 +351,7 @@ func (v *view) timeBreakdown() []block {
 				read = append(read, f)
 			}
 		}
-		caption := v.tr("%s, milliseconds per request; read from %s.", tt.name, strings.Join(read, ", "))
+		caption := v.tr("%s, ms per request; read from %s.", tt.name, strings.Join(read, ", "))
 		var warm []string
 		for _, r := range tt.rows {
 			if r.warmups {
@@ -449,7 +449,7 @@ func dropEmptyColumns(header []string, rows [][]string, from int, empty ...strin
 func (v *view) perRequestAdvice(pts map[string]*pctTarget) string {
 	for _, tg := range v.targets {
 		if pt := pts[tg]; pt != nil && !pt.perRequest {
-			return " " + v.tr("Per-request evidence (run --otlp-listen for vLLM, --server-events or --launch for SGLang-Omni) gives exact percentiles.")
+			return " " + v.tr("Exact percentiles need per-request evidence (run --otlp-listen for vLLM, --server-events or --launch for SGLang-Omni).")
 		}
 	}
 	return ""

@@ -103,7 +103,7 @@ func TestStagesTable(t *testing.T) {
 		"**vllm-omni:** from C = 16, queue time dominates: " + num(1000*queue) + " ms of " + num(1000*e2e) + " ms server time.",
 		// Said once: "Not observed: queue, …" (no column of it either).
 		"**sglang-omni:** The knee:",
-		"Its one histogram, the HTTP handler's duration (sglang\\_omni\\_http\\_request\\_duration\\_seconds), stands in for server e2e",
+		"Only its HTTP handler's duration (sglang\\_omni\\_http\\_request\\_duration\\_seconds) is observed, standing in for server e2e",
 		"Not observed: queue, prefill (first forward), decode (no such histogram).",
 		"| 1 | " + num(1000*(0.25+0.02)*1.05) + " | " + num(1000*((0.25+0.02)*1.05-0.009)) + " | 9.00 |",
 		"![Where the time goes: mean time per request by stage](stages.svg)",
@@ -202,7 +202,7 @@ func TestStagesThreeStates(t *testing.T) {
 	if strings.Contains(s, "The server exposes only its HTTP handler") {
 		t.Error("a server with e2e is said to stand in with its HTTP handler")
 	}
-	caveats := string(md[:strings.Index(string(md), "\nThis report compares")])
+	caveats := string(md[:strings.Index(string(md), " Protocol: ")])
 	if !strings.Contains(caveats, "**Server stages broken:** sglang-omni at C = 2 (counted no request); sglang-omni at C = 4 (server time exceeds client latency); sglang-omni at C = 16 (histogram reset during the step)") {
 		t.Errorf("the caveats do not name the broken cells:\n%s", caveats)
 	}
@@ -288,7 +288,7 @@ func TestStagesClientMinusServerApart(t *testing.T) {
 	m.Server.Stages[0].Count = float64(m.Succeeded + 3)
 	md, _, _ := render(t, in)
 	s := section(string(md), "Where the time goes")
-	if !strings.Contains(s, "not comparable: the server's mean covers more requests than the successes") {
+	if !strings.Contains(s, "not comparable: the server's mean includes failures or other traffic") {
 		t.Errorf("no \"not comparable\" cell for a server that counted more than the successes:\n%s", s)
 	}
 }

@@ -77,7 +77,7 @@ func TestTitleOrderFollowsConclusion(t *testing.T) {
 	if !strings.Contains(md, "**Throughput, sglang-omni vs vllm-omni:**") {
 		t.Errorf("conclusion does not put the faster target first")
 	}
-	if strings.Contains(md, "the faster target over the slower") || !strings.Contains(md, "successful requests per second, first target over second.") {
+	if strings.Contains(md, "the faster target over the slower") || !strings.Contains(md, "successful requests per second over repeats, first target over second.") {
 		t.Errorf("the rule misnames the numerator")
 	}
 }
@@ -134,7 +134,7 @@ func TestProtocolCacheProof(t *testing.T) {
 			if strings.Contains(md, "so no server could answer from a cache") {
 				t.Errorf("the unconditional cache-proof sentence is back")
 			}
-			if !strings.Contains(md, "seed (42 in run.json)") || !strings.Contains(md, "a rerun with it re-sends them") {
+			if !strings.Contains(md, "seed (42, in run.json)") || !strings.Contains(md, "re-sends the same variants") {
 				t.Errorf("the seed caveat is missing")
 			}
 			if tc.hits != nil && *tc.hits == 0 && strings.Contains(md, "premise") {

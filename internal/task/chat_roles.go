@@ -73,8 +73,8 @@ func (chatAudio) Chart() *FigureChart {
 func (chatAudio) Section() Phrase { return Phrase{"en": "Audio chat", "zh": "音频对话"} }
 
 func (chatAudio) Caption() Phrase {
-	return Phrase{"en": "Audio chat, medians over %s: successful requests per second; time to first token (TTFT), request sent to its first content chunk, of the streamed successes; inter-token latency (ITL), a streamed success's time after its first token ÷ its output tokens less one; output tokens per second over the measured span (the server's completion_tokens, else its content chunks); failed measured requests by class over all repeats.",
-		"zh": "音频对话，%s 的中位数：每秒成功请求数；首 token 时间（TTFT），从发出请求到收到第一个内容块，仅统计流式成功请求；token 间隔（ITL），即流式成功请求首 token 之后的时间 ÷（输出 token 数 − 1）；测量时段内每秒输出 token 数（取服务器的 completion_tokens，否则为内容块数）；所有重复中按类别统计的失败测量请求。"}
+	return Phrase{"en": "Medians over %s. TTFT: request sent to its first content chunk, of the streamed successes. ITL: a streamed success's time after its first token ÷ its output tokens less one. Output tokens per second over the measured span (the server's completion_tokens, else its content chunks).",
+		"zh": "%s 的中位数。TTFT：从发出请求到收到第一个内容块，仅统计流式成功请求。ITL：流式成功请求首 token 之后的时间 ÷（输出 token 数 − 1）。测量时段内每秒输出 token 数（取服务器的 completion_tokens，否则为内容块数）。"}
 }
 
 // Accumulate is a repeat's chat-audio figures.

@@ -81,8 +81,8 @@ func (realtime) Chart() *FigureChart {
 func (realtime) Section() Phrase { return Phrase{"en": "Realtime sessions", "zh": "实时会话"} }
 
 func (realtime) Caption() Phrase {
-	return Phrase{"en": "Realtime sessions, medians over %s: successful sessions per second; time to first partial, first chunk sent to the first event with text; finalisation lag, end of audio sent to the final event; revisions, partial results that replaced text already shown, per success; the stream's real-time factor, first chunk to final event over the clip's seconds; chunk lateness p99, each chunk's send time after its planned one; failed measured sessions by class over all repeats.",
-		"zh": "实时会话，%s 的中位数：每秒成功会话数；首个部分结果时间，从发送第一个音频块到第一个带文本的事件；最终结果延迟，从发送音频结束到最终事件；修订次数，每个成功会话中替换已显示文本的部分结果数；流的实时因子，从第一个音频块到最终事件的时间除以片段秒数；音频块延迟 p99，每个音频块实际发送时间晚于计划时间的量；所有重复中按类别统计的失败测量会话。"}
+	return Phrase{"en": "Medians over %s. First partial: first chunk sent to the first event with text. Final lag: end of audio sent to the final event. Revisions: partial results that replaced text already shown, per success. Stream RTF: first chunk to final event over the clip's seconds. Chunk lateness: a chunk's send time after its planned one.",
+		"zh": "%s 的中位数。首个部分结果：从发送第一个音频块到第一个带文本的事件。最终结果延迟：从发送音频结束到最终事件。修订次数：每个成功会话中替换已显示文本的部分结果数。流 RTF：从第一个音频块到最终事件的时间除以片段秒数。音频块延迟：音频块实际发送时间晚于计划时间的量。"}
 }
 
 // Accumulate is a repeat's realtime figures.

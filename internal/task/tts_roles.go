@@ -28,8 +28,8 @@ var ttsWords = Words{
 	NoQuality:   Phrase{"en": "Not measured: no ASR heard the audio produced (run with --asr-target NAME=URL for a round-trip WER), so no accuracy was computed.", "zh": "未测量：没有 ASR 听过生成的音频（用 --asr-target NAME=URL 运行可得往返 WER），因此未计算准确率。"},
 	RTFxChart:   Phrase{"en": "Audio produced: seconds of audio per second vs concurrency", "zh": "生成音频：每秒生成的音频秒数随并发数变化"},
 	RTFxAxis:    Phrase{"en": "audio s / s (× real time)", "zh": "音频秒数 / 秒（× 实时）"},
-	Unshown: Phrase{"en": "that the produced audio is speech of the text, or what it sounded like: the records keep its facts (format, rate, seconds, RMS, longest silence, SHA-256), not the audio; verify re-applies the success rule to those facts but cannot listen to it.",
-		"zh": "生成的音频是否为该文本的语音、听起来如何：记录只保存其特征（格式、采样率、秒数、RMS、最长静音、SHA-256），不保存音频；verify 会对这些特征重新应用成功规则，但无法聆听音频。"},
+	Unshown: Phrase{"en": "that the produced audio is speech of the text, or how it sounded: the records keep its facts (format, rate, seconds, RMS, longest silence, SHA-256), not the audio.",
+		"zh": "生成的音频是否为该文本的语音、听起来如何：记录只保存其特征（格式、采样率、秒数、RMS、最长静音、SHA-256），不保存音频。"},
 	UnshownHeard: Phrase{"en": "what the produced audio sounded like beyond what the round trip's ASR server says it heard (roundtrip/): the records keep its facts (seconds, RMS, SHA-256), not the audio.",
 		"zh": "生成的音频听起来如何，超出往返 ASR 服务器所说听到的内容（roundtrip/）之外的部分：记录只保存其特征（秒数、RMS、SHA-256），不保存音频。"},
 	UnperturbedLabel: Phrase{"en": "Text not perturbed:", "zh": "文本未扰动："},
@@ -87,8 +87,8 @@ func (tts) Chart() *FigureChart {
 func (tts) Section() Phrase { return Phrase{"en": "Text to speech", "zh": "语音合成"} }
 
 func (tts) Caption() Phrase {
-	return Phrase{"en": "Text to speech, medians over %s: successful requests per second; RTF, each successful request's latency ÷ the seconds of audio it produced (under 1 is faster than real time), p50 and p95; time to first audio, request sent to its first non-empty audio bytes (not the headers, not a WAV header alone), p50, p95 and p99; seconds of audio produced per character of input text; failed measured requests by class over all repeats (silent, too_short, undecodable and stream_truncated beside the HTTP ones).",
-		"zh": "语音合成，%s 的中位数：每秒成功请求数；RTF，即每个成功请求的延迟 ÷ 其生成的音频秒数（小于 1 表示快于实时），p50 与 p95；首段音频时间，从发出请求到收到第一段非空音频字节（不是响应头，也不只是 WAV 头），p50、p95 与 p99；每个输入文本字符生成的音频秒数；所有重复中按类别统计的失败测量请求（除 HTTP 类别外还有 silent、too_short、undecodable 与 stream_truncated）。"}
+	return Phrase{"en": "Medians over %s. RTF: a success's latency ÷ the seconds of audio it produced (under 1 is faster than real time). First audio: request sent to its first non-empty audio bytes (not the headers). Audio: seconds produced per character of text.",
+		"zh": "%s 的中位数。RTF：成功请求的延迟 ÷ 其生成的音频秒数（小于 1 表示快于实时）。首段音频：从发出请求到收到第一段非空音频字节（不是响应头）。音频：每个文本字符生成的音频秒数。"}
 }
 
 // Accumulate is a repeat's tts figures over run's corpus texts.
