@@ -70,6 +70,8 @@ var vllmRealtime = TaskRow{Task: TaskRealtime, Route: RealtimePath, Stream: Real
 			"vllm/model_executor/models/qwen3_asr_realtime.py" + vlQRT + "; vllm #35767"},
 		{"vllm:websocket_connections_active (gauge), vllm:websocket_connections_total (counter, at accept), vllm:websocket_connection_duration_seconds (histogram, at close) count every WebSocket, unlabelled",
 			"vllm/entrypoints/openai/realtime/metrics.py" + vlRTM},
+		{"a session is one engine request that waits between audio chunks as WAITING_FOR_STREAMING_REQ; newer schedulers count such paused sessions against max_num_seqs (num_running = len(self.running) + self.num_waiting_for_streaming_input), older ones admit past them (if len(self.running) == self.max_num_running_reqs); inference time runs from first scheduling to last token, its waits for audio included",
+			"vllm/v1/core/sched/scheduler.py@00024d31 (the older gate; the newer one read in copies of the file, no upstream commit stored here), vllm/v1/request.py (RequestStatus)"},
 	},
 }
 
