@@ -226,9 +226,9 @@ func TestReportRules(t *testing.T) {
 		texts []string
 	}{
 		{name: "same-rules", rules: report.RulesVersion, edit: rewriteReport, want: verify.Fail,
-			texts: []string{"names report rules 2, this renderer's", "3 line(s) differ", `"## Conclusion "`}},
+			texts: []string{fmt.Sprintf("names report rules %d, this renderer's", report.RulesVersion), "3 line(s) differ", `"## Conclusion "`}},
 		{name: "other-rules", rules: report.RulesVersion + 1, edit: rewriteReport, want: verify.Warn,
-			texts: []string{"names report rules 2", "3 line(s) differ", "its text is not checked"}},
+			texts: []string{fmt.Sprintf("names report rules %d", report.RulesVersion), "3 line(s) differ", "its text is not checked"}},
 		{name: "rules-line-removed", rules: report.RulesVersion, want: verify.Warn,
 			edit: func(s string) string {
 				s = strings.TrimSuffix(s, "\n")

@@ -33,9 +33,22 @@ func TestDemoChatAudio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# Audio chat benchmark: ", "## Audio chat", "| TTFT p50 ms |", "![Time to first token p50", "seconds of audio answered per second", "**What a chat-audio bundle cannot show:** that an answer is right", demo.ChatModel} {
+	for _, want := range []string{"# Audio chat benchmark: ", "## Audio chat", "| TTFT p50 ms |", "![Time to first token p50", "**What a chat-audio bundle cannot show:** that an answer is right", demo.ChatModel} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("REPORT.md lacks %q", want)
+		}
+	}
+	// The RTFx table is report.html's, in the task's words.
+	page, err := os.ReadFile(filepath.Join(out, "report", "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(page, []byte("seconds of audio answered per second")) || bytes.Contains(md, []byte("seconds of audio answered per second")) {
+		t.Error("report.html, and it alone, should have the RTFx table in the task's words")
+	}
+	for _, asr := range []string{"transcribed", "transcribing", "Speech-to-text"} {
+		if bytes.Contains(page, []byte(asr)) {
+			t.Errorf("the chat-audio report.html speaks of %q", asr)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(out, "report", "task_figure.svg")); err != nil {

@@ -240,8 +240,11 @@ func (v *view) conclusion() []block {
 		rule += v.tr(" The interval is a seeded bootstrap over repeats only (records not read).")
 	}
 	rule += v.noiseRule()
-	rule += v.tr(" No lead from overlapping repeats, one repeat, or a level short of steady state (mean in flight below 0.9·C, or all C busy under 80 % of the window); not comparable: over 1 % failed, cache hits on distinct requests, or cached answers without perturbation. Details: benchseal's docs/report.md.")
-	out = append(out, para{spans: []span{t(rule)}})
+	// The verdict says why a level has no lead or is not comparable:
+	// REPORT.md points to the thresholds, report.html states them.
+	out = append(out,
+		htmlOnly{para{spans: []span{t(rule + v.tr(" No lead from overlapping repeats, one repeat, or a level short of steady state (mean in flight below 0.9·C, or all C busy under 80 % of the window); not comparable: over 1 % failed, cache hits on distinct requests, or cached answers without perturbation. Details: benchseal's docs/report.md."))}}},
+		mdOnly{para{spans: []span{t(rule + v.tr(" The other verdicts' thresholds: report.html, benchseal's docs/report.md."))}}})
 	return out
 }
 
@@ -324,8 +327,10 @@ func (v *view) pair(a, bn string) []block {
 		return nil
 	}
 	headline := []span{b(v.tr("Throughput, %s vs %s:", a, bn)), t(" " + v.groups(lv, a, bn) + v.tr("."))}
+	// REPORT.md's table says it alone (what a reader pastes); the page
+	// leads with the sentence.
 	return []block{
-		para{spans: headline},
+		htmlOnly{para{spans: headline}},
 		table{
 			header: []string{v.tr("concurrency"), a + " / " + bn, v.intervalHeader(basis, lo, hi), v.tr("verdict")},
 			right:  []bool{true, true, true, false},
@@ -710,7 +715,7 @@ func (v *view) clientCaveats() [][]span {
 	case len(cpuAt) > 0 && stalled:
 		facts = append(facts, v.tr("client CPU mean at or above 90 %% %s (highest %.0f %%)", v.atLevels(cpuAt), cpuMax))
 	case len(cpuAt) > 0:
-		facts = append(facts, v.tr("host CPU mean at or above 90 %% %s (highest %.0f %%)", v.atLevels(cpuAt), cpuMax))
+		facts = append(facts, v.tr("host CPU mean ≥ 90 %% %s (up to %.0f %%)", v.atLevels(cpuAt), cpuMax))
 	}
 	if len(gapAt) > 0 {
 		facts = append(facts, v.tr("dispatch-gap p99 above 1 ms %s (highest %.1f ms)", v.atLevels(gapAt), gapMax))
@@ -744,10 +749,10 @@ func (v *view) clientCaveats() [][]span {
 	}
 	own := v.tr("benchseal's own CPU was not recorded (a run made before it)")
 	if ownMax >= 0 {
-		own = v.tr("benchseal itself used %.1f %% of the host's CPUs", ownMax)
+		own = v.tr("benchseal used %.1f %% of its CPUs", ownMax)
 	}
 	if idleMax >= 0 {
-		own += v.tr(" and its workers were idle %.1f %% of the time", idleMax)
+		own += v.tr(", its workers idle %.1f %% of the time", idleMax)
 	}
 	return [][]span{{b(v.tr("Client host busy:")), t(" " + v.tr("%s, but %s: the load it sent is not in doubt.", strings.Join(facts, "; "), own))}}
 }

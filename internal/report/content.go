@@ -73,6 +73,53 @@ type figure struct {
 
 func (v *view) fig(ch Chart) figure { return figure{ch, v.chartTitle(ch)} }
 
+// htmlOnly is reference detail that report.html shows whole and
+// REPORT.md leaves out (a per-stage table, the RTFx table): REPORT.md is
+// what a reader pastes, and points to report.html for the rest (an
+// mdOnly line). Markdown drops it (mdBlocks), HTML unwraps it
+// (htmlBlocks).
+type htmlOnly struct{ block }
+
+// mdOnly is REPORT.md's short stand-in for htmlOnly detail: a line
+// with the figure a verdict needs and a pointer to report.html.
+type mdOnly struct{ block }
+
+// mdBlocks is what REPORT.md writes of blocks: htmlOnly dropped, mdOnly
+// unwrapped.
+func mdBlocks(bs []block) []block { return forFormat(bs, false) }
+
+// htmlBlocks is what report.html writes of blocks: mdOnly dropped,
+// htmlOnly unwrapped.
+func htmlBlocks(bs []block) []block { return forFormat(bs, true) }
+
+func forFormat(bs []block, html bool) []block {
+	out := make([]block, 0, len(bs))
+	for _, bl := range bs {
+		switch x := bl.(type) {
+		case htmlOnly:
+			if html {
+				out = append(out, x.block)
+			}
+		case mdOnly:
+			if !html {
+				out = append(out, x.block)
+			}
+		default:
+			out = append(out, bl)
+		}
+	}
+	return out
+}
+
+// htmlOnlyAll wraps each of bs in htmlOnly.
+func htmlOnlyAll(bs []block) []block {
+	out := make([]block, len(bs))
+	for i, bl := range bs {
+		out[i] = htmlOnly{bl}
+	}
+	return out
+}
+
 // box is a framed list with a bold title: the caveats.
 type box struct {
 	title string
@@ -748,15 +795,18 @@ func (v *view) performance() []block {
 				return v.measured(l, spread(l.Median.ReqPerS, l.Min.ReqPerS, l.Max.ReqPerS))
 			}),
 		},
-		heading{2, v.word(v.tw.RTFxHeading)},
-		v.fig(RTFx),
-		table{
+		// The RTFx table is reference (throughput times the audio per
+		// request): report.html's, REPORT.md points to it.
+		mdOnly{para{spans: []span{t(v.tr("%s by level: report.html.", v.word(v.tw.RTFxHeading)))}}},
+		htmlOnly{heading{2, v.word(v.tw.RTFxHeading)}},
+		htmlOnly{v.fig(RTFx)},
+		htmlOnly{table{
 			caption: v.rtfxCaption(),
 			header:  v.byTargetHeader(), right: allRight(n),
 			rows: v.levelsRows(func(l *schemas.LevelClaims) string {
 				return v.measured(l, spreadX(deref(l.Median.RTFx), deref(l.Min.RTFx), deref(l.Max.RTFx)))
 			}),
-		},
+		}},
 		heading{2, v.tr("Latency")},
 		v.fig(Latency),
 	}
@@ -1038,7 +1088,9 @@ func (v *view) cache() []block {
 		same = append(same, tg+" "+first)
 	}
 	if len(same) == len(v.targets) {
-		return []block{heading{2, v.tr("Server cache hits")}, para{spans: []span{t(v.tr("Cache-hit counter growth during measurement (/metrics), at every level: %s. With perturbation on, any hit is work reused across distinct inputs.", strings.Join(same, ", ")))}}}
+		return []block{heading{2, v.tr("Server cache hits")},
+			htmlOnly{para{spans: []span{t(v.tr("Cache-hit counter growth during measurement (/metrics), at every level: %s. With perturbation on, any hit is work reused across distinct inputs.", strings.Join(same, ", ")))}}},
+			mdOnly{para{spans: []span{t(v.tr("Cache-hit counter growth during measurement (/metrics), at every level: %s.", strings.Join(same, ", ")))}}}}
 	}
 	return []block{heading{2, v.tr("Server cache hits")}, table{
 		caption: v.tr("Growth of the server's cache-hit counter during measurement (from its /metrics), median [min–max] over repeats; \"not observable\" where the server exposes no such counter. With perturbation on, any hit means the server reused work across distinct inputs."),
@@ -1107,8 +1159,14 @@ func (v *view) telemetry() []block {
 	caption += note
 	if len(used) == 1 && !multi && !notes {
 		// One figure: a level's row holds every target's, as the
-		// throughput table does.
-		return []block{heading{2, v.tr("Telemetry")}, table{
+		// throughput table does. The client host's CPU alone is one
+		// line of REPORT.md's Environment (hostCPULine); the table is
+		// report.html's.
+		wrap := func(bl block) block { return bl }
+		if used[0].name == "host CPU mean" {
+			wrap = func(bl block) block { return htmlOnly{bl} }
+		}
+		return []block{wrap(heading{2, v.tr("Telemetry")}), wrap(table{
 			caption: v.tr("%s, sampled during measurement on the client machine: median over repeats.", upperFirst(v.tr(used[0].name))) + note,
 			header:  v.byTargetHeader(), right: allRight(len(v.targets) + 1),
 			rows: v.levelsRows(func(l *schemas.LevelClaims) string {
@@ -1121,7 +1179,7 @@ func (v *view) telemetry() []block {
 					return used[0].fmt(*p)
 				}
 			}),
-		}}
+		})}
 	}
 	header := []string{v.tr("target"), v.levelHeader()}
 	right := []bool{false, true}
@@ -1169,33 +1227,44 @@ func (v *view) telemetry() []block {
 	return []block{heading{2, v.tr("Telemetry")}, table{caption: caption, header: header, right: right, rows: rows}}
 }
 
+// environment lists the GPU, the client host and the run's times:
+// report.html whole, REPORT.md without the host's OS release, kernel and
+// core count, with the client host's CPU (hostCPULine) where the
+// Telemetry section holds only that.
 func (v *view) environment() []block {
-	var items [][]span
+	var items, md [][]span
+	both := func(it []span) {
+		items = append(items, it)
+		md = append(md, it)
+	}
 	if g := v.gpuLine(); g != "" && v.gpusObserved() {
-		items = append(items, kv(v.tr("GPU"), t(g)))
+		both(kv(v.tr("GPU"), t(g)))
 	} else if g != "" {
-		items = append(items, kv(v.tr("GPU"), t(v.tr("the client machine has %s; the targets' GPUs were not observed (each target names its GPUs with --gpu NAME=INDEX, which samples them)", g))))
+		both(kv(v.tr("GPU"), t(v.tr("the client machine has %s; the targets' GPUs were not observed (each target names its GPUs with --gpu NAME=INDEX, which samples them)", g))))
 	} else if g := v.in.GPU; g != nil {
 		why := ""
 		if g.Reason != "" {
 			why = " (" + g.Reason + ")"
 		}
-		items = append(items, kv(v.tr("GPU"), t(v.tr("not observed: the client machine could not query a GPU")+why)))
+		both(kv(v.tr("GPU"), t(v.tr("not observed: the client machine could not query a GPU")+why)))
 	}
 	if h := v.in.Host; h != nil {
-		var parts []string
+		var parts, short []string
 		if h.CPUModel != "" {
 			parts = append(parts, h.CPUModel)
 		}
 		cpus := v.plural(h.CPUs, "%d logical CPU", "%d logical CPUs")
+		short = append(slices.Clone(parts), cpus)
 		if h.CPUCores > 0 {
 			cpus += " (" + v.plural(h.CPUCores, "%d core", "%d cores") + ")"
 		}
 		parts = append(parts, cpus)
 		if h.MemoryBytes > 0 {
 			parts = append(parts, v.tr("%s memory", gib(float64(h.MemoryBytes))))
+			short = append(short, v.tr("%s memory", gib(float64(h.MemoryBytes))))
 		}
 		os := h.OS + "/" + h.Arch
+		short = append(short, os)
 		if h.OSRelease != "" {
 			os = h.OSRelease + ", " + os
 		}
@@ -1204,22 +1273,68 @@ func (v *view) environment() []block {
 		}
 		parts = append(parts, os)
 		items = append(items, kv(v.tr("Client host"), t(strings.Join(parts, "; "))))
+		md = append(md, kv(v.tr("Client host"), t(strings.Join(short, "; "))))
 		if h.LoadAvg != nil {
-			items = append(items, kv(v.tr("Load average at start"), t(num(h.LoadAvg[0])+", "+num(h.LoadAvg[1])+", "+num(h.LoadAvg[2]))))
+			both(kv(v.tr("Load average at start"), t(num(h.LoadAvg[0])+", "+num(h.LoadAvg[1])+", "+num(h.LoadAvg[2]))))
 		}
 	}
 	r := v.in.Run
 	if !r.StartedAt.IsZero() {
-		when := r.StartedAt.UTC().Format("2006-01-02 15:04:05 UTC")
+		seed := ", " + v.tr("seed") + " " + strconv.FormatUint(r.Seed, 10)
+		from, to := r.StartedAt.UTC(), r.EndedAt.UTC()
+		when, short := from.Format("2006-01-02 15:04:05 UTC"), ""
 		if !r.EndedAt.IsZero() {
-			when += " " + v.tr("to") + " " + r.EndedAt.UTC().Format("2006-01-02 15:04:05 UTC")
+			when += " " + v.tr("to") + " " + to.Format("2006-01-02 15:04:05 UTC")
+			if from.Format("2006-01-02") == to.Format("2006-01-02") {
+				short = from.Format("2006-01-02 15:04:05") + "–" + to.Format("15:04:05 UTC")
+			}
 		}
-		items = append(items, kv(v.tr("Run"), t(when+", "+v.tr("seed")+" "+strconv.FormatUint(r.Seed, 10))))
+		items = append(items, kv(v.tr("Run"), t(when+seed)))
+		if short == "" {
+			short = when
+		}
+		md = append(md, kv(v.tr("Run"), t(short+seed)))
 	}
-	if len(items) == 0 {
+	if cpu := v.hostCPULine(); cpu != nil {
+		md = append(md, cpu)
+	}
+	switch {
+	case len(md) == 0:
+		return nil
+	case len(items) == 0:
+		return []block{mdOnly{heading{2, v.tr("Environment")}}, mdOnly{bullets{md}}}
+	}
+	return []block{heading{2, v.tr("Environment")}, htmlOnly{bullets{items}}, mdOnly{bullets{md}}}
+}
+
+// hostCPULine is REPORT.md's line for a telemetry table that holds only
+// the client host's CPU mean (report.html's Telemetry table): its range
+// over the targets' levels; nil where the Telemetry section holds more.
+func (v *view) hostCPULine() []span {
+	lo, hi, n := math.Inf(1), math.Inf(-1), 0
+	for _, tg := range v.targets {
+		for _, c := range v.levels {
+			l := v.lookup(tg, c)
+			if l == nil {
+				continue
+			}
+			m := &l.Median
+			if m.TelemetryNote != "" || len(m.GPUPeaks) > 1 || m.GPUUtilMean != nil || m.GPUUtilMax != nil || m.GPUMemPeakBytes != nil || m.GPUPowerPeakW != nil {
+				return nil
+			}
+			if m.HostCPUMean != nil {
+				lo, hi, n = min(lo, *m.HostCPUMean), max(hi, *m.HostCPUMean), n+1
+			}
+		}
+	}
+	if n == 0 {
 		return nil
 	}
-	return []block{heading{2, v.tr("Environment")}, bullets{items}}
+	r := num(lo) + " %"
+	if num(lo) != num(hi) {
+		r = num(lo) + "–" + num(hi) + " %"
+	}
+	return kv(v.tr("Client host CPU"), t(v.tr("mean %s during measurement, median over repeats (by level: report.html)", r)))
 }
 
 func (v *view) servers() []block {
@@ -1230,12 +1345,22 @@ func (v *view) servers() []block {
 			caps[sc.Target] = sc
 		}
 	}
+	// report.html lists each target's facts and probe bodies; REPORT.md
+	// has a line a target: the same facts, its probes' status codes (and
+	// /version's body) only.
 	var out []block
+	var lines [][]span
 	for _, tg := range v.in.Run.Targets {
 		var items [][]span
+		var probes []span
 		items = append(items, kv("URL", c(tg.URL)))
 		if tg.Model != "" {
 			items = append(items, kv(v.tr("Model"), c(tg.Model)))
+		}
+		// REPORT.md's line leaves out the model the title names.
+		skip := -1
+		if tg.Model != "" && len(v.models()) == 1 {
+			skip = len(items) - 1
 		}
 		if len(tg.RequestFields) > 0 {
 			keys := make([]string, 0, len(tg.RequestFields))
@@ -1255,10 +1380,20 @@ func (v *view) servers() []block {
 		if len(tg.GPUs) > 0 {
 			items = append(items, kv(v.tr("GPUs"), t(joinInts(tg.GPUs))))
 		}
+		facts := len(items)
 		if sc := caps[tg.Name]; sc != nil {
 			for _, p := range sc.Probes {
 				if p.Status == 0 {
 					continue
+				}
+				if len(probes) > 0 {
+					probes = append(probes, t(", "))
+				}
+				probes = append(probes, t(p.Path+" "+strconv.Itoa(p.Status)))
+				if p.Path == "/version" {
+					if body := clipText(p.Body, 80); body != "" {
+						probes = append(probes, t(" "), c(body))
+					}
 				}
 				line := kv("GET "+p.Path, t(strconv.Itoa(p.Status)))
 				// A /metrics exposition's first 160 characters are its
@@ -1271,12 +1406,28 @@ func (v *view) servers() []block {
 				items = append(items, line)
 			}
 		}
-		out = append(out, heading{3, tg.Name}, bullets{items})
+		out = append(out, htmlOnly{heading{3, tg.Name}}, htmlOnly{bullets{items}})
+		line := []span{b(tg.Name + ":"), t(" ")}
+		for i, it := range items[:facts] {
+			if i == skip {
+				continue
+			}
+			if i > 0 {
+				line = append(line, t("; "))
+			}
+			// "URL: x" as "URL x": the bold names are the page's.
+			line = append(line, t(strings.TrimSuffix(it[0].text, ":")))
+			line = append(line, it[1:]...)
+		}
+		if len(probes) > 0 {
+			line = append(append(line, t("; GET ")), probes...)
+		}
+		lines = append(lines, line)
 	}
 	if len(out) == 0 {
 		return nil
 	}
-	return append([]block{heading{2, v.tr("Targets")}}, out...)
+	return append([]block{heading{2, v.tr("Targets")}, mdOnly{bullets{lines}}}, out...)
 }
 
 // askedPercentiles are the latency percentiles run --percentiles asked

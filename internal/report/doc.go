@@ -3,9 +3,25 @@
 //
 // # Contract
 //
-// Markdown and HTML show the same content, built once (content.go) and
-// written twice. The first screen says who is faster where, by how much,
-// how sure, and what may make that unfair:
+// Markdown and HTML are built once (content.go) and written twice.
+// report.html shows everything; REPORT.md, the report a reader pastes,
+// leaves out the reference detail marked for the page alone (htmlOnly)
+// and says in a line where it is (mdOnly; mdBlocks and htmlBlocks pick
+// each format's blocks): the verdict tables' one-line headlines; the
+// rule's thresholds of no lead and not comparable (a pointer to the page
+// and docs/report.md); the RTFx table and chart; in "Where the time
+// goes", the chart, the tables of means and the histograms' percentiles
+// (each target's findings, what is not observed, the flags that give
+// per-request evidence, and exact per-request percentiles stay); a
+// task's table beyond its chart's two figures (tts: time to first audio
+// p50 and p99); a Telemetry table that holds only the
+// client host's CPU (REPORT.md: one line of Environment, its range); the
+// host's OS release, kernel and cores; each target's facts as one line,
+// its probes' status codes and /version's body only (the page lists each
+// fact and probe body); and the cache sentence's gloss. Every number a
+// verdict rests on, every caveat, and every "not observed" with how to
+// provide it are in both. The first screen says who is faster where, by
+// how much, how sure, and what may make that unfair:
 //
 //   - when benchseal verify failed (Input.Verify), the first line says so,
 //     with the failed checks;
@@ -23,7 +39,7 @@
 //     noise"; where Input.Drift, the drift measured between this run and
 //     repeated runs of its setup (drift.go, benchseal report --with), is
 //     larger, it is the bound, and the rule says which bound applied and
-//     the drift), with a one-line summary
+//     the drift), with (report.html) a one-line summary
 //     grouping levels of the same verdict. The interval's column header
 //     and the rule paragraph say what the interval rests on and that it
 //     covers this run's repeats only (the drift between runs is what the

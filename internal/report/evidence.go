@@ -66,7 +66,7 @@ func (v *view) evidence() []block {
 	}
 	// What the bundle holds is docs/bundle.md's; what it shows is said
 	// here, once.
-	out = append(out, para{spans: []span{b(v.tr("What it shows, and what it cannot:")), t(" " + v.tr("its files unchanged since sealing, every number following from the records, %sthe protocol run as declared; not that the records crossed the wire (the key holder could fabricate a consistent run, caught only where the servers' metrics and logs disagree), nor other hardware, settings, audio or times. Its files: benchseal's docs/bundle.md; stock cosign: docs/verify.md.", fresh))}})
+	out = append(out, para{spans: []span{b(v.tr("What it shows, and what it cannot:")), t(" " + v.tr("its files unchanged since sealing, every number following from the records, %sthe protocol run as declared; not that the records crossed the wire (the key holder could fabricate a consistent run, caught only where the servers' metrics and logs disagree), nor other hardware, settings, audio or times. Files: benchseal's docs/bundle.md; stock cosign: docs/verify.md.", fresh))}})
 	if w := v.tw; w.Unshown != nil {
 		what := v.word(w.Unshown)
 		if in.Run.Protocol.RoundTrip != nil && w.UnshownHeard != nil {

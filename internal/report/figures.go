@@ -163,10 +163,55 @@ func (v *view) figures() []block {
 		caption += v.word(ch.UnseenCaption)
 	}
 	out := []block{heading{2, v.word(f.Section())}}
+	full := table{caption: caption, header: header, right: right, rows: rows}
+	md, ok := v.chartColumns(f, full)
 	if v.chartSeen() {
 		out = append(out, v.fig(TaskFigure))
 	}
-	return append(out, table{caption: caption, header: header, right: right, rows: rows})
+	if !ok {
+		return append(out, full)
+	}
+	if unseen && f.Chart().UnseenCaption != nil {
+		md.caption += v.word(f.Chart().UnseenCaption)
+	}
+	// REPORT.md has the chart's two figures; report.html every one.
+	return append(out, htmlOnly{full}, mdOnly{md})
+}
+
+// chartColumns is the task table cut to its chart's columns (its p50
+// and p99: time to first audio for tts), REPORT.md's; false where the
+// task has no chart or the table no more columns than those.
+func (v *view) chartColumns(f task.Figurer, full table) (table, bool) {
+	ch := f.Chart()
+	specs := f.Figures()
+	if ch == nil || len(specs) <= 2 {
+		return table{}, false
+	}
+	keep := []int{0, 1}
+	for i, s := range specs {
+		if s.Name == ch.P50 || s.Name == ch.P99 {
+			keep = append(keep, i+2)
+		}
+	}
+	if len(keep) == 2 {
+		return table{}, false
+	}
+	pick := func(r []string) []string {
+		out := make([]string, len(keep))
+		for i, k := range keep {
+			out[i] = r[k]
+		}
+		return out
+	}
+	md := table{header: pick(full.header), right: make([]bool, len(keep))}
+	for i, k := range keep {
+		md.right[i] = full.right[k]
+	}
+	for _, r := range full.rows {
+		md.rows = append(md.rows, pick(r))
+	}
+	md.caption = v.tr("Medians over %s. Every figure, and what each means: report.html.", v.plural(v.repeats, "%d repeat", "%d repeats"))
+	return md, true
 }
 
 // taskCaveats: what the run's task cannot show. Its chart's figure not

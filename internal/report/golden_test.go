@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"flag"
 	"os"
@@ -121,4 +122,24 @@ func TestGolden(t *testing.T) {
 	golden(t, "zh/REPORT.md", md)
 	golden(t, "zh/report.html", page)
 	golden(t, "zh/"+Latency.File(), svgs[Latency])
+}
+
+// pageMarkdown is what report.html holds (its htmlOnly blocks too, none
+// of REPORT.md's mdOnly stand-ins), written as Markdown: the tables that
+// only the page has (per-stage tables, RTFx, a telemetry table of the
+// client's CPU alone), matched as REPORT.md's rows are.
+func pageMarkdown(t *testing.T, in Input) []byte {
+	t.Helper()
+	var a bytes.Buffer
+	w := bufio.NewWriter(&a)
+	for i, bl := range htmlBlocks(build(in)) {
+		if i > 0 {
+			w.WriteString("\n")
+		}
+		writeMarkdown(w, bl, in.LinkCharts)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return a.Bytes()
 }

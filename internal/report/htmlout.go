@@ -30,7 +30,7 @@ figure{margin:1em 0}figure svg{max-width:100%;height:auto;display:block}
 // opens gives them what to paste.
 func HTML(w io.Writer, in Input) error {
 	v := newView(in)
-	blocks := v.build()
+	blocks := htmlBlocks(v.build())
 	at := 0
 	for i, bl := range blocks {
 		if h, ok := bl.(heading); ok && h.level == 1 {

@@ -153,7 +153,8 @@ func TestLangComplete(t *testing.T) {
 			v.missing = missing
 			var buf bytes.Buffer
 			w := bufio.NewWriter(&buf)
-			for _, bl := range append(v.build(), v.summaryBlocks()...) {
+			bs := v.build()
+			for _, bl := range append(append(mdBlocks(bs), htmlBlocks(bs)...), v.summaryBlocks()...) {
 				writeMarkdown(w, bl, true)
 			}
 			w.WriteString(v.tr("Summary to paste (SUMMARY.md, %d words)", 1))

@@ -17,7 +17,7 @@ import (
 // schemas.ReportRulesLine), an HTML comment no viewer shows.
 func Markdown(w io.Writer, in Input) error {
 	bw := bufio.NewWriter(w)
-	for i, bl := range build(in) {
+	for i, bl := range mdBlocks(build(in)) {
 		if i > 0 {
 			bw.WriteString("\n")
 		}
@@ -34,7 +34,7 @@ func Markdown(w io.Writer, in Input) error {
 // that names another (or none: a build before the number). Raise it with
 // every change to what Markdown writes for the same input;
 // TestRulesVersion holds it to the golden report's digest.
-const RulesVersion = 2
+const RulesVersion = 3
 
 func writeMarkdown(w *bufio.Writer, bl block, link bool) {
 	switch x := bl.(type) {

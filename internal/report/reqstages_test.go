@@ -173,9 +173,10 @@ func TestPerRequestPercentiles(t *testing.T) {
 			t.Errorf("the section lacks %q:\n%s", want, s)
 		}
 	}
-	// The histograms' means stay: vllm's means table is still there.
-	if !strings.Contains(s, "vllm, ms per request; read from vllm:e2e") {
-		t.Errorf("the means table went:\n%s", s)
+	// The histograms' means stay: vllm's means table is still there, in
+	// report.html.
+	if page := section(string(pageMarkdown(t, in)), "Where the time goes"); !strings.Contains(page, "vllm, ms per request; read from vllm:e2e") || strings.Contains(s, "vllm, ms per request") {
+		t.Errorf("the means table is not report.html's alone:\n%s", page)
 	}
 
 	// Without the records (REPORT.md as run writes it and verify
@@ -192,7 +193,8 @@ func TestPerRequestPercentiles(t *testing.T) {
 	// vllm's histograms put every stage of both levels in their first
 	// bucket (≤ 300 ms): one sentence says so instead of a table of
 	// "≤ 300 / ≤ 300"; sglang-omni's bounds differ by level: a table.
-	if s := section(string(md2), "Where the time goes"); strings.Contains(s, "joined") ||
+	// Those are report.html's.
+	if s := section(string(pageMarkdown(t, noRecs)), "Where the time goes"); strings.Contains(s, "joined") ||
 		!strings.Contains(s, "Histogram p50 and p95: one bucket at every level, too coarse to say more.") ||
 		strings.Contains(s, "vllm, p50 / p95 in milliseconds") || !strings.Contains(s, "in milliseconds, of server e2e (HTTP handler): ≤ 50.0 / ≤ 50.0 at C = 1; ≤ 100 / ≤ 100 at C = 4.") {
 		t.Errorf("without records, the percentiles are not the histograms':\n%s", s)
@@ -281,7 +283,7 @@ func TestPerRequestJoinNamed(t *testing.T) {
 // counted requests) says so instead of a number.
 func TestHistogramBounds(t *testing.T) {
 	in := histogramBoundsVariant()
-	md, _, _ := render(t, in)
+	md := pageMarkdown(t, in) // the histograms' bounds are report.html's
 	s := section(string(md), "Where the time goes")
 	for _, want := range []string{
 		"| 1 | ", " | ≤ 300 / above the buckets | ≤ 300 / ≤ 2500 | ",
@@ -326,7 +328,7 @@ func TestFinestBuckets(t *testing.T) {
 			t.Errorf("%v: %q, want %q", tc.exposed, got, tc.want)
 		}
 	}
-	md, _, _ := render(t, fixtureStages())
+	md := pageMarkdown(t, fixtureStages()) // the histograms' bounds are report.html's
 	s := section(string(md), "Where the time goes")
 	sg, vl, ok := strings.Cut(s, "vllm-omni")
 	if !ok || strings.Contains(sg, "vLLM's finest") || !strings.Contains(sg, "SGLang-Omni's finest latency bucket is 0.005 s") ||

@@ -18,6 +18,7 @@ import (
 var rulesDigest = map[int]string{
 	1: "30d4d1428f30b3c5bba7eafc5d11b6a23b593a463f7747a8250c0f8d75c2e899",
 	2: "79e2cd34dfaf2e35ec90ce49d730ea5b4220e95dfe6716a56050fddd38a67d9c", // issue 40: a shorter report
+	3: "220bdde83c9bbe7e175c49db0249f78a828271da6177bafb9cec783aa3d429c5", // issue 40: reference detail report.html's alone
 }
 
 func TestRulesVersion(t *testing.T) {

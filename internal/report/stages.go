@@ -267,12 +267,15 @@ func (v *view) timeBreakdown() []block {
 	if !anyStages(tts) && !anyPerRequest(pts) {
 		return nil
 	}
+	// REPORT.md keeps each target's finding and what is not observed;
+	// the tables of means and histogram percentiles are report.html's.
 	out := []block{
 		heading{2, v.tr("Where the time goes")},
-		para{spans: []span{t(v.tr("Mean ms per request from the servers' /metrics histograms, medians over repeats; client − server is network, upload and client.") + v.perRequestAdvice(pts))}},
+		htmlOnly{para{spans: []span{t(v.tr("Mean ms per request from the servers' /metrics histograms, medians over repeats; client − server is network, upload and client.") + v.perRequestAdvice(pts))}}},
+		mdOnly{para{spans: []span{t(v.tr("Per-stage tables (mean ms per request, from the servers' /metrics histograms): report.html.") + v.perRequestAdvice(pts))}}},
 	}
 	if v.stageBars(tts) {
-		out = append(out, v.fig(Stages))
+		out = append(out, htmlOnly{v.fig(Stages)})
 	}
 	header := []string{v.levelHeader(), v.tr("client latency")}
 	for _, col := range stageCols {
@@ -287,7 +290,7 @@ func (v *view) timeBreakdown() []block {
 				sp = append(sp, t(" "+k))
 			}
 			out = append(out, para{spans: sp})
-			out = append(out, v.percentiles(tt.name, tt.exposed, pts[tt.name])...)
+			out = append(out, v.percentilesBlocks(tt.name, tt.exposed, pts[tt.name])...)
 			continue
 		}
 		// One story per target: where a throughput knee attributes the
@@ -382,10 +385,21 @@ func (v *view) timeBreakdown() []block {
 		if len(unsaid) > 0 {
 			caption += " " + v.tr("Not observed at any level: %s.", strings.Join(unsaid, ", "))
 		}
-		out = append(out, para{spans: s}, table{caption: caption, header: hd, right: allRight(len(hd)), rows: rows})
-		out = append(out, v.percentiles(tt.name, tt.exposed, pts[tt.name])...)
+		out = append(out, para{spans: s}, htmlOnly{table{caption: caption, header: hd, right: allRight(len(hd)), rows: rows}})
+		out = append(out, v.percentilesBlocks(tt.name, tt.exposed, pts[tt.name])...)
 	}
 	return out
+}
+
+// percentilesBlocks is percentiles' blocks, report.html's only where
+// they are the histograms' upper bounds: exact per-request percentiles,
+// and why the per-request join failed, stay in REPORT.md.
+func (v *view) percentilesBlocks(name string, exposed map[string]string, pt *pctTarget) []block {
+	bs := v.percentiles(name, exposed, pt)
+	if pt != nil && (pt.perRequest || pt.unjoined > 0) {
+		return bs
+	}
+	return htmlOnlyAll(bs)
 }
 
 // perRequestHas says the requests joined by request id carry stage st at
@@ -563,7 +577,7 @@ func (v *view) stageCaveats() [][]span {
 	if len(where) == 0 {
 		return nil
 	}
-	return [][]span{{b(v.tr("Server stages broken:")), t(" " + v.tr("%s; see \"Where the time goes\". The server's histograms disagree with themselves or with the client's records there, so those cells show no number.", strings.Join(where, "; ")))}}
+	return [][]span{{b(v.tr("Server stages broken:")), t(" " + v.tr("%s; see \"Where the time goes\" in report.html. The server's histograms disagree with themselves or with the client's records there, so those cells show no number.", strings.Join(where, "; ")))}}
 }
 
 // stagesNotObserved is the evidence's line when no target's claims carry

@@ -81,10 +81,18 @@ func TestGoldenStages(t *testing.T) {
 func TestStagesTable(t *testing.T) {
 	in := fixtureStages()
 	in.LinkCharts = true
-	md, _, _ := render(t, in)
+	// The tables and the chart are report.html's; REPORT.md has the
+	// findings and a pointer.
+	report, _, _ := render(t, in)
+	md := pageMarkdown(t, in)
 	s := section(string(md), "Where the time goes")
 	if s == "" {
 		t.Fatalf("no \"Where the time goes\" section:\n%s", md)
+	}
+	short := section(string(report), "Where the time goes")
+	if !strings.Contains(short, "Per-stage tables (mean ms per request, from the servers' /metrics histograms): report.html.") || strings.Contains(short, "| concurrency |") || strings.Contains(short, "stages.svg") ||
+		!strings.Contains(short, "Not observed: queue, prefill (first forward), decode (no such histogram).") {
+		t.Errorf("REPORT.md's section is not the findings and a pointer to report.html:\n%s", short)
 	}
 	// vllm-omni at C = 16: the median repeat's client mean and vllmStages' split of it.
 	l := in.Claims.Targets[1].Levels[4]
@@ -182,7 +190,7 @@ func fixtureStagesBroken() Input {
 func TestStagesThreeStates(t *testing.T) {
 	in := fixtureStagesBroken()
 	tc := &in.Claims.Targets[0]
-	md, _, _ := render(t, in)
+	md := pageMarkdown(t, in) // the tables are report.html's
 	s := section(string(md), "Where the time goes")
 	for _, want := range []string{
 		"Not observed: prefill (first forward), decode (no such histogram).",
@@ -214,7 +222,7 @@ func TestStagesThreeStates(t *testing.T) {
 			tc.Levels[li].Repeats[r].Server = nil
 		}
 	}
-	md, _, _ = render(t, in)
+	md = pageMarkdown(t, in)
 	s = section(string(md), "Where the time goes")
 	if !strings.Contains(s, "**sglang-omni:** server-side stages not observed: its /metrics exposed no stage histogram during measurement.") || strings.Count(s, "| concurrency |") != 2 {
 		t.Errorf("a target without stages beside one with:\n%s", s)
@@ -286,7 +294,7 @@ func TestStagesClientMinusServerApart(t *testing.T) {
 	in := fixtureStages()
 	m := &in.Claims.Targets[0].Levels[0].Repeats[0]
 	m.Server.Stages[0].Count = float64(m.Succeeded + 3)
-	md, _, _ := render(t, in)
+	md := pageMarkdown(t, in) // the tables are report.html's
 	s := section(string(md), "Where the time goes")
 	if !strings.Contains(s, "not comparable: the server's mean includes failures or other traffic") {
 		t.Errorf("no \"not comparable\" cell for a server that counted more than the successes:\n%s", s)

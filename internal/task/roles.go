@@ -35,7 +35,7 @@ type Words struct {
 	// Input is what one request sends that is perturbed, singular and
 	// plural ("clip", "reference clip"); Item is what a corpus entry is
 	// ("a clip", "an item": "every request of an item"); Fresh what every
-	// request sent that no server had seen ("audio", "a reference clip").
+	// request sent that no server had seen ("audio", "reference clip").
 	Input, Inputs, Item, Fresh Phrase
 	// Output is what a record keeps of an answer ("transcript", "the
 	// produced audio's facts", "answer"), as the evidence says it is
