@@ -57,8 +57,9 @@
 // segment and transcription.completed). The clip is found from the
 // samples streamed so far; a decode takes BaseLatency + PerAudioSecond ×
 // its seconds in a running slot, which a vllm session holds from its
-// first decode to its last (vLLM keeps a paused streaming session's
-// slot) and an sglang-omni session asks for per decode. realtime.go's
+// first commit (generation start) to transcription.done (vLLM keeps a
+// paused streaming session's slot) and an sglang-omni session asks for
+// per decode. realtime.go's
 // doc has each fact with its source.
 //
 // # Audio chat (chat.go)

@@ -25,8 +25,8 @@ import (
 // transcript, spread over the clip's duration; audio of no corpus clip
 // gets unknownText. A decode takes BaseLatency + PerAudioSecond × the
 // seconds it decodes in one of the admission's running slots: a vllm
-// session holds its slot from its first decode to its last, as vLLM's
-// scheduler keeps a paused streaming session's slot; an sglang-omni
+// session holds its slot from its first commit to transcription.done,
+// as vLLM's scheduler keeps a paused streaming session's slot; an sglang-omni
 // session asks for one per decode, each decode a request of its own.
 //
 // vllm (vllm/frontend/entrypoints/speech_to_text/realtime/connection.py
