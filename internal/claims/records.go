@@ -37,6 +37,7 @@ const maxLine = 16 << 20
 // records before it and a *LineError wrapping ErrTruncatedLine.
 func ReadRecords(name string, r io.Reader) ([]schemas.Record, error) {
 	var out []schemas.Record
+	var names interner
 	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 1; ; n++ {
 		line, err := readLine(br)
@@ -45,8 +46,8 @@ func ReadRecords(name string, r io.Reader) ([]schemas.Record, error) {
 		}
 		complete := err == nil
 		if len(bytes.TrimSpace(line)) > 0 {
-			var rec schemas.Record
-			if derr := json.Unmarshal(line, &rec); derr != nil {
+			rec, derr := decodeRecord(line, &names)
+			if derr != nil {
 				if !complete {
 					return out, &LineError{name, n, ErrTruncatedLine}
 				}
@@ -60,12 +61,29 @@ func ReadRecords(name string, r io.Reader) ([]schemas.Record, error) {
 	}
 }
 
+// decodeRecord decodes one records line: in the runner's canonical form
+// without reflection (decodeCanonical), any other way through
+// encoding/json, to the same Record.
+func decodeRecord(line []byte, in *interner) (schemas.Record, error) {
+	var rec schemas.Record
+	if decodeCanonical(line, &rec, in) {
+		return rec, nil
+	}
+	rec = schemas.Record{} // what the fast path left half-filled
+	err := json.Unmarshal(line, &rec)
+	return rec, err
+}
+
 // readLine returns one line without its newline; io.EOF when the line had
-// none (the last line of the input, possibly empty).
+// none (the last line of the input, possibly empty). A line that fits
+// br's buffer is returned in it, valid until the next read.
 func readLine(br *bufio.Reader) ([]byte, error) {
 	var buf []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
+		if buf == nil && err == nil {
+			return chunk[:len(chunk)-1], nil
+		}
 		buf = append(buf, chunk...)
 		if len(buf) > maxLine {
 			return nil, fmt.Errorf("line longer than %d bytes", maxLine)
