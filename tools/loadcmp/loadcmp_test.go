@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -86,6 +87,14 @@ func TestOptions(t *testing.T) {
 	o, err := parseOptions([]string{"-quick", "-n", "7"}, &errb)
 	if err != nil || o.n != 7 || len(o.levels) != 2 || o.sizesMB[1] != 32 {
 		t.Errorf("-quick -n 7: %+v %v", o, err)
+	}
+	// -cpuprofile's folder is made before any child is asked to write in it.
+	dir := filepath.Join(t.TempDir(), "profiles", "today")
+	if _, err := parseOptions([]string{"-cpuprofile", dir}, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		t.Errorf("-cpuprofile %s: not made (%v)", dir, err)
 	}
 }
 

@@ -89,6 +89,13 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	if o.profileDir != "" {
+		// The children write their profiles here; a missing folder would
+		// fail every client, and only after it had run.
+		if err := os.MkdirAll(o.profileDir, 0o755); err != nil {
+			return o, fmt.Errorf("-cpuprofile: %w", err)
+		}
+	}
 	if o.quick {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
