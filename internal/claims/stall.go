@@ -72,41 +72,31 @@ func (s PhaseStall) Open() bool { return s.Share > MaxStallShare }
 func Stalls(recs []schemas.Record, conc int) []PhaseStall {
 	var out []PhaseStall
 	for _, ph := range []string{schemas.PhaseWarmup, schemas.PhaseMeasure} {
-		var rs []schemas.Record
-		for _, r := range recs {
-			if r.Phase == ph {
-				rs = append(rs, r)
-			}
-		}
+		rs := spansOf(recs, ph)
 		if len(rs) == 0 {
 			continue
 		}
-		byWorker := map[int][]schemas.Record{}
-		for _, r := range rs {
-			byWorker[r.Worker] = append(byWorker[r.Worker], r)
-		}
 		var stalled int64
 		var first string
-		for _, w := range slices.Sorted(maps.Keys(byWorker)) {
-			ws := byWorker[w]
-			slices.SortFunc(ws, func(a, b schemas.Record) int { return cmpNs(a.StartNs, b.StartNs) })
+		for w, ws := range byWorker(rs) {
+			slices.SortFunc(ws, func(a, b span) int { return cmpNs(a.start, b.start) })
 			for j := 1; j < len(ws); j++ {
-				if gap := ws[j].StartNs - ws[j-1].EndNs; gap > int64(DispatchTolerance) {
+				if gap := ws[j].start - ws[j-1].end; gap > int64(DispatchTolerance) {
 					stalled += gap
 					if first == "" {
-						first = fmt.Sprintf("worker %d sent seq %d %.1f ms after its seq %d ended (%s phase)", w, ws[j].Seq, float64(gap)/1e6, ws[j-1].Seq, ph)
+						first = fmt.Sprintf("worker %d sent seq %d %.1f ms after its seq %d ended (%s phase)", w, ws[j].seq, float64(gap)/1e6, ws[j-1].seq, ph)
 					}
 				}
 			}
 		}
-		idle, idleNs := IdleWorker(rs, DispatchTolerance)
+		idle, idleNs := idleWorker(rs, DispatchTolerance)
 		stalled += idleNs
 		if first == "" && idle == "" {
 			continue
 		}
-		firstStart, lastEnd := rs[0].StartNs, rs[0].EndNs
+		firstStart, lastEnd := rs[0].start, rs[0].end
 		for _, r := range rs {
-			firstStart, lastEnd = min(firstStart, r.StartNs), max(lastEnd, r.EndNs)
+			firstStart, lastEnd = min(firstStart, r.start), max(lastEnd, r.end)
 		}
 		s := PhaseStall{Phase: ph, First: first, Share: float64(stalled) / float64(int64(conc)*max(lastEnd-firstStart, 1))}
 		if first == "" {
@@ -115,6 +105,40 @@ func Stalls(recs []schemas.Record, conc int) []PhaseStall {
 		out = append(out, s)
 	}
 	return out
+}
+
+// span is what the stall rule reads of a record: a tenth of its size, so
+// that sorting a step's requests moves little.
+type span struct {
+	worker, seq int
+	start, end  int64
+}
+
+// spansOf is the spans of recs' records of phase ph (every record when ph
+// is ""), in recs' order.
+func spansOf(recs []schemas.Record, ph string) []span {
+	out := make([]span, 0, len(recs))
+	for i := range recs {
+		if r := &recs[i]; ph == "" || r.Phase == ph {
+			out = append(out, span{r.Worker, r.Seq, r.StartNs, r.EndNs})
+		}
+	}
+	return out
+}
+
+// byWorker yields each worker's spans, in rs' order, by ascending worker.
+func byWorker(rs []span) func(yield func(int, []span) bool) {
+	return func(yield func(int, []span) bool) {
+		m := map[int][]span{}
+		for _, r := range rs {
+			m[r.worker] = append(m[r.worker], r)
+		}
+		for _, w := range slices.Sorted(maps.Keys(m)) {
+			if !yield(w, m[w]) {
+				return
+			}
+		}
+	}
 }
 
 // WorstStall is the phase of Stalls with the largest share; ok is false
@@ -134,28 +158,26 @@ func WorstStall(recs []schemas.Record, conc int) (worst PhaseStall, ok bool) {
 // worker had been idle then, or returns "", 0. A worker's wait for its
 // first request is not idling: workers start one after another.
 func IdleWorker(recs []schemas.Record, tolerance time.Duration) (string, int64) {
-	starts := make([]schemas.Record, len(recs))
-	copy(starts, recs)
-	slices.SortFunc(starts, func(a, b schemas.Record) int { return cmpNs(a.StartNs, b.StartNs) })
-	byWorker := map[int][]schemas.Record{}
-	for _, r := range starts {
-		byWorker[r.Worker] = append(byWorker[r.Worker], r)
-	}
+	return idleWorker(spansOf(recs, ""), tolerance)
+}
+
+func idleWorker(rs []span, tolerance time.Duration) (string, int64) {
+	starts := slices.Clone(rs)
+	slices.SortFunc(starts, func(a, b span) int { return cmpNs(a.start, b.start) })
 	tol := int64(tolerance)
-	for _, w := range slices.Sorted(maps.Keys(byWorker)) {
-		rs := byWorker[w]
-		for j, r := range rs {
+	for w, ws := range byWorker(starts) {
+		for j, r := range ws {
 			// Idle from r's end to w's next start; after its last request,
 			// to the end (any later start by another worker was work left).
 			until := int64(math.MaxInt64)
-			if j+1 < len(rs) {
-				until = rs[j+1].StartNs
+			if j+1 < len(ws) {
+				until = ws[j+1].start
 			}
-			from := r.EndNs + tol
-			k, _ := slices.BinarySearchFunc(starts, from+1, func(x schemas.Record, t int64) int { return cmpNs(x.StartNs, t) })
-			if k < len(starts) && starts[k].StartNs < until-tol && starts[k].Worker != w {
+			from := r.end + tol
+			k, _ := slices.BinarySearchFunc(starts, from+1, func(x span, t int64) int { return cmpNs(x.start, t) })
+			if k < len(starts) && starts[k].start < until-tol && starts[k].worker != w {
 				o := starts[k]
-				return fmt.Sprintf("worker %d was idle from %d ns (its seq %d ended) while worker %d started seq %d at %d ns", w, r.EndNs, r.Seq, o.Worker, o.Seq, o.StartNs), o.StartNs - r.EndNs
+				return fmt.Sprintf("worker %d was idle from %d ns (its seq %d ended) while worker %d started seq %d at %d ns", w, r.end, r.seq, o.worker, o.seq, o.start), o.start - r.end
 			}
 		}
 	}

@@ -86,3 +86,20 @@ func TestClientStalledWeighsGaps(t *testing.T) {
 		t.Errorf("3 ms before each 100 ms request (idle %.1f %%): not a stalled client", 100*sh)
 	}
 }
+
+// BenchmarkStalls applies the stall rule to a closed-loop step of 40,000
+// requests at C=16 (the runner does after every step, verify per step).
+func BenchmarkStalls(b *testing.B) {
+	const c, n = 16, 40000
+	recs := make([]schemas.Record, 0, n)
+	for i := range n {
+		w := i % c
+		start := int64(i/c)*1e6 + int64(w)*1e3
+		recs = append(recs, schemas.Record{Phase: schemas.PhaseMeasure, Worker: w, Seq: i, StartNs: start, EndNs: start + 9e5})
+	}
+	for b.Loop() {
+		if _, ok := WorstStall(recs, c); ok {
+			b.Fatal("a stall in a step without one")
+		}
+	}
+}
