@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMain lets the test binary play loadcmp's child roles (server,
@@ -124,9 +125,31 @@ func TestLateness(t *testing.T) {
 	s := out.String()
 	t.Log("\n" + s)
 	for _, cl := range []string{`benchseal \(constant\)`, `benchseal \(Poisson\)`, `vegeta -rate \(constant\)`} {
-		re := regexp.MustCompile(`(?m)^\| ` + cl + ` \| 200 \| [0-9]+ \| 100/100 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| — \|$`)
+		re := regexp.MustCompile(`(?m)^\| ` + cl + ` \| 200 \| [0-9]+ \| 100/100 \| [0-9.]+ \| [0-9.]+ \| [0-9.]+ \| ([0-9.]+ %|not observed) \| — \|$`)
 		if !re.MatchString(s) {
 			t.Errorf("no complete row for %s", cl)
 		}
+	}
+}
+
+// TestSteal: /proc/stat's steal share is a percentage where it can be
+// read and "not observed" where it cannot, never a made-up 0.
+func TestSteal(t *testing.T) {
+	if got := stealSince(cpuStat{}); got != "not observed" {
+		t.Errorf("steal from a failed reading = %q, want not observed", got)
+	}
+	a := readCPUStat()
+	if _, err := os.Stat("/proc/stat"); err != nil {
+		if a.ok {
+			t.Error("no /proc/stat, yet a reading")
+		}
+		return
+	}
+	if !a.ok || a.total == 0 || a.steal > a.total {
+		t.Fatalf("reading /proc/stat: %+v", a)
+	}
+	time.Sleep(50 * time.Millisecond) // a few clock ticks of every CPU, idle or not
+	if got := stealSince(a); !regexp.MustCompile(`^[0-9]+\.[0-9] %$`).MatchString(got) {
+		t.Errorf("steal = %q, want a percentage", got)
 	}
 }

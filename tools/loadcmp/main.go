@@ -365,7 +365,9 @@ func loadSweep(ctx context.Context, o options, tmp string, rep *report, stderr i
 					return fmt.Errorf("null server stats: %w", err)
 				}
 				var out clientOut
+				stat := readCPUStat()
 				cr, err := runChild(ctx, 10*time.Minute, prog, args, &out)
+				steal := stealSince(stat)
 				st, serr := serverStatsReset(url)
 				r := row{Client: name, C: c, N: o.n}
 				switch {
@@ -405,8 +407,8 @@ func loadSweep(ctx context.Context, o options, tmp string, rep *report, stderr i
 						r.Err = strings.Join(out.Errors, "; ")
 					}
 				}
-				fmt.Fprintf(stderr, "loadcmp: round %d c=%-3d %-15s %8.0f req/s  cpu %.3fs/1k (process %.3f, sending %.3f, server %.3f)  p50 %.2fms p99 %.2fms  peak %d/%d %s\n",
-					round+1, c, name, r.ReqPerS, r.CPUPer1k, r.ProcCPU1k, r.SendCPU1k, r.ServerCPU1k, r.P50*1e3, r.P99*1e3, r.PeakInFlight, r.ClientPeak, r.Err)
+				fmt.Fprintf(stderr, "loadcmp: round %d c=%-3d %-15s %8.0f req/s  cpu %.3fs/1k (process %.3f, sending %.3f, server %.3f)  p50 %.2fms p99 %.2fms  peak %d/%d  steal %s %s\n",
+					round+1, c, name, r.ReqPerS, r.CPUPer1k, r.ProcCPU1k, r.SendCPU1k, r.ServerCPU1k, r.P50*1e3, r.P99*1e3, r.PeakInFlight, r.ClientPeak, steal, r.Err)
 				k := [2]int{c, ci}
 				rounds[k] = append(rounds[k], r)
 				os.RemoveAll(filepath.Join(tmp, fmt.Sprintf("run-%s-c%d-%d", name, c, round)))
