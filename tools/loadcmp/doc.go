@@ -48,6 +48,10 @@
 // result), so loadcmp's reading of benchseal's records for the table is
 // not counted; the child's whole rusage is printed beside it.
 //
+// Every round (stderr) and every lateness row says the host's CPU steal
+// while it ran, from /proc/stat (steal.go): on a shared VM the timing
+// tails follow the neighbours, which the load average does not show.
+//
 // loadcmp prints PASS or MISS for every target of issues 7 and 43 (req/s
 // and client CPU per request against vegeta, in paired rounds; with
 // -lateness, the constant pacer's p99 at 1,000 and 4,000 req/s); with
