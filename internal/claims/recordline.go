@@ -274,11 +274,9 @@ func (d *canonical) integer() (int64, bool) {
 		i++
 	}
 	start := i
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	digits := i - start
-	if digits == 0 || (digits > 1 && b[start] == '0') {
+	nd := digits(b[i:])
+	i += nd
+	if nd == 0 || (nd > 1 && b[start] == '0') {
 		return 0, false
 	}
 	if i < len(b) && (b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
@@ -304,34 +302,36 @@ func numberLen(b []byte) int {
 	case i < len(b) && b[i] == '0':
 		i++
 	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
+		i += digits(b[i:])
 	default:
 		return 0
 	}
 	if i < len(b) && b[i] == '.' {
-		i++
-		j := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == j {
+		n := digits(b[i+1:])
+		if n == 0 {
 			return 0
 		}
+		i += 1 + n
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
 		i++
 		if i < len(b) && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
-		j := i
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-		if i == j {
+		n := digits(b[i:])
+		if n == 0 {
 			return 0
 		}
+		i += n
+	}
+	return i
+}
+
+// digits is the length of the run of ASCII digits b starts with.
+func digits(b []byte) int {
+	i := 0
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
 	}
 	return i
 }
